@@ -1,0 +1,43 @@
+# Two commands: `make run` and `make test`. Both install whatever is missing first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test deps system-deps lint unit bench samples clean
+
+system-deps:
+	@scripts/ensure-system-deps.sh $(APT_PACKAGES)
+
+$(STAMP): pyproject.toml
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+deps: system-deps $(STAMP)
+
+run: deps
+	$(VENV)/bin/pressroom process samples/* -o out --template sample --title "Sample scans"
+	@echo "Searchable, branded PDFs are in ./out/ (try: pdftotext out/waiver-scan.pdf -)"
+
+lint: deps
+	$(VENV)/bin/ruff check pressroom tests bench scripts
+	$(VENV)/bin/ruff format --check pressroom tests bench scripts
+	$(VENV)/bin/mypy
+
+unit: deps
+	$(VENV)/bin/pytest tests/unit -q
+
+test: deps lint
+	$(VENV)/bin/pytest
+
+bench: deps
+	$(VENV)/bin/python bench/ocr_throughput.py
+
+samples: deps
+	$(VENV)/bin/python scripts/make_samples.py samples
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

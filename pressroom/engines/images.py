@@ -1,0 +1,217 @@
+"""Raster inputs through Pillow: limits checked from headers, frames decoded one at a time."""
+
+from __future__ import annotations
+
+import struct
+import warnings
+import zlib
+from collections.abc import Generator, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+from PIL import Image, ImageSequence, UnidentifiedImageError
+
+from pressroom.errors import Corrupt, PageLimit, PixelLimit
+from pressroom.models import SourceKind
+from pressroom.settings import Limits
+
+# Pillow's bomb guard fires at a size of its own; Pressroom checks its configured limit instead.
+Image.MAX_IMAGE_PIXELS = None
+
+DEFAULT_DPI = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class FrameFacts:
+    width_px: int
+    height_px: int
+    dpi: tuple[float, float]
+
+    @property
+    def size_pt(self) -> tuple[float, float]:
+        return self.width_px * 72.0 / self.dpi[0], self.height_px * 72.0 / self.dpi[1]
+
+
+def _dpi(info: Mapping[Any, Any]) -> tuple[float, float]:
+    raw = info.get("dpi")
+    if isinstance(raw, tuple) and len(raw) == 2:
+        try:
+            x, y = float(raw[0]), float(raw[1])
+        except (TypeError, ValueError):
+            return DEFAULT_DPI, DEFAULT_DPI
+        # Cameras write 72 and editors 1; neither is a scan resolution worth trusting.
+        if 50 <= x <= 2400 and 50 <= y <= 2400 and not (x == 72 and y == 72):
+            return x, y
+    return DEFAULT_DPI, DEFAULT_DPI
+
+
+@contextmanager
+def open_image(path: Path) -> Iterator[Image.Image]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            image = Image.open(path)
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        raise Corrupt("the image cannot be read") from None
+    try:
+        yield image
+    finally:
+        image.close()
+
+
+def inspect_image(path: Path, limits: Limits) -> list[FrameFacts]:
+    """Facts of every frame from the headers alone; nothing is decoded here."""
+    frames: list[FrameFacts] = []
+    with open_image(path) as image:
+        try:
+            count = getattr(image, "n_frames", 1)
+        except (OSError, ValueError, struct.error):
+            raise Corrupt("the image's frame list cannot be read") from None
+        if count > limits.max_pages:
+            raise PageLimit(f"{count} pages; the limit is {limits.max_pages}")
+        try:
+            for i in range(count):
+                if i:
+                    image.seek(i)
+                w, h = image.size
+                if w <= 0 or h <= 0:
+                    raise Corrupt("an image frame has no pixels")
+                if w * h > limits.max_pixels:
+                    raise PixelLimit(
+                        f"page {i + 1} has {w * h:,} pixels; the limit is {limits.max_pixels:,}"
+                    )
+                frames.append(FrameFacts(w, h, _dpi(image.info)))
+        except (OSError, ValueError, EOFError, struct.error):
+            raise Corrupt("the image's frame list cannot be read") from None
+    return frames
+
+
+def iter_frames(path: Path) -> Generator[Image.Image, None, None]:
+    """Decoded frames, one at a time: only the current page is ever held in memory."""
+    with open_image(path) as image:
+        try:
+            for frame in ImageSequence.Iterator(image):
+                frame.load()
+                yield frame
+        except (OSError, ValueError, EOFError, struct.error, zlib.error):
+            raise Corrupt("the image data is damaged or truncated") from None
+
+
+def _png_passthrough(pdf: pikepdf.Pdf, data: bytes) -> pikepdf.Stream | None:
+    """The PNG's own compressed pixels as a PDF image, when PDF can read them unchanged."""
+    pos = 8
+    ihdr: tuple[int, ...] | None = None
+    palette = b""
+    idat: list[bytes] = []
+    while pos + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"PLTE":
+            palette = body
+        elif kind == b"tRNS":
+            return None  # transparency needs a soft mask: decode instead
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+    if ihdr is None or not idat:
+        return None
+    width, height, depth, colour, _compression, _filter, interlace = ihdr
+    if interlace or colour not in (0, 2, 3):
+        return None
+    if colour == 0:
+        space: pikepdf.Object | Name = Name.DeviceGray
+        channels = 1
+    elif colour == 2:
+        space = Name.DeviceRGB
+        channels = 3
+    else:
+        if not palette or len(palette) % 3:
+            return None
+        space = Array(
+            [Name.Indexed, Name.DeviceRGB, len(palette) // 3 - 1, pikepdf.String(palette)]
+        )
+        channels = 1
+    stream = pdf.make_stream(b"".join(idat))
+    stream.Type = Name.XObject
+    stream.Subtype = Name.Image
+    stream.Width = width
+    stream.Height = height
+    stream.ColorSpace = space
+    stream.BitsPerComponent = depth
+    stream.Filter = Name.FlateDecode
+    stream.DecodeParms = Dictionary(
+        Predictor=15, Colors=channels, BitsPerComponent=depth, Columns=width
+    )
+    return stream
+
+
+def image_xobject(
+    pdf: pikepdf.Pdf, kind: SourceKind, path: Path, frame: Image.Image, single: bool
+) -> pikepdf.Stream:
+    """The page image for the output, its pixels unchanged (original bytes where PDF allows)."""
+    if single and kind is SourceKind.JPEG and frame.mode in ("L", "RGB"):
+        stream = pdf.make_stream(path.read_bytes())
+        stream.Filter = Name.DCTDecode
+        space: Name = Name.DeviceGray if frame.mode == "L" else Name.DeviceRGB
+        return _finish(stream, frame.width, frame.height, space, 8)
+    if single and kind is SourceKind.PNG:
+        passed = _png_passthrough(pdf, path.read_bytes())
+        if passed is not None:
+            return passed
+    image = frame
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        flat = Image.new("RGB", rgba.size, (255, 255, 255))
+        flat.paste(rgba, mask=rgba.getchannel("A"))
+        image = flat
+    elif image.mode == "P":
+        image = image.convert("RGB")
+    elif image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        image = image.point(lambda v: v / 256).convert("L")
+    elif image.mode not in ("1", "L", "RGB", "CMYK"):
+        image = image.convert("RGB")
+    space_for = {
+        "1": Name.DeviceGray,
+        "L": Name.DeviceGray,
+        "RGB": Name.DeviceRGB,
+        "CMYK": Name.DeviceCMYK,
+    }
+    stream = pdf.make_stream(zlib.compress(image.tobytes(), 6))
+    stream.Filter = Name.FlateDecode
+    return _finish(
+        stream, image.width, image.height, space_for[image.mode], 1 if image.mode == "1" else 8
+    )
+
+
+def _finish(stream: pikepdf.Stream, w: int, h: int, space: Name, bpc: int) -> pikepdf.Stream:
+    stream.Type = Name.XObject
+    stream.Subtype = Name.Image
+    stream.Width = w
+    stream.Height = h
+    stream.ColorSpace = space
+    stream.BitsPerComponent = bpc
+    return stream
+
+
+def logo_xobject(pdf: pikepdf.Pdf, data: bytes) -> tuple[pikepdf.Stream, float]:
+    """A template logo (any Pillow format) as an image with a soft mask; returns it and w/h."""
+    import io
+
+    with Image.open(io.BytesIO(data)) as raw:
+        rgba = raw.convert("RGBA")
+    rgb = pdf.make_stream(zlib.compress(rgba.convert("RGB").tobytes(), 9))
+    rgb.Filter = Name.FlateDecode
+    alpha = pdf.make_stream(zlib.compress(rgba.getchannel("A").tobytes(), 9))
+    alpha.Filter = Name.FlateDecode
+    _finish(alpha, rgba.width, rgba.height, Name.DeviceGray, 8)
+    _finish(rgb, rgba.width, rgba.height, Name.DeviceRGB, 8)
+    rgb.SMask = alpha
+    return rgb, rgba.width / rgba.height

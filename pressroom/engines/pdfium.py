@@ -1,0 +1,145 @@
+"""PDFium through pypdfium2: page geometry, rendering and text with character boxes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from pressroom.errors import Corrupt, Encrypted
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+
+@dataclass(frozen=True, slots=True)
+class PdfPageFacts:
+    width_pt: float  # as displayed (after /Rotate), crop box
+    height_pt: float
+    rotate: int
+    text_chars: int  # letters and digits PDFium can extract
+    image_px: tuple[int, int] | None  # pixel size of the image covering most of the page
+    image_dpi: float | None
+    largest_image_pixels: int
+
+
+@contextmanager
+def open_pdf(path: Path) -> Iterator[Any]:
+    try:
+        doc = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        text = str(exc).lower()
+        if "password" in text:
+            raise Encrypted("the PDF is encrypted") from None
+        raise Corrupt("PDFium cannot read this PDF") from None
+    try:
+        yield doc
+    finally:
+        doc.close()
+
+
+def page_facts(doc: Any, index: int) -> PdfPageFacts:
+    try:
+        page = doc[index]
+    except pdfium.PdfiumError:
+        raise Corrupt(f"page {index + 1} cannot be loaded") from None
+    try:
+        width, height = page.get_size()
+        rotate = int(page.get_rotation()) % 360
+        textpage = page.get_textpage()
+        try:
+            text = textpage.get_text_range()
+        finally:
+            textpage.close()
+        chars = sum(1 for c in text if c.isalnum())
+        best: tuple[float, tuple[int, int], float] | None = None
+        largest = 0
+        page_area = max(width * height, 1.0)
+        for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=4):
+            try:
+                px = obj.get_px_size()
+                left, bottom, right, top = obj.get_bounds()
+            except pdfium.PdfiumError:
+                continue
+            largest = max(largest, int(px[0]) * int(px[1]))
+            area = max(right - left, 0) * max(top - bottom, 0)
+            if area / page_area < 0.5 or right <= left:
+                continue
+            # The longer side is the more precise measure, whatever the image's own rotation.
+            span_pt = max(right - left, top - bottom)
+            dpi = max(px) / (span_pt / 72.0)
+            if best is None or area > best[0]:
+                best = (area, (int(px[0]), int(px[1])), dpi)
+    finally:
+        page.close()
+    return PdfPageFacts(
+        width_pt=float(width),
+        height_pt=float(height),
+        rotate=rotate,
+        text_chars=chars,
+        image_px=best[1] if best else None,
+        image_dpi=best[2] if best else None,
+        largest_image_pixels=largest,
+    )
+
+
+def render_gray(doc: Any, index: int, dpi: float) -> Image.Image:
+    """Render one page as displayed (its /Rotate applied) to an 8-bit grey image."""
+    page = doc[index]
+    try:
+        bitmap = page.render(scale=dpi / 72.0, grayscale=True)
+        image: Image.Image = bitmap.to_pil()
+        return image if image.mode == "L" else image.convert("L")
+    except pdfium.PdfiumError:
+        raise Corrupt(f"page {index + 1} cannot be rendered") from None
+    finally:
+        page.close()
+
+
+def page_text(doc: Any, index: int, rect: tuple[float, float, float, float] | None = None) -> str:
+    """The text PDFium extracts from a page, optionally only inside ``rect`` (l, b, r, t in pt)."""
+    page = doc[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            if rect is None:
+                return str(textpage.get_text_range())
+            left, bottom, right, top = rect
+            return str(textpage.get_text_bounded(left=left, bottom=bottom, right=right, top=top))
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+
+
+def find_text(doc: Any, index: int, needle: str) -> list[tuple[float, float, float, float]]:
+    """Boxes (l, b, r, t in pt) of each occurrence of ``needle`` on a page, as a viewer finds it."""
+    page = doc[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            searcher = textpage.search(needle, match_case=False, match_whole_word=False)
+            boxes: list[tuple[float, float, float, float]] = []
+            while True:
+                found = searcher.get_next()
+                if found is None:
+                    break
+                start, count = found
+                xs0, ys0, xs1, ys1 = [], [], [], []
+                for i in range(start, start + count):
+                    left, bottom, right, top = textpage.get_charbox(i)
+                    xs0.append(left)
+                    xs1.append(right)
+                    ys0.append(bottom)
+                    ys1.append(top)
+                boxes.append((min(xs0), min(ys0), max(xs1), max(ys1)))
+            return boxes
+        finally:
+            textpage.close()
+    finally:
+        page.close()

@@ -1,0 +1,213 @@
+"""Tesseract, in process, through tesserocr: one API object per process, reused for every page."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pressroom.errors import DeadlineExceeded, EngineUnavailable
+from pressroom.models import Box, OcrResult, Word
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+TESSDATA_CANDIDATES = (
+    "/usr/share/tesseract-ocr/5/tessdata",
+    "/usr/share/tesseract-ocr/4.00/tessdata",
+    "/usr/share/tessdata",
+    "/usr/local/share/tessdata",
+    "/opt/homebrew/share/tessdata",
+)
+
+
+def find_tessdata(languages: Iterable[str] = ("eng",)) -> Path:
+    """The first tessdata folder that holds every language asked for."""
+    wanted = list(languages)
+    candidates = [os.environ.get("TESSDATA_PREFIX", ""), *TESSDATA_CANDIDATES]
+    for raw in candidates:
+        if not raw:
+            continue
+        for folder in (Path(raw), Path(raw) / "tessdata"):
+            if all((folder / f"{lang}.traineddata").is_file() for lang in wanted):
+                return folder
+    raise EngineUnavailable(
+        f"no tessdata folder with {'+'.join(wanted)}.traineddata; install tesseract-ocr-eng "
+        "or set TESSDATA_PREFIX"
+    )
+
+
+def _tesserocr() -> Any:
+    # OpenMP inside Tesseract fights our process-level parallelism; it must be off before load.
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    try:
+        import tesserocr
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise EngineUnavailable(f"tesserocr is not importable: {exc}") from None
+    return tesserocr
+
+
+def tesseract_version() -> str:
+    """The version of the libtesseract that tesserocr loaded (probed apart from any OCR run)."""
+    first = str(_tesserocr().tesseract_version()).splitlines()[0]
+    return first.replace("tesseract", "").strip()
+
+
+def _to_gray_bytes(image: Image.Image) -> tuple[bytes, int, int]:
+    if image.mode != "L":
+        image = image.convert("L")
+    return image.tobytes(), image.width, image.height
+
+
+@dataclass
+class TesseractEngine:
+    """The production ``OcrEngine``. Not thread-safe: one per worker process."""
+
+    languages: tuple[str, ...] = ("eng",)
+    tessdata: Path | None = None
+
+    def __post_init__(self) -> None:
+        self._api: Any = None
+        self._osd: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"tesseract-{tesseract_version()}"
+
+    def _folder(self) -> Path:
+        if self.tessdata is None:
+            self.tessdata = find_tessdata(self.languages)
+        return self.tessdata
+
+    def _recognizer(self) -> Any:
+        if self._api is None:
+            t = _tesserocr()
+            try:
+                self._api = t.PyTessBaseAPI(
+                    path=str(self._folder()),
+                    lang="+".join(self.languages),
+                    psm=t.PSM.AUTO,
+                    oem=t.OEM.LSTM_ONLY,
+                )
+            except RuntimeError as exc:
+                raise EngineUnavailable(f"Tesseract failed to start: {exc}") from None
+        return self._api
+
+    def _orientation_api(self) -> Any:
+        # OSD needs its own API: on a recogniser API it returns nonsense or aborts the process.
+        if self._osd is None:
+            t = _tesserocr()
+            folder = find_tessdata(("osd",)) if self.tessdata is None else self.tessdata
+            try:
+                self._osd = t.PyTessBaseAPI(path=str(folder), lang="osd", psm=t.PSM.OSD_ONLY)
+            except RuntimeError as exc:
+                raise EngineUnavailable(f"Tesseract OSD failed to start: {exc}") from None
+        return self._osd
+
+    def recognize(
+        self, image: Image.Image, *, dpi: float, timeout: float | None = None
+    ) -> OcrResult:
+        t = _tesserocr()
+        api = self._recognizer()
+        data, width, height = _to_gray_bytes(image)
+        with self._lock:
+            api.SetImageBytes(data, width, height, 1, width)
+            api.SetSourceResolution(round(dpi))
+            ok = api.Recognize(timeout=0 if timeout is None else max(1, int(timeout * 1000)))
+            if not ok:
+                api.Clear()
+                raise DeadlineExceeded("recognition ran out of time")
+            result = _collect(t, api)
+            api.Clear()
+        return result
+
+    def detect_orientation(self, image: Image.Image, *, dpi: float) -> tuple[int, float] | None:
+        """Clockwise degrees that make the page upright, and Tesseract's confidence."""
+        osd = self._orientation_api()
+        data, width, height = _to_gray_bytes(image)
+        with self._lock:
+            osd.SetImageBytes(data, width, height, 1, width)
+            osd.SetSourceResolution(round(dpi))
+            try:
+                found = osd.DetectOrientationScript()
+            except RuntimeError:
+                found = None
+            osd.Clear()
+        if not found:
+            return None
+        # orient_deg is the counter-clockwise turn that makes the page upright (measured: a page
+        # turned 90° counter-clockwise reports 270); Pressroom speaks clockwise.
+        ccw = int(found["orient_deg"]) % 360
+        return (360 - ccw) % 360 if ccw else 0, float(found["orient_conf"])
+
+
+def _collect(t: Any, api: Any) -> OcrResult:
+    RIL = t.RIL
+    words: list[Word] = []
+    dictionary = 0
+    alpha = 0
+    line = -1
+    iterator = api.GetIterator()
+    vertical = False
+    try:
+        _orient, direction, _order, _deskew = iterator.Orientation()
+        vertical = direction == t.WritingDirection.TOP_TO_BOTTOM
+    except RuntimeError:
+        pass
+    line_top = 0.0
+    base: tuple[tuple[int, int], tuple[int, int]] | None = None
+    for w in t.iterate_level(iterator, RIL.WORD):
+        text = w.GetUTF8Text(RIL.WORD)
+        if not text or not text.strip():
+            continue
+        bbox = w.BoundingBox(RIL.WORD)
+        if bbox is None:
+            continue
+        if w.IsAtBeginningOf(RIL.TEXTLINE) or line < 0:
+            line += 1
+            line_box = w.BoundingBox(RIL.TEXTLINE)
+            line_top = float(line_box[1]) if line_box else float(bbox[1])
+            base = w.Baseline(RIL.TEXTLINE)
+        x0, y0, x1, y1 = (float(v) for v in bbox)
+        baseline_y = _baseline_at(base, x0, default=y1)
+        size = max(baseline_y - min(line_top, y0), 1.0)
+        conf = float(w.Confidence(RIL.WORD))
+        stripped = text.strip()
+        if sum(c.isalpha() for c in stripped) >= 3:
+            alpha += 1
+            if w.WordIsFromDictionary():
+                dictionary += 1
+        words.append(
+            Word(
+                text=stripped,
+                confidence=conf,
+                box=Box(x0, y0, x1, y1),
+                origin=(x0, baseline_y),
+                advance=max(x1 - x0, 1.0),
+                size=size,
+                angle=0.0,
+                line=line,
+            )
+        )
+    return OcrResult(
+        words=tuple(words),
+        mean_confidence=float(api.MeanTextConf()) if words else 0.0,
+        dictionary_words=dictionary,
+        alpha_words=alpha,
+        vertical=vertical,
+    )
+
+
+def _baseline_at(
+    base: tuple[tuple[int, int], tuple[int, int]] | None, x: float, *, default: float
+) -> float:
+    if not base:
+        return default
+    (bx0, by0), (bx1, by1) = base
+    if bx1 == bx0:
+        return float(by0)
+    return float(by0 + (by1 - by0) * (x - bx0) / (bx1 - bx0))

@@ -1,0 +1,97 @@
+"""One error taxonomy: the class says whether a retry can help, the code says why."""
+
+from __future__ import annotations
+
+
+class PressroomError(Exception):
+    """Base of every error Pressroom raises on purpose."""
+
+    code: str = "INTERNAL_ERROR"
+    http_status: int = 500
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else self.code
+
+    def one_line(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class PermanentError(PressroomError):
+    """Bad input: retrying cannot help. The job is dead-lettered with ``code``."""
+
+    http_status = 422
+    exit_code = 2
+
+
+class ReviewRequired(PressroomError):
+    """The output needs a human's judgement before anyone sees it."""
+
+    code = "OUTPUT_CHECK_FAILED"
+    http_status = 409
+    exit_code = 3
+
+
+class TransientError(PressroomError):
+    """Something outside the input failed; the same work may succeed later."""
+
+    code = "TRANSIENT"
+    http_status = 503
+    exit_code = 75
+
+
+class BadMime(PermanentError):
+    code = "BAD_MIME"
+    http_status = 415
+
+
+class TooLarge(PermanentError):
+    code = "TOO_LARGE"
+    http_status = 413
+
+
+class PageLimit(PermanentError):
+    code = "PAGE_LIMIT"
+    http_status = 413
+
+
+class PixelLimit(PermanentError):
+    code = "PIXEL_LIMIT"
+    http_status = 413
+
+
+class Encrypted(PermanentError):
+    code = "ENCRYPTED"
+
+
+class Corrupt(PermanentError):
+    code = "CORRUPT"
+
+
+class UnreadableScan(PermanentError):
+    code = "UNREADABLE_SCAN"
+
+
+class UnknownTemplate(PermanentError):
+    code = "UNKNOWN_TEMPLATE"
+    http_status = 400
+
+
+class DeadlineExceeded(PermanentError):
+    code = "DEADLINE_EXCEEDED"
+
+
+class OutputCheckFailed(ReviewRequired):
+    code = "OUTPUT_CHECK_FAILED"
+
+
+class EngineUnavailable(TransientError):
+    """The OCR engine could not start (missing language data, library failure)."""
+
+    code = "ENGINE_UNAVAILABLE"

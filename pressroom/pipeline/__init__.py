@@ -1,0 +1,1 @@
+"""The document pipeline: inspect → OCR → render (branding) → check, as small stages."""

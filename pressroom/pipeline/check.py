@@ -1,0 +1,66 @@
+"""Check an output before anyone sees it: it parses twice, has its pages, its text reads back."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+import pikepdf
+
+from pressroom.engines import pdfium
+from pressroom.errors import OutputCheckFailed
+from pressroom.models import PageText
+from pressroom.pipeline.render import PageLayout
+
+# What the source must not smuggle into an output: actions, scripts, attachments, forms.
+FORBIDDEN_ROOT_KEYS = ("/OpenAction", "/AA", "/AcroForm", "/Names", "/Outlines", "/Threads")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedPage:
+    """One content page as the check must find it."""
+
+    output_index: int
+    layout: PageLayout
+    text: PageText
+
+
+def squash(text: str) -> str:
+    """Text compared by content only: compatibility-normalised, no whitespace."""
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def check_output(path: Path, expected_pages: int, pages: Sequence[CheckedPage]) -> None:
+    try:
+        with pikepdf.open(path) as pdf:
+            if len(pdf.pages) != expected_pages:
+                raise OutputCheckFailed(
+                    f"output has {len(pdf.pages)} pages; expected {expected_pages}"
+                )
+            for key in FORBIDDEN_ROOT_KEYS:
+                if key in pdf.Root:
+                    raise OutputCheckFailed(f"output carries {key[1:]}")
+            for pdf_page in pdf.pages:
+                if "/Annots" in pdf_page.obj:
+                    raise OutputCheckFailed("output carries annotations")
+    except pikepdf.PdfError:
+        raise OutputCheckFailed("output does not parse with pikepdf") from None
+    with pdfium.open_pdf(path) as doc:
+        if len(doc) != expected_pages:
+            raise OutputCheckFailed("PDFium sees a different page count")
+        for page in pages:
+            if page.text.method != "ocr" or not page.text.words:
+                continue
+            found = squash(pdfium.page_text(doc, page.output_index, page.layout.content))
+            wanted = squash(page.text.text)
+            if found == wanted:
+                continue
+            ratio = SequenceMatcher(None, found, wanted, autojunk=False).ratio()
+            if ratio < 0.98:
+                raise OutputCheckFailed(
+                    f"page {page.output_index + 1}: the text layer extracts back to "
+                    f"{ratio:.0%} of what OCR read"
+                )

@@ -1,0 +1,391 @@
+"""Compose output pages: the untouched source, its invisible text, and brand bands around it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+
+from pressroom.engines.images import logo_xobject
+from pressroom.models import PageText
+from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops
+from pressroom.templates import Band, Template
+
+Matrix = tuple[float, float, float, float, float, float]
+IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+MARGIN = 18.0
+
+# Helvetica advance widths (AFM, 1/1000 em) for printable ASCII; the rest take 556.
+_HELV = dict(
+    zip(
+        range(32, 127),
+        [
+            278,
+            278,
+            355,
+            556,
+            556,
+            889,
+            667,
+            191,
+            333,
+            333,
+            389,
+            584,
+            278,
+            333,
+            278,
+            278,
+            556,
+            556,
+            556,
+            556,
+            556,
+            556,
+            556,
+            556,
+            556,
+            556,
+            278,
+            278,
+            584,
+            584,
+            584,
+            556,
+            1015,
+            667,
+            667,
+            722,
+            722,
+            667,
+            611,
+            778,
+            722,
+            278,
+            500,
+            667,
+            556,
+            833,
+            722,
+            778,
+            667,
+            778,
+            722,
+            667,
+            611,
+            722,
+            667,
+            944,
+            667,
+            667,
+            611,
+            278,
+            278,
+            278,
+            469,
+            556,
+            333,
+            556,
+            556,
+            500,
+            556,
+            556,
+            278,
+            556,
+            556,
+            222,
+            222,
+            500,
+            222,
+            833,
+            556,
+            556,
+            556,
+            556,
+            333,
+            500,
+            278,
+            556,
+            500,
+            722,
+            500,
+            500,
+            500,
+            334,
+            260,
+            334,
+            584,
+        ],
+        strict=True,
+    )
+)
+
+
+def then(m1: Matrix, m2: Matrix) -> Matrix:
+    """The matrix that applies ``m1`` and then ``m2`` (PDF row-vector convention)."""
+    a1, b1, c1, d1, e1, f1 = m1
+    a2, b2, c2, d2, e2, f2 = m2
+    return (
+        a1 * a2 + b1 * c2,
+        a1 * b2 + b1 * d2,
+        c1 * a2 + d1 * c2,
+        c1 * b2 + d1 * d2,
+        e1 * a2 + f1 * c2 + e2,
+        e1 * b2 + f1 * d2 + f2,
+    )
+
+
+def turn_cw(degrees: int, w: float, h: float) -> tuple[Matrix, tuple[float, float]]:
+    """Turn the frame [0,w]x[0,h] clockwise on screen; returns the matrix and the new size."""
+    degrees %= 360
+    if degrees == 90:
+        return (0.0, -1.0, 1.0, 0.0, 0.0, w), (h, w)
+    if degrees == 180:
+        return (-1.0, 0.0, 0.0, -1.0, w, h), (w, h)
+    if degrees == 270:
+        return (0.0, 1.0, -1.0, 0.0, h, 0.0), (h, w)
+    return IDENTITY, (w, h)
+
+
+def _fmt(m: Matrix) -> str:
+    return " ".join(f"{v:.4f}".rstrip("0").rstrip(".") or "0" for v in m)
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedSource:
+    """A source page as an XObject of the output, with the matrix onto its displayed frame."""
+
+    xobject: pikepdf.Object
+    to_frame: Matrix  # XObject space → displayed frame [0,w]x[0,h], y up
+    width: float  # displayed frame, points
+    height: float
+
+
+@dataclass(frozen=True, slots=True)
+class PageLayout:
+    width: float
+    height: float
+    content: tuple[float, float, float, float]  # l, b, r, t of the source content, points
+
+
+def pdf_date(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("D:%Y%m%d%H%M%SZ")
+
+
+def _winansi(text: str) -> bytes:
+    return text.encode("cp1252", errors="replace")
+
+
+def text_width(text: str, size: float) -> float:
+    return sum(_HELV.get(b, 556) for b in _winansi(text)) * size / 1000.0
+
+
+def fit(text: str, size: float, room: float) -> str:
+    if text_width(text, size) <= room:
+        return text
+    while text and text_width(text + "…", size) > room:
+        text = text[:-1]
+    return text + "…" if text else ""
+
+
+class OutputBuilder:
+    """Builds one output document page by page; the source pages are referenced, not copied."""
+
+    def __init__(self, template: Template, values: dict[str, str], *, producer: str) -> None:
+        self.pdf = pikepdf.Pdf.new()
+        self.template = template
+        self.values = dict(values)
+        self.producer = producer
+        self._glyphless: pikepdf.Object | None = None
+        self._helvetica: pikepdf.Object | None = None
+        self._logo: tuple[pikepdf.Stream, float] | None = None
+
+    @property
+    def glyphless(self) -> pikepdf.Object:
+        if self._glyphless is None:
+            self._glyphless = glyphless_font(self.pdf)
+        return self._glyphless
+
+    @property
+    def helvetica(self) -> pikepdf.Object:
+        if self._helvetica is None:
+            self._helvetica = self.pdf.make_indirect(
+                Dictionary(
+                    Type=Name.Font,
+                    Subtype=Name.Type1,
+                    BaseFont=Name.Helvetica,
+                    Encoding=Name.WinAnsiEncoding,
+                )
+            )
+        return self._helvetica
+
+    def logo(self) -> tuple[pikepdf.Stream, float] | None:
+        if self._logo is None and self.template.logo is not None:
+            self._logo = logo_xobject(self.pdf, self.template.logo)
+        return self._logo
+
+    def _text(self, key: str, page: int | None = None) -> str:
+        values = dict(self.values)
+        if page is not None:
+            values["page"] = str(page)
+        return key.format_map(values)
+
+    def add_page(
+        self, source: PlacedSource, text: PageText | None, rotation: int, page_number: int
+    ) -> PageLayout:
+        """One output page: source turned upright by ``rotation`` (cw), bands above and below."""
+        header, footer = self.template.header, self.template.footer
+        turn, (w, h) = turn_cw(rotation, source.width, source.height)
+        placement = then(then(source.to_frame, turn), (1.0, 0.0, 0.0, 1.0, 0.0, footer.height))
+        page_w, page_h = w, h + header.height + footer.height
+        ops = [f"q {_fmt(placement)} cm /Src Do Q\n".encode()]
+        fonts = Dictionary()
+        xobjects = Dictionary(Src=source.xobject)
+        if text is not None and text.words:
+            fonts.Gly = self.glyphless
+            ops.append(
+                text_layer_ops(
+                    text.words,
+                    font="/Gly",
+                    origin=(0.0, footer.height),
+                    frame_height_px=text.height_px,
+                    scale=(w / text.width_px, h / text.height_px),
+                )
+            )
+        band_ops = self._bands(page_w, page_h, page_number, xobjects, fonts)
+        ops.append(band_ops)
+        page = pikepdf.Page(
+            Dictionary(
+                Type=Name.Page,
+                MediaBox=Array([0, 0, page_w, page_h]),
+                Resources=Dictionary(XObject=xobjects, Font=fonts),
+                Contents=self.pdf.make_stream(b"".join(ops)),
+            )
+        )
+        self.pdf.pages.append(page)
+        return PageLayout(page_w, page_h, (0.0, footer.height, w, footer.height + h))
+
+    def _bands(
+        self,
+        page_w: float,
+        page_h: float,
+        page_number: int,
+        xobjects: Dictionary,
+        fonts: Dictionary,
+    ) -> bytes:
+        out: list[str] = []
+        t = self.template
+        for band, y in ((t.footer, 0.0), (t.header, page_h - t.header.height)):
+            if band.height <= 0:
+                continue
+            if t.band_colour is not None:
+                r, g, b = t.band_colour
+                rect = f"0 {y:.2f} {page_w:.2f} {band.height:.2f}"
+                out.append(f"q {r:.3f} {g:.3f} {b:.3f} rg {rect} re f Q\n")
+            left = MARGIN
+            logo = self.logo() if band.logo else None
+            if logo is not None:
+                xobjects.Logo = logo[0]
+                lh = band.height - 8
+                lw = lh * logo[1]
+                out.append(f"q {lw:.2f} 0 0 {lh:.2f} {MARGIN:.2f} {y + 4:.2f} cm /Logo Do Q\n")
+                left = MARGIN + lw + 8
+            out.append(self._band_text(band, y, left, page_w, page_number, fonts))
+        return "".join(out).encode("latin-1")
+
+    def _band_text(
+        self, band: Band, y: float, left: float, page_w: float, page_number: int, fonts: Dictionary
+    ) -> str:
+        t = self.template
+        size = min(band.font_size, band.height * 0.6)
+        baseline = y + (band.height - size * 0.72) / 2
+        colour = t.band_text_colour if t.band_colour is not None else (0.25, 0.25, 0.25)
+        items = []
+        room = page_w - left - MARGIN
+        right = fit(self._text(band.right, page_number), size, room * 0.5) if band.right else ""
+        right_w = text_width(right, size)
+        if band.left:
+            items.append((left, fit(self._text(band.left, page_number), size, room - right_w - 12)))
+        if right:
+            items.append((page_w - MARGIN - right_w, right))
+        if band.centre:
+            centre = fit(self._text(band.centre, page_number), size, room / 3)
+            items.append(((page_w - text_width(centre, size)) / 2, centre))
+        if not items:
+            return ""
+        fonts.Hv = self.helvetica
+        r, g, b = colour
+        parts = [f"q {r:.3f} {g:.3f} {b:.3f} rg BT /Hv {size:.2f} Tf\n"]
+        for x, s in items:
+            parts.append(f"1 0 0 1 {x:.2f} {baseline:.2f} Tm <{_winansi(s).hex()}> Tj\n")
+        parts.append("ET Q\n")
+        return "".join(parts)
+
+    def add_cover(self, width: float, height: float) -> None:
+        """The template's cover: heading on a colour block, logo, then the cover lines."""
+        cover = self.template.cover
+        if cover is None:
+            return
+        t = self.template
+        fonts = Dictionary(Hv=self.helvetica)
+        xobjects = Dictionary()
+        ops: list[str] = []
+        block = height * 0.3
+        colour = t.band_colour or (0.9, 0.9, 0.9)
+        ops.append(
+            f"q {colour[0]:.3f} {colour[1]:.3f} {colour[2]:.3f} rg "
+            f"0 {height - block:.2f} {width:.2f} {block:.2f} re f Q\n"
+        )
+        logo = self.logo()
+        x = 2 * MARGIN
+        if logo is not None:
+            xobjects.Logo = logo[0]
+            lh = min(block * 0.5, 96.0)
+            ly = height - block / 2 - lh / 2
+            ops.append(f"q {lh * logo[1]:.2f} 0 0 {lh:.2f} {x:.2f} {ly:.2f} cm /Logo Do Q\n")
+            x += lh * logo[1] + 16
+        heading = fit(self._text(cover.heading), 24, width - x - 2 * MARGIN)
+        text_colour = t.band_text_colour if t.band_colour is not None else (0, 0, 0)
+        ops.append(
+            f"q {text_colour[0]:.3f} {text_colour[1]:.3f} {text_colour[2]:.3f} rg BT /Hv 24 Tf "
+            f"1 0 0 1 {x:.2f} {height - block / 2 - 8:.2f} Tm <{_winansi(heading).hex()}> Tj ET Q\n"
+        )
+        y = height - block - 60
+        for i, line in enumerate(cover.lines):
+            size = 20.0 if i == 0 else 12.0
+            s = fit(self._text(line), size, width - 4 * MARGIN)
+            ops.append(
+                f"q 0.1 0.1 0.1 rg BT /Hv {size:.1f} Tf 1 0 0 1 {2 * MARGIN:.2f} {y:.2f} Tm "
+                f"<{_winansi(s).hex()}> Tj ET Q\n"
+            )
+            y -= size * 1.8
+        page = pikepdf.Page(
+            Dictionary(
+                Type=Name.Page,
+                MediaBox=Array([0, 0, width, height]),
+                Resources=Dictionary(XObject=xobjects, Font=fonts),
+                Contents=self.pdf.make_stream("".join(ops).encode("latin-1")),
+            )
+        )
+        self.pdf.pages.insert(0, page)
+
+    def save(self, path: str, *, title: str, created: datetime) -> None:
+        with self.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
+            meta["dc:title"] = title
+            meta["pdf:Producer"] = self.producer
+            meta["xmp:CreatorTool"] = "Pressroom"
+        info = self.pdf.docinfo
+        info.Title = title
+        info.Producer = self.producer
+        info.Creator = "Pressroom"
+        info.CreationDate = pdf_date(created)
+        info.ModDate = pdf_date(created)
+        self.pdf.save(
+            path,
+            compress_streams=True,
+            stream_decode_level=pikepdf.StreamDecodeLevel.none,
+            object_stream_mode=pikepdf.ObjectStreamMode.generate,
+            deterministic_id=True,
+        )

@@ -1,0 +1,260 @@
+"""Run the whole pipeline on one document: inspect → per page (raster → OCR → compose) → check."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+from PIL import Image
+
+from pressroom import ENGINE_VERSION, __version__
+from pressroom.engines import images, pdfium
+from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
+from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
+from pressroom.pipeline.check import CheckedPage, check_output
+from pressroom.pipeline.inspect import inspect_source, render_dpi
+from pressroom.pipeline.ocr import OcrEngine, OcrStage
+from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
+from pressroom.settings import Limits
+from pressroom.templates import Template
+
+MIN_REAL_CHARS = 20
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class JobOptions:
+    template: Template
+    title: str | None = None
+    when: datetime = field(default_factory=lambda: datetime.now(UTC))
+    limits: Limits = field(default_factory=Limits)
+    deadline: float | None = None  # time.monotonic() by which the job must be done
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentResult:
+    source_sha256: str
+    output_sha256: str
+    kind: SourceKind
+    pages: int  # content pages
+    output_pages: int  # with the cover
+    ocr_pages: int
+    kept_pages: int
+    rotations: tuple[int, ...]
+    skews: tuple[float, ...]
+    real_chars: int
+    template: str
+    engine: str
+    timings: dict[str, float]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.totals: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.totals[name] = self.totals.get(name, 0.0) + time.perf_counter() - start
+
+
+def _remaining(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DeadlineExceeded("the job ran past its deadline")
+    return left
+
+
+def process_document(
+    source: Path,
+    output: Path,
+    options: JobOptions,
+    engine: OcrEngine,
+    *,
+    progress: Progress | None = None,
+) -> DocumentResult:
+    """Turn ``source`` into a searchable branded PDF at ``output`` (a scratch path), checked."""
+    clock = _Clock()
+    with clock.stage("inspect"):
+        info = inspect_source(source, options.limits)
+    ocr = OcrStage(engine)
+    template = options.template
+    title = options.title or template.default_title
+    values = {
+        "title": title,
+        "date": options.when.astimezone(UTC).date().isoformat(),
+        "pages": str(len(info.pages)),
+        "organisation": template.organisation,
+        "page": "",
+    }
+    builder = OutputBuilder(
+        template,
+        values,
+        producer=f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; {template.identity})",
+    )
+    offset = 1 if template.cover is not None else 0
+    checked: list[CheckedPage] = []
+    total = len(info.pages)
+    with ExitStack() as stack:
+        rasters = _rasters(stack, source, info, builder.pdf, options.limits, clock)
+        for page_info, placed, raster in rasters:
+            _remaining(options.deadline)
+            if raster is None:
+                text = PageText(
+                    index=page_info.index, method="kept", real_chars=page_info.text_chars
+                )
+                rotation = 0
+            else:
+                image, dpi = raster
+                with clock.stage("ocr"):
+                    reading = ocr(image, dpi, timeout=_remaining(options.deadline))
+                del image, raster
+                text = PageText(
+                    index=page_info.index,
+                    method="ocr",
+                    words=reading.result.words,
+                    width_px=reading.size[0],
+                    height_px=reading.size[1],
+                    dpi=dpi,
+                    rotation=reading.rotation,
+                    skew=reading.skew,
+                    mean_confidence=reading.result.mean_confidence,
+                    real_chars=reading.result.real_chars,
+                )
+                rotation = reading.rotation
+            with clock.stage("render"):
+                layout = builder.add_page(placed, text, rotation, page_info.index + 1)
+            checked.append(CheckedPage(page_info.index + offset, layout, text))
+            if progress is not None:
+                progress(page_info.index + 1, total)
+        real_chars = sum(p.text.real_chars for p in checked)
+        if real_chars < MIN_REAL_CHARS:
+            raise UnreadableScan(
+                f"only {real_chars} letters or digits could be read from the whole document"
+            )
+        with clock.stage("render"):
+            if template.cover is not None:
+                first = checked[0].layout
+                builder.add_cover(first.width, first.height)
+            builder.save(str(output), title=title, created=options.when)
+    with clock.stage("check"):
+        check_output(output, len(checked) + offset, checked)
+    digest = hashlib.sha256(output.read_bytes()).hexdigest()
+    return DocumentResult(
+        source_sha256=info.sha256,
+        output_sha256=digest,
+        kind=info.kind,
+        pages=len(checked),
+        output_pages=len(checked) + offset,
+        ocr_pages=sum(1 for p in checked if p.text.method == "ocr"),
+        kept_pages=sum(1 for p in checked if p.text.method == "kept"),
+        rotations=tuple(p.text.rotation for p in checked),
+        skews=tuple(p.text.skew for p in checked),
+        real_chars=real_chars,
+        template=template.identity,
+        engine=f"{ENGINE_VERSION}; {engine.name}",
+        timings=clock.totals,
+    )
+
+
+Raster = tuple[Image.Image, float] | None
+
+
+def _rasters(
+    stack: ExitStack,
+    source: Path,
+    info: DocumentInfo,
+    out: pikepdf.Pdf,
+    limits: Limits,
+    clock: _Clock,
+) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
+    """Each page placed into ``out``, with its pixels when it needs OCR; one page at a time."""
+    if info.kind is SourceKind.PDF:
+        yield from _pdf_pages(stack, source, info, out, limits, clock)
+    else:
+        yield from _image_pages(stack, source, info, out, limits, clock)
+
+
+def _pdf_pages(
+    stack: ExitStack,
+    source: Path,
+    info: DocumentInfo,
+    out: pikepdf.Pdf,
+    limits: Limits,
+    clock: _Clock,
+) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
+    try:
+        src = stack.enter_context(pikepdf.open(source))
+    except pikepdf.PdfError:
+        raise Corrupt("the PDF cannot be parsed") from None
+    doc: Any = stack.enter_context(pdfium.open_pdf(source))
+    for page_info in info.pages:
+        with clock.stage("render"):
+            try:
+                page = src.pages[page_info.index]
+                crop = [float(v) for v in page.cropbox]
+                form = page.as_form_xobject(handle_transformations=False)
+                form.BBox = pikepdf.Array(crop)
+                xobject = out.copy_foreign(form)
+            except (pikepdf.PdfError, ValueError, TypeError):
+                raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
+            x0, y0, x1, y1 = crop
+            turn, (w, h) = turn_cw(page_info.rotate, x1 - x0, y1 - y0)
+            placed = PlacedSource(xobject, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h)
+        if page_info.has_text:
+            yield page_info, placed, None
+            continue
+        dpi = render_dpi(page_info.native_dpi, limits)
+        with clock.stage("raster"):
+            image = pdfium.render_gray(doc, page_info.index, dpi)
+        yield page_info, placed, (image, dpi)
+
+
+def _image_pages(
+    stack: ExitStack,
+    source: Path,
+    info: DocumentInfo,
+    out: pikepdf.Pdf,
+    limits: Limits,
+    clock: _Clock,
+) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
+    single = len(info.pages) == 1
+    frames = images.iter_frames(source)
+    stack.callback(frames.close)
+    for page_info in info.pages:
+        with clock.stage("raster"):
+            try:
+                frame = next(frames)
+            except StopIteration:
+                raise Corrupt("the image has fewer frames than its header says") from None
+            xobject = images.image_xobject(out, info.kind, source, frame, single)
+            w, h = page_info.width_pt, page_info.height_pt
+            placed = PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
+            image, dpi = _recognition_image(frame, page_info, limits)
+        yield page_info, placed, (image, dpi)
+
+
+def _recognition_image(
+    frame: Image.Image, page: PageInfo, limits: Limits
+) -> tuple[Image.Image, float]:
+    """Grey pixels with square pixels at a resolution Tesseract reads well."""
+    image = frame if frame.mode == "L" else frame.convert("L")
+    dpi_x = page.native_dpi or 300.0
+    dpi_y = frame.height * 72.0 / page.height_pt
+    dpi = float(min(max(max(dpi_x, dpi_y), limits.min_dpi), limits.max_dpi))
+    target = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
+    if target != image.size:
+        image = image.resize(target, Image.Resampling.BILINEAR)
+    return image, dpi
