@@ -108,6 +108,12 @@ def text_layer_ops(
     sx, sy = scale
     ox, oy = origin
     out = [b"q BT\n3 Tr\n"]
+    # One text matrix per line, turned to the line's baseline; words then step along it with
+    # Td. Extractors (PDFium, poppler) keep such a line together even on a skewed scan, where
+    # one matrix per word made them break lines apart or split words.
+    line_start: tuple[float, float] | None = None
+    line_id: int | None = None
+    cos = sin = 0.0
     for i, w in enumerate(words):
         chars = "".join(c for c in w.text if ord(c) < 0x10000)
         if not chars:
@@ -117,22 +123,22 @@ def text_layer_ops(
         advance = w.advance * sx
         natural = len(chars) * _CHAR_WIDTH * size
         stretch = 100.0 * advance / natural if natural > 0 else 100.0
-        th = math.radians(w.angle)
-        # Each word is laid level, centred on its skewed baseline: extractors (poppler above all)
-        # split a word whose characters drift off one baseline, but group level words fine.
-        mid_x = w.origin[0] + w.advance / 2 * math.cos(th)
-        mid_y = w.origin[1] - w.advance / 2 * math.sin(th)
-        x = ox + mid_x * sx - advance / 2
-        y = oy + (frame_height_px - mid_y) * sy
-        c, s = 1.0, 0.0
+        x = ox + w.origin[0] * sx
+        y = oy + (frame_height_px - w.origin[1]) * sy
+        if line_id != w.line or line_start is None:
+            line_id = w.line
+            th = math.radians(w.angle)
+            cos, sin = math.cos(th), math.sin(th)
+            move = f"{_num(cos)} {_num(sin)} {_num(-sin)} {_num(cos)} {_num(x)} {_num(y)} Tm"
+        else:
+            # the step from the previous word's origin, in the line's turned frame
+            dx, dy = x - line_start[0], y - line_start[1]
+            move = f"{_num(dx * cos + dy * sin)} {_num(-dx * sin + dy * cos)} Td"
+        line_start = (x, y)
         # A space after the word (scaled like it) lets every extractor see the word boundary.
         payload = _encode(chars if last_in_line else chars + " ")
         out.append(
-            (
-                f"{font} {_num(size)} Tf {_num(stretch)} Tz "
-                f"{_num(c)} {_num(s)} {_num(-s)} {_num(c)} {_num(x)} {_num(y)} Tm "
-                f"<{payload.hex()}> Tj\n"
-            ).encode()
+            f"{font} {_num(size)} Tf {_num(stretch)} Tz {move} <{payload.hex()}> Tj\n".encode()
         )
     out.append(b"ET Q\n")
     return b"".join(out)

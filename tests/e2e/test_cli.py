@@ -1,0 +1,91 @@
+"""`pressroom process` as a user runs it: files in, PDFs out, one line per refusal, no litter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pressroom.synth import save_png, text_pdf
+from tests.helpers import cer, output_text, small_scan
+
+pytestmark = pytest.mark.e2e
+
+PRESSROOM = Path(sys.executable).with_name("pressroom")
+
+
+def run_cli(*args: str, scratch: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(scratch)}
+    return subprocess.run(
+        [str(PRESSROOM), *args], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+
+
+def test_process_writes_one_pdf_per_input_and_leaves_no_scratch(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    scan = small_scan(seed=5, lines=3)
+    png = save_png(scan.image, tmp_path / "form.png", 300)
+    letter = text_pdf(
+        [["A typed letter with more than enough characters of text."]], tmp_path / "letter.pdf"
+    )
+    out = tmp_path / "out"
+    done = run_cli(
+        "process", str(png), str(letter), "-o", str(out), "--template", "sample", scratch=scratch
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["form.pdf", "letter.pdf"]
+    # page 0 is the sample brand's cover
+    assert cer(scan.text, output_text(out / "form.pdf", 1, (0, 24, 10_000, 24 + 187.2))) <= 0.05
+    assert list(scratch.iterdir()) == []
+    assert "2/2 delivered" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (b"<!doctype html><html><body>hi</body></html>", "BAD_MIME"),
+        (b"", "BAD_MIME"),
+        (b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog", "CORRUPT"),
+    ],
+)
+def test_refusal_is_one_line_exit_2_and_nothing_written(
+    tmp_path: Path, content: bytes, code: str
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    bad = tmp_path / "upload.pdf"
+    bad.write_bytes(content)
+    out = tmp_path / "out"
+    done = run_cli("process", str(bad), "-o", str(out), scratch=scratch)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{code}: ")
+    assert "Traceback" not in done.stderr
+    assert list(out.iterdir()) == []
+    assert list(scratch.iterdir()) == []
+
+
+def test_unknown_template_is_refused_before_any_work(tmp_path: Path) -> None:
+    png = save_png(small_scan(lines=2, dpi=100).image, tmp_path / "a.png", 100)
+    done = run_cli(
+        "process", str(png), "-o", str(tmp_path / "out"), "--template", "nope", scratch=tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("UNKNOWN_TEMPLATE: ")
+
+
+def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(b"GIF89a not really")
+    good = save_png(small_scan(seed=2, lines=3).image, tmp_path / "good.png", 300)
+    out = tmp_path / "out"
+    done = run_cli("process", str(bad), str(good), "-o", str(out), scratch=scratch)
+    assert done.returncode == 2
+    assert [p.name for p in out.iterdir()] == ["good.pdf"]
+    assert done.stderr.count("\n") == 1

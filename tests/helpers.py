@@ -1,0 +1,84 @@
+"""Shared helpers for tests: small synthetic documents and ways to read outputs back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+from rapidfuzz.distance import Levenshtein
+
+from pressroom.engines import pdfium
+from pressroom.synth import draw_page, page_lines
+
+
+def small_scan(seed: int = 1, lines: int = 5, dpi: int = 300, height_in: float = 2.6):
+    """A short page: enough text to judge OCR, small enough to read in well under a second."""
+    return draw_page(page_lines(seed, lines), dpi=dpi, height_in=height_in)
+
+
+def cer(truth: str, got: str) -> float:
+    """Character error rate with whitespace runs collapsed."""
+    t = " ".join(truth.split())
+    g = " ".join(got.split())
+    return Levenshtein.distance(t, g) / max(len(t), 1)
+
+
+def output_text(
+    path: Path, page: int = 0, rect: tuple[float, float, float, float] | None = None
+) -> str:
+    with pdfium.open_pdf(path) as doc:
+        return pdfium.page_text(doc, page, rect)
+
+
+def hostile_pdf(path: Path, secret: str = "Jane Q Example") -> Path:
+    """A PDF carrying the things an output must never inherit: script, attachment, forms, ..."""
+    pdf = pikepdf.Pdf.new()
+    font = pdf.make_indirect(
+        Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica)
+    )
+    text = "This born digital page carries enough real text to be kept as it is."
+    page = pikepdf.Page(
+        Dictionary(
+            Type=Name.Page,
+            MediaBox=Array([0, 0, 612, 792]),
+            Resources=Dictionary(Font=Dictionary(F1=font)),
+            Contents=pdf.make_stream(f"BT /F1 12 Tf 72 700 Td ({text}) Tj ET".encode()),
+        )
+    )
+    pdf.pages.append(page)
+    p = pdf.pages[0]
+    p.obj.Annots = pdf.make_indirect(
+        Array(
+            [
+                Dictionary(
+                    Type=Name.Annot,
+                    Subtype=Name.Text,
+                    Rect=Array([0, 0, 10, 10]),
+                    Contents=pikepdf.String(secret),
+                )
+            ]
+        )
+    )
+    pdf.Root.OpenAction = Dictionary(S=Name.JavaScript, JS=pikepdf.String("app.alert(1)"))
+    attachment = pdf.make_stream(secret.encode())
+    attachment.Type = Name.EmbeddedFile
+    pdf.Root.Names = Dictionary(
+        EmbeddedFiles=Dictionary(
+            Names=Array(
+                [
+                    pikepdf.String("secret.txt"),
+                    Dictionary(
+                        Type=Name.Filespec,
+                        F=pikepdf.String("secret.txt"),
+                        EF=Dictionary(F=attachment),
+                    ),
+                ]
+            )
+        )
+    )
+    pdf.Root.Outlines = pdf.make_indirect(Dictionary(Type=Name.Outlines, Count=0))
+    pdf.docinfo.Author = secret
+    pdf.docinfo.Title = secret
+    pdf.save(path)
+    return path

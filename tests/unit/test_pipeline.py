@@ -1,0 +1,304 @@
+"""The whole pipeline with a fake OCR engine: what a user would see in the output PDF."""
+
+from __future__ import annotations
+
+import io
+import struct
+from pathlib import Path
+
+import numpy as np
+import pikepdf
+import pypdfium2
+import pytest
+from PIL import Image
+
+from pressroom.errors import (
+    BadMime,
+    Corrupt,
+    Encrypted,
+    PageLimit,
+    PermanentError,
+    PixelLimit,
+    TooLarge,
+    UnreadableScan,
+)
+from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.settings import Limits
+from pressroom.synth import distort, image_pdf, save_jpeg, save_png, save_tiff, text_pdf
+from pressroom.templates import resolve_template
+from pressroom.testing import FakeOcrEngine
+from tests.helpers import hostile_pdf, output_text, small_scan
+
+LINES = ("Waiver signed by the participant", "Payout approved 2026")
+
+
+def run(
+    src: Path,
+    tmp: Path,
+    template: str = "plain",
+    engine: FakeOcrEngine | None = None,
+    limits: Limits | None = None,
+    title: str | None = None,
+):
+    out = tmp / "out.pdf"
+    options = JobOptions(
+        template=resolve_template(template), title=title, limits=limits or Limits()
+    )
+    result = process_document(src, out, options, engine or FakeOcrEngine(lines=LINES))
+    return out, result
+
+
+def render(path: Path, index: int, scale: float = 1.0) -> np.ndarray:
+    doc = pypdfium2.PdfDocument(str(path))
+    try:
+        return np.asarray(doc[index].render(scale=scale, grayscale=True).to_pil().convert("L"))
+    finally:
+        doc.close()
+
+
+def test_png_scan_gets_a_text_layer_and_keeps_its_size(tmp_path: Path) -> None:
+    scan = small_scan(dpi=200)
+    src = save_png(scan.image, tmp_path / "scan.png", 200)
+    out, result = run(src, tmp_path)
+    assert result.pages == 1 and result.ocr_pages == 1
+    with pikepdf.open(out) as pdf:
+        box = [float(v) for v in pdf.pages[0].mediabox]
+    assert box[2] == pytest.approx(scan.image.width * 72 / 200, abs=0.01)
+    assert box[3] == pytest.approx(scan.image.height * 72 / 200, abs=0.01)
+    text = output_text(out)
+    assert "Waiver signed by the participant" in text
+    assert "Payout approved 2026" in text
+
+
+def test_png_pixels_are_embedded_unchanged(tmp_path: Path) -> None:
+    scan = small_scan(dpi=200)
+    src = save_png(scan.image, tmp_path / "scan.png", 200)
+    out, _ = run(src, tmp_path)
+    with pikepdf.open(out) as pdf:
+        images = [
+            pikepdf.PdfImage(obj)
+            for obj in pdf.objects
+            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Image"
+        ]
+        assert len(images) == 1
+        assert np.array_equal(
+            np.asarray(images[0].as_pil_image().convert("L")), np.asarray(scan.image)
+        )
+
+
+def test_jpeg_bytes_are_embedded_as_they_were(tmp_path: Path) -> None:
+    src = save_jpeg(small_scan(dpi=150).image, tmp_path / "photo.jpg", 150)
+    out, _ = run(src, tmp_path)
+    original = src.read_bytes()
+    with pikepdf.open(out) as pdf:
+        dct = [
+            o
+            for o in pdf.objects
+            if isinstance(o, pikepdf.Stream) and o.get("/Filter") == "/DCTDecode"
+        ]
+        assert len(dct) == 1
+        assert dct[0].read_raw_bytes() == original
+
+
+def test_pdf_scan_page_content_is_referenced_not_recompressed(tmp_path: Path) -> None:
+    src = image_pdf([small_scan(dpi=150).image], tmp_path / "scan.pdf", 150)
+    with pikepdf.open(src) as pdf:
+        (source_image,) = [
+            o.read_raw_bytes()
+            for o in pdf.objects
+            if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"
+        ]
+    out, _ = run(src, tmp_path)
+    with pikepdf.open(out) as pdf:
+        raws = [
+            o.read_raw_bytes()
+            for o in pdf.objects
+            if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"
+        ]
+    assert raws == [source_image]
+
+
+def test_multi_page_tiff_becomes_one_pdf(tmp_path: Path) -> None:
+    pages = [small_scan(seed=i, dpi=150).image for i in range(3)]
+    src = save_tiff(pages, tmp_path / "fax.tif", 150)
+    out, result = run(src, tmp_path)
+    assert result.pages == 3
+    with pikepdf.open(out) as pdf:
+        assert len(pdf.pages) == 3
+
+
+def test_turned_scan_is_shown_upright(tmp_path: Path) -> None:
+    from pressroom.testing import draw_marker
+
+    page = draw_marker(small_scan(dpi=100).image)
+    src = save_png(distort(page, rotate=90), tmp_path / "sideways.png", 100)
+    engine = FakeOcrEngine(lines=LINES, require_marker=True, orientation=(270, 9.0))
+    out, result = run(src, tmp_path, engine=engine)
+    assert result.rotations == (270,)
+    with pikepdf.open(out) as pdf:
+        box = [float(v) for v in pdf.pages[0].mediabox]
+    # upright again: the page is as wide as the original, not the sideways scan
+    assert box[2] == pytest.approx(page.width * 72 / 100, abs=0.01)
+    shown = render(out, 0, scale=100 / 72)
+    assert shown.shape == pytest.approx((page.height, page.width), abs=1)
+    # the marker is back in the top-left corner
+    assert shown[: page.height // 10, : page.width // 10].mean() < 60
+
+
+def test_sample_brand_adds_cover_and_bands_without_moving_content(tmp_path: Path) -> None:
+    src = image_pdf([small_scan(dpi=150).image], tmp_path / "scan.pdf", 150)
+    out, result = run(src, tmp_path, template="sample", title="Quarterly payout forms")
+    template = resolve_template("sample")
+    assert result.output_pages == 2
+    with pikepdf.open(out) as pdf:
+        src_pdf = pikepdf.open(src)
+        sw, sh = (float(v) for v in src_pdf.pages[0].mediabox[2:])
+        src_pdf.close()
+        w, h = (float(v) for v in pdf.pages[1].mediabox[2:])
+        assert pdf.docinfo.Title == "Quarterly payout forms"
+    assert w == pytest.approx(sw, abs=0.01)
+    assert h == pytest.approx(sh + template.header.height + template.footer.height, abs=0.01)
+    cover = output_text(out, 0)
+    assert "Harbour Lane Services" in cover and "Quarterly payout forms" in cover
+    page = output_text(out, 1)
+    assert "Page 1 of 1" in page and "Harbour Lane Services" in page
+    # the content region renders exactly as the source page did: same geometry, same pixels
+    src_px = render(src, 0, scale=1.0)
+    out_px = render(out, 1, scale=1.0)
+    top = round(template.header.height)
+    region = out_px[top : top + src_px.shape[0], : src_px.shape[1]]
+    assert region.shape == src_px.shape
+    # (the outermost pixel rows blend with the band edge: bands sit on fractional pixels)
+    diff = np.abs(region[1:-1].astype(int) - src_px[1:-1].astype(int))
+    assert diff.mean() < 1.0
+
+
+def test_born_digital_page_is_kept_and_not_ocrd(tmp_path: Path) -> None:
+    src = text_pdf([["A born digital letter with plenty of real text on it."]], tmp_path / "l.pdf")
+    engine = FakeOcrEngine(lines=LINES)
+    out, result = run(src, tmp_path, engine=engine)
+    assert result.kept_pages == 1 and result.ocr_pages == 0
+    assert engine.calls == []
+    assert "born digital letter" in output_text(out)
+
+
+def test_rotated_born_digital_page_keeps_its_displayed_orientation(tmp_path: Path) -> None:
+    src = text_pdf(
+        [["A page with /Rotate 90 and enough words to count as text."]],
+        tmp_path / "r.pdf",
+        rotate=90,
+    )
+    out, _ = run(src, tmp_path)
+    with pikepdf.open(out) as pdf:
+        w, h = (float(v) for v in pdf.pages[0].mediabox[2:])
+        assert "/Rotate" not in pdf.pages[0].obj
+    assert (w, h) == pytest.approx((792, 612))
+    assert "enough words" in output_text(out)
+
+
+def test_nothing_but_pressroom_metadata_and_content_survives(tmp_path: Path) -> None:
+    src = hostile_pdf(tmp_path / "hostile.pdf", secret="Jane Q Example")
+    out, _ = run(src, tmp_path)
+    with pikepdf.open(out) as pdf:
+        for key in ("/OpenAction", "/Names", "/Outlines", "/AcroForm", "/AA"):
+            assert key not in pdf.Root
+        assert "/Annots" not in pdf.pages[0].obj
+        assert str(pdf.docinfo.Title) == "Document"
+        assert "/Author" not in pdf.docinfo
+        assert str(pdf.docinfo.Producer).startswith("Pressroom")
+        blobs = [bytes(o.read_bytes()) for o in pdf.objects if isinstance(o, pikepdf.Stream)]
+    everything = out.read_bytes() + b"".join(blobs)
+    assert b"Jane Q Example" not in everything
+    assert b"app.alert" not in everything
+
+
+# --- refusals: each with its stable code, and nothing written -------------------------------
+
+
+def _bomb_png(path: Path, side: int = 30000) -> Path:
+    """A tiny file that claims a huge 1-bit image (the pixels would take gigabytes decoded)."""
+    import zlib
+
+    row = b"\x00" + b"\x00" * (side // 8)
+    compressor = zlib.compressobj(9)
+    data = b"".join(compressor.compress(row) for _ in range(side)) + compressor.flush()
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
+    path.write_bytes(png + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+    return path
+
+
+def _encrypted(path: Path) -> Path:
+    src = text_pdf([["secret"]], path.with_suffix(".plain.pdf"))
+    with pikepdf.open(src) as pdf:
+        pdf.save(path, encryption=pikepdf.Encryption(user="u", owner="o"))
+    return path
+
+
+def _many_pages(path: Path) -> Path:
+    return text_pdf([["page"]] * 5, path)
+
+
+def _truncated_pdf(path: Path) -> Path:
+    full = image_pdf([small_scan(dpi=100).image], path.with_suffix(".full.pdf"), 100, jpeg=False)
+    path.write_bytes(full.read_bytes()[:300])
+    return path
+
+
+def _truncated_png(path: Path) -> Path:
+    buf = io.BytesIO()
+    small_scan(dpi=100).image.save(buf, format="PNG")
+    path.write_bytes(buf.getvalue()[: len(buf.getvalue()) // 3])
+    return path
+
+
+CASES = [
+    ("BAD_MIME", BadMime, lambda p: (p.write_bytes(b"<html>not a pdf</html>"), p)[1], None),
+    ("BAD_MIME", BadMime, lambda p: (p.write_bytes(b""), p)[1], None),
+    (
+        "TOO_LARGE",
+        TooLarge,
+        lambda p: save_png(small_scan(dpi=100).image, p, 100),
+        Limits(max_bytes=1000),
+    ),
+    ("PAGE_LIMIT", PageLimit, _many_pages, Limits(max_pages=3)),
+    ("PIXEL_LIMIT", PixelLimit, _bomb_png, None),
+    ("ENCRYPTED", Encrypted, _encrypted, None),
+    ("CORRUPT", Corrupt, _truncated_pdf, None),
+    ("CORRUPT", Corrupt, _truncated_png, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "cls", "make", "limits"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
+def test_refusals_carry_stable_codes_and_write_nothing(
+    tmp_path: Path, code: str, cls: type[PermanentError], make, limits: Limits | None
+) -> None:
+    src = make(tmp_path / "input.pdf")  # the name always says .pdf: content decides
+    out = tmp_path / "out.pdf"
+    with pytest.raises(cls) as info:
+        process_document(
+            src,
+            out,
+            JobOptions(template=resolve_template(None), limits=limits or Limits()),
+            FakeOcrEngine(),
+        )
+    assert info.value.code == code
+    assert isinstance(info.value, PermanentError) and info.value.exit_code == 2
+    assert not out.exists()
+
+
+def test_blank_scan_is_unreadable(tmp_path: Path) -> None:
+    src = save_png(Image.new("L", (600, 800), 255), tmp_path / "blank.png", 100)
+    out = tmp_path / "out.pdf"
+    with pytest.raises(UnreadableScan):
+        process_document(
+            src, out, JobOptions(template=resolve_template(None)), FakeOcrEngine(lines=())
+        )
+    assert not out.exists()
