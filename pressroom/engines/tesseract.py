@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pressroom.errors import DeadlineExceeded, EngineUnavailable
 from pressroom.models import Box, OcrResult, Word
@@ -104,6 +105,9 @@ class TesseractEngine:
             folder = find_tessdata(("osd",)) if self.tessdata is None else self.tessdata
             try:
                 self._osd = t.PyTessBaseAPI(path=str(folder), lang="osd", psm=t.PSM.OSD_ONLY)
+                # 20 characters instead of 50: 0.18 s instead of 0.45 s a page at 150 dpi, and
+                # still right on every page of the bench corpus (confidence 6-13 on real text).
+                self._osd.SetVariable("min_characters_to_try", "20")
             except RuntimeError as exc:
                 raise EngineUnavailable(f"Tesseract OSD failed to start: {exc}") from None
         return self._osd
@@ -145,12 +149,26 @@ class TesseractEngine:
         return (360 - ccw) % 360 if ccw else 0, float(found["orient_conf"])
 
 
+class _Raw(NamedTuple):
+    line: int
+    text: str
+    confidence: float
+    box: Box
+    baseline: float
+    angle: float
+    alpha: bool  # three letters or more
+    in_dictionary: bool
+
+
+def _text(w: Any, level: Any) -> str:
+    try:
+        return str(w.GetUTF8Text(level) or "")
+    except RuntimeError:  # tesserocr raises for an empty result instead of returning ""
+        return ""
+
+
 def _collect(t: Any, api: Any) -> OcrResult:
     RIL = t.RIL
-    words: list[Word] = []
-    dictionary = 0
-    alpha = 0
-    line = -1
     iterator = api.GetIterator()
     vertical = False
     try:
@@ -158,48 +176,72 @@ def _collect(t: Any, api: Any) -> OcrResult:
         vertical = direction == t.WritingDirection.TOP_TO_BOTTOM
     except RuntimeError:
         pass
-    line_top = 0.0
+    # First pass: words with their line's baseline; the line's size needs all its words.
+    raw: list[_Raw] = []
+    line = -1
     base: tuple[tuple[int, int], tuple[int, int]] | None = None
+    angle = 0.0
     for w in t.iterate_level(iterator, RIL.WORD):
-        text = w.GetUTF8Text(RIL.WORD)
-        if not text or not text.strip():
-            continue
-        bbox = w.BoundingBox(RIL.WORD)
-        if bbox is None:
-            continue
         if w.IsAtBeginningOf(RIL.TEXTLINE) or line < 0:
             line += 1
-            line_box = w.BoundingBox(RIL.TEXTLINE)
-            line_top = float(line_box[1]) if line_box else float(bbox[1])
             base = w.Baseline(RIL.TEXTLINE)
+            angle = _angle(base)
+        text = _text(w, RIL.WORD).strip()
+        bbox = w.BoundingBox(RIL.WORD)
+        if not text or bbox is None:
+            continue
         x0, y0, x1, y1 = (float(v) for v in bbox)
-        baseline_y = _baseline_at(base, x0, default=y1)
-        size = max(baseline_y - min(line_top, y0), 1.0)
-        conf = float(w.Confidence(RIL.WORD))
-        stripped = text.strip()
-        if sum(c.isalpha() for c in stripped) >= 3:
-            alpha += 1
-            if w.WordIsFromDictionary():
-                dictionary += 1
+        alpha = sum(c.isalpha() for c in text) >= 3
+        raw.append(
+            _Raw(
+                line,
+                text,
+                float(w.Confidence(RIL.WORD)),
+                Box(x0, y0, x1, y1),
+                _baseline_at(base, x0, default=y1),
+                angle,
+                alpha,
+                alpha and bool(w.WordIsFromDictionary()),
+            )
+        )
+    sizes: dict[int, float] = {}
+    for r in raw:
+        sizes[r.line] = max(sizes.get(r.line, 1.0), r.baseline - r.box.y0)
+    words: list[Word] = []
+    for r in raw:
+        size = sizes[r.line]
+        th = math.radians(r.angle)
+        # the box is axis-aligned; on a sloped line the word itself is a little shorter
+        advance = (r.box.width - size * abs(math.sin(th))) / max(math.cos(th), 0.5)
         words.append(
             Word(
-                text=stripped,
-                confidence=conf,
-                box=Box(x0, y0, x1, y1),
-                origin=(x0, baseline_y),
-                advance=max(x1 - x0, 1.0),
+                text=r.text,
+                confidence=r.confidence,
+                box=r.box,
+                origin=(r.box.x0, r.baseline),
+                advance=max(advance, 1.0),
                 size=size,
-                angle=0.0,
-                line=line,
+                angle=r.angle,
+                line=r.line,
             )
         )
     return OcrResult(
         words=tuple(words),
         mean_confidence=float(api.MeanTextConf()) if words else 0.0,
-        dictionary_words=dictionary,
-        alpha_words=alpha,
+        dictionary_words=sum(1 for r in raw if r.in_dictionary),
+        alpha_words=sum(1 for r in raw if r.alpha),
         vertical=vertical,
     )
+
+
+def _angle(base: tuple[tuple[int, int], tuple[int, int]] | None) -> float:
+    """Counter-clockwise slope of a baseline given in y-down pixels, in degrees."""
+    if not base:
+        return 0.0
+    (bx0, by0), (bx1, by1) = base
+    if bx1 == bx0:
+        return 0.0
+    return -math.degrees(math.atan2(by1 - by0, bx1 - bx0))
 
 
 def _baseline_at(

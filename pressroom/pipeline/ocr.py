@@ -74,34 +74,106 @@ def _percentile(hist: list[int], total: int, q: float) -> int:
     return 255
 
 
+@dataclass(frozen=True, slots=True)
+class _Ink:
+    """Dark pixel coordinates of a reduced, binarised page: what layout measures work on."""
+
+    ys: np.ndarray
+    xs: np.ndarray
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, image: Image.Image) -> _Ink | None:
+        gray = image if image.mode == "L" else image.convert("L")
+        factor = max(1, max(gray.size) // 1100)
+        a = np.asarray(gray.reduce(factor) if factor > 1 else gray, dtype=np.uint8)
+        hist = np.bincount(a.ravel(), minlength=256).astype(np.float64)
+        ys, xs = np.nonzero(a < _otsu(hist))
+        if ys.size < 200 or ys.size > 0.5 * a.size:
+            return None
+        if ys.size > 120_000:
+            pick = np.random.default_rng(0).choice(ys.size, 120_000, replace=False)
+            ys, xs = ys[pick], xs[pick]
+        return cls(ys.astype(np.float64), xs.astype(np.float64), (a.shape[0], a.shape[1]))
+
+    def profile(self, angle: float, *, across: bool = False) -> np.ndarray:
+        """Ink per line of the page, lines tilted by ``angle``; ``across`` for vertical lines."""
+        along, other = (self.xs, self.ys) if across else (self.ys, self.xs)
+        t = math.tan(math.radians(angle))
+        offset = self.shape[1] + self.shape[0]
+        proj = np.round(along + other * t).astype(np.int64) + offset
+        return np.bincount(proj, minlength=2 * offset + sum(self.shape))
+
+    def best_angle(self, *, across: bool = False, max_angle: float = 10.0) -> tuple[float, float]:
+        """The tilt whose profile is sharpest, and that sharpness (mean square over square mean)."""
+
+        def sharpness(angle: float) -> float:
+            counts = self.profile(float(angle), across=across).astype(np.float64)
+            return float(np.dot(counts, counts))
+
+        coarse = np.arange(-max_angle, max_angle + 0.01, 0.5)
+        best = max(coarse, key=sharpness)
+        fine = np.arange(best - 0.5, best + 0.51, 0.1)
+        angle = round(float(max(fine, key=sharpness)), 2)
+        counts = self.profile(angle, across=across).astype(np.float64)
+        used = counts[counts > 0]
+        peaky = float((used**2).mean() / used.mean() ** 2) if used.size else 0.0
+        return angle, peaky
+
+
 def estimate_skew(image: Image.Image, *, max_angle: float = 10.0) -> float:
     """Counter-clockwise angle (degrees) of the text lines, by projection-profile sharpness."""
-    gray = image if image.mode == "L" else image.convert("L")
-    factor = max(1, gray.width // 900)
-    small = gray.reduce(factor) if factor > 1 else gray
-    a = np.asarray(small, dtype=np.uint8)
-    hist = np.bincount(a.ravel(), minlength=256).astype(np.float64)
-    threshold = _otsu(hist)
-    ys, xs = np.nonzero(a < threshold)
-    if ys.size < 200 or ys.size > 0.5 * a.size:
-        return 0.0
-    if ys.size > 150_000:
-        pick = np.random.default_rng(0).choice(ys.size, 150_000, replace=False)
-        ys, xs = ys[pick], xs[pick]
-    ys_f = ys.astype(np.float64)
-    xs_f = xs.astype(np.float64)
-    height = a.shape[0] + a.shape[1]
+    ink = _Ink.of(image)
+    return 0.0 if ink is None else ink.best_angle(max_angle=max_angle)[0]
 
-    def sharpness(angle: float) -> float:
-        t = math.tan(math.radians(angle))
-        proj = np.round(ys_f + xs_f * t).astype(np.int64) + a.shape[1]
-        counts = np.bincount(proj, minlength=height + a.shape[1])
-        return float(np.dot(counts, counts))
 
-    coarse = np.arange(-max_angle, max_angle + 0.01, 0.5)
-    best = max(coarse, key=sharpness)
-    fine = np.arange(best - 0.5, best + 0.51, 0.1)
-    return round(float(max(fine, key=sharpness)), 2)
+def _ascender_ratio(profile: np.ndarray) -> float:
+    """Ink above each line's x-height band over ink below it, summed over the lines.
+
+    Latin text has far more ascenders (b d f h k l t, capitals) than descenders (g j p q y):
+    upright lines give a ratio well above 1, upside-down lines well below.
+    """
+    if profile.size == 0 or profile.max() == 0:
+        return 1.0
+    on = profile > 0.08 * profile.max()
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], on.astype(np.int8), [0]))))
+    above = below = 0.0
+    for start, stop in zip(edges[::2], edges[1::2], strict=True):
+        run = profile[start:stop]
+        if run.size < 4:
+            continue
+        band = np.flatnonzero(run >= 0.5 * run.max())
+        above += float(run[: band[0]].sum())
+        below += float(run[band[-1] + 1 :].sum())
+    return (above + 1.0) / (below + 1.0)
+
+
+def guess_orientation(
+    image: Image.Image, *, min_axis_margin: float = 1.2, min_updown_margin: float = 1.8
+) -> int | None:
+    """A cheap orientation guess from ink profiles: the clockwise turn that makes it upright.
+
+    Lines run along the axis whose profile is sharper; which way up follows from ascenders
+    outnumbering descenders. ~40 ms a page against ~160 ms for Tesseract's detector. None when
+    the page gives no clear answer (little text, all capitals, pictures, tables): then the
+    engine's own detector decides.
+    """
+    ink = _Ink.of(image)
+    if ink is None:
+        return None
+    row_angle, row_peaky = ink.best_angle()
+    col_angle, col_peaky = ink.best_angle(across=True)
+    horizontal = row_peaky >= col_peaky
+    axis_margin = max(row_peaky, col_peaky) / max(min(row_peaky, col_peaky), 1e-9)
+    if horizontal:
+        ratio = _ascender_ratio(ink.profile(row_angle))
+        turn = 0 if ratio > 1 else 180
+    else:
+        ratio = _ascender_ratio(ink.profile(col_angle, across=True))
+        turn = 90 if ratio > 1 else 270
+    if axis_margin < min_axis_margin or max(ratio, 1 / ratio) < min_updown_margin:
+        return None
+    return turn
 
 
 def _otsu(hist: np.ndarray) -> int:
@@ -175,32 +247,44 @@ def quality(result: OcrResult) -> float:
 
 @dataclass(frozen=True, slots=True)
 class OcrStage:
-    """Read a page: upright first, other orientations only when the first reading is garbage."""
+    """Read a page once, at the turn the page's layout suggests; other turns only when that
+    reading is garbage.
+
+    The guess comes from ink profiles (~40 ms), or from the engine's orientation detector
+    (~160 ms) when the profiles are unclear. Either is far cheaper than the whole wasted
+    recognition (~1.4 s) that reading first would cost on each page fed upside down or sideways.
+    """
 
     engine: OcrEngine
-    deskew_threshold: float = 0.3  # degrees; Tesseract copes with less on its own
+    # Tesseract reads skews below this nearly as well on its own (measured: 0 % CER at 1.5°,
+    # 0.4 % at 2.5°), and turning a 300 dpi page costs ~0.2 s: only larger skews are removed.
+    deskew_threshold: float = 2.0
     osd_dpi: float = 150.0
+    min_osd_confidence: float = 2.0  # below this the detector is guessing: read as scanned
 
     def __call__(
         self, image: Image.Image, dpi: float, *, timeout: float | None = None
     ) -> PageReading:
         base = normalise_contrast(image)
-        first = self._read(base, dpi, 0, timeout)
+        guess = guess_orientation(base)
+        asked_engine = guess is None
+        if guess is None:
+            guess = self._detect(base, dpi)
+        first = self._read(base, dpi, guess, timeout)
         if not is_garbage(first.result):
             return first
-        tried = {0: first}
+        tried = {guess: first}
         order: list[int] = []
+        if not asked_engine:
+            order.append(self._detect(base, dpi))
         if first.result.vertical:
-            order.append(270)
-        else:
-            factor = max(1, round(dpi / self.osd_dpi))
-            found = self.engine.detect_orientation(base.reduce(factor), dpi=dpi / factor)
-            if found is not None and found[0] != 0:
-                order.append(found[0])
-        if first.result.words:
-            order += [r for r in ROTATIONS if r not in order and r != 0]
+            # Tesseract reads top-to-bottom lines on a page turned a quarter clockwise.
+            order.append((guess + 270) % 360)
+        order += list(ROTATIONS)
         best = first
-        for rotation in order:
+        for rotation in dict.fromkeys(order):
+            if rotation in tried:
+                continue
             reading = self._read(base, dpi, rotation, timeout)
             tried[rotation] = reading
             if quality(reading.result) > quality(best.result):
@@ -209,18 +293,25 @@ class OcrStage:
                 break
         return replace(best, attempts=len(tried))
 
+    def _detect(self, base: Image.Image, dpi: float) -> int:
+        factor = max(1, round(dpi / self.osd_dpi))
+        found = self.engine.detect_orientation(base.reduce(factor), dpi=dpi / factor)
+        return found[0] if found is not None and found[1] >= self.min_osd_confidence else 0
+
     def _read(
         self, base: Image.Image, dpi: float, rotation: int, timeout: float | None
     ) -> PageReading:
         upright = rotate_cw(base, rotation)
         skew = estimate_skew(upright)
-        if abs(skew) >= self.deskew_threshold:
-            straight = upright.rotate(-skew, resample=Image.Resampling.BILINEAR, fillcolor=255)
-        else:
-            skew = 0.0
-            straight = upright
+        # Below the threshold the engine reads the sloped lines itself and reports their slope.
+        applied = skew if abs(skew) >= self.deskew_threshold else 0.0
+        straight = (
+            upright.rotate(-applied, resample=Image.Resampling.BILINEAR, fillcolor=255)
+            if applied
+            else upright
+        )
         result = self.engine.recognize(straight, dpi=dpi, timeout=timeout)
-        words = unskew_words(result.words, skew, upright.size)
+        words = unskew_words(result.words, applied, upright.size)
         return PageReading(
             result=replace(result, words=words),
             rotation=rotation,

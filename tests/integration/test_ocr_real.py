@@ -19,8 +19,9 @@ pytestmark = pytest.mark.integration
 
 DEFECTS = {
     "upright": {},
-    "skewed-2deg": {"skew": 2.0},
-    "skewed-minus-3deg": {"skew": -3.0},
+    "skewed-1deg": {"skew": 1.0},
+    "skewed-2.5deg": {"skew": 2.5},
+    "skewed-minus-4deg": {"skew": -4.0},
     "upside-down": {"rotate": 180},
     "sideways-cw": {"rotate": 90},
     "sideways-ccw": {"rotate": 270},

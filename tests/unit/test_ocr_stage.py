@@ -9,12 +9,13 @@ from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import (
     OcrStage,
     estimate_skew,
+    guess_orientation,
     is_garbage,
     normalise_contrast,
     rotate_cw,
     unskew_words,
 )
-from pressroom.synth import distort
+from pressroom.synth import distort, draw_page, page_lines
 from pressroom.testing import FakeOcrEngine, draw_marker
 from tests.helpers import small_scan
 
@@ -58,31 +59,55 @@ def test_unskew_maps_a_point_back_onto_the_skewed_ink() -> None:
     assert mapped.angle == 3.0
 
 
-def test_upright_page_is_read_once_without_orientation_detection() -> None:
-    engine = FakeOcrEngine(require_marker=True, orientation=(90, 5.0))
+@pytest.mark.parametrize("turned", [0, 90, 180, 270])
+@pytest.mark.parametrize("skew", [0.0, 3.0])
+def test_orientation_is_guessed_from_the_ink(turned: int, skew: float) -> None:
+    page = distort(draw_page(page_lines(5, 20), dpi=120).image, skew=skew, rotate=turned)
+    assert guess_orientation(page) == (360 - turned) % 360
+
+
+def test_no_guess_without_lines_of_text() -> None:
+    assert guess_orientation(Image.new("L", (800, 1000), 255)) is None
+    assert guess_orientation(_marker_only()) is None
+
+
+def _marker_only() -> Image.Image:
+    return draw_marker(Image.new("L", (850, 1100), 255))
+
+
+@pytest.mark.parametrize("turned", [0, 90, 180, 270])
+def test_text_page_is_read_once_at_the_guessed_turn(turned: int) -> None:
     page = draw_marker(small_scan(dpi=100).image)
-    reading = OcrStage(engine)(page, 100)
-    assert reading.rotation == 0
-    assert len(engine.calls) == 1 and engine.orientation_calls == 0
+    fix = (360 - turned) % 360
+    engine = FakeOcrEngine(require_marker=True, orientation=(0, 9.0))
+    reading = OcrStage(engine)(rotate_cw(page, turned), 100)
+    assert reading.rotation == fix
+    assert reading.size == page.size
+    assert len(engine.calls) == 1  # no wasted reading
+    assert engine.orientation_calls == 0  # and no engine detector needed
     assert not is_garbage(reading.result)
 
 
 @pytest.mark.parametrize("turned", [90, 180, 270])
-def test_turned_page_is_found_upright(turned: int) -> None:
-    page = draw_marker(small_scan(dpi=100).image)
+def test_unclear_page_asks_the_engine_detector(turned: int) -> None:
     fix = (360 - turned) % 360
     engine = FakeOcrEngine(require_marker=True, orientation=(fix, 4.0))
-    reading = OcrStage(engine)(rotate_cw(page, turned), 100)
+    reading = OcrStage(engine)(rotate_cw(_marker_only(), turned), 100)
     assert reading.rotation == fix
-    assert reading.size == page.size
     assert engine.orientation_calls == 1
-    assert len(engine.calls) == 2  # the upright try, then straight to the detected turn
+    assert len(engine.calls) == 1
+
+
+def test_unsure_engine_detector_is_ignored() -> None:
+    engine = FakeOcrEngine(require_marker=True, orientation=(90, 0.5))
+    reading = OcrStage(engine)(_marker_only(), 100)
+    assert reading.rotation == 0
+    assert len(engine.calls) == 1
 
 
 def test_wrong_orientation_guess_falls_back_to_trying_the_others() -> None:
-    page = draw_marker(small_scan(dpi=100).image)
     engine = FakeOcrEngine(require_marker=True, orientation=(90, 1.0))  # a bad guess
-    reading = OcrStage(engine)(rotate_cw(page, 180), 100)
+    reading = OcrStage(engine)(rotate_cw(_marker_only(), 180), 100)
     assert reading.rotation == 180
     assert not is_garbage(reading.result)
 
@@ -92,3 +117,4 @@ def test_unreadable_page_returns_best_effort_after_all_turns() -> None:
     reading = OcrStage(engine)(small_scan(dpi=100).image, 100)  # no marker: never readable
     assert is_garbage(reading.result)
     assert len(engine.calls) == 4
+    assert engine.orientation_calls == 1  # consulted once the profile guess read as garbage

@@ -1,0 +1,250 @@
+"""Benchmark: pages/min/core and CER, Pressroom beside OCRmyPDF and bare Tesseract, in one run.
+
+Not a test: it prints figures. Everything runs pinned to one CPU core, one after the other,
+on the same generated corpus (letter pages at 300 dpi, scanner-style JPEG inside a PDF, with
+the defects real scans have: skew, upside down, sideways both ways, faint, speckle).
+
+    .venv/bin/python bench/ocr_throughput.py [--pages 18] [--rss-pages 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rapidfuzz.distance import Levenshtein
+
+from pressroom.engines.tesseract import TesseractEngine, tesseract_version
+from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.synth import distort, draw_page, image_pdf, page_lines
+from pressroom.templates import resolve_template
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFECTS: list[tuple[str, dict[str, object]]] = [
+    ("upright", {}),
+    ("skew+1.5", {"skew": 1.5}),
+    ("upside-down", {"rotate": 180}),
+    ("skew-2.5", {"skew": -2.5}),
+    ("sideways-cw", {"rotate": 90}),
+    ("faint", {"faint": True, "noise": 0.001}),
+    ("sideways-ccw", {"rotate": 270}),
+    ("speckled", {"noise": 0.003}),
+    ("upright-sans", {}),
+]
+
+
+def cer(truth: str, got: str) -> float:
+    t, g = " ".join(truth.split()), " ".join(got.split())
+    return Levenshtein.distance(t, g) / max(len(t), 1)
+
+
+def corpus(pages: int, folder: Path) -> tuple[Path, list[str], list[str], list]:
+    images, truths, names = [], [], []
+    for i in range(pages):
+        name, defect = DEFECTS[i % len(DEFECTS)]
+        font = "DejaVuSans.ttf" if name.endswith("sans") or i % 2 else "DejaVuSerif.ttf"
+        scan = draw_page(page_lines(1000 + i, 26), font=font, font_pt=11)
+        images.append(distort(scan.image, seed=i, **defect))  # type: ignore[arg-type]
+        truths.append(scan.text)
+        names.append(name)
+    path = image_pdf(images, folder / "corpus.pdf", 300)
+    return path, truths, names, images
+
+
+def pdftotext_pages(path: Path, count: int) -> list[str]:
+    return [
+        subprocess.run(
+            ["pdftotext", "-raw", "-f", str(i), "-l", str(i), str(path), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for i in range(1, count + 1)
+    ]
+
+
+def cpu_children() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cpu_self() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def find_ocrmypdf() -> str | None:
+    local = ROOT / ".venv-bench" / "bin" / "ocrmypdf"
+    return str(local) if local.exists() else shutil.which("ocrmypdf")
+
+
+def bench_limit(images: list, engine: TesseractEngine) -> float:
+    """Tesseract's bare recognise time: one SetImage + Recognize per page as scanned."""
+    api = engine._recognizer()
+    total = 0.0
+    for im in images:
+        gray = im.convert("L")
+        data = gray.tobytes()
+        t0 = time.perf_counter()
+        api.SetImageBytes(data, gray.width, gray.height, 1, gray.width)
+        api.SetSourceResolution(300)
+        api.Recognize()
+        api.Clear()
+        total += time.perf_counter() - t0
+    return total
+
+
+def rss_run(pages: int, folder: Path) -> dict[str, float]:
+    """Peak RSS of a whole `process_document` on a ``pages``-page scan, in a fresh process."""
+    seeds = [draw_page(page_lines(50 + i, 26)).image for i in range(6)]
+    images = [seeds[i % 6] for i in range(pages)]
+    src = image_pdf(images, folder / f"rss-{pages}.pdf", 300)
+    code = (
+        "import resource, sys, time; from pathlib import Path;"
+        "from pressroom.engines.tesseract import TesseractEngine;"
+        "from pressroom.pipeline.runner import JobOptions, process_document;"
+        "from pressroom.templates import resolve_template;"
+        "t=time.perf_counter();"
+        f"r=process_document(Path({str(src)!r}), Path({str(folder / 'rss-out.pdf')!r}),"
+        "JobOptions(template=resolve_template('sample')), TesseractEngine());"
+        "print(r.pages, time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+    )
+    n, seconds, kib = out.stdout.split()
+    return {
+        "pages": int(n),
+        "seconds": float(seconds),
+        "peak_rss_mib": int(kib) / 1024,
+        "source_mib": src.stat().st_size / 2**20,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=18)
+    parser.add_argument("--rss-pages", type=int, nargs="*", default=[])
+    parser.add_argument("--no-ocrmypdf", action="store_true")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core, children too
+    results: dict[str, object] = {"tesseract": tesseract_version(), "pages": args.pages}
+    with tempfile.TemporaryDirectory(prefix="pressroom-bench-") as tmp:
+        folder = Path(tmp)
+        print(f"generating {args.pages} letter pages at 300 dpi ...", flush=True)
+        src, truths, names, images = corpus(args.pages, folder)
+        engine = TesseractEngine()
+        engine.recognize(images[0].reduce(8), dpi=37)  # load the model outside the timings
+
+        print("Tesseract bare recognise (the limit) ...", flush=True)
+        limit_s = bench_limit(images, engine)
+
+        print("Pressroom ...", flush=True)
+        out = folder / "pressroom.pdf"
+        c0, t0 = cpu_self(), time.perf_counter()
+        result = process_document(src, out, JobOptions(template=resolve_template(None)), engine)
+        ours_wall, ours_cpu = time.perf_counter() - t0, cpu_self() - c0
+        ours_cer = [
+            cer(t, g) for t, g in zip(truths, pdftotext_pages(out, args.pages), strict=True)
+        ]
+
+        om_wall = om_cpu = None
+        om_cer: list[float] = []
+        ocrmypdf = None if args.no_ocrmypdf else find_ocrmypdf()
+        if ocrmypdf:
+            print(
+                "OCRmyPDF --jobs 1 --output-type pdf --optimize 0 --rotate-pages --deskew ...",
+                flush=True,
+            )
+            om_out = folder / "ocrmypdf.pdf"
+            c0, t0 = cpu_children(), time.perf_counter()
+            subprocess.run(
+                [
+                    ocrmypdf,
+                    "--jobs",
+                    "1",
+                    "--output-type",
+                    "pdf",
+                    "--optimize",
+                    "0",
+                    "--rotate-pages",
+                    "--deskew",
+                    "-q",
+                    str(src),
+                    str(om_out),
+                ],
+                check=True,
+                env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+            )
+            om_wall, om_cpu = time.perf_counter() - t0, cpu_children() - c0
+            om_cer = [
+                cer(t, g) for t, g in zip(truths, pdftotext_pages(om_out, args.pages), strict=True)
+            ]
+
+        rss = [rss_run(n, folder) for n in args.rss_pages]
+
+    ppm = lambda seconds: 60.0 * args.pages / seconds  # noqa: E731
+    print()
+    print(f"Tesseract {results['tesseract']}; {args.pages} pages; one core")
+    print(f"{'':<26}{'s/page':>8}{'pages/min/core':>16}{'mean CER':>10}{'max CER':>9}")
+    print(f"{'Tesseract recognise only':<26}{limit_s / args.pages:>8.2f}{ppm(limit_s):>16.1f}")
+    print(
+        f"{'Pressroom (wall)':<26}{ours_wall / args.pages:>8.2f}{ppm(ours_wall):>16.1f}"
+        f"{statistics.mean(ours_cer):>10.2%}{max(ours_cer):>9.2%}"
+    )
+    print(f"{'Pressroom (cpu)':<26}{ours_cpu / args.pages:>8.2f}{ppm(ours_cpu):>16.1f}")
+    if om_wall is not None and om_cpu is not None:
+        print(
+            f"{'OCRmyPDF (wall)':<26}{om_wall / args.pages:>8.2f}{ppm(om_wall):>16.1f}"
+            f"{statistics.mean(om_cer):>10.2%}{max(om_cer):>9.2%}"
+        )
+        print(f"{'OCRmyPDF (cpu)':<26}{om_cpu / args.pages:>8.2f}{ppm(om_cpu):>16.1f}")
+        print(
+            f"Pressroom / OCRmyPDF throughput: {om_wall / ours_wall:.2f}x (wall), "
+            f"{om_cpu / ours_cpu:.2f}x (cpu)"
+        )
+    print(f"Pressroom / recognise-only limit: {limit_s / ours_wall:.0%}")
+    print("stage seconds:", {k: round(v, 2) for k, v in result.timings.items()})
+    print()
+    print(f"{'page':<6}{'defect':<14}{'Pressroom CER':>14}{'OCRmyPDF CER':>14}  turn")
+    for i, name in enumerate(names):
+        om = f"{om_cer[i]:>14.2%}" if om_cer else f"{'-':>14}"
+        print(f"{i + 1:<6}{name:<14}{ours_cer[i]:>14.2%}{om}  {result.rotations[i]}")
+    for r in rss:
+        print(
+            f"peak RSS, {r['pages']}-page scan ({r['source_mib']:.0f} MiB): "
+            f"{r['peak_rss_mib']:.0f} MiB in {r['seconds']:.0f} s"
+        )
+    if args.json:
+        results.update(
+            limit_s=limit_s,
+            ours_wall=ours_wall,
+            ours_cpu=ours_cpu,
+            ours_cer=ours_cer,
+            ocrmypdf_wall=om_wall,
+            ocrmypdf_cpu=om_cpu,
+            ocrmypdf_cer=om_cer,
+            rss=rss,
+            timings=result.timings,
+        )
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
