@@ -133,6 +133,7 @@ class PageInfo:
     native_dpi: float | None
     has_text: bool
     text_chars: int
+    plain_scan: bool = False  # one upright page-covering image and nothing else (PDF only)
 
 
 @dataclass(frozen=True, slots=True)

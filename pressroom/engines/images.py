@@ -201,6 +201,38 @@ def _finish(stream: pikepdf.Stream, w: int, h: int, space: Name, bpc: int) -> pi
     return stream
 
 
+def decode_scan_image(page: pikepdf.Page) -> Image.Image | None:
+    """The grey pixels of a plain scan page's one image, or None when PDFium must render.
+
+    Only images whose pixels are exactly what a viewer shows: no masks, no /Decode, grey or RGB.
+    """
+    try:
+        xobjects = page.resources.get("/XObject")
+        if not isinstance(xobjects, pikepdf.Dictionary):
+            return None
+        found = [x for x in xobjects.values() if x.get("/Subtype") == "/Image"]
+        if len(found) != 1 or len(xobjects) != 1:
+            return None
+        raw = found[0]
+        if not isinstance(raw, pikepdf.Stream) or any(
+            k in raw for k in ("/SMask", "/Mask", "/Decode", "/ImageMask")
+        ):
+            return None
+        pdf_image = pikepdf.PdfImage(raw)
+        if pdf_image.bits_per_component not in (1, 8) or pdf_image.colorspace not in (
+            "/DeviceGray",
+            "/DeviceRGB",
+        ):
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            image = pdf_image.as_pil_image()
+        image.load()
+        return image if image.mode == "L" else image.convert("L")
+    except Exception:  # any doubt at all: PDFium renders the page instead
+        return None
+
+
 def logo_xobject(pdf: pikepdf.Pdf, data: bytes) -> tuple[pikepdf.Stream, float]:
     """A template logo (any Pillow format) as an image with a soft mask; returns it and w/h."""
     import io

@@ -97,6 +97,7 @@ def _inspect_pdf(path: Path, limits: Limits) -> list[PageInfo]:
                     facts.image_dpi,
                     has_text=has_text,
                     text_chars=facts.text_chars,
+                    plain_scan=facts.plain_scan,
                 )
             )
     return out

@@ -20,7 +20,7 @@ from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import inspect_source, render_dpi
-from pressroom.pipeline.ocr import OcrEngine, OcrStage
+from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
 from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
 from pressroom.settings import Limits
 from pressroom.templates import Template
@@ -218,7 +218,16 @@ def _pdf_pages(
             continue
         dpi = render_dpi(page_info.native_dpi, limits)
         with clock.stage("raster"):
-            image = pdfium.render_gray(doc, page_info.index, dpi)
+            image = None
+            native = page_info.native_dpi
+            if page_info.plain_scan and native and limits.min_dpi <= native <= limits.max_dpi:
+                # the page is its image: decoding it is rendering it at its own resolution
+                image = images.decode_scan_image(page)
+                if image is not None:
+                    image = rotate_cw(image, page_info.rotate)
+                    dpi = native
+            if image is None:
+                image = pdfium.render_gray(doc, page_info.index, dpi)
         yield page_info, placed, (image, dpi)
 
 

@@ -302,3 +302,40 @@ def test_blank_scan_is_unreadable(tmp_path: Path) -> None:
             src, out, JobOptions(template=resolve_template(None)), FakeOcrEngine(lines=())
         )
     assert not out.exists()
+
+
+def test_plain_scan_page_is_read_from_its_own_pixels(tmp_path: Path) -> None:
+    """A scanner's page (one image, nothing else) reaches OCR as the image's exact pixels."""
+    seen: list[Image.Image] = []
+
+    class Spy(FakeOcrEngine):
+        def recognize(self, image: Image.Image, *, dpi: float, timeout: float | None = None):
+            seen.append(image.copy())
+            return super().recognize(image, dpi=dpi, timeout=timeout)
+
+    scan = small_scan(dpi=200)
+    src = image_pdf([scan.image], tmp_path / "scan.pdf", 200, jpeg=False)
+    run(src, tmp_path, engine=Spy(lines=LINES))
+    assert seen and np.array_equal(np.asarray(seen[0]), np.asarray(scan.image))
+
+
+def _with_extra_content(src: Path, dest: Path, extra: bytes) -> Path:
+    with pikepdf.open(src) as pdf:
+        page = pdf.pages[0]
+        page.contents_add(pdf.make_stream(extra), prepend=False)
+        pdf.save(dest)
+    return dest
+
+
+def test_only_a_lone_upright_page_covering_image_counts_as_a_plain_scan(tmp_path: Path) -> None:
+    from pressroom.engines import pdfium
+
+    scan = image_pdf([small_scan(dpi=100).image], tmp_path / "scan.pdf", 100)
+    _with_extra_content(scan, tmp_path / "stamped.pdf", b"0 0 1 rg 10 10 50 50 re f")
+    with pikepdf.open(scan) as pdf:  # the same image drawn upside down
+        pdf.pages[0].Contents = pdf.make_stream(b"q -612 0 0 -187.2 612 187.2 cm /Im0 Do Q")
+        pdf.save(tmp_path / "flipped.pdf")
+    expected = {"scan.pdf": True, "stamped.pdf": False, "flipped.pdf": False}
+    for name, plain in expected.items():
+        with pdfium.open_pdf(tmp_path / name) as doc:
+            assert pdfium.page_facts(doc, 0).plain_scan is plain, name
