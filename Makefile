@@ -34,7 +34,8 @@ test: deps lint
 	$(VENV)/bin/pytest
 
 bench: deps
-	$(VENV)/bin/python bench/ocr_throughput.py
+	@test -x .venv-bench/bin/ocrmypdf || (python3 -m venv .venv-bench && .venv-bench/bin/pip install -q ocrmypdf)
+	$(VENV)/bin/pressroom bench --pages 18 --rounds 3 --rss-pages 10 300
 
 samples: deps
 	$(VENV)/bin/python scripts/make_samples.py samples

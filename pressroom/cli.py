@@ -191,12 +191,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("templates", help="list brand templates with their content-hash identity")
     t.set_defaults(func=cmd_templates)
+
+    sub.add_parser(
+        "bench",
+        help="throughput benchmark: pages/min/core and CER beside OCRmyPDF (see bench/README.md)",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["bench"]:  # the benchmark parses its own options, --help included
+        from pressroom.bench import main as bench_main
+
+        bench_main(args_list[1:])
+        return EXIT_OK
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
     code: int = args.func(args)
     return code
 
