@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
@@ -201,6 +203,7 @@ class OutputBuilder:
         self._glyphless: pikepdf.Object | None = None
         self._helvetica: pikepdf.Object | None = None
         self._logo: tuple[pikepdf.Stream, float] | None = None
+        self.parts: list[Path] = []
 
     @property
     def glyphless(self) -> pikepdf.Object:
@@ -371,7 +374,32 @@ class OutputBuilder:
         )
         self.pdf.pages.insert(0, page)
 
-    def save(self, path: str, *, title: str, created: datetime) -> None:
+    def flush_part(self, path: Path) -> None:
+        """Write the pages so far to ``path`` and go on in a new, empty document."""
+        self.pdf.save(
+            path, compress_streams=True, stream_decode_level=pikepdf.StreamDecodeLevel.none
+        )
+        self.pdf.close()
+        self.parts.append(path)
+        self.pdf = pikepdf.Pdf.new()
+        self._glyphless = self._helvetica = self._logo = None
+
+    def save(self, path: Path, *, title: str, created: datetime) -> None:
+        """Write the whole output to ``path``: the parts written so far, then the rest."""
+        with ExitStack() as stack:
+            stack.callback(self.discard_parts)
+            if self.parts:
+                self.flush_part(path.with_name(f"{path.name}.part{len(self.parts)}"))
+                merged = self.pdf
+                for part in self.parts:
+                    merged.pages.extend(stack.enter_context(pikepdf.open(part)).pages)
+            self._write(path, title=title, created=created)
+
+    def discard_parts(self) -> None:
+        for part in self.parts:
+            part.unlink(missing_ok=True)
+
+    def _write(self, path: Path, *, title: str, created: datetime) -> None:
         with self.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["dc:title"] = title
             meta["pdf:Producer"] = self.producer

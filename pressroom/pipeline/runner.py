@@ -26,6 +26,7 @@ from pressroom.settings import Limits
 from pressroom.templates import Template
 
 MIN_REAL_CHARS = 20
+PART_PAGES = 32
 Progress = Callable[[int, int], None]
 
 
@@ -108,7 +109,10 @@ def process_document(
     checked: list[CheckedPage] = []
     total = len(info.pages)
     with ExitStack() as stack:
-        rasters = _rasters(stack, source, info, builder.pdf, options.limits, clock)
+        stack.callback(builder.discard_parts)  # on failure too: no part files left behind
+        rasters = _rasters(stack, source, info, lambda: builder.pdf, options.limits, clock)
+        # Image sources' pages live in memory until written: write them out in parts.
+        chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
         for page_info, placed, raster in rasters:
             _remaining(options.deadline)
             if raster is None:
@@ -136,6 +140,10 @@ def process_document(
                 rotation = reading.rotation
             with clock.stage("render"):
                 layout = builder.add_page(placed, text, rotation, page_info.index + 1)
+                if not checked and template.cover is not None:
+                    builder.add_cover(layout.width, layout.height)
+                if chunk and len(builder.pdf.pages) >= chunk:
+                    builder.flush_part(output.with_name(f"{output.name}.part{len(builder.parts)}"))
             checked.append(CheckedPage(page_info.index + offset, layout, text))
             if progress is not None:
                 progress(page_info.index + 1, total)
@@ -145,10 +153,7 @@ def process_document(
                 f"only {real_chars} letters or digits could be read from the whole document"
             )
         with clock.stage("render"):
-            if template.cover is not None:
-                first = checked[0].layout
-                builder.add_cover(first.width, first.height)
-            builder.save(str(output), title=title, created=options.when)
+            builder.save(output, title=title, created=options.when)
     with clock.stage("check"):
         check_output(output, len(checked) + offset, checked)
     digest = hashlib.sha256(output.read_bytes()).hexdigest()
@@ -176,11 +181,11 @@ def _rasters(
     stack: ExitStack,
     source: Path,
     info: DocumentInfo,
-    out: pikepdf.Pdf,
+    out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     clock: _Clock,
 ) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
-    """Each page placed into ``out``, with its pixels when it needs OCR; one page at a time."""
+    """Each page placed into ``out()``, with its pixels when it needs OCR; one page at a time."""
     if info.kind is SourceKind.PDF:
         yield from _pdf_pages(stack, source, info, out, limits, clock)
     else:
@@ -191,7 +196,7 @@ def _pdf_pages(
     stack: ExitStack,
     source: Path,
     info: DocumentInfo,
-    out: pikepdf.Pdf,
+    out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     clock: _Clock,
 ) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
@@ -207,7 +212,7 @@ def _pdf_pages(
                 crop = [float(v) for v in page.cropbox]
                 form = page.as_form_xobject(handle_transformations=False)
                 form.BBox = pikepdf.Array(crop)
-                xobject = out.copy_foreign(form)
+                xobject = out().copy_foreign(form)
             except (pikepdf.PdfError, ValueError, TypeError):
                 raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
             x0, y0, x1, y1 = crop
@@ -235,7 +240,7 @@ def _image_pages(
     stack: ExitStack,
     source: Path,
     info: DocumentInfo,
-    out: pikepdf.Pdf,
+    out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     clock: _Clock,
 ) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
@@ -248,7 +253,7 @@ def _image_pages(
                 frame = next(frames)
             except StopIteration:
                 raise Corrupt("the image has fewer frames than its header says") from None
-            xobject = images.image_xobject(out, info.kind, source, frame, single)
+            xobject = images.image_xobject(out(), info.kind, source, frame, single)
             w, h = page_info.width_pt, page_info.height_pt
             placed = PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
             image, dpi = _recognition_image(frame, page_info, limits)

@@ -339,3 +339,19 @@ def test_only_a_lone_upright_page_covering_image_counts_as_a_plain_scan(tmp_path
     for name, plain in expected.items():
         with pdfium.open_pdf(tmp_path / name) as doc:
             assert pdfium.page_facts(doc, 0).plain_scan is plain, name
+
+
+def test_long_image_documents_are_written_in_parts_and_joined_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pressroom.pipeline.runner as runner
+
+    monkeypatch.setattr(runner, "PART_PAGES", 2)
+    pages = [small_scan(seed=i, dpi=60, lines=2).image for i in range(5)]
+    src = save_tiff(pages, tmp_path / "long.tif", 60)
+    out, result = run(src, tmp_path, template="sample")
+    assert result.output_pages == 6
+    assert "Harbour Lane Services" in output_text(out, 0)  # the cover comes first
+    for n in range(1, 6):
+        assert f"Page {n} of 5" in output_text(out, n)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.tif", "out.pdf"]
