@@ -195,8 +195,21 @@ def fit(text: str, size: float, room: float) -> str:
 class OutputBuilder:
     """Builds one output document page by page; the source pages are referenced, not copied."""
 
-    def __init__(self, template: Template, values: dict[str, str], *, producer: str) -> None:
-        self.pdf = pikepdf.Pdf.new()
+    def __init__(
+        self,
+        template: Template,
+        values: dict[str, str],
+        *,
+        producer: str,
+        base: pikepdf.Pdf | None = None,
+    ) -> None:
+        # With ``base`` (the source PDF itself) new pages are built inside it and the source's
+        # own pages, catalog and metadata are dropped before writing: qpdf then streams the
+        # untouched page content straight from the source file instead of holding a copy of
+        # every page in memory (copy_foreign does: ~0.85 MB a scanned page, measured).
+        self.pdf = base if base is not None else pikepdf.Pdf.new()
+        self._source_pages = len(base.pages) if base is not None else 0
+        self._first_new = self._source_pages
         self.template = template
         self.values = dict(values)
         self.producer = producer
@@ -263,6 +276,9 @@ class OutputBuilder:
             Dictionary(
                 Type=Name.Page,
                 MediaBox=Array([0, 0, page_w, page_h]),
+                # Set, not inherited: a source's page tree may carry /Rotate or /CropBox.
+                CropBox=Array([0, 0, page_w, page_h]),
+                Rotate=0,
                 Resources=Dictionary(XObject=xobjects, Font=fonts),
                 Contents=self.pdf.make_stream(b"".join(ops)),
             )
@@ -368,11 +384,13 @@ class OutputBuilder:
             Dictionary(
                 Type=Name.Page,
                 MediaBox=Array([0, 0, width, height]),
+                CropBox=Array([0, 0, width, height]),
+                Rotate=0,
                 Resources=Dictionary(XObject=xobjects, Font=fonts),
                 Contents=self.pdf.make_stream("".join(ops).encode("latin-1")),
             )
         )
-        self.pdf.pages.insert(0, page)
+        self.pdf.pages.insert(self._first_new, page)
 
     def flush_part(self, path: Path) -> None:
         """Write the pages so far to ``path`` and go on in a new, empty document."""
@@ -399,7 +417,26 @@ class OutputBuilder:
         for part in self.parts:
             part.unlink(missing_ok=True)
 
+    def _drop_source(self) -> None:
+        """Leave only what Pressroom built: the source's pages, catalog entries and metadata
+        become unreachable, and qpdf writes only what is reachable."""
+        if self._source_pages:
+            del self.pdf.pages[: self._source_pages]
+            self._source_pages = 0
+        root = self.pdf.Root
+        for key in list(root.keys()):
+            if key not in ("/Type", "/Pages"):
+                del root[key]
+        pages = root.Pages
+        for key in list(pages.keys()):
+            if key not in ("/Type", "/Kids", "/Count"):
+                del pages[key]
+        for key in list(self.pdf.trailer.keys()):
+            if key not in ("/Root", "/Size", "/ID"):
+                del self.pdf.trailer[key]
+
     def _write(self, path: Path, *, title: str, created: datetime) -> None:
+        self._drop_source()
         with self.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["dc:title"] = title
             meta["pdf:Producer"] = self.producer

@@ -100,15 +100,23 @@ def process_document(
         "organisation": template.organisation,
         "page": "",
     }
-    builder = OutputBuilder(
-        template,
-        values,
-        producer=f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; {template.identity})",
-    )
     offset = 1 if template.cover is not None else 0
     checked: list[CheckedPage] = []
     total = len(info.pages)
     with ExitStack() as stack:
+        base = None
+        if info.kind is SourceKind.PDF:
+            try:
+                base = stack.enter_context(pikepdf.open(source))
+            except pikepdf.PdfError:
+                raise Corrupt("the PDF cannot be parsed") from None
+        builder = OutputBuilder(
+            template,
+            values,
+            producer=f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; "
+            f"{template.identity})",
+            base=base,
+        )
         stack.callback(builder.discard_parts)  # on failure too: no part files left behind
         rasters = _rasters(stack, source, info, lambda: builder.pdf, options.limits, clock)
         # Image sources' pages live in memory until written: write them out in parts.
@@ -187,7 +195,7 @@ def _rasters(
 ) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
     """Each page placed into ``out()``, with its pixels when it needs OCR; one page at a time."""
     if info.kind is SourceKind.PDF:
-        yield from _pdf_pages(stack, source, info, out, limits, clock)
+        yield from _pdf_pages(stack, source, info, out(), limits, clock)
     else:
         yield from _image_pages(stack, source, info, out, limits, clock)
 
@@ -196,14 +204,11 @@ def _pdf_pages(
     stack: ExitStack,
     source: Path,
     info: DocumentInfo,
-    out: Callable[[], pikepdf.Pdf],
+    src: pikepdf.Pdf,
     limits: Limits,
     clock: _Clock,
 ) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
-    try:
-        src = stack.enter_context(pikepdf.open(source))
-    except pikepdf.PdfError:
-        raise Corrupt("the PDF cannot be parsed") from None
+    """Pages of a PDF source, placed as form XObjects of ``src`` itself (see OutputBuilder)."""
     doc: Any = stack.enter_context(pdfium.open_pdf(source))
     for page_info in info.pages:
         with clock.stage("render"):
@@ -212,7 +217,7 @@ def _pdf_pages(
                 crop = [float(v) for v in page.cropbox]
                 form = page.as_form_xobject(handle_transformations=False)
                 form.BBox = pikepdf.Array(crop)
-                xobject = out().copy_foreign(form)
+                xobject = form
             except (pikepdf.PdfError, ValueError, TypeError):
                 raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
             x0, y0, x1, y1 = crop
