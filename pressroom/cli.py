@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pressroom import __version__
 from pressroom.errors import PressroomError
 from pressroom.settings import Settings
+
+if TYPE_CHECKING:
+    from pressroom.templates import Template
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -77,10 +85,64 @@ def _output_names(inputs: Sequence[Path]) -> list[str]:
     return names
 
 
-def cmd_process(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of one input: crosses process boundaries, so plain values only."""
+
+    exit_code: int
+    line: str  # for stdout when delivered, stderr otherwise
+    pages: int = 0
+
+
+_ENGINE: Any = None  # one Tesseract per process, reused for every file it processes
+
+
+def process_one(
+    path: Path, dest: Path, template: Template, title: str | None, progress: bool = False
+) -> Outcome:
+    """Process one input into ``dest``; every failure becomes a one-line Outcome."""
+    global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.pipeline.runner import JobOptions, process_document
     from pressroom.scratch import job_scratch
+
+    settings = Settings.from_env()
+    if not path.is_file():
+        return Outcome(2, f"NOT_FOUND: {path}: no such file")
+    if _ENGINE is None:
+        _ENGINE = TesseractEngine(languages=settings.languages)
+    bar = ProgressBar(path.name, sys.stderr, progress)
+    t0 = time.monotonic()
+    try:
+        with job_scratch(settings.scratch_dir) as scratch:
+            built = scratch / "output.pdf"
+            options = JobOptions(template=template, title=title, limits=settings.limits)
+            result = process_document(path, built, options, _ENGINE, progress=bar)
+            _publish(built, dest)
+    except PressroomError as exc:
+        return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
+    except Exception as exc:  # a bug: one line, never a traceback, and go on
+        return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
+    finally:
+        bar.clear()
+    turned = sum(1 for r in result.rotations if r)
+    return Outcome(
+        EXIT_OK,
+        f"ok  {dest}  {result.pages} page(s): {result.ocr_pages} OCR, {result.kept_pages} kept text"
+        + (f", {turned} turned upright" if turned else "")
+        + f"  {time.monotonic() - t0:.1f}s",
+        result.pages,
+    )
+
+
+def _report(outcome: Outcome, quiet: bool) -> None:
+    if outcome.exit_code != EXIT_OK:
+        print(outcome.line, file=sys.stderr)
+    elif not quiet:
+        print(outcome.line)
+
+
+def cmd_process(args: argparse.Namespace) -> int:
     from pressroom.templates import resolve_template
 
     settings = Settings.from_env()
@@ -92,56 +154,37 @@ def cmd_process(args: argparse.Namespace) -> int:
         return exc.exit_code
     outdir: Path = args.output
     outdir.mkdir(parents=True, exist_ok=True)
-    engine = TesseractEngine(languages=settings.languages)
-    worst = EXIT_OK
-    delivered = 0
-    pages = 0
+    work = [
+        (path, outdir / name)
+        for path, name in zip(args.inputs, _output_names(args.inputs), strict=True)
+    ]
     started = time.monotonic()
-    show = sys.stderr.isatty() and not args.quiet
-    for path, name in zip(args.inputs, _output_names(args.inputs), strict=True):
-        if not path.is_file():
-            print(f"NOT_FOUND: {path}: no such file", file=sys.stderr)
-            worst = max(worst, 2)
-            continue
-        bar = ProgressBar(path.name, sys.stderr, show)
-        t0 = time.monotonic()
-        try:
-            with job_scratch(settings.scratch_dir) as scratch:
-                built = scratch / "output.pdf"
-                options = JobOptions(template=template, title=args.title, limits=settings.limits)
-                result = process_document(path, built, options, engine, progress=bar)
-                _publish(built, outdir / name)
-        except PressroomError as exc:
-            bar.clear()
-            print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
-            worst = max(worst, exc.exit_code)
-            continue
-        except KeyboardInterrupt:
-            bar.clear()
-            print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        except Exception as exc:  # a bug: one line, never a traceback, and go on
-            bar.clear()
-            print(f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}", file=sys.stderr)
-            worst = max(worst, EXIT_INTERNAL)
-            continue
-        bar.clear()
-        delivered += 1
-        pages += result.pages
-        if not args.quiet:
-            turned = sum(1 for r in result.rotations if r)
-            print(
-                f"ok  {outdir / name}  {result.pages} page(s): {result.ocr_pages} OCR, "
-                f"{result.kept_pages} kept text"
-                + (f", {turned} turned upright" if turned else "")
-                + f"  {time.monotonic() - t0:.1f}s"
-            )
-    if not args.quiet and len(args.inputs) > 1:
+    outcomes: list[Outcome] = []
+    try:
+        if args.jobs <= 1 or len(work) == 1:
+            show = sys.stderr.isatty() and not args.quiet
+            for path, dest in work:
+                outcomes.append(process_one(path, dest, template, args.title, show))
+                _report(outcomes[-1], args.quiet)
+        else:
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                futures = [
+                    pool.submit(process_one, path, dest, template, args.title)
+                    for path, dest in work
+                ]
+                for future in as_completed(futures):
+                    outcomes.append(future.result())
+                    _report(outcomes[-1], args.quiet)
+    except KeyboardInterrupt:
+        print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not args.quiet and len(work) > 1:
+        delivered = sum(1 for o in outcomes if o.exit_code == EXIT_OK)
         print(
-            f"{delivered}/{len(args.inputs)} delivered, {pages} pages in "
+            f"{delivered}/{len(work)} delivered, {sum(o.pages for o in outcomes)} pages in "
             f"{time.monotonic() - started:.1f}s -> {outdir}"
         )
-    return worst
+    return max((o.exit_code for o in outcomes), default=EXIT_OK)
 
 
 def cmd_templates(args: argparse.Namespace) -> int:
@@ -157,6 +200,112 @@ def cmd_templates(args: argparse.Namespace) -> int:
         cover = "cover" if t.cover else "no cover"
         print(f"{name:<12} {t.identity:<36} {cover}")
     return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from pressroom.api.app import create_app
+    from pressroom.jobs.model import Lane
+    from pressroom.service import ensure_default_key, open_services, start_housekeeping
+    from pressroom.worker.pool import Supervisor
+
+    settings = Settings.from_env()
+    os.umask(0o077)
+    services = open_services(settings)
+    key_path = ensure_default_key(services)
+    if key_path is not None:
+        print(f"API key for tenant 'default': {key_path} (pressroom submit reads it from there)")
+    bulk = args.workers if args.workers is not None else max(1, (os.cpu_count() or 2) - 1)
+    supervisor = None
+    if bulk > 0:
+        supervisor = Supervisor(settings, {Lane.BULK: bulk, Lane.INTERACTIVE: args.interactive})
+        supervisor.start()
+    housekeeping = start_housekeeping(services)
+    print(
+        f"Pressroom {__version__} on http://{args.host}:{args.port} "
+        f"(workers: {bulk} bulk, {args.interactive if bulk else 0} interactive; "
+        f"docs at /docs)",
+        flush=True,
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(services),
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+            access_log=False,
+        )
+    )
+    try:
+        server.run()
+    finally:
+        housekeeping.set()
+        if supervisor is not None:
+            supervisor.stop()
+    return EXIT_OK
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from pressroom.jobs.model import Lane
+    from pressroom.worker.pool import Supervisor
+
+    settings = Settings.from_env()
+    supervisor = Supervisor(settings, {Lane(args.lane): args.concurrency})
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    supervisor.start()
+    print(
+        f"{args.concurrency} {args.lane} worker(s) running; Ctrl-C or SIGTERM stops them",
+        flush=True,
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        stop.wait()
+    supervisor.stop()
+    return EXIT_OK
+
+
+def cmd_keys_create(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    key = services.store.create_key(args.tenant, now=services.clock())
+    print(f"New API key for tenant {args.tenant!r} (shown once; it is stored hashed):")
+    print(key)
+    return EXIT_OK
+
+
+def cmd_db_upgrade(_args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    open_services(Settings.from_env(), migrate=True)
+    print("database is at the latest schema")
+    return EXIT_OK
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from pressroom.client import SubmitOptions, find_key, run_submit
+
+    settings = Settings.from_env()
+    key = find_key(args.key, settings)
+    if key is None:
+        print(
+            "UNAUTHORIZED: no API key: pass --key, set PRESSROOM_API_KEY, or run serve once "
+            "to create one",
+            file=sys.stderr,
+        )
+        return 2
+    opts = SubmitOptions(
+        url=args.url.rstrip("/"),
+        key=key,
+        template=args.template,
+        title=args.title,
+        lane=args.lane,
+        redact=args.redact,
+        wait=args.wait or args.output is not None,
+        outdir=args.output,
+    )
+    return run_submit(list(args.files), opts)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,11 +335,65 @@ def build_parser() -> argparse.ArgumentParser:
         "--template", default=None, help="brand template name or folder (default: plain)"
     )
     p.add_argument("--title", default=None, help="the document title used by the template")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        help="files processed at once, one process each (default 1)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)
 
     t = sub.add_parser("templates", help="list brand templates with their content-hash identity")
     t.set_defaults(func=cmd_templates)
+
+    sv = sub.add_parser("serve", help="the HTTP API plus worker pools for both lanes")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8080)
+    sv.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="bulk worker processes (default: cores - 1; 0 runs the API alone)",
+    )
+    sv.add_argument("--interactive", type=int, default=1, help="interactive worker processes")
+    sv.set_defaults(func=cmd_serve)
+
+    wk = sub.add_parser("worker", help="a worker pool on its own (for another host)")
+    wk.add_argument("--lane", choices=["bulk", "interactive"], default="bulk")
+    wk.add_argument("--concurrency", type=int, default=1)
+    wk.set_defaults(func=cmd_worker)
+
+    keys = sub.add_parser("keys", help="API keys").add_subparsers(
+        dest="keys_command", required=True
+    )
+    kc = keys.add_parser("create", help="create a key for a tenant; prints it on the last line")
+    kc.add_argument("--tenant", required=True)
+    kc.set_defaults(func=cmd_keys_create)
+
+    db = sub.add_parser("db", help="database schema").add_subparsers(
+        dest="db_command", required=True
+    )
+    db.add_parser("upgrade", help="migrate to the latest schema").set_defaults(func=cmd_db_upgrade)
+
+    sm = sub.add_parser("submit", help="send files to a running service")
+    sm.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    sm.add_argument("--url", default=os.environ.get("PRESSROOM_URL", "http://127.0.0.1:8080"))
+    sm.add_argument(
+        "--key",
+        default=None,
+        help="API key (default: PRESSROOM_API_KEY or the data dir's api-key file)",
+    )
+    sm.add_argument("--template", default=None)
+    sm.add_argument("--title", default=None)
+    sm.add_argument("--lane", choices=["bulk", "interactive"], default=None)
+    sm.add_argument("--redact", default=None, help=argparse.SUPPRESS)
+    sm.add_argument("--wait", action="store_true", help="follow each job to its end")
+    sm.add_argument(
+        "-o", "--output", type=Path, default=None, help="download results here (implies --wait)"
+    )
+    sm.set_defaults(func=cmd_submit)
 
     sub.add_parser(
         "bench",

@@ -95,3 +95,22 @@ class EngineUnavailable(TransientError):
     """The OCR engine could not start (missing language data, library failure)."""
 
     code = "ENGINE_UNAVAILABLE"
+
+
+class BadRequest(PermanentError):
+    """The request itself is malformed (not the document): a missing part, a bad field."""
+
+    code = "BAD_REQUEST"
+    http_status = 400
+
+
+class Unauthorized(PressroomError):
+    code = "UNAUTHORIZED"
+    http_status = 401
+    exit_code = 2
+
+
+class NotFound(PressroomError):
+    code = "NOT_FOUND"
+    http_status = 404
+    exit_code = 2

@@ -49,6 +49,21 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     template_dirs: tuple[Path, ...] = ()
     languages: tuple[str, ...] = ("eng",)
+    database_url: str = ""  # empty: SQLite in the data dir
+    storage_url: str = ""  # empty: a folder in the data dir
+    public_url: str = ""  # empty: links are built from each request's own base URL
+    lease_s: float = 30.0  # a dead worker's job is retried this long after its last heartbeat
+    link_ttl_s: float = 900.0
+    retention_s: float = 7 * 24 * 3600.0
+    max_attempts: int = 4
+
+    @property
+    def sqlite_default(self) -> str:
+        return f"sqlite:///{(self.data_dir / 'pressroom.db').resolve()}"
+
+    @property
+    def db_url(self) -> str:
+        return self.database_url or self.sqlite_default
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -56,6 +71,13 @@ class Settings:
         extra = tuple(Path(p) for p in env.get("PRESSROOM_TEMPLATE_DIRS", "").split(":") if p)
         langs = tuple(x for x in env.get("PRESSROOM_OCR_LANGUAGES", "eng").split("+") if x)
         return cls(
+            database_url=env.get("PRESSROOM_DATABASE_URL", ""),
+            storage_url=env.get("PRESSROOM_STORAGE_URL", ""),
+            public_url=env.get("PRESSROOM_PUBLIC_URL", "").rstrip("/"),
+            lease_s=float(env.get("PRESSROOM_LEASE_SECONDS", "30")),
+            link_ttl_s=float(env.get("PRESSROOM_LINK_TTL_SECONDS", "900")),
+            retention_s=float(env.get("PRESSROOM_RETENTION_SECONDS", str(7 * 24 * 3600))),
+            max_attempts=int(env.get("PRESSROOM_MAX_ATTEMPTS", "4")),
             data_dir=Path(env.get("PRESSROOM_DATA_DIR", "pressroom-data")),
             scratch_dir=Path(env.get("PRESSROOM_SCRATCH_DIR") or tempfile.gettempdir()),
             limits=Limits.from_env(env),

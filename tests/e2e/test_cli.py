@@ -89,3 +89,20 @@ def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert [p.name for p in out.iterdir()] == ["good.pdf"]
     assert done.stderr.count("\n") == 1
+
+
+def test_jobs_process_files_in_parallel_with_the_same_results(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    scans = [small_scan(seed=s, lines=2) for s in (31, 32, 33)]
+    inputs = [str(save_png(s.image, tmp_path / f"f{i}.png", 300)) for i, s in enumerate(scans)]
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(b"not a document")
+    out = tmp_path / "out"
+    done = run_cli("process", *inputs, str(bad), "-o", str(out), "--jobs", "2", scratch=scratch)
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("BAD_MIME: bad.pdf")
+    for i, s in enumerate(scans):
+        assert cer(s.text, output_text(out / f"f{i}.pdf")) <= 0.05
+    assert "3/4 delivered" in done.stdout
+    assert list(scratch.iterdir()) == []

@@ -1,0 +1,1 @@
+"""The HTTP API: accept uploads, show jobs, serve signed downloads. Async only here."""

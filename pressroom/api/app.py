@@ -1,0 +1,226 @@
+"""The FastAPI app: one handler table for Pressroom's errors, thin routes over the services."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Header, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from pressroom import __version__
+from pressroom.api.uploads import receive_upload
+from pressroom.errors import (
+    BadRequest,
+    NotFound,
+    PressroomError,
+    TooLarge,
+    TransientError,
+    Unauthorized,
+)
+from pressroom.jobs.model import Job, JobState, Lane, NewJob
+from pressroom.pipeline.sniff import sniff_bytes
+from pressroom.scratch import job_scratch
+from pressroom.service import Services
+from pressroom.storage import source_key
+from pressroom.templates import resolve_template
+
+log = logging.getLogger("pressroom.api")
+MAX_TITLE = 200
+
+
+def _error(
+    code: str, message: str, status: int, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": job.id,
+        "state": job.state.value,
+        "stage": job.stage,
+        "lane": job.lane.value,
+        "reason": job.reason,
+        "message": job.message,
+        "attempts": job.attempts,
+        "pages": job.pages,
+        "template": job.template,
+        "timings": job.timings,
+        "created_at": job.created_at,
+        "finished_at": job.finished_at,
+        "trace_id": job.trace_id,
+        "artifact_url": None,
+        "artifact_sha256": job.artifact_sha256,
+    }
+    if job.state is JobState.COMPLETE and job.artifact_key:
+        expires, signature = services.signer.sign(job.id, job.artifact_key, now=services.clock())
+        base = services.settings.public_url or base_url.rstrip("/")
+        body["artifact_url"] = (
+            f"{base}/v1/artifacts/{job.id}?expires={expires}&signature={signature}"
+        )
+    return body
+
+
+async def tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> str:
+    """The tenant whose API key is in the Authorization header; 401 otherwise."""
+    if not authorization or not authorization.startswith("Bearer "):
+        raise Unauthorized("send Authorization: Bearer <API key>")
+    services: Services = request.app.state.services
+    found = await run_in_threadpool(services.store.tenant_for_key, authorization[7:].strip())
+    if found is None:
+        raise Unauthorized("unknown or revoked API key")
+    return found
+
+
+Tenant = Annotated[str, Depends(tenant)]
+
+
+def create_app(services: Services) -> FastAPI:
+    app = FastAPI(
+        title="Pressroom", version=__version__, description="Scans in, searchable branded PDFs out."
+    )
+    app.state.services = services
+
+    @app.exception_handler(PressroomError)
+    async def _pressroom_error(_request: Request, exc: PressroomError) -> JSONResponse:
+        headers = {"Retry-After": "5"} if isinstance(exc, TransientError) else None
+        return _error(exc.code, exc.message, exc.http_status, headers)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        await run_in_threadpool(services.store.counts)
+        return {"status": "ok", "version": __version__}
+
+    @app.post("/v1/jobs", status_code=202)
+    async def submit(
+        request: Request, who: Tenant, idempotency_key: Annotated[str | None, Header()] = None
+    ) -> Response:
+        declared = request.headers.get("content-length")
+        if (
+            declared
+            and declared.isdigit()
+            and int(declared) > services.settings.limits.max_bytes + 65536
+        ):
+            raise TooLarge(f"the upload exceeds {services.settings.limits.max_bytes:,} bytes")
+        with job_scratch(services.settings.scratch_dir) as scratch:
+            form = await receive_upload(
+                request.headers.get("content-type", ""),
+                request.stream(),
+                scratch / "upload",
+                max_bytes=services.settings.limits.max_bytes,
+            )
+            kind = sniff_bytes(form.head)
+            fields = form.fields
+            template_name = fields.get("template") or "plain"
+            await run_in_threadpool(
+                resolve_template, template_name, services.settings.template_dirs
+            )
+            try:
+                lane = Lane(fields.get("lane") or "bulk")
+            except ValueError:
+                raise BadRequest("lane must be 'bulk' or 'interactive'") from None
+            title = fields.get("title") or None
+            if title is not None and len(title) > MAX_TITLE:
+                raise BadRequest(f"title is longer than {MAX_TITLE} characters")
+            deadline = _number(fields.get("deadline"), "deadline")
+            canonical = json.dumps(
+                {
+                    "sha256": form.sha256,
+                    "template": template_name,
+                    "lane": lane.value,
+                    "title": title,
+                    "deadline": deadline,
+                },
+                sort_keys=True,
+            )
+            job_id = str(uuid.uuid4())
+            key = source_key(who, job_id)
+            new = NewJob(
+                id=job_id,
+                tenant=who,
+                lane=lane,
+                source_key=key,
+                source_sha256=form.sha256,
+                source_bytes=form.size,
+                kind=kind.value,
+                template=template_name,
+                title=title,
+                idempotency_key=idempotency_key,
+                request_hash=hashlib.sha256(canonical.encode()).hexdigest(),
+                deadline_s=deadline,
+            )
+            # The source first, then the row: there is never a job without its source. A
+            # source without a row (a crash in between) is swept after an hour.
+            assert form.path is not None
+            await run_in_threadpool(services.blobs.put_file, key, form.path)
+        try:
+            job, created = await run_in_threadpool(
+                lambda: services.store.insert(
+                    new, now=services.clock(), max_attempts=services.settings.max_attempts
+                )
+            )
+        except BaseException:
+            await run_in_threadpool(services.blobs.delete, key)
+            raise
+        if not created:
+            await run_in_threadpool(services.blobs.delete, key)
+        log.info(
+            "job accepted",
+            extra={"job_id": job.id, "tenant": who, "bytes": form.size, "replay": not created},
+        )
+        body = job_json(job, services, str(request.base_url))
+        return JSONResponse(body, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
+
+    @app.get("/v1/jobs/{job_id}")
+    async def show(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:
+        job = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
+        if job is None:
+            raise NotFound("no such job")
+        return job_json(job, services, str(request.base_url))
+
+    @app.get("/v1/artifacts/{job_id}")
+    async def download(job_id: str, expires: str = "", signature: str = "") -> Response:
+        job = await run_in_threadpool(lambda: services.store.get(job_id))
+        if job is None or job.artifact_key is None or job.state is not JobState.COMPLETE:
+            # the same answer as a bad signature: no probing for job ids
+            services.signer.verify(job_id, "", expires, signature, now=services.clock())
+            raise NotFound("no such artifact")
+        services.signer.verify(job_id, job.artifact_key, expires, signature, now=services.clock())
+        key = job.artifact_key
+        size = await run_in_threadpool(services.blobs.size, key)
+        handle = await run_in_threadpool(services.blobs.open, key)
+
+        def chunks() -> Any:
+            with handle:
+                while block := handle.read(1 << 16):
+                    yield block
+
+        return StreamingResponse(
+            chunks(),
+            media_type="application/pdf",
+            headers={
+                "Content-Length": str(size),
+                "Content-Disposition": f'attachment; filename="{job.id}.pdf"',
+            },
+        )
+
+    return app
+
+
+def _number(raw: str | None, name: str) -> float | None:
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be a number of seconds") from None
+    if value <= 0:
+        raise BadRequest(f"{name} must be positive")
+    return value

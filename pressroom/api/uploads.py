@@ -1,0 +1,150 @@
+"""Stream a multipart upload to private scratch: bounded memory, size cap enforced mid-stream."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from python_multipart.multipart import MultipartParser, parse_options_header
+
+from pressroom.errors import BadRequest, PressroomError, TooLarge
+
+MAX_FIELD_BYTES = 8192
+MAX_FIELDS = 32
+HEAD_BYTES = 1024
+
+
+@dataclass
+class UploadedForm:
+    fields: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None
+    size: int = 0
+    sha256: str = ""
+    head: bytes = b""
+
+
+class _Collector:
+    """python-multipart callbacks: small fields into memory, the one ``file`` part to disk."""
+
+    def __init__(self, dest: Path, max_bytes: int) -> None:
+        self.dest = dest
+        self.max_bytes = max_bytes
+        self.form = UploadedForm()
+        self.error: PressroomError | None = None
+        self._header_field = b""
+        self._header_value = b""
+        self._headers: dict[bytes, bytes] = {}
+        self._name: str | None = None
+        self._is_file = False
+        self._value = bytearray()
+        self._out: IO[bytes] | None = None
+        self._digest = hashlib.sha256()
+
+    def callbacks(self) -> dict[str, Any]:
+        return {
+            "on_part_begin": self.part_begin,
+            "on_header_field": lambda d, s, e: self._append("_header_field", d[s:e]),
+            "on_header_value": lambda d, s, e: self._append("_header_value", d[s:e]),
+            "on_header_end": self.header_end,
+            "on_headers_finished": self.headers_finished,
+            "on_part_data": self.part_data,
+            "on_part_end": self.part_end,
+        }
+
+    def _append(self, attr: str, data: bytes) -> None:
+        value = getattr(self, attr) + data
+        if len(value) > MAX_FIELD_BYTES:
+            self.error = self.error or BadRequest("a multipart header is too long")
+            return
+        setattr(self, attr, value)
+
+    def part_begin(self) -> None:
+        self._headers = {}
+        self._name = None
+        self._is_file = False
+        self._value = bytearray()
+
+    def header_end(self) -> None:
+        self._headers[self._header_field.lower()] = self._header_value
+        self._header_field = b""
+        self._header_value = b""
+
+    def headers_finished(self) -> None:
+        _, params = parse_options_header(self._headers.get(b"content-disposition", b""))
+        name = params.get(b"name")
+        self._name = name.decode("utf-8", "replace") if name is not None else None
+        # the client's file name is never read further: it can carry a person's name
+        self._is_file = self._name == "file"
+        if self._is_file:
+            if self.form.path is not None:
+                self.error = self.error or BadRequest("send exactly one 'file' part")
+                return
+            self.form.path = self.dest
+            self._out = self.dest.open("xb")
+
+    def part_data(self, data: bytes, start: int, end: int) -> None:
+        if self.error is not None:
+            return
+        chunk = data[start:end]
+        if self._is_file and self._out is not None:
+            self.form.size += len(chunk)
+            if self.form.size > self.max_bytes:
+                self.error = TooLarge(f"the upload exceeds {self.max_bytes:,} bytes")
+                return
+            if len(self.form.head) < HEAD_BYTES:
+                self.form.head += chunk[: HEAD_BYTES - len(self.form.head)]
+            self._digest.update(chunk)
+            self._out.write(chunk)
+        else:
+            self._value += chunk
+            if len(self._value) > MAX_FIELD_BYTES:
+                self.error = BadRequest(f"form field {self._name!r} is too long")
+
+    def part_end(self) -> None:
+        if self._is_file and self._out is not None:
+            self._out.close()
+            self._out = None
+        elif self._name is not None and self.error is None:
+            if len(self.form.fields) >= MAX_FIELDS:
+                self.error = BadRequest("too many form fields")
+                return
+            self.form.fields[self._name] = self._value.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+
+async def receive_upload(
+    content_type: str, body: AsyncIterator[bytes], dest: Path, *, max_bytes: int
+) -> UploadedForm:
+    """Parse ``body`` as multipart/form-data; the ``file`` part lands at ``dest`` (0600)."""
+    mime, params = parse_options_header(content_type)
+    boundary = params.get(b"boundary")
+    if mime != b"multipart/form-data" or not boundary:
+        raise BadRequest("send multipart/form-data with the document in a part named 'file'")
+    collector = _Collector(dest, max_bytes)
+    parser = MultipartParser(boundary, collector.callbacks())  # type: ignore[arg-type]
+    try:
+        async for chunk in body:
+            parser.write(chunk)
+            if collector.error is not None:
+                raise collector.error
+        parser.finalize()
+        if collector.error is not None:
+            raise collector.error
+    except PressroomError:
+        raise
+    except Exception:
+        raise BadRequest("the multipart body is malformed") from None
+    finally:
+        collector.close()
+    form = collector.form
+    if form.path is None:
+        raise BadRequest("no part named 'file' in the upload")
+    form.sha256 = collector._digest.hexdigest()
+    return form

@@ -1,0 +1,151 @@
+"""`pressroom submit`: upload files, follow them to the end, fetch the results."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from pressroom.settings import Settings
+
+EXIT = {"complete": 0, "rejected": 2, "review": 3}
+EXIT_TEMPORARY = 75
+
+
+@dataclass
+class SubmitOptions:
+    url: str
+    key: str
+    template: str | None = None
+    title: str | None = None
+    lane: str | None = None
+    redact: str | None = None
+    wait: bool = False
+    outdir: Path | None = None
+    timeout_s: float = 3600.0
+
+
+def find_key(explicit: str | None, settings: Settings) -> str | None:
+    import os
+
+    if explicit:
+        return explicit
+    if os.environ.get("PRESSROOM_API_KEY"):
+        return os.environ["PRESSROOM_API_KEY"]
+    path = settings.data_dir / "api-key"
+    return path.read_text().strip() if path.is_file() else None
+
+
+def submit_one(client: httpx.Client, path: Path, opts: SubmitOptions) -> dict[str, Any]:
+    data = {
+        k: v
+        for k, v in (
+            ("template", opts.template),
+            ("title", opts.title),
+            ("lane", opts.lane),
+            ("redact", opts.redact),
+        )
+        if v
+    }
+    with path.open("rb") as fh:
+        # the server never sees the local file name
+        response = client.post("/v1/jobs", files={"file": ("upload", fh)}, data=data)
+    if response.status_code != 202:
+        raise RequestRefused(response)
+    body: dict[str, Any] = response.json()
+    return body
+
+
+class RequestRefused(Exception):
+    def __init__(self, response: httpx.Response) -> None:
+        try:
+            err = response.json()["error"]
+            self.code, self.message = str(err["code"]), str(err["message"])
+        except (ValueError, KeyError, TypeError):
+            self.code, self.message = f"HTTP_{response.status_code}", response.text[:200]
+        self.status = response.status_code
+        super().__init__(f"{self.code}: {self.message}")
+
+
+def follow(
+    client: httpx.Client, job_id: str, label: str, opts: SubmitOptions, tty: bool
+) -> dict[str, Any]:
+    start = time.monotonic()
+    delay = 0.5
+    while True:
+        response = client.get(f"/v1/jobs/{job_id}")
+        if response.status_code != 200:
+            raise RequestRefused(response)
+        job: dict[str, Any] = response.json()
+        if tty:
+            stage = job.get("stage") or ""
+            sys.stderr.write(
+                f"\r{label[:32]:<32} {job['state']:<10} {stage:<10} "
+                f"{time.monotonic() - start:6.1f}s"
+            )
+            sys.stderr.flush()
+        if job["state"] in EXIT:
+            if tty:
+                sys.stderr.write("\r" + " " * 70 + "\r")
+            return job
+        if time.monotonic() - start > opts.timeout_s:
+            raise TimeoutError(job_id)
+        time.sleep(delay)
+        delay = min(delay * 1.5, 3.0)
+
+
+def download(client: httpx.Client, url: str, dest: Path) -> None:
+    tmp = dest.with_name(f".{dest.name}.part")
+    try:
+        with client.stream("GET", url) as response:
+            if response.status_code != 200:
+                response.read()
+                raise RequestRefused(response)
+            with tmp.open("wb") as out:
+                for block in response.iter_bytes():
+                    out.write(block)
+        tmp.replace(dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def run_submit(files: list[Path], opts: SubmitOptions) -> int:
+    worst = 0
+    tty = sys.stderr.isatty()
+    headers = {"Authorization": f"Bearer {opts.key}"}
+    with httpx.Client(base_url=opts.url, headers=headers, timeout=60.0) as client:
+        for path in files:
+            try:
+                accepted = submit_one(client, path, opts)
+                print(f"{path.name}: accepted as {accepted['id']}")
+                if not opts.wait:
+                    continue
+                job = follow(client, accepted["id"], path.name, opts, tty)
+                code = EXIT[job["state"]]
+                if job["state"] == "complete":
+                    if opts.outdir is not None:
+                        opts.outdir.mkdir(parents=True, exist_ok=True)
+                        dest = opts.outdir / (path.stem + ".pdf")
+                        download(client, job["artifact_url"], dest)
+                        print(f"{path.name}: complete, {job['pages']} page(s) -> {dest}")
+                    else:
+                        print(
+                            f"{path.name}: complete, {job['pages']} page(s): {job['artifact_url']}"
+                        )
+                else:
+                    print(f"{job['reason']}: {path.name}: {job['message']}", file=sys.stderr)
+                worst = max(worst, code)
+            except RequestRefused as exc:
+                print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
+                worst = max(worst, EXIT_TEMPORARY if exc.status in (429, 503) else 2)
+            except (httpx.TransportError, TimeoutError) as exc:
+                print(f"UNAVAILABLE: {path.name}: {type(exc).__name__}", file=sys.stderr)
+                worst = max(worst, EXIT_TEMPORARY)
+            except OSError as exc:
+                print(f"NOT_FOUND: {path.name}: {exc.strerror}", file=sys.stderr)
+                worst = max(worst, 2)
+    return worst

@@ -1,0 +1,1 @@
+"""The job store, which is also the queue: states, leases, retries, timings."""

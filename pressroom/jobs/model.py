@@ -1,0 +1,80 @@
+"""Job values as the store hands them out; states and lanes are closed sets."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class JobState(enum.StrEnum):
+    ACCEPTED = "accepted"
+    RUNNING = "running"
+    RETRYING = "retrying"
+    COMPLETE = "complete"
+    REJECTED = "rejected"
+    REVIEW = "review"
+
+    @property
+    def terminal(self) -> bool:
+        return self in (JobState.COMPLETE, JobState.REJECTED, JobState.REVIEW)
+
+
+class Lane(enum.StrEnum):
+    BULK = "bulk"
+    INTERACTIVE = "interactive"
+
+
+@dataclass(frozen=True, slots=True)
+class NewJob:
+    """What the API knows when it accepts an upload. No file name, ever."""
+
+    id: str
+    tenant: str
+    lane: Lane
+    source_key: str
+    source_sha256: str
+    source_bytes: int
+    kind: str
+    template: str
+    title: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    idempotency_key: str | None = None
+    request_hash: str | None = None
+    deadline_s: float | None = None
+    trace_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: str
+    tenant: str
+    lane: Lane
+    state: JobState
+    stage: str | None
+    attempts: int
+    max_attempts: int
+    reason: str | None
+    message: str | None
+    source_key: str | None
+    source_sha256: str
+    source_bytes: int
+    kind: str
+    template: str
+    title: str | None
+    options: dict[str, Any]
+    idempotency_key: str | None
+    request_hash: str | None
+    created_at: float
+    updated_at: float
+    next_eligible_at: float
+    started_at: float | None
+    finished_at: float | None
+    lease_owner: str | None
+    lease_expires_at: float | None
+    artifact_key: str | None
+    artifact_sha256: str | None
+    pages: int | None
+    deadline_at: float | None
+    trace_id: str | None
+    timings: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,80 @@
+"""The one schema, for SQLite and PostgreSQL alike (Alembic migrations mirror it)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("tenant", String(64), nullable=False),
+    Column("lane", String(16), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("stage", String(16)),
+    Column("attempts", Integer, nullable=False),
+    Column("max_attempts", Integer, nullable=False),
+    Column("reason", String(32)),
+    Column("message", Text),
+    Column("source_key", String(255)),
+    Column("source_sha256", String(64), nullable=False),
+    Column("source_bytes", Integer, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("template", String(255), nullable=False),
+    Column("title", Text),
+    Column("options", JSON, nullable=False),
+    Column("idempotency_key", String(255)),
+    Column("request_hash", String(64)),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("next_eligible_at", Float, nullable=False),
+    Column("started_at", Float),
+    Column("finished_at", Float),
+    Column("lease_owner", String(64)),
+    Column("lease_expires_at", Float),
+    Column("artifact_key", String(255)),
+    Column("artifact_sha256", String(64)),
+    Column("pages", Integer),
+    Column("deadline_at", Float),
+    Column("trace_id", String(32)),
+    UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
+    UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
+)
+Index("ix_jobs_claim", jobs.c.lane, jobs.c.state, jobs.c.next_eligible_at)
+Index("ix_jobs_tenant_created", jobs.c.tenant, jobs.c.created_at)
+Index("ix_jobs_lease", jobs.c.state, jobs.c.lease_expires_at)
+
+stage_timings = Table(
+    "job_stage_timings",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("job_id", String(36), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("stage", String(16), nullable=False),
+    Column("seconds", Float, nullable=False),
+    Column("recorded_at", Float, nullable=False),
+)
+Index("ix_stage_timings_job", stage_timings.c.job_id)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("key_hash", String(64), primary_key=True),
+    Column("tenant", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("revoked_at", Float),
+)

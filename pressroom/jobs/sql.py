@@ -1,0 +1,476 @@
+"""The job store on SQLAlchemy Core: SQLite (WAL) on one machine, PostgreSQL when scaled out."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, Engine, and_, create_engine, event, func, or_, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+
+from pressroom.errors import TransientError
+from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.model import Job, JobState, Lane, NewJob
+from pressroom.jobs.schema import api_keys, jobs, stage_timings
+from pressroom.jobs.store import IdempotencyConflict
+
+WAITING = (JobState.ACCEPTED.value, JobState.RETRYING.value)
+
+
+class StoreUnavailable(TransientError):
+    code = "STORE_UNAVAILABLE"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine with the settings each database needs to serve as a queue."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi: Any, _record: Any) -> None:
+            dbapi.isolation_level = None  # let SQLAlchemy's begin below decide
+            cursor = dbapi.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Connection) -> None:
+            # Take the write lock up front: a deferred transaction that later writes can fail
+            # with SQLITE_BUSY instead of waiting its turn.
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class SqlJobStore:
+    """``JobStore`` over one SQLAlchemy engine. Every method is one short transaction."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.is_postgres = engine.dialect.name == "postgresql"
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except IdempotencyConflict:
+            raise
+        except OperationalError as exc:
+            raise StoreUnavailable(
+                f"the job store is unavailable ({type(exc.orig).__name__})"
+            ) from None
+
+    # --- the API side ------------------------------------------------------------------------
+
+    def insert(self, job: NewJob, *, now: float, max_attempts: int) -> tuple[Job, bool]:
+        row = {
+            "id": job.id,
+            "tenant": job.tenant,
+            "lane": job.lane.value,
+            "state": JobState.ACCEPTED.value,
+            "attempts": 0,
+            "max_attempts": max_attempts,
+            "source_key": job.source_key,
+            "source_sha256": job.source_sha256,
+            "source_bytes": job.source_bytes,
+            "kind": job.kind,
+            "template": job.template,
+            "title": job.title,
+            "options": job.options,
+            "idempotency_key": job.idempotency_key,
+            "request_hash": job.request_hash,
+            "created_at": now,
+            "updated_at": now,
+            "next_eligible_at": now,
+            "deadline_at": now + job.deadline_s if job.deadline_s else None,
+            "trace_id": job.trace_id,
+        }
+        try:
+            with self._tx() as conn:
+                conn.execute(jobs.insert().values(**row))
+                return self._load(conn, job.id), True
+        except IntegrityError:
+            if job.idempotency_key is None:
+                raise
+        with self._tx() as conn:
+            existing = (
+                conn.execute(
+                    select(jobs).where(
+                        jobs.c.tenant == job.tenant, jobs.c.idempotency_key == job.idempotency_key
+                    )
+                )
+                .mappings()
+                .first()
+            )
+            if existing is None:  # pragma: no cover - the unique row vanished between two reads
+                raise StoreUnavailable("idempotency record disappeared; retry")
+            if existing["request_hash"] != job.request_hash:
+                raise IdempotencyConflict("this Idempotency-Key was used for a different request")
+            return self._load(conn, str(existing["id"])), False
+
+    def get(self, job_id: str, *, tenant: str | None = None) -> Job | None:
+        with self._tx() as conn:
+            query = select(jobs).where(jobs.c.id == job_id)
+            if tenant is not None:
+                query = query.where(jobs.c.tenant == tenant)
+            row = conn.execute(query).mappings().first()
+            return None if row is None else self._job(conn, row)
+
+    # --- the worker side ---------------------------------------------------------------------
+
+    def claim(
+        self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
+    ) -> Job | None:
+        with self._tx() as conn:
+            for lane in lanes:
+                pick = (
+                    select(jobs.c.id)
+                    .where(
+                        jobs.c.lane == lane.value,
+                        jobs.c.state.in_(WAITING),
+                        jobs.c.next_eligible_at <= now,
+                    )
+                    .order_by(jobs.c.next_eligible_at, jobs.c.created_at)
+                    .limit(1)
+                )
+                if self.is_postgres:
+                    pick = pick.with_for_update(skip_locked=True)
+                job_id = conn.execute(pick).scalar()
+                if job_id is None:
+                    continue
+                conn.execute(
+                    update(jobs)
+                    .where(jobs.c.id == job_id, jobs.c.state.in_(WAITING))
+                    .values(
+                        state=JobState.RUNNING.value,
+                        lease_owner=owner,
+                        lease_expires_at=now + lease_s,
+                        attempts=jobs.c.attempts + 1,
+                        started_at=func.coalesce(jobs.c.started_at, now),
+                        updated_at=now,
+                        stage=None,
+                    )
+                )
+                return self._load(conn, str(job_id))
+        return None
+
+    def _owned(self, job_id: str, owner: str) -> Any:
+        return and_(
+            jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.state == JobState.RUNNING.value
+        )
+
+    def heartbeat(self, job_id: str, owner: str, *, now: float, lease_s: float) -> bool:
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(lease_expires_at=now + lease_s, updated_at=now)
+            )
+            return done.rowcount == 1
+
+    def set_stage(self, job_id: str, owner: str, stage: str, *, now: float) -> bool:
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs).where(self._owned(job_id, owner)).values(stage=stage, updated_at=now)
+            )
+            return done.rowcount == 1
+
+    def record_timing(
+        self, job_id: str, attempt: int, stage: str, seconds: float, *, now: float
+    ) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                stage_timings.insert().values(
+                    job_id=job_id, attempt=attempt, stage=stage, seconds=seconds, recorded_at=now
+                )
+            )
+
+    def complete(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        artifact_key: str,
+        artifact_sha256: str,
+        pages: int,
+        now: float,
+    ) -> bool:
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(
+                    state=JobState.COMPLETE.value,
+                    stage=None,
+                    artifact_key=artifact_key,
+                    artifact_sha256=artifact_sha256,
+                    pages=pages,
+                    finished_at=now,
+                    updated_at=now,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    reason=None,
+                    message=None,
+                )
+            )
+            return done.rowcount == 1
+
+    def fail(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        code: str,
+        message: str,
+        permanent: bool,
+        now: float,
+        policy: RetryPolicy,
+    ) -> JobState | None:
+        with self._tx() as conn:
+            row = conn.execute(
+                select(jobs.c.attempts, jobs.c.max_attempts).where(self._owned(job_id, owner))
+            ).first()
+            if row is None:
+                return None
+            attempts, max_attempts = int(row[0]), int(row[1])
+            if permanent or attempts >= max_attempts:
+                state = JobState.REJECTED
+                values: dict[str, Any] = {
+                    "reason": code if permanent else "RETRIES_EXHAUSTED",
+                    "message": message if permanent else f"{attempts} attempts; last: {code}",
+                    "finished_at": now,
+                }
+            else:
+                state = JobState.RETRYING
+                values = {
+                    "reason": code,
+                    "message": message,
+                    "next_eligible_at": now + policy.delay(attempts),
+                }
+            conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(
+                    state=state.value,
+                    stage=None,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    updated_at=now,
+                    **values,
+                )
+            )
+            return state
+
+    def hold(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        code: str,
+        message: str,
+        now: float,
+        artifact_key: str | None = None,
+    ) -> bool:
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(
+                    state=JobState.REVIEW.value,
+                    stage=None,
+                    reason=code,
+                    message=message,
+                    artifact_key=artifact_key,
+                    finished_at=now,
+                    updated_at=now,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                )
+            )
+            return done.rowcount == 1
+
+    def release(self, job_id: str, owner: str, *, now: float) -> bool:
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(
+                    state=JobState.RETRYING.value,
+                    stage=None,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    attempts=jobs.c.attempts - 1,
+                    updated_at=now,
+                    next_eligible_at=now,
+                )
+            )
+            return done.rowcount == 1
+
+    def rescue_expired(self, *, now: float, policy: RetryPolicy) -> int:
+        rescued = 0
+        with self._tx() as conn:
+            expired = conn.execute(
+                select(jobs.c.id, jobs.c.attempts, jobs.c.max_attempts).where(
+                    jobs.c.state == JobState.RUNNING.value, jobs.c.lease_expires_at < now
+                )
+            ).all()
+            for job_id, attempts, max_attempts in expired:
+                if attempts >= max_attempts:
+                    values: dict[str, Any] = {
+                        "state": JobState.REJECTED.value,
+                        "reason": "RETRIES_EXHAUSTED",
+                        "message": f"{attempts} attempts; last: LEASE_EXPIRED",
+                        "finished_at": now,
+                    }
+                else:
+                    values = {
+                        "state": JobState.RETRYING.value,
+                        "reason": "LEASE_EXPIRED",
+                        "message": "the worker stopped answering; retried",
+                        "next_eligible_at": now + policy.delay(attempts),
+                    }
+                done = conn.execute(
+                    update(jobs)
+                    .where(
+                        jobs.c.id == job_id,
+                        jobs.c.state == JobState.RUNNING.value,
+                        jobs.c.lease_expires_at < now,
+                    )
+                    .values(
+                        stage=None,
+                        lease_owner=None,
+                        lease_expires_at=None,
+                        updated_at=now,
+                        **values,
+                    )
+                )
+                rescued += done.rowcount
+        return rescued
+
+    # --- for operators and metrics -------------------------------------------------------------
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(jobs.c.lane, jobs.c.state, func.count()).group_by(jobs.c.lane, jobs.c.state)
+            ).all()
+        return {(str(lane), str(state)): int(n) for lane, state, n in rows}
+
+    def oldest_waiting(self, *, now: float) -> dict[str, float]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(jobs.c.lane, func.min(jobs.c.created_at))
+                .where(
+                    or_(
+                        jobs.c.state == JobState.ACCEPTED.value,
+                        jobs.c.state == JobState.RETRYING.value,
+                    )
+                )
+                .group_by(jobs.c.lane)
+            ).all()
+        return {str(lane): now - float(oldest) for lane, oldest in rows if oldest is not None}
+
+    def delete_source_key(self, job_id: str) -> None:
+        with self._tx() as conn:
+            conn.execute(update(jobs).where(jobs.c.id == job_id).values(source_key=None))
+
+    def expired_artifacts(self, *, before: float) -> list[tuple[str, str]]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(jobs.c.id, jobs.c.artifact_key).where(
+                    jobs.c.state == JobState.COMPLETE.value,
+                    jobs.c.finished_at < before,
+                    jobs.c.artifact_key.is_not(None),
+                )
+            ).all()
+        return [(str(a), str(b)) for a, b in rows]
+
+    def forget_artifact(self, job_id: str) -> None:
+        with self._tx() as conn:
+            conn.execute(update(jobs).where(jobs.c.id == job_id).values(artifact_key=None))
+
+    # --- keys --------------------------------------------------------------------------------
+
+    def create_key(self, tenant: str, *, now: float) -> str:
+        key = "pr_" + secrets.token_urlsafe(32)
+        with self._tx() as conn:
+            conn.execute(
+                api_keys.insert().values(key_hash=hash_key(key), tenant=tenant, created_at=now)
+            )
+        return key
+
+    def tenant_for_key(self, key: str) -> str | None:
+        with self._tx() as conn:
+            row = conn.execute(
+                select(api_keys.c.tenant).where(
+                    api_keys.c.key_hash == hash_key(key), api_keys.c.revoked_at.is_(None)
+                )
+            ).first()
+        return None if row is None else str(row[0])
+
+    def has_keys(self) -> bool:
+        with self._tx() as conn:
+            return conn.execute(select(func.count()).select_from(api_keys)).scalar_one() > 0
+
+    # --- rows to values ----------------------------------------------------------------------
+
+    def _load(self, conn: Connection, job_id: str) -> Job:
+        row = conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().one()
+        return self._job(conn, row)
+
+    def _job(self, conn: Connection, row: Any) -> Job:
+        timings: dict[str, float] = {}
+        for stage, seconds in conn.execute(
+            select(stage_timings.c.stage, func.sum(stage_timings.c.seconds))
+            .where(stage_timings.c.job_id == row["id"])
+            .group_by(stage_timings.c.stage)
+        ).all():
+            timings[str(stage)] = round(float(seconds), 4)
+        return Job(
+            id=str(row["id"]),
+            tenant=str(row["tenant"]),
+            lane=Lane(row["lane"]),
+            state=JobState(row["state"]),
+            stage=row["stage"],
+            attempts=int(row["attempts"]),
+            max_attempts=int(row["max_attempts"]),
+            reason=row["reason"],
+            message=row["message"],
+            source_key=row["source_key"],
+            source_sha256=str(row["source_sha256"]),
+            source_bytes=int(row["source_bytes"]),
+            kind=str(row["kind"]),
+            template=str(row["template"]),
+            title=row["title"],
+            options=dict(row["options"] or {}),
+            idempotency_key=row["idempotency_key"],
+            request_hash=row["request_hash"],
+            created_at=float(row["created_at"]),
+            updated_at=float(row["updated_at"]),
+            next_eligible_at=float(row["next_eligible_at"]),
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            lease_owner=row["lease_owner"],
+            lease_expires_at=row["lease_expires_at"],
+            artifact_key=row["artifact_key"],
+            artifact_sha256=row["artifact_sha256"],
+            pages=row["pages"],
+            deadline_at=row["deadline_at"],
+            trace_id=row["trace_id"],
+            timings=timings,
+        )
+
+
+__all__ = ["SQLAlchemyError", "SqlJobStore", "StoreUnavailable", "hash_key", "make_engine"]

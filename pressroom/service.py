@@ -1,0 +1,109 @@
+"""Wiring: settings in, the store, blob storage and signer the API and workers share."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pressroom.api.signing import Signer
+from pressroom.errors import PressroomError
+from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.migrate import upgrade
+from pressroom.jobs.sql import SqlJobStore, make_engine
+from pressroom.settings import Settings
+from pressroom.storage import BlobStore
+from pressroom.storage.local import LocalBlobStore
+
+KEY_FILE = "api-key"
+ORPHAN_AGE_S = 3600.0
+SECRET_FILE = "signing.key"
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: SqlJobStore
+    blobs: BlobStore
+    signer: Signer
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    clock: Callable[[], float] = time.time
+
+
+def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:
+    """Read ``path``, creating it 0600 with ``make()`` the first time (race-safe)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    with os.fdopen(fd, "wb") as out:
+        data = make()
+        out.write(data)
+    return data
+
+
+def open_services(settings: Settings, *, migrate: bool = True) -> Services:
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    engine = make_engine(settings.db_url)
+    if migrate:
+        upgrade(engine)
+    store = SqlJobStore(engine)
+    blobs: BlobStore = LocalBlobStore(Path(settings.storage_url or settings.data_dir / "blobs"))
+    secret = os.environ.get("PRESSROOM_SIGNING_KEY", "").encode() or _private_file(
+        settings.data_dir / SECRET_FILE, lambda: secrets.token_hex(32).encode()
+    )
+    return Services(
+        settings=settings,
+        store=store,
+        blobs=blobs,
+        signer=Signer(secret, ttl_s=settings.link_ttl_s),
+        retry=RetryPolicy(max_attempts=settings.max_attempts),
+    )
+
+
+def housekeeping(services: Services) -> dict[str, int]:
+    """Delete expired artifacts and orphan sources (a crash between blob and row)."""
+    now = services.clock()
+    removed = {"artifacts": 0, "orphans": 0}
+    for job_id, key in services.store.expired_artifacts(before=now - services.settings.retention_s):
+        services.blobs.delete(key)
+        services.store.forget_artifact(job_id)
+        removed["artifacts"] += 1
+    for key, mtime in list(services.blobs.list("sources")):
+        if now - mtime < ORPHAN_AGE_S:
+            continue
+        parts = key.split("/")
+        job = services.store.get(parts[2]) if len(parts) == 4 else None
+        if job is None or job.source_key != key:
+            services.blobs.delete(key)
+            removed["orphans"] += 1
+    return removed
+
+
+def start_housekeeping(services: Services, every_s: float = 300.0) -> threading.Event:
+    """Run ``housekeeping`` in a background thread until the returned event is set."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every_s):
+            try:
+                housekeeping(services)
+            except PressroomError:
+                continue
+
+    threading.Thread(target=loop, name="housekeeping", daemon=True).start()
+    return stop
+
+
+def ensure_default_key(services: Services) -> Path | None:
+    """On first start, a key for tenant ``default`` written 0600 into the data dir."""
+    path = services.settings.data_dir / KEY_FILE
+    if services.store.has_keys():
+        return path if path.exists() else None
+    key = services.store.create_key("default", now=services.clock())
+    _private_file(path, lambda: (key + "\n").encode())
+    return path

@@ -1,0 +1,57 @@
+"""Blob storage port: sources and artifacts by key, the same layout on disk and on S3."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+from pressroom.errors import PressroomError, TransientError
+
+_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
+
+
+class BlobNotFound(PressroomError):
+    code = "NOT_FOUND"
+    http_status = 404
+
+
+class StorageUnavailable(TransientError):
+    code = "STORAGE_UNAVAILABLE"
+
+
+def check_key(key: str) -> str:
+    """Keys are built by Pressroom from ids and hashes; anything else is a bug, refused here."""
+    if not _KEY.match(key) or ".." in key.split("/"):
+        raise ValueError("invalid blob key")
+    return key
+
+
+def source_key(tenant: str, job_id: str) -> str:
+    return check_key(f"sources/{tenant}/{job_id}/source")
+
+
+def artifact_key(tenant: str, job_id: str, digest: str) -> str:
+    return check_key(f"artifacts/{tenant}/{job_id}/{digest}.pdf")
+
+
+class BlobStore(Protocol):
+    def put_file(self, key: str, path: Path) -> None:
+        """Store ``path`` under ``key``, replacing what was there."""
+
+    def put_if_absent(self, key: str, path: Path) -> bool:
+        """Store ``path`` under ``key`` unless the key exists; True when this call wrote it."""
+
+    def get_to_path(self, key: str, dest: Path) -> None: ...
+
+    def open(self, key: str) -> BinaryIO: ...
+
+    def size(self, key: str) -> int: ...
+
+    def exists(self, key: str) -> bool: ...
+
+    def delete(self, key: str) -> None: ...
+
+    def list(self, prefix: str) -> Iterator[tuple[str, float]]:
+        """Keys under ``prefix`` with their modification time (epoch seconds)."""

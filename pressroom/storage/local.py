@@ -1,0 +1,98 @@
+"""Blobs as files under one folder: atomic writes, put-if-absent by hard link."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from pressroom.storage import BlobNotFound, StorageUnavailable, check_key
+
+
+class LocalBlobStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, key: str) -> Path:
+        return self.root / check_key(key)
+
+    def _staged(self, key: str, path: Path) -> Path:
+        """A private copy of ``path`` next to where ``key`` lives, ready to be linked in."""
+        dest = self._path(key)
+        dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".incoming-", dir=dest.parent)
+        try:
+            with os.fdopen(fd, "wb") as out, path.open("rb") as src:
+                shutil.copyfileobj(src, out, 1 << 20)
+                out.flush()
+                os.fsync(out.fileno())
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return Path(tmp)
+
+    def put_file(self, key: str, path: Path) -> None:
+        try:
+            staged = self._staged(key, path)
+            staged.replace(self._path(key))
+        except OSError as exc:
+            raise StorageUnavailable(f"local storage write failed ({exc.errno})") from None
+
+    def put_if_absent(self, key: str, path: Path) -> bool:
+        try:
+            staged = self._staged(key, path)
+            try:
+                os.link(staged, self._path(key))  # fails if the key exists: atomic
+                return True
+            except FileExistsError:
+                return False
+            finally:
+                staged.unlink(missing_ok=True)
+        except OSError as exc:
+            raise StorageUnavailable(f"local storage write failed ({exc.errno})") from None
+
+    def get_to_path(self, key: str, dest: Path) -> None:
+        try:
+            with self.open(key) as src, dest.open("wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+        except OSError as exc:
+            raise StorageUnavailable(f"local storage read failed ({exc.errno})") from None
+
+    def open(self, key: str) -> BinaryIO:
+        try:
+            return self._path(key).open("rb")
+        except FileNotFoundError:
+            raise BlobNotFound("no such blob") from None
+
+    def size(self, key: str) -> int:
+        try:
+            return self._path(key).stat().st_size
+        except FileNotFoundError:
+            raise BlobNotFound("no such blob") from None
+
+    def exists(self, key: str) -> bool:
+        return self._path(key).is_file()
+
+    def delete(self, key: str) -> None:
+        path = self._path(key)
+        path.unlink(missing_ok=True)
+        # tidy the now-empty job folder; other keys keep theirs
+        for parent in path.parents:
+            if parent == self.root:
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+
+    def list(self, prefix: str) -> Iterator[tuple[str, float]]:
+        base = self.root / prefix if prefix else self.root
+        if not base.exists():
+            return
+        for path in base.rglob("*"):
+            if path.is_file() and not path.name.startswith(".incoming-"):
+                yield path.relative_to(self.root).as_posix(), path.stat().st_mtime

@@ -1,0 +1,191 @@
+"""One job, start to end: claim → fetch → process → publish → record, under a heartbeat."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pressroom import ENGINE_VERSION
+from pressroom.errors import PermanentError, ReviewRequired, TransientError
+from pressroom.jobs.model import Job, Lane
+from pressroom.pipeline.ocr import OcrEngine
+from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.scratch import job_scratch
+from pressroom.service import Services
+from pressroom.storage import artifact_key
+from pressroom.templates import resolve_template
+
+log = logging.getLogger("pressroom.worker")
+
+
+def artifact_digest(source_sha256: str, template_hash: str, policy: dict[str, object]) -> str:
+    """What makes an output: the source, the template's content, the policy, the engine."""
+    material = json.dumps([source_sha256, template_hash, policy, ENGINE_VERSION], sort_keys=True)
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+class Heartbeat:
+    """Renews the job's lease in the background while the stage runs."""
+
+    def __init__(self, services: Services, job_id: str, owner: str) -> None:
+        self.services = services
+        self.job_id = job_id
+        self.owner = owner
+        self.lost = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        lease = self.services.settings.lease_s
+        while not self._stop.wait(lease / 3):
+            try:
+                alive = self.services.store.heartbeat(
+                    self.job_id, self.owner, now=self.services.clock(), lease_s=lease
+                )
+            except TransientError:
+                continue  # the store is down for a moment: the lease may still hold
+            if not alive:
+                self.lost = True
+                return
+
+
+@dataclass
+class JobRunner:
+    services: Services
+    engine: OcrEngine
+    owner: str
+
+    def run_next(self, lanes: tuple[Lane, ...]) -> Job | None:
+        """Claim and run one job; None when no job was waiting."""
+        store = self.services.store
+        job = store.claim(
+            lanes, self.owner, now=self.services.clock(), lease_s=self.services.settings.lease_s
+        )
+        if job is None:
+            return None
+        self.run(job)
+        return job
+
+    @contextmanager
+    def _stage(self, job: Job, name: str) -> Iterator[None]:
+        self.services.store.set_stage(job.id, self.owner, name, now=self.services.clock())
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.services.store.record_timing(
+                job.id, job.attempts, name, time.perf_counter() - start, now=self.services.clock()
+            )
+
+    def run(self, job: Job) -> None:
+        services = self.services
+        store = services.store
+        now = services.clock
+        wait = (job.started_at or now()) - job.created_at
+        store.record_timing(job.id, job.attempts, "queue", max(wait, 0.0), now=now())
+        try:
+            with (
+                Heartbeat(services, job.id, self.owner),
+                job_scratch(services.settings.scratch_dir) as scratch,
+            ):
+                if job.source_key is None:
+                    raise PermanentError("the source was already deleted", code="CORRUPT")
+                source = scratch / "source"
+                with self._stage(job, "fetch"):
+                    services.blobs.get_to_path(job.source_key, source)
+                template = resolve_template(job.template, services.settings.template_dirs)
+                deadline = None
+                if job.deadline_at is not None:
+                    deadline = time.monotonic() + (job.deadline_at - now())
+                options = JobOptions(
+                    template=template,
+                    title=job.title,
+                    when=datetime.fromtimestamp(job.created_at, UTC),
+                    limits=services.settings.limits,
+                    deadline=deadline,
+                )
+                built = scratch / "output.pdf"
+                with self._stage(job, "process"):
+                    result = process_document(source, built, options, self.engine)
+                for stage, seconds in result.timings.items():
+                    store.record_timing(job.id, job.attempts, stage, seconds, now=now())
+                digest = artifact_digest(job.source_sha256, template.content_hash, job.options)
+                key = artifact_key(job.tenant, job.id, digest)
+                with self._stage(job, "publish"):
+                    written = services.blobs.put_if_absent(key, built)
+                    sha = result.output_sha256 if written else self._stored_sha(key)
+                    if store.complete(
+                        job.id,
+                        self.owner,
+                        artifact_key=key,
+                        artifact_sha256=sha,
+                        pages=result.pages,
+                        now=now(),
+                    ):
+                        services.blobs.delete(job.source_key)
+                        store.delete_source_key(job.id)
+            log.info(
+                "job complete",
+                extra={"job_id": job.id, "pages": result.pages, "attempt": job.attempts},
+            )
+        except PermanentError as exc:
+            store.fail(
+                job.id,
+                self.owner,
+                code=exc.code,
+                message=exc.message,
+                permanent=True,
+                now=now(),
+                policy=services.retry,
+            )
+            log.info("job rejected", extra={"job_id": job.id, "code": exc.code})
+        except ReviewRequired as exc:
+            store.hold(job.id, self.owner, code=exc.code, message=exc.message, now=now())
+            log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
+        except TransientError as exc:
+            state = store.fail(
+                job.id,
+                self.owner,
+                code=exc.code,
+                message=exc.message,
+                permanent=False,
+                now=now(),
+                policy=services.retry,
+            )
+            log.info(
+                "job attempt failed", extra={"job_id": job.id, "code": exc.code, "state": state}
+            )
+        except Exception:
+            # A bug of ours: retrying cannot help. The traceback names the job id only.
+            log.exception("internal error", extra={"job_id": job.id})
+            store.fail(
+                job.id,
+                self.owner,
+                code="INTERNAL_ERROR",
+                message="an internal error stopped the job",
+                permanent=True,
+                now=now(),
+                policy=services.retry,
+            )
+
+    def _stored_sha(self, key: str) -> str:
+        digest = hashlib.sha256()
+        with self.services.blobs.open(key) as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()

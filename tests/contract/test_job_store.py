@@ -1,0 +1,202 @@
+"""The job store contract: what the API and the workers rely on, on every adapter."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.model import JobState, Lane, NewJob
+from pressroom.jobs.store import IdempotencyConflict
+from pressroom.service import Services
+
+LEASE = 30.0
+NO_JITTER = RetryPolicy(max_attempts=3, base_s=5, cap_s=60, uniform=lambda a, b: a)
+
+
+def new_job(tenant: str = "acme", lane: Lane = Lane.BULK, **kw: object) -> NewJob:
+    job_id = str(uuid.uuid4())
+    defaults: dict[str, object] = {
+        "id": job_id,
+        "tenant": tenant,
+        "lane": lane,
+        "source_key": f"sources/{tenant}/{job_id}/source",
+        "source_sha256": "ab" * 32,
+        "source_bytes": 10,
+        "kind": "pdf",
+        "template": "plain",
+    }
+    defaults.update(kw)
+    return NewJob(**defaults)  # type: ignore[arg-type]
+
+
+def test_insert_then_get_scoped_by_tenant(services: Services) -> None:
+    store = services.store
+    job, created = store.insert(new_job("acme"), now=100.0, max_attempts=4)
+    assert created and job.state is JobState.ACCEPTED and job.attempts == 0
+    assert store.get(job.id, tenant="acme") == job
+    assert store.get(job.id, tenant="other") is None
+
+
+def test_idempotency_key_replays_the_same_job_and_refuses_a_different_request(
+    services: Services,
+) -> None:
+    store = services.store
+    first, created = store.insert(
+        new_job(idempotency_key="k1", request_hash="h1"), now=1, max_attempts=4
+    )
+    again, created_again = store.insert(
+        new_job(idempotency_key="k1", request_hash="h1"), now=2, max_attempts=4
+    )
+    assert created and not created_again and again.id == first.id
+    with pytest.raises(IdempotencyConflict):
+        store.insert(new_job(idempotency_key="k1", request_hash="h2"), now=3, max_attempts=4)
+    # keys are per tenant
+    _other, created_other = store.insert(
+        new_job("other", idempotency_key="k1", request_hash="h1"), now=4, max_attempts=4
+    )
+    assert created_other
+
+
+def test_claim_takes_oldest_eligible_job_of_the_lane_under_a_lease(services: Services) -> None:
+    store = services.store
+    older, _ = store.insert(new_job(), now=10, max_attempts=4)
+    store.insert(new_job(), now=20, max_attempts=4)
+    store.insert(new_job(lane=Lane.INTERACTIVE), now=5, max_attempts=4)
+    job = store.claim((Lane.BULK,), "w1", now=30, lease_s=LEASE)
+    assert job is not None and job.id == older.id
+    assert job.state is JobState.RUNNING and job.attempts == 1
+    assert job.lease_owner == "w1" and job.lease_expires_at == 30 + LEASE
+
+
+def test_a_claimed_job_is_not_claimed_twice(services: Services) -> None:
+    store = services.store
+    store.insert(new_job(), now=1, max_attempts=4)
+    assert store.claim((Lane.BULK,), "w1", now=2, lease_s=LEASE) is not None
+    assert store.claim((Lane.BULK,), "w2", now=2, lease_s=LEASE) is None
+
+
+def test_transient_failure_backs_off_then_dead_letters_when_exhausted(services: Services) -> None:
+    store = services.store
+    job, _ = store.insert(new_job(), now=0, max_attempts=3)
+    now = 0.0
+    delays = []
+    for attempt in (1, 2, 3):
+        claimed = store.claim((Lane.BULK,), "w", now=now, lease_s=LEASE)
+        assert claimed is not None and claimed.attempts == attempt
+        state = store.fail(
+            job.id,
+            "w",
+            code="STORAGE_UNAVAILABLE",
+            message="down",
+            permanent=False,
+            now=now,
+            policy=NO_JITTER,
+        )
+        current = store.get(job.id)
+        assert current is not None
+        if attempt < 3:
+            assert state is JobState.RETRYING
+            delays.append(current.next_eligible_at - now)
+            assert store.claim((Lane.BULK,), "w", now=now + 1, lease_s=LEASE) is None  # not yet
+            now = current.next_eligible_at
+        else:
+            assert state is JobState.REJECTED
+            assert current.reason == "RETRIES_EXHAUSTED"
+    assert delays == [5.0, 10.0]
+
+
+def test_permanent_failure_dead_letters_at_once_with_its_code(services: Services) -> None:
+    store = services.store
+    job, _ = store.insert(new_job(), now=0, max_attempts=4)
+    store.claim((Lane.BULK,), "w", now=1, lease_s=LEASE)
+    state = store.fail(
+        job.id, "w", code="ENCRYPTED", message="locked", permanent=True, now=2, policy=NO_JITTER
+    )
+    assert state is JobState.REJECTED
+    done = store.get(job.id)
+    assert done is not None and done.reason == "ENCRYPTED" and done.attempts == 1
+
+
+def test_expired_lease_is_rescued_as_an_attempt_and_the_old_owner_is_fenced(
+    services: Services,
+) -> None:
+    store = services.store
+    job, _ = store.insert(new_job(), now=0, max_attempts=4)
+    store.claim((Lane.BULK,), "dead-worker", now=0, lease_s=LEASE)
+    assert store.rescue_expired(now=LEASE - 1, policy=NO_JITTER) == 0
+    assert store.rescue_expired(now=LEASE + 1, policy=NO_JITTER) == 1
+    rescued = store.get(job.id)
+    assert rescued is not None and rescued.state is JobState.RETRYING
+    assert rescued.reason == "LEASE_EXPIRED"
+    again = store.claim((Lane.BULK,), "w2", now=LEASE + 100, lease_s=LEASE)
+    assert again is not None and again.attempts == 2
+    # the dead worker's late answers change nothing
+    assert not store.heartbeat(job.id, "dead-worker", now=LEASE + 101, lease_s=LEASE)
+    assert not store.complete(
+        job.id,
+        "dead-worker",
+        artifact_key="a/x.pdf",
+        artifact_sha256="0" * 64,
+        pages=1,
+        now=LEASE + 102,
+    )
+    assert store.complete(
+        job.id, "w2", artifact_key="a/x.pdf", artifact_sha256="0" * 64, pages=1, now=LEASE + 103
+    )
+
+
+def test_heartbeat_keeps_the_lease(services: Services) -> None:
+    store = services.store
+    job, _ = store.insert(new_job(), now=0, max_attempts=4)
+    store.claim((Lane.BULK,), "w", now=0, lease_s=LEASE)
+    assert store.heartbeat(job.id, "w", now=25, lease_s=LEASE)
+    assert store.rescue_expired(now=50, policy=NO_JITTER) == 0
+
+
+def test_release_gives_the_job_back_without_spending_an_attempt(services: Services) -> None:
+    store = services.store
+    job, _ = store.insert(new_job(), now=0, max_attempts=4)
+    store.claim((Lane.BULK,), "w", now=0, lease_s=LEASE)
+    assert store.release(job.id, "w", now=1)
+    again = store.claim((Lane.BULK,), "w2", now=1, lease_s=LEASE)
+    assert again is not None and again.attempts == 1
+
+
+def test_stage_timings_sum_per_stage(services: Services) -> None:
+    store = services.store
+    job, _ = store.insert(new_job(), now=0, max_attempts=4)
+    store.record_timing(job.id, 1, "ocr", 1.5, now=1)
+    store.record_timing(job.id, 2, "ocr", 0.5, now=2)
+    store.record_timing(job.id, 1, "fetch", 0.1, now=2)
+    got = store.get(job.id)
+    assert got is not None and got.timings == {"ocr": 2.0, "fetch": 0.1}
+
+
+def test_counts_and_oldest_waiting_per_lane(services: Services) -> None:
+    store = services.store
+    store.insert(new_job(), now=10, max_attempts=4)
+    store.insert(new_job(), now=20, max_attempts=4)
+    store.insert(new_job(lane=Lane.INTERACTIVE), now=30, max_attempts=4)
+    store.claim((Lane.BULK,), "w", now=40, lease_s=LEASE)
+    assert store.counts() == {
+        ("bulk", "running"): 1,
+        ("bulk", "accepted"): 1,
+        ("interactive", "accepted"): 1,
+    }
+    assert store.oldest_waiting(now=50) == {"bulk": 30.0, "interactive": 20.0}
+
+
+def test_keys_are_stored_hashed(services: Services) -> None:
+    store = services.store
+    key = store.create_key("acme", now=0)
+    assert store.tenant_for_key(key) == "acme"
+    assert store.tenant_for_key(key + "x") is None
+    from sqlalchemy import select
+
+    from pressroom.jobs.schema import api_keys
+
+    with store.engine.connect() as conn:
+        stored = [r[0] for r in conn.execute(select(api_keys.c.key_hash))]
+    assert key not in stored and len(stored[0]) == 64

@@ -1,0 +1,243 @@
+"""The service in process: HTTP in through FastAPI's test client, jobs run by a real JobRunner
+with a fake OCR engine, SQLite and a local blob folder underneath."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+import pytest
+from fastapi.testclient import TestClient
+
+from pressroom.api.app import create_app
+from pressroom.jobs.model import JobState, Lane
+from pressroom.service import Services
+from pressroom.storage import StorageUnavailable as StorageUnavailableForTests
+from pressroom.synth import save_png, text_pdf
+from pressroom.testing import FakeOcrEngine
+from pressroom.worker.runner import JobRunner
+from tests.conftest import FakeClock
+from tests.helpers import output_text, small_scan
+
+LINES = ("Waiver signed by the participant", "Payout approved 2026")
+
+
+@pytest.fixture
+def api(services: Services) -> tuple[TestClient, dict[str, str]]:
+    key = services.store.create_key("acme", now=services.clock())
+    return TestClient(create_app(services)), {"Authorization": f"Bearer {key}"}
+
+
+def png_bytes(tmp_path: Path) -> bytes:
+    return save_png(small_scan(dpi=100, lines=2).image, tmp_path / "s.png", 100).read_bytes()
+
+
+def post(client: TestClient, headers: dict[str, str], data: bytes, **form: str) -> Any:
+    return client.post(
+        "/v1/jobs", headers=headers, files={"file": ("x.pdf", io.BytesIO(data))}, data=form
+    )
+
+
+def work(services: Services, engine: FakeOcrEngine | None = None, owner: str = "w1") -> None:
+    runner = JobRunner(services, engine or FakeOcrEngine(lines=LINES), owner)
+    while runner.run_next((Lane.BULK, Lane.INTERACTIVE)) is not None:
+        pass
+
+
+def test_upload_is_accepted_processed_and_downloadable(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    response = post(client, headers, png_bytes(tmp_path), template="sample", title="Forms")
+    assert response.status_code == 202
+    body = response.json()
+    assert body["state"] == "accepted" and response.headers["location"] == f"/v1/jobs/{body['id']}"
+    work(services)
+    job = client.get(f"/v1/jobs/{body['id']}", headers=headers).json()
+    assert job["state"] == "complete" and job["pages"] == 1 and job["attempts"] == 1
+    assert {"queue", "fetch", "process", "ocr", "publish"} <= set(job["timings"])
+    assert job["artifact_url"].startswith("http://testserver/v1/artifacts/")
+    pdf = client.get(job["artifact_url"])
+    assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+    out = tmp_path / "got.pdf"
+    out.write_bytes(pdf.content)
+    assert "Waiver signed by the participant" in output_text(out, 1)
+    with pikepdf.open(out) as doc:
+        assert str(doc.docinfo.Title) == "Forms"
+    # the source is deleted after delivery, and no scratch is left
+    assert list(services.blobs.list("sources")) == []
+    assert list(services.settings.scratch_dir.iterdir()) == []
+
+
+def test_missing_wrong_key_and_other_tenants_job(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    assert client.get(f"/v1/jobs/{job_id}").status_code == 401
+    wrong = client.get(f"/v1/jobs/{job_id}", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "UNAUTHORIZED"
+    other = services.store.create_key("globex", now=0)
+    seen = client.get(f"/v1/jobs/{job_id}", headers={"Authorization": f"Bearer {other}"})
+    assert seen.status_code == 404 and seen.json()["error"]["code"] == "NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    ("data", "form", "status", "code"),
+    [
+        (b"<html><body>not a pdf</body></html>", {}, 415, "BAD_MIME"),
+        (b"", {}, 415, "BAD_MIME"),
+        (b"%PDF-1.7\n", {"template": "nope"}, 400, "UNKNOWN_TEMPLATE"),
+        (b"%PDF-1.7\n", {"lane": "express"}, 400, "BAD_REQUEST"),
+        (b"%PDF-1.7\n", {"deadline": "soon"}, 400, "BAD_REQUEST"),
+    ],
+)
+def test_bad_uploads_are_refused_at_the_door_and_leave_nothing(
+    api: tuple[TestClient, dict[str, str]],
+    services: Services,
+    data: bytes,
+    form: dict[str, str],
+    status: int,
+    code: str,
+) -> None:
+    client, headers = api
+    response = post(client, headers, data, **form)
+    assert response.status_code == status
+    assert response.json()["error"]["code"] == code
+    assert list(services.blobs.list("")) == []
+    assert list(services.settings.scratch_dir.iterdir()) == []
+    assert services.store.counts() == {}
+
+
+def test_upload_over_the_size_cap_is_stopped_mid_stream(services: Services, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from pressroom.settings import Limits
+
+    services.settings = replace(services.settings, limits=Limits(max_bytes=2000))
+    key = services.store.create_key("acme", now=0)
+    client = TestClient(create_app(services))
+    response = post(client, {"Authorization": f"Bearer {key}"}, b"%PDF-1.7\n" + b"0" * 50_000)
+    assert response.status_code == 413 and response.json()["error"]["code"] == "TOO_LARGE"
+    assert list(services.settings.scratch_dir.iterdir()) == []
+
+
+def test_multipart_without_a_file_part_is_a_bad_request(
+    api: tuple[TestClient, dict[str, str]],
+) -> None:
+    client, headers = api
+    response = client.post(
+        "/v1/jobs", headers=headers, data={"title": "x"}, files={"other": ("a", b"1")}
+    )
+    assert response.status_code == 400 and response.json()["error"]["code"] == "BAD_REQUEST"
+
+
+def test_idempotency_key_replay_returns_the_same_job(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    data = png_bytes(tmp_path)
+    first = post(client, {**headers, "Idempotency-Key": "abc"}, data).json()
+    again = post(client, {**headers, "Idempotency-Key": "abc"}, data).json()
+    assert again["id"] == first["id"]
+    clash = post(client, {**headers, "Idempotency-Key": "abc"}, data, title="different")
+    assert clash.status_code == 422 and clash.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
+    assert len(list(services.blobs.list("sources"))) == 1
+
+
+def test_tampered_and_expired_links(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    work(services)
+    url = client.get(f"/v1/jobs/{job_id}", headers=headers).json()["artifact_url"]
+    assert client.get(url.replace("signature=", "signature=0")).status_code == 403
+    assert client.get(url.replace(job_id, "0" * 36)).status_code == 403
+    clock.advance(services.settings.link_ttl_s + 1)
+    gone = client.get(url)
+    assert gone.status_code == 410 and gone.json()["error"]["code"] == "LINK_EXPIRED"
+
+
+def test_permanent_failure_is_dead_lettered_with_its_reason(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    plain = text_pdf([["secret"]], tmp_path / "p.pdf")
+    with pikepdf.open(plain) as pdf:
+        pdf.save(tmp_path / "e.pdf", encryption=pikepdf.Encryption(user="u", owner="o"))
+    job_id = post(client, headers, (tmp_path / "e.pdf").read_bytes()).json()["id"]
+    work(services)
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert (job["state"], job["reason"], job["attempts"]) == ("rejected", "ENCRYPTED", 1)
+
+
+def test_a_bug_is_dead_lettered_as_internal_error_not_retried(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    class Broken(FakeOcrEngine):
+        def recognize(self, *a: Any, **k: Any) -> Any:
+            raise ZeroDivisionError("a bug")
+
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    work(services, Broken())
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert (job["state"], job["reason"], job["attempts"]) == ("rejected", "INTERNAL_ERROR", 1)
+
+
+def test_storage_outage_is_retried_with_backoff(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    real = services.blobs
+
+    class Down:
+        def __getattr__(self, name: str) -> Any:
+            if name == "get_to_path":
+
+                def fail(*_a: Any) -> None:
+                    raise StorageUnavailableForTests("storage is down")
+
+                return fail
+            return getattr(real, name)
+
+    services.blobs = Down()  # type: ignore[assignment]
+    work(services)
+    job = services.store.get(job_id)
+    assert job is not None and job.state is JobState.RETRYING
+    assert job.reason == "STORAGE_UNAVAILABLE"
+    assert job.next_eligible_at - clock.now >= 5.0  # backoff, not a hot loop
+    services.blobs = real
+    work(services)  # not yet eligible: nothing happens
+    assert services.store.get(job_id).state is JobState.RETRYING  # type: ignore[union-attr]
+    clock.advance(60)
+    work(services)
+    done = services.store.get(job_id)
+    assert done is not None and done.state is JobState.COMPLETE and done.attempts == 2
+
+
+def test_a_job_run_twice_yields_one_artifact(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    stale = services.store.claim(
+        (Lane.BULK,), "stale-worker", now=clock.now, lease_s=services.settings.lease_s
+    )
+    assert stale is not None
+    clock.advance(services.settings.lease_s + 1)
+    assert services.store.rescue_expired(now=clock.now, policy=services.retry) == 1
+    clock.advance(600)
+    work(services, owner="fresh-worker")
+    # the stale worker wakes up and runs its copy to the end
+    JobRunner(services, FakeOcrEngine(lines=LINES), "stale-worker").run(stale)
+    artifacts = list(services.blobs.list("artifacts"))
+    assert len(artifacts) == 1
+    job = services.store.get(job_id)
+    assert (
+        job is not None and job.state is JobState.COMPLETE and job.artifact_key == artifacts[0][0]
+    )

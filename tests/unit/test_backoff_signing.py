@@ -1,0 +1,52 @@
+"""Retry delays and signed links: pure functions, tables of cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from pressroom.api.signing import BadSignature, LinkExpired, Signer
+from pressroom.jobs.backoff import RetryPolicy
+
+
+def test_delay_doubles_up_to_the_cap_with_bounded_jitter() -> None:
+    seen: list[tuple[float, float]] = []
+
+    def spy(a: float, b: float) -> float:
+        seen.append((a, b))
+        return b  # the largest jitter
+
+    policy = RetryPolicy(base_s=5, cap_s=60, jitter=0.25, uniform=spy)
+    assert [policy.delay(n) for n in (1, 2, 3, 4, 5, 6)] == [6.25, 12.5, 25.0, 50.0, 75.0, 75.0]
+    assert set(seen) == {(1.0, 1.25)}
+
+
+def test_jitter_spreads_a_batch_that_failed_together() -> None:
+    policy = RetryPolicy(base_s=5, cap_s=60)
+    delays = {round(policy.delay(2), 3) for _ in range(50)}
+    assert len(delays) > 10 and min(delays) >= 10 and max(delays) <= 12.5
+
+
+def test_signed_link_verifies_and_expires() -> None:
+    signer = Signer(b"s" * 32, ttl_s=60)
+    expires, sig = signer.sign("job", "artifacts/t/job/x.pdf", now=1000)
+    signer.verify("job", "artifacts/t/job/x.pdf", str(expires), sig, now=1059)
+    with pytest.raises(LinkExpired):
+        signer.verify("job", "artifacts/t/job/x.pdf", str(expires), sig, now=1061)
+
+
+@pytest.mark.parametrize(
+    ("job", "key", "expires_delta", "tamper"),
+    [
+        ("other", "artifacts/t/job/x.pdf", 0, False),
+        ("job", "artifacts/t/job/y.pdf", 0, False),
+        ("job", "artifacts/t/job/x.pdf", 3600, False),  # a later expiry, same signature
+        ("job", "artifacts/t/job/x.pdf", 0, True),
+    ],
+)
+def test_tampered_links_are_refused(job: str, key: str, expires_delta: int, tamper: bool) -> None:
+    signer = Signer(b"s" * 32, ttl_s=60)
+    expires, sig = signer.sign("job", "artifacts/t/job/x.pdf", now=1000)
+    if tamper:
+        sig = sig[:-1] + ("0" if sig[-1] != "0" else "1")
+    with pytest.raises(BadSignature):
+        signer.verify(job, key, str(expires + expires_delta), sig, now=1000)
