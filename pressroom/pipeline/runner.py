@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -19,7 +18,7 @@ from pressroom.engines import images, pdfium
 from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
 from pressroom.pipeline.check import CheckedPage, check_output
-from pressroom.pipeline.inspect import inspect_source, render_dpi
+from pressroom.pipeline.inspect import file_sha256, inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
 from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
 from pressroom.settings import Limits
@@ -164,7 +163,7 @@ def process_document(
             builder.save(output, title=title, created=options.when)
     with clock.stage("check"):
         check_output(output, len(checked) + offset, checked)
-    digest = hashlib.sha256(output.read_bytes()).hexdigest()
+    digest = file_sha256(output)
     return DocumentResult(
         source_sha256=info.sha256,
         output_sha256=digest,
