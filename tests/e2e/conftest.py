@@ -1,0 +1,104 @@
+"""`pressroom serve` as a subprocess, with a client that knows its key."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+PRESSROOM = Path(sys.executable).with_name("pressroom")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    url: str
+    data_dir: Path
+    scratch_dir: Path
+    client: httpx.Client
+
+    def worker_pids(self) -> list[int]:
+        """The serve process's worker children (not multiprocessing's resource tracker)."""
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            if ppid == self.process.pid and b"resource_tracker" not in cmdline:
+                pids.append(int(entry.name))
+        return pids
+
+    def wait_for(self, job_id: str, states: set[str], timeout: float = 120) -> dict[str, object]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            job: dict[str, object] = self.client.get(f"/v1/jobs/{job_id}").json()
+            if job["state"] in states:
+                return job
+            time.sleep(0.2)
+        raise AssertionError(f"job {job_id} never reached {states}: {job}")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    port = free_port()
+    data = tmp_path / "data"
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {
+        **os.environ,
+        "PRESSROOM_DATA_DIR": str(data),
+        "PRESSROOM_SCRATCH_DIR": str(scratch),
+        "PRESSROOM_LEASE_SECONDS": "6",
+        "PRESSROOM_MAX_PAGES": "1000",
+    }
+    log = (tmp_path / "serve.log").open("wb")
+    process = subprocess.Popen(
+        [str(PRESSROOM), "serve", "--port", str(port), "--workers", "1", "--interactive", "1"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            log.close()
+            raise AssertionError(f"serve did not start: {(tmp_path / 'serve.log').read_text()}")
+        time.sleep(0.2)
+    key = (data / "api-key").read_text().strip()
+    client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    yield Server(process, url, data, scratch, client)
+    client.close()
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    log.close()

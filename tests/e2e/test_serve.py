@@ -1,0 +1,99 @@
+"""The service as a user meets it: serve in a subprocess, a real client, real Tesseract."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pikepdf
+import pytest
+
+from pressroom.synth import image_pdf, text_pdf
+from tests.e2e.conftest import Server
+from tests.helpers import cer, output_text, small_scan
+
+pytestmark = pytest.mark.e2e
+
+
+def upload(server: Server, data: bytes, **form: str) -> dict[str, object]:
+    response = server.client.post("/v1/jobs", files={"file": ("scan.pdf", data)}, data=form)
+    assert response.status_code == 202, response.text
+    body: dict[str, object] = response.json()
+    return body
+
+
+def test_upload_poll_download_a_searchable_branded_pdf(server: Server, tmp_path: Path) -> None:
+    scan = small_scan(seed=41, lines=3)
+    src = image_pdf([scan.image], tmp_path / "scan.pdf", 300)
+    job = upload(server, src.read_bytes(), template="sample", title="Week 48")
+    done = server.wait_for(str(job["id"]), {"complete", "rejected", "review"})
+    assert done["state"] == "complete", done
+    pdf = server.client.get(str(done["artifact_url"]))
+    assert pdf.status_code == 200
+    out = tmp_path / "out.pdf"
+    out.write_bytes(pdf.content)
+    with pikepdf.open(out) as doc:
+        assert len(doc.pages) == 2 and str(doc.docinfo.Title) == "Week 48"
+    height = scan.image.height * 72 / 300
+    assert cer(scan.text, output_text(out, 1, (0, 24, 10_000, 24 + height))) <= 0.05
+    assert list(server.scratch_dir.iterdir()) == []
+
+
+def _bomb(path: Path) -> bytes:
+    from tests.unit.test_pipeline import _bomb_png
+
+    return _bomb_png(path).read_bytes()
+
+
+def test_hostile_uploads_are_refused_or_rejected_and_the_service_stays_up(
+    server: Server, tmp_path: Path
+) -> None:
+    at_the_door = {
+        "html": b"<!doctype html><html><body>hi</body></html>",
+        "empty": b"",
+    }
+    for name, data in at_the_door.items():
+        response = server.client.post("/v1/jobs", files={"file": ("a.pdf", data)})
+        assert response.status_code == 415, name
+        assert response.json()["error"]["code"] == "BAD_MIME"
+    full = image_pdf([small_scan(dpi=100).image], tmp_path / "f.pdf", 100, jpeg=False)
+    plain = text_pdf([["locked"]], tmp_path / "p.pdf")
+    with pikepdf.open(plain) as pdf:
+        pdf.save(tmp_path / "e.pdf", encryption=pikepdf.Encryption(user="u", owner="o"))
+    many = pikepdf.Pdf.new()
+    for _ in range(5000):
+        many.add_blank_page()
+    many.save(tmp_path / "many.pdf")
+    in_the_worker = {
+        "CORRUPT": full.read_bytes()[:300],
+        "ENCRYPTED": (tmp_path / "e.pdf").read_bytes(),
+        "PAGE_LIMIT": (tmp_path / "many.pdf").read_bytes(),
+        "PIXEL_LIMIT": _bomb(tmp_path / "bomb.png"),
+    }
+    ids = {code: upload(server, data)["id"] for code, data in in_the_worker.items()}
+    for code, job_id in ids.items():
+        job = server.wait_for(str(job_id), {"complete", "rejected", "review"})
+        assert (job["state"], job["reason"]) == ("rejected", code)
+    assert server.client.get("/healthz").status_code == 200
+    assert list(server.scratch_dir.iterdir()) == []
+
+
+def test_worker_killed_mid_job_the_job_still_completes_once(server: Server, tmp_path: Path) -> None:
+    pages = [small_scan(seed=s, lines=6).image for s in range(50, 62)]
+    src = image_pdf(pages, tmp_path / "twelve.pdf", 300)
+    job_id = str(upload(server, src.read_bytes())["id"])
+    running = server.wait_for(job_id, {"running"}, timeout=60)
+    assert running["state"] == "running"
+    time.sleep(1.5)  # well inside the OCR of twelve pages
+    victims = server.worker_pids()
+    assert victims
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    done = server.wait_for(job_id, {"complete", "rejected", "review"}, timeout=120)
+    assert done["state"] == "complete", done
+    assert int(str(done["attempts"])) >= 2
+    artifacts = list((server.data_dir / "blobs" / "artifacts").rglob("*.pdf"))
+    assert len(artifacts) == 1
+    assert server.client.get("/healthz").status_code == 200
