@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils curl
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test deps system-deps lint unit bench samples clean
@@ -19,8 +19,7 @@ $(STAMP): pyproject.toml
 deps: system-deps $(STAMP)
 
 run: deps
-	$(VENV)/bin/pressroom process samples/* -o out --template sample --title "Sample scans"
-	@echo "Searchable, branded PDFs are in ./out/ (try: pdftotext out/waiver-scan.pdf -)"
+	@scripts/run.sh
 
 lint: deps
 	$(VENV)/bin/ruff check pressroom tests bench scripts

@@ -202,6 +202,10 @@ def cmd_templates(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -228,6 +232,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         f"docs at /docs)",
         flush=True,
     )
+    # uvicorn re-raises the SIGTERM it caught once it has shut down; turned into SystemExit, it
+    # unwinds through the finally below, so the workers are stopped instead of orphaned.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(services),

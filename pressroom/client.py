@@ -114,38 +114,51 @@ def download(client: httpx.Client, url: str, dest: Path) -> None:
 
 
 def run_submit(files: list[Path], opts: SubmitOptions) -> int:
+    """Upload every file first (the queue sees the whole batch at once), then follow each."""
     worst = 0
     tty = sys.stderr.isatty()
     headers = {"Authorization": f"Bearer {opts.key}"}
+    accepted: list[tuple[Path, str]] = []
+
+    def refused(path: Path, code: str, message: str, exit_code: int) -> None:
+        nonlocal worst
+        print(f"{code}: {path.name}: {message}", file=sys.stderr)
+        worst = max(worst, exit_code)
+
     with httpx.Client(base_url=opts.url, headers=headers, timeout=60.0) as client:
         for path in files:
             try:
-                accepted = submit_one(client, path, opts)
-                print(f"{path.name}: accepted as {accepted['id']}")
-                if not opts.wait:
-                    continue
-                job = follow(client, accepted["id"], path.name, opts, tty)
-                code = EXIT[job["state"]]
-                if job["state"] == "complete":
-                    if opts.outdir is not None:
-                        opts.outdir.mkdir(parents=True, exist_ok=True)
-                        dest = opts.outdir / (path.stem + ".pdf")
-                        download(client, job["artifact_url"], dest)
-                        print(f"{path.name}: complete, {job['pages']} page(s) -> {dest}")
-                    else:
-                        print(
-                            f"{path.name}: complete, {job['pages']} page(s): {job['artifact_url']}"
-                        )
-                else:
-                    print(f"{job['reason']}: {path.name}: {job['message']}", file=sys.stderr)
-                worst = max(worst, code)
+                job_id = str(submit_one(client, path, opts)["id"])
             except RequestRefused as exc:
-                print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
-                worst = max(worst, EXIT_TEMPORARY if exc.status in (429, 503) else 2)
-            except (httpx.TransportError, TimeoutError) as exc:
-                print(f"UNAVAILABLE: {path.name}: {type(exc).__name__}", file=sys.stderr)
-                worst = max(worst, EXIT_TEMPORARY)
+                refused(
+                    path, exc.code, exc.message, EXIT_TEMPORARY if exc.status in (429, 503) else 2
+                )
+                continue
+            except httpx.TransportError as exc:
+                refused(path, "UNAVAILABLE", type(exc).__name__, EXIT_TEMPORARY)
+                continue
             except OSError as exc:
-                print(f"NOT_FOUND: {path.name}: {exc.strerror}", file=sys.stderr)
-                worst = max(worst, 2)
+                refused(path, "NOT_FOUND", str(exc.strerror), 2)
+                continue
+            print(f"{path.name}: accepted as {job_id}")
+            accepted.append((path, job_id))
+        if not opts.wait:
+            return worst
+        for path, job_id in accepted:
+            try:
+                job = follow(client, job_id, path.name, opts, tty)
+                if job["state"] != "complete":
+                    refused(path, str(job["reason"]), str(job["message"]), EXIT[job["state"]])
+                    continue
+                if opts.outdir is not None:
+                    opts.outdir.mkdir(parents=True, exist_ok=True)
+                    dest = opts.outdir / (path.stem + ".pdf")
+                    download(client, job["artifact_url"], dest)
+                    print(f"{path.name}: complete, {job['pages']} page(s) -> {dest}")
+                else:
+                    print(f"{path.name}: complete, {job['pages']} page(s): {job['artifact_url']}")
+            except RequestRefused as exc:
+                refused(path, exc.code, exc.message, 2)
+            except (httpx.TransportError, TimeoutError) as exc:
+                refused(path, "UNAVAILABLE", type(exc).__name__, EXIT_TEMPORARY)
     return worst

@@ -98,6 +98,19 @@ def create_app(services: Services) -> FastAPI:
         await run_in_threadpool(services.store.counts)
         return {"status": "ok", "version": __version__}
 
+    @app.get("/metrics")
+    async def metrics(
+        request: Request, authorization: Annotated[str | None, Header()] = None
+    ) -> Response:
+        # Open on loopback (the embedded default); an operator key anywhere else.
+        host = request.client.host if request.client else ""
+        if host not in ("127.0.0.1", "::1", "localhost", "testclient"):
+            await tenant(request, authorization)
+        from pressroom.api.metrics import render_metrics
+
+        body = await run_in_threadpool(render_metrics, services)
+        return Response(body, media_type="text/plain; version=0.0.4; charset=utf-8")
+
     @app.post("/v1/jobs", status_code=202)
     async def submit(
         request: Request, who: Tenant, idempotency_key: Annotated[str | None, Header()] = None

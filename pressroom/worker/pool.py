@@ -42,7 +42,10 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     claim_lanes = tuple(Lane(x) for x in lanes)
     done = 0
     last_rescue = 0.0
+    parent = os.getppid()
     while not stop.is_set() and done < max_jobs:
+        if os.getppid() != parent:  # the supervisor is gone (killed): do not linger as an orphan
+            break
         try:
             if time.monotonic() - last_rescue > RESCUE_EVERY_S:
                 services.store.rescue_expired(now=services.clock(), policy=services.retry)

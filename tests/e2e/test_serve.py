@@ -97,3 +97,45 @@ def test_worker_killed_mid_job_the_job_still_completes_once(server: Server, tmp_
     artifacts = list((server.data_dir / "blobs" / "artifacts").rglob("*.pdf"))
     assert len(artifacts) == 1
     assert server.client.get("/healthz").status_code == 200
+
+
+def test_sigterm_stops_serve_and_its_workers(server: Server) -> None:
+    workers = server.worker_pids()
+    assert len(workers) == 2
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=60) == 0
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in workers):
+        time.sleep(0.2)
+    assert not any(Path(f"/proc/{p}").exists() for p in workers)
+
+
+def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.e2e.conftest import PRESSROOM
+
+    scan = small_scan(seed=44, lines=3)
+    good = image_pdf([scan.image], tmp_path / "Jane Doe waiver.pdf", 300)
+    bad = tmp_path / "notes.pdf"
+    bad.write_bytes(b"<html>not a pdf</html>")
+    out = tmp_path / "results"
+    env = {**os.environ, "PRESSROOM_DATA_DIR": str(server.data_dir)}
+    done = subprocess.run(
+        [str(PRESSROOM), "submit", str(good), str(bad), "--url", server.url, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert (
+        done.stderr.strip()
+        == "BAD_MIME: notes.pdf: not a PDF, PNG, JPEG or TIFF file (by its content)"
+    )
+    result = out / "Jane Doe waiver.pdf"
+    assert cer(scan.text, output_text(result)) <= 0.05
+    # the server never learnt the local file name
+    stored = b"".join(p.read_bytes() for p in server.data_dir.rglob("*") if p.is_file())
+    assert b"Jane Doe" not in stored

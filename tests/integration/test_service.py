@@ -241,3 +241,22 @@ def test_a_job_run_twice_yields_one_artifact(
     assert (
         job is not None and job.state is JobState.COMPLETE and job.artifact_key == artifacts[0][0]
     )
+
+
+def test_metrics_show_queue_stages_and_dead_letters(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    post(client, headers, png_bytes(tmp_path))
+    post(client, headers, b"%PDF-1.7\n%broken")
+    post(client, headers, png_bytes(tmp_path), lane="interactive")
+    runner = JobRunner(services, FakeOcrEngine(lines=LINES), "w")
+    runner.run_next((Lane.BULK,))
+    runner.run_next((Lane.BULK,))
+    text = client.get("/metrics").text
+    assert 'pressroom_jobs{lane="bulk",state="complete"} 1.0' in text
+    assert 'pressroom_jobs{lane="interactive",state="accepted"} 1.0' in text
+    assert 'pressroom_dead_letters_total{reason="CORRUPT"} 1.0' in text
+    assert 'pressroom_stage_duration_seconds_count{stage="ocr"} 1.0' in text
+    assert 'pressroom_queue_oldest_age_seconds{lane="interactive"}' in text
+    assert "pressroom_scratch_bytes 0.0" in text
