@@ -56,6 +56,7 @@ class Settings:
     link_ttl_s: float = 900.0
     retention_s: float = 7 * 24 * 3600.0
     max_attempts: int = 4
+    webhook_allow_private: bool = False
 
     @property
     def sqlite_default(self) -> str:
@@ -78,6 +79,7 @@ class Settings:
             link_ttl_s=float(env.get("PRESSROOM_LINK_TTL_SECONDS", "900")),
             retention_s=float(env.get("PRESSROOM_RETENTION_SECONDS", str(7 * 24 * 3600))),
             max_attempts=int(env.get("PRESSROOM_MAX_ATTEMPTS", "4")),
+            webhook_allow_private=env.get("PRESSROOM_WEBHOOK_ALLOW_PRIVATE", "") in ("1", "true"),
             data_dir=Path(env.get("PRESSROOM_DATA_DIR", "pressroom-data")),
             scratch_dir=Path(env.get("PRESSROOM_SCRATCH_DIR") or tempfile.gettempdir()),
             limits=Limits.from_env(env),

@@ -143,6 +143,15 @@ def create_app(services: Services) -> FastAPI:
             if title is not None and len(title) > MAX_TITLE:
                 raise BadRequest(f"title is longer than {MAX_TITLE} characters")
             deadline = _number(fields.get("deadline"), "deadline")
+            options: dict[str, Any] = {}
+            if fields.get("webhook_url"):
+                from pressroom.notify.webhooks import check_url
+
+                options["webhook_url"] = await run_in_threadpool(
+                    lambda: check_url(
+                        fields["webhook_url"], allow_private=services.settings.webhook_allow_private
+                    )
+                )
             canonical = json.dumps(
                 {
                     "sha256": form.sha256,
@@ -150,6 +159,7 @@ def create_app(services: Services) -> FastAPI:
                     "lane": lane.value,
                     "title": title,
                     "deadline": deadline,
+                    "options": options,
                 },
                 sort_keys=True,
             )
@@ -165,6 +175,7 @@ def create_app(services: Services) -> FastAPI:
                 kind=kind.value,
                 template=template_name,
                 title=title,
+                options=options,
                 idempotency_key=idempotency_key,
                 request_hash=hashlib.sha256(canonical.encode()).hexdigest(),
                 deadline_s=deadline,
@@ -190,6 +201,14 @@ def create_app(services: Services) -> FastAPI:
         )
         body = job_json(job, services, str(request.base_url))
         return JSONResponse(body, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
+
+    @app.get("/v1/webhook-secret")
+    async def webhook_secret(who: Tenant) -> dict[str, str]:
+        """The secret that signs this tenant's webhooks (Standard Webhooks, whsec_...)."""
+        secret = await run_in_threadpool(
+            lambda: services.store.webhook_secret(who, now=services.clock())
+        )
+        return {"secret": secret}
 
     @app.get("/v1/jobs/{job_id}")
     async def show(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:

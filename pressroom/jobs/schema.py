@@ -78,3 +78,31 @@ api_keys = Table(
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float),
 )
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", String(36), primary_key=True),  # also the webhook-id header: stable per event
+    Column("job_id", String(36), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False),
+    Column("tenant", String(64), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("event", String(32), nullable=False),
+    Column("payload", JSON, nullable=False),
+    Column("state", String(16), nullable=False),  # pending | delivered | failed
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", Float, nullable=False),
+    Column("last_error", String(64)),
+    Column("created_at", Float, nullable=False),
+    Column("delivered_at", Float),
+    Column("lease_owner", String(64)),
+    Column("lease_expires_at", Float),
+)
+Index("ix_webhook_due", webhook_deliveries.c.state, webhook_deliveries.c.next_attempt_at)
+
+webhook_secrets = Table(
+    "webhook_secrets",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("secret", String(128), nullable=False),
+    Column("created_at", Float, nullable=False),
+)

@@ -14,7 +14,13 @@ from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from pressroom.errors import TransientError
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
-from pressroom.jobs.schema import api_keys, jobs, stage_timings
+from pressroom.jobs.schema import (
+    api_keys,
+    jobs,
+    stage_timings,
+    webhook_deliveries,
+    webhook_secrets,
+)
 from pressroom.jobs.store import IdempotencyConflict
 
 WAITING = (JobState.ACCEPTED.value, JobState.RETRYING.value)
@@ -225,6 +231,8 @@ class SqlJobStore:
                     message=None,
                 )
             )
+            if done.rowcount == 1:
+                self._enqueue_webhook(conn, job_id, "job.completed", now)
             return done.rowcount == 1
 
     def fail(
@@ -271,6 +279,8 @@ class SqlJobStore:
                     **values,
                 )
             )
+            if state is JobState.REJECTED:
+                self._enqueue_webhook(conn, job_id, "job.rejected", now)
             return state
 
     def hold(
@@ -299,6 +309,8 @@ class SqlJobStore:
                     lease_expires_at=None,
                 )
             )
+            if done.rowcount == 1:
+                self._enqueue_webhook(conn, job_id, "job.review", now)
             return done.rowcount == 1
 
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
@@ -357,6 +369,8 @@ class SqlJobStore:
                     )
                 )
                 rescued += done.rowcount
+                if done.rowcount and values["state"] == JobState.REJECTED.value:
+                    self._enqueue_webhook(conn, str(job_id), "job.rejected", now)
         return rescued
 
     # --- for operators and metrics -------------------------------------------------------------
@@ -400,6 +414,140 @@ class SqlJobStore:
     def forget_artifact(self, job_id: str) -> None:
         with self._tx() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(artifact_key=None))
+
+    # --- webhooks: an outbox written in the same transaction as the final state -------------
+
+    def _enqueue_webhook(self, conn: Connection, job_id: str, event_type: str, now: float) -> None:
+        row = conn.execute(
+            select(jobs.c.tenant, jobs.c.options, jobs.c.state, jobs.c.reason, jobs.c.pages).where(
+                jobs.c.id == job_id
+            )
+        ).first()
+        if row is None:
+            return
+        url = (row.options or {}).get("webhook_url")
+        if not url:
+            return
+        payload = {
+            "type": event_type,
+            "timestamp": now,
+            "data": {"id": job_id, "state": row.state, "reason": row.reason, "pages": row.pages},
+        }
+        conn.execute(
+            webhook_deliveries.insert().values(
+                id="msg_" + secrets.token_hex(12),
+                job_id=job_id,
+                tenant=row.tenant,
+                url=url,
+                event=event_type,
+                payload=payload,
+                state="pending",
+                attempts=0,
+                next_attempt_at=now,
+                created_at=now,
+            )
+        )
+
+    def claim_deliveries(
+        self, owner: str, *, now: float, lease_s: float, limit: int = 10
+    ) -> list[dict[str, Any]]:
+        with self._tx() as conn:
+            pick = (
+                select(webhook_deliveries.c.id)
+                .where(
+                    webhook_deliveries.c.state == "pending",
+                    webhook_deliveries.c.next_attempt_at <= now,
+                    or_(
+                        webhook_deliveries.c.lease_expires_at.is_(None),
+                        webhook_deliveries.c.lease_expires_at < now,
+                    ),
+                )
+                .order_by(webhook_deliveries.c.next_attempt_at)
+                .limit(limit)
+            )
+            if self.is_postgres:
+                pick = pick.with_for_update(skip_locked=True)
+            ids = [str(x) for x in conn.execute(pick).scalars()]
+            if not ids:
+                return []
+            conn.execute(
+                update(webhook_deliveries)
+                .where(webhook_deliveries.c.id.in_(ids))
+                .values(
+                    lease_owner=owner,
+                    lease_expires_at=now + lease_s,
+                    attempts=webhook_deliveries.c.attempts + 1,
+                )
+            )
+            rows = (
+                conn.execute(select(webhook_deliveries).where(webhook_deliveries.c.id.in_(ids)))
+                .mappings()
+                .all()
+            )
+            return [dict(r) for r in rows]
+
+    def delivery_result(
+        self,
+        delivery_id: str,
+        owner: str,
+        *,
+        ok: bool,
+        error: str | None,
+        now: float,
+        policy: RetryPolicy,
+    ) -> str:
+        with self._tx() as conn:
+            row = conn.execute(
+                select(webhook_deliveries.c.attempts).where(
+                    webhook_deliveries.c.id == delivery_id,
+                    webhook_deliveries.c.lease_owner == owner,
+                )
+            ).first()
+            if row is None:
+                return "lost"
+            if ok:
+                values: dict[str, Any] = {
+                    "state": "delivered",
+                    "delivered_at": now,
+                    "last_error": None,
+                }
+            elif policy.exhausted(int(row[0])):
+                values = {"state": "failed", "last_error": error}
+            else:
+                values = {"next_attempt_at": now + policy.delay(int(row[0])), "last_error": error}
+            conn.execute(
+                update(webhook_deliveries)
+                .where(webhook_deliveries.c.id == delivery_id)
+                .values(lease_owner=None, lease_expires_at=None, **values)
+            )
+            return str(values.get("state", "pending"))
+
+    def deliveries(self, job_id: str) -> list[dict[str, Any]]:
+        with self._tx() as conn:
+            rows = (
+                conn.execute(
+                    select(webhook_deliveries).where(webhook_deliveries.c.job_id == job_id)
+                )
+                .mappings()
+                .all()
+            )
+        return [dict(r) for r in rows]
+
+    def webhook_secret(self, tenant: str, *, now: float) -> str:
+        """The tenant's signing secret (``whsec_`` + base64), made on first use."""
+        import base64
+
+        with self._tx() as conn:
+            row = conn.execute(
+                select(webhook_secrets.c.secret).where(webhook_secrets.c.tenant == tenant)
+            ).first()
+            if row is not None:
+                return str(row[0])
+            secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+            conn.execute(
+                webhook_secrets.insert().values(tenant=tenant, secret=secret, created_at=now)
+            )
+            return secret
 
     # --- keys --------------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.errors import TransientError
+    from pressroom.notify.webhooks import deliver_due
     from pressroom.scratch import sweep_stale
     from pressroom.service import open_services
     from pressroom.worker.runner import JobRunner
@@ -51,6 +52,7 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
                 services.store.rescue_expired(now=services.clock(), policy=services.retry)
                 last_rescue = time.monotonic()
             job = runner.run_next(claim_lanes)
+            deliver_due(services, owner)
         except TransientError as exc:
             log.warning("store unavailable", extra={"code": exc.code})
             stop.wait(2.0)

@@ -260,3 +260,81 @@ def test_metrics_show_queue_stages_and_dead_letters(
     assert 'pressroom_stage_duration_seconds_count{stage="ocr"} 1.0' in text
     assert 'pressroom_queue_oldest_age_seconds{lane="interactive"}' in text
     assert "pressroom_scratch_bytes 0.0" in text
+
+
+class _Receiver:
+    """A webhook endpoint on loopback that records what it is sent."""
+
+    def __init__(self, status: int = 200) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, HTTPServer
+
+        self.received: list[tuple[dict[str, str], bytes]] = []
+        self.status = status
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["content-length"]))
+                outer.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(outer.status)
+                self.end_headers()
+
+            def log_message(self, *_args: Any) -> None:
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_webhook_is_signed_sent_once_the_job_ends_and_retried_on_failure(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    from dataclasses import replace
+
+    from pressroom.notify.webhooks import deliver_due, signature
+
+    services.settings = replace(services.settings, webhook_allow_private=True)
+    receiver = _Receiver(status=500)
+    try:
+        client, headers = api
+        job_id = post(client, headers, png_bytes(tmp_path), webhook_url=receiver.url).json()["id"]
+        assert deliver_due(services, "w") == 0 and receiver.received == []  # nothing yet
+        work(services)
+        assert deliver_due(services, "w") == 0  # the receiver answers 500
+        assert len(receiver.received) == 1
+        clock.advance(5)
+        assert deliver_due(services, "w") == 0  # backing off: not due yet
+        receiver.status = 200
+        clock.advance(30)
+        assert deliver_due(services, "w") == 1
+        sent_headers, body = receiver.received[-1]
+        secret = client.get("/v1/webhook-secret", headers=headers).json()["secret"]
+        expected = signature(
+            secret, sent_headers["webhook-id"], int(sent_headers["webhook-timestamp"]), body
+        )
+        assert sent_headers["webhook-signature"] == expected
+        assert receiver.received[0][0]["webhook-id"] == sent_headers["webhook-id"]
+        event = __import__("json").loads(body)
+        assert event["type"] == "job.completed" and event["data"]["id"] == job_id
+        clock.advance(3600)
+        assert deliver_due(services, "w") == 0 and len(receiver.received) == 2  # once
+    finally:
+        receiver.close()
+
+
+def test_webhook_to_a_private_address_is_refused_unless_allowed(
+    api: tuple[TestClient, dict[str, str]], tmp_path: Path
+) -> None:
+    client, headers = api
+    for url in ("http://127.0.0.1:9/hook", "http://10.1.2.3/hook", "http://[::1]/x"):
+        refused = post(client, headers, png_bytes(tmp_path), webhook_url=url)
+        assert refused.status_code == 400, url
+        assert refused.json()["error"]["code"] == "PRIVATE_ADDRESS"
+    bad = post(client, headers, png_bytes(tmp_path), webhook_url="ftp://example.com/x")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "BAD_REQUEST"

@@ -1,0 +1,1 @@
+"""Notifications: Standard Webhooks, delivered from an outbox by the workers."""
