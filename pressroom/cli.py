@@ -211,9 +211,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from pressroom.api.app import create_app
     from pressroom.jobs.model import Lane
+    from pressroom.logs import configure_logging
     from pressroom.service import ensure_default_key, open_services, start_housekeeping
     from pressroom.worker.pool import Supervisor
 
+    configure_logging()
     settings = Settings.from_env()
     os.umask(0o077)
     services = open_services(settings)

@@ -30,11 +30,13 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.errors import TransientError
+    from pressroom.logs import configure_logging
     from pressroom.notify.webhooks import deliver_due
     from pressroom.scratch import sweep_stale
     from pressroom.service import open_services
     from pressroom.worker.runner import JobRunner
 
+    configure_logging()
     services = open_services(settings, migrate=False)
     settings.scratch_dir.mkdir(parents=True, exist_ok=True)
     sweep_stale(settings.scratch_dir)

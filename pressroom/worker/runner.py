@@ -168,7 +168,8 @@ class JobRunner:
                 policy=services.retry,
             )
             log.info(
-                "job attempt failed", extra={"job_id": job.id, "code": exc.code, "state": state}
+                "job attempt failed",
+                extra={"job_id": job.id, "code": exc.code, "state": str(state)},
             )
         except Exception:
             # A bug of ours: retrying cannot help. The traceback names the job id only.
