@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +16,9 @@ from pressroom.settings import Settings
 class FakeClock:
     """Time that moves only when a test says so."""
 
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.now = start
+    def __init__(self, start: float | None = None) -> None:
+        # starts at the real time: file modification times must line up with it
+        self.now = time.time() if start is None else start
 
     def __call__(self) -> float:
         return self.now

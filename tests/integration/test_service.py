@@ -338,3 +338,30 @@ def test_webhook_to_a_private_address_is_refused_unless_allowed(
         assert refused.json()["error"]["code"] == "PRIVATE_ADDRESS"
     bad = post(client, headers, png_bytes(tmp_path), webhook_url="ftp://example.com/x")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "BAD_REQUEST"
+
+
+def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    from pressroom.service import housekeeping
+
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    work(services)
+    orphan = tmp_path / "orphan"
+    orphan.write_bytes(b"%PDF-1.7 left by a crash between blob and row")
+    services.blobs.put_file("sources/acme/00000000-dead-beef-0000-000000000000/source", orphan)
+    waiting = post(client, headers, png_bytes(tmp_path)).json()["id"]  # its source must stay
+    assert housekeeping(services) == {"artifacts": 0, "orphans": 0}  # too young for either
+    clock.advance(services.settings.retention_s + 1)
+    import os
+
+    for key, _ in services.blobs.list("sources"):  # age the files on disk as well
+        path = services.settings.data_dir / "blobs" / key
+        os.utime(path, (clock.now - 7200, clock.now - 7200))
+    assert housekeeping(services) == {"artifacts": 1, "orphans": 1}
+    assert list(services.blobs.list("artifacts")) == []
+    job = services.store.get(job_id)
+    assert job is not None and job.artifact_key is None
+    remaining = [k for k, _ in services.blobs.list("sources")]
+    assert remaining == [f"sources/acme/{waiting}/source"]
