@@ -65,7 +65,7 @@ def _inspect_pdf(path: Path, limits: Limits) -> list[PageInfo]:
     if count > limits.max_pages:
         raise PageLimit(f"{count} pages; the limit is {limits.max_pages}")
     out = []
-    with pdfium.open_pdf(path) as doc:
+    with pdfium.RecyclingDocument(path) as doc:
         if len(doc) != count:
             raise Corrupt("the PDF's page tree is inconsistent")
         for i in range(count):

@@ -151,10 +151,10 @@ def process_document(
                     builder.add_cover(layout.width, layout.height)
                 if chunk and len(builder.pdf.pages) >= chunk:
                     builder.flush_part(output.with_name(f"{output.name}.part{len(builder.parts)}"))
-            checked.append(CheckedPage(page_info.index + offset, layout, text))
+            checked.append(CheckedPage.of(page_info.index + offset, layout, text))
             if progress is not None:
                 progress(page_info.index + 1, total)
-        real_chars = sum(p.text.real_chars for p in checked)
+        real_chars = sum(p.real_chars for p in checked)
         if real_chars < MIN_REAL_CHARS:
             raise UnreadableScan(
                 f"only {real_chars} letters or digits could be read from the whole document"
@@ -170,10 +170,10 @@ def process_document(
         kind=info.kind,
         pages=len(checked),
         output_pages=len(checked) + offset,
-        ocr_pages=sum(1 for p in checked if p.text.method == "ocr"),
-        kept_pages=sum(1 for p in checked if p.text.method == "kept"),
-        rotations=tuple(p.text.rotation for p in checked),
-        skews=tuple(p.text.skew for p in checked),
+        ocr_pages=sum(1 for p in checked if p.method == "ocr"),
+        kept_pages=sum(1 for p in checked if p.method == "kept"),
+        rotations=tuple(p.rotation for p in checked),
+        skews=tuple(p.skew for p in checked),
         real_chars=real_chars,
         template=template.identity,
         engine=f"{ENGINE_VERSION}; {engine.name}",
@@ -208,7 +208,7 @@ def _pdf_pages(
     clock: _Clock,
 ) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
     """Pages of a PDF source, placed as form XObjects of ``src`` itself (see OutputBuilder)."""
-    doc: Any = stack.enter_context(pdfium.open_pdf(source))
+    doc: Any = stack.enter_context(pdfium.RecyclingDocument(source))
     for page_info in info.pages:
         with clock.stage("render"):
             try:
