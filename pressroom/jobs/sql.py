@@ -203,6 +203,28 @@ class SqlJobStore:
                 )
             )
 
+    def _finish(
+        self, job_id: str, owner: str, state: JobState, event: str, now: float, **values: Any
+    ) -> bool:
+        """End an owned job in ``state`` and queue its webhook, in one transaction."""
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(
+                    state=state.value,
+                    stage=None,
+                    finished_at=now,
+                    updated_at=now,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    **values,
+                )
+            )
+            if done.rowcount == 1:
+                self._enqueue_webhook(conn, job_id, event, now)
+            return done.rowcount == 1
+
     def complete(
         self,
         job_id: str,
@@ -213,27 +235,18 @@ class SqlJobStore:
         pages: int,
         now: float,
     ) -> bool:
-        with self._tx() as conn:
-            done = conn.execute(
-                update(jobs)
-                .where(self._owned(job_id, owner))
-                .values(
-                    state=JobState.COMPLETE.value,
-                    stage=None,
-                    artifact_key=artifact_key,
-                    artifact_sha256=artifact_sha256,
-                    pages=pages,
-                    finished_at=now,
-                    updated_at=now,
-                    lease_owner=None,
-                    lease_expires_at=None,
-                    reason=None,
-                    message=None,
-                )
-            )
-            if done.rowcount == 1:
-                self._enqueue_webhook(conn, job_id, "job.completed", now)
-            return done.rowcount == 1
+        return self._finish(
+            job_id,
+            owner,
+            JobState.COMPLETE,
+            "job.completed",
+            now,
+            artifact_key=artifact_key,
+            artifact_sha256=artifact_sha256,
+            pages=pages,
+            reason=None,
+            message=None,
+        )
 
     def fail(
         self,
@@ -293,25 +306,16 @@ class SqlJobStore:
         now: float,
         artifact_key: str | None = None,
     ) -> bool:
-        with self._tx() as conn:
-            done = conn.execute(
-                update(jobs)
-                .where(self._owned(job_id, owner))
-                .values(
-                    state=JobState.REVIEW.value,
-                    stage=None,
-                    reason=code,
-                    message=message,
-                    artifact_key=artifact_key,
-                    finished_at=now,
-                    updated_at=now,
-                    lease_owner=None,
-                    lease_expires_at=None,
-                )
-            )
-            if done.rowcount == 1:
-                self._enqueue_webhook(conn, job_id, "job.review", now)
-            return done.rowcount == 1
+        return self._finish(
+            job_id,
+            owner,
+            JobState.REVIEW,
+            "job.review",
+            now,
+            reason=code,
+            message=message,
+            artifact_key=artifact_key,
+        )
 
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         with self._tx() as conn:
