@@ -24,6 +24,7 @@ from pressroom.errors import (
 )
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.pipeline.sniff import sniff_bytes
+from pressroom.redact.policy import UnsupportedPolicy, parse_policy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import source_key
@@ -143,6 +144,13 @@ def create_app(services: Services) -> FastAPI:
             if title is not None and len(title) > MAX_TITLE:
                 raise BadRequest(f"title is longer than {MAX_TITLE} characters")
             deadline = _number(fields.get("deadline"), "deadline")
+            policy = parse_policy(
+                fields.get("redact"), fields.get("expires_at"), now=services.clock()
+            )
+            if not policy.empty:
+                # Fail closed: until the redaction engine lands (issue 4), a job that asks for
+                # redaction is refused rather than published unredacted.
+                raise UnsupportedPolicy("redaction is not available in this version yet")
             options: dict[str, Any] = {}
             if fields.get("webhook_url"):
                 from pressroom.notify.webhooks import check_url

@@ -365,3 +365,15 @@ def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
     assert job is not None and job.artifact_key is None
     remaining = [k for k, _ in services.blobs.list("sources")]
     assert remaining == [f"sources/acme/{waiting}/source"]
+
+
+@pytest.mark.parametrize("redact", ["name", "email", "account-number,address"])
+def test_redaction_requests_fail_closed_until_the_engine_exists(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, redact: str
+) -> None:
+    client, headers = api
+    response = post(client, headers, png_bytes(tmp_path), redact=redact)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "UNSUPPORTED_POLICY"
+    assert services.store.counts() == {}
+    assert list(services.blobs.list("")) == []

@@ -1,0 +1,22 @@
+"""Detectors: find the values a policy names in a page's text, as character spans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: str  # a policy class: name | address | account-number
+    start: int  # character span in the text that was searched
+    end: int
+    value: str
+    recognizer: str
+    score: float = 1.0
+
+
+class Recognizer(Protocol):
+    kind: str
+
+    def find(self, text: str) -> list[Finding]: ...
