@@ -22,6 +22,7 @@ from pressroom.errors import PressroomError
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
+    from pressroom.redact.policy import RedactionPolicy
     from pressroom.templates import Template
 
 EXIT_OK = 0
@@ -98,7 +99,12 @@ _ENGINE: Any = None  # one Tesseract per process, reused for every file it proce
 
 
 def process_one(
-    path: Path, dest: Path, template: Template, title: str | None, progress: bool = False
+    path: Path,
+    dest: Path,
+    template: Template,
+    title: str | None,
+    progress: bool = False,
+    policy: RedactionPolicy | None = None,
 ) -> Outcome:
     """Process one input into ``dest``; every failure becomes a one-line Outcome."""
     global _ENGINE
@@ -117,7 +123,12 @@ def process_one(
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
             options = JobOptions(template=template, title=title, limits=settings.limits)
-            result = process_document(path, built, options, _ENGINE, progress=bar)
+            if policy is not None and not policy.empty:
+                from pressroom.redact.engine import redact_document
+
+                result = redact_document(path, built, options, policy, _ENGINE, progress=bar)
+            else:
+                result = process_document(path, built, options, _ENGINE, progress=bar)
             _publish(built, dest)
     except PressroomError as exc:
         return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
@@ -143,12 +154,17 @@ def _report(outcome: Outcome, quiet: bool) -> None:
 
 
 def cmd_process(args: argparse.Namespace) -> int:
+    from pressroom.redact.engine import recognizers_for
+    from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 
     settings = Settings.from_env()
     os.umask(0o077)
     try:
         template = resolve_template(args.template, settings.template_dirs)
+        policy = parse_policy(args.redact, now=time.time())
+        if not policy.empty:
+            recognizers_for(policy)
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
@@ -164,12 +180,12 @@ def cmd_process(args: argparse.Namespace) -> int:
         if args.jobs <= 1 or len(work) == 1:
             show = sys.stderr.isatty() and not args.quiet
             for path, dest in work:
-                outcomes.append(process_one(path, dest, template, args.title, show))
+                outcomes.append(process_one(path, dest, template, args.title, show, policy))
                 _report(outcomes[-1], args.quiet)
         else:
             with ProcessPoolExecutor(max_workers=args.jobs) as pool:
                 futures = [
-                    pool.submit(process_one, path, dest, template, args.title)
+                    pool.submit(process_one, path, dest, template, args.title, False, policy)
                     for path, dest in work
                 ]
                 for future in as_completed(futures):
@@ -345,6 +361,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--title", default=None, help="the document title used by the template")
     p.add_argument(
+        "--redact",
+        default=None,
+        metavar="CLASSES",
+        help="redact these classes: account-number (name and address: not yet)",
+    )
+    p.add_argument(
         "-j",
         "--jobs",
         type=int,
@@ -397,7 +419,12 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--template", default=None)
     sm.add_argument("--title", default=None)
     sm.add_argument("--lane", choices=["bulk", "interactive"], default=None)
-    sm.add_argument("--redact", default=None, help=argparse.SUPPRESS)
+    sm.add_argument(
+        "--redact",
+        default=None,
+        metavar="CLASSES",
+        help="redact these classes: account-number (name and address: not yet)",
+    )
     sm.add_argument("--wait", action="store_true", help="follow each job to its end")
     sm.add_argument(
         "-o", "--output", type=Path, default=None, help="download results here (implies --wait)"

@@ -24,7 +24,8 @@ from pressroom.errors import (
 )
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.pipeline.sniff import sniff_bytes
-from pressroom.redact.policy import UnsupportedPolicy, parse_policy
+from pressroom.redact.engine import recognizers_for
+from pressroom.redact.policy import parse_policy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import source_key
@@ -148,10 +149,8 @@ def create_app(services: Services) -> FastAPI:
                 fields.get("redact"), fields.get("expires_at"), now=services.clock()
             )
             if not policy.empty:
-                # Fail closed: until the redaction engine lands (issue 4), a job that asks for
-                # redaction is refused rather than published unredacted.
-                raise UnsupportedPolicy("redaction is not available in this version yet")
-            options: dict[str, Any] = {}
+                recognizers_for(policy)  # a class nothing can detect yet is refused here
+            options: dict[str, Any] = policy.as_options() if not policy.empty else {}
             if fields.get("webhook_url"):
                 from pressroom.notify.webhooks import check_url
 

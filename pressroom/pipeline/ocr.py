@@ -293,6 +293,12 @@ class OcrStage:
                 break
         return replace(best, attempts=len(tried))
 
+    def read_as_is(
+        self, image: Image.Image, dpi: float, *, timeout: float | None = None
+    ) -> PageReading:
+        """Read without turning the page (its own text already says which way is up)."""
+        return self._read(normalise_contrast(image), dpi, 0, timeout)
+
     def _detect(self, base: Image.Image, dpi: float) -> int:
         factor = max(1, round(dpi / self.osd_dpi))
         found = self.engine.detect_orientation(base.reduce(factor), dpi=dpi / factor)

@@ -53,6 +53,7 @@ class DocumentResult:
     template: str
     engine: str
     timings: dict[str, float]
+    redacted: dict[str, int] = field(default_factory=dict)  # boxes burned, by class
 
 
 class _Clock:

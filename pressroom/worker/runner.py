@@ -17,6 +17,8 @@ from pressroom.errors import PermanentError, ReviewRequired, TransientError
 from pressroom.jobs.model import Job, Lane
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.redact.engine import redact_document
+from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import artifact_key
@@ -120,8 +122,14 @@ class JobRunner:
                     deadline=deadline,
                 )
                 built = scratch / "output.pdf"
+                policy = RedactionPolicy(
+                    tuple(job.options.get("redact") or ()), job.options.get("expires_at")
+                )
                 with self._stage(job, "process"):
-                    result = process_document(source, built, options, self.engine)
+                    if policy.empty:
+                        result = process_document(source, built, options, self.engine)
+                    else:
+                        result = redact_document(source, built, options, policy, self.engine)
                 for stage, seconds in result.timings.items():
                     store.record_timing(job.id, job.attempts, stage, seconds, now=now())
                 digest = artifact_digest(job.source_sha256, template.content_hash, job.options)

@@ -368,7 +368,7 @@ def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
 
 
 @pytest.mark.parametrize("redact", ["name", "email", "account-number,address"])
-def test_redaction_requests_fail_closed_until_the_engine_exists(
+def test_redaction_classes_nothing_can_detect_yet_are_refused_at_the_door(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, redact: str
 ) -> None:
     client, headers = api
@@ -377,3 +377,18 @@ def test_redaction_requests_fail_closed_until_the_engine_exists(
     assert response.json()["error"]["code"] == "UNSUPPORTED_POLICY"
     assert services.store.counts() == {}
     assert list(services.blobs.list("")) == []
+
+
+def test_a_redaction_the_output_check_doubts_is_held_for_review_never_published(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    # This fake "reads" the account number on every image, the redacted output included:
+    # detection run again on the output finds it, so the job must stop in review.
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"]
+    work(services, FakeOcrEngine(lines=("Account number: 12345678", "Ordinary words stay.")))
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert (job["state"], job["reason"]) == ("review", "REDACTION_LEAK")
+    assert job["artifact_url"] is None
+    assert list(services.blobs.list("artifacts")) == []
+    assert list(services.settings.scratch_dir.iterdir()) == []

@@ -17,6 +17,7 @@ class Finding:
 
 
 class Recognizer(Protocol):
-    kind: str
+    @property
+    def kind(self) -> str: ...
 
     def find(self, text: str) -> list[Finding]: ...

@@ -1,0 +1,322 @@
+"""Redaction builds, it does not edit: pages with hits are rendered, boxes burned into the
+pixels, and rebuilt with a fresh invisible text layer of the words that remain. Pages without
+hits keep their vector content. The output is written fresh and checked before anyone sees it:
+any value found again by either parser holds the job for review (fail closed)."""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+from pikepdf import Name
+from PIL import Image, ImageDraw
+
+from pressroom import ENGINE_VERSION, __version__
+from pressroom.engines import images, pdfium
+from pressroom.errors import Corrupt, ReviewRequired, UnreadableScan
+from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
+from pressroom.pipeline.check import CheckedPage, check_output
+from pressroom.pipeline.inspect import file_sha256, inspect_source
+from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
+from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
+from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions
+from pressroom.redact.detect import Finding, Recognizer
+from pressroom.redact.detect.accounts import AccountNumberRecognizer
+from pressroom.redact.leaks import find_leaks
+from pressroom.redact.plan import boxes_for, covered_words, detect, remaining
+from pressroom.redact.policy import RedactionPolicy, UnsupportedPolicy
+from pressroom.redact.text import extracted_words
+
+REDACT_DPI = 300.0
+Progress = Callable[[int, int], None]
+
+
+class RedactionLeak(ReviewRequired):
+    code = "REDACTION_LEAK"
+
+
+def recognizers_for(policy: RedactionPolicy) -> list[Recognizer]:
+    """The recognizers a policy needs; a class with none is refused, never silently skipped."""
+    available: dict[str, Recognizer] = {"account-number": AccountNumberRecognizer()}
+    missing = [c for c in policy.classes if c not in available]
+    if missing:
+        raise UnsupportedPolicy(
+            f"redaction of {', '.join(missing)} is not available in this version yet"
+        )
+    return [available[c] for c in policy.classes]
+
+
+@dataclass
+class _PageScan:
+    """What pass one learnt of a page; pass two decides and builds from it."""
+
+    info: PageInfo
+    rotation: int
+    dpi: float
+    size: tuple[int, int]  # upright pixels
+    ocr: list[Word]
+    extracted: list[Word]
+    findings_ocr: list[Finding] = field(default_factory=list)
+    findings_text: list[Finding] = field(default_factory=list)
+
+
+def _burn(image: Image.Image, boxes: Sequence[Box]) -> Image.Image:
+    out = image.convert("RGB")
+    draw = ImageDraw.Draw(out)
+    for b in boxes:
+        draw.rectangle((b.x0, b.y0, b.x1, b.y1), fill=(0, 0, 0))
+    return out
+
+
+def _image_stream(pdf: pikepdf.Pdf, image: Image.Image) -> pikepdf.Stream:
+    stream = pdf.make_stream(zlib.compress(image.tobytes(), 6))
+    stream.Filter = Name.FlateDecode
+    stream.Type = Name.XObject
+    stream.Subtype = Name.Image
+    stream.Width, stream.Height = image.size
+    stream.ColorSpace = Name.DeviceRGB
+    stream.BitsPerComponent = 8
+    return stream
+
+
+class _Source:
+    """Page rasters and vector placements of one source, PDF or image, page by page."""
+
+    def __init__(self, stack: ExitStack, path: Path, kind: SourceKind) -> None:
+        self.path = path
+        self.kind = kind
+        self.single = False
+        if kind is SourceKind.PDF:
+            try:
+                self.pdf: pikepdf.Pdf | None = stack.enter_context(pikepdf.open(path))
+            except pikepdf.PdfError:
+                raise Corrupt("the PDF cannot be parsed") from None
+            self.doc: Any = stack.enter_context(pdfium.RecyclingDocument(path))
+        else:
+            self.pdf = None
+
+    def frames(self) -> Generator[Image.Image, None, None]:
+        return images.iter_frames(self.path)
+
+    def render(self, index: int) -> tuple[Image.Image, list[Word]]:
+        """The displayed page at 300 dpi, RGB, and its extractable words in that frame."""
+        page = self.doc[index]
+        try:
+            image = page.render(scale=REDACT_DPI / 72.0).to_pil().convert("RGB")
+            words = extracted_words(page, REDACT_DPI / 72.0)
+        finally:
+            page.close()
+        return image, words
+
+
+def redact_document(
+    source: Path,
+    output: Path,
+    options: JobOptions,
+    policy: RedactionPolicy,
+    engine: OcrEngine,
+    *,
+    progress: Progress | None = None,
+) -> DocumentResult:
+    started = time.perf_counter()
+    policy.check_current(time.time())
+    recognizers = recognizers_for(policy)
+    info = inspect_source(source, options.limits)
+    ocr = OcrStage(engine)
+    template = options.template
+    title = options.title or template.default_title
+    values = {
+        "title": title,
+        "date": options.when.astimezone(UTC).date().isoformat(),
+        "pages": str(len(info.pages)),
+        "organisation": template.organisation,
+        "page": "",
+    }
+    builder = OutputBuilder(
+        template,
+        values,
+        producer=f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; "
+        f"{template.identity}; redacted)",
+    )  # a fresh document: nothing of the source comes along but page content
+    total = len(info.pages)
+    with ExitStack() as stack:
+        stack.callback(builder.discard_parts)
+        src = _Source(stack, source, info.kind)
+        src.single = len(info.pages) == 1
+        scans: list[_PageScan] = []
+        # Pass one: read every page (its own text and OCR of its pixels) and find the values.
+        for n, (page_info, raster, words) in enumerate(_rasters(src, info)):
+            gray = raster.convert("L")
+            dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
+            reading = ocr.read_as_is(gray, dpi) if words else ocr(gray, dpi)
+            scan = _PageScan(
+                page_info, reading.rotation, dpi, reading.size, list(reading.result.words), words
+            )
+            scan.findings_ocr = detect(scan.ocr, recognizers)
+            scan.findings_text = detect(scan.extracted, recognizers)
+            scans.append(scan)
+            if progress is not None:
+                progress(n + 1, 2 * total)
+        found_values = {f.value for s in scans for f in s.findings_ocr + s.findings_text}
+        counts: dict[str, int] = {}
+        checked: list[CheckedPage] = []
+        offset = 1 if template.cover is not None else 0
+        # Pass two: every occurrence of every value, on every page; build each page.
+        frames = src.frames() if info.kind is not SourceKind.PDF else None
+        for scan in scans:
+            frame = next(frames) if frames is not None else None
+            hit_ocr = covered_words(scan.ocr, scan.findings_ocr, found_values)
+            hit_text = covered_words(scan.extracted, scan.findings_text, found_values)
+            boxes = boxes_for(scan.ocr, hit_ocr) + boxes_for(scan.extracted, hit_text)
+            for f in scan.findings_ocr + scan.findings_text:
+                counts[f.kind] = counts.get(f.kind, 0) + 1
+            if boxes:
+                placed, text = _rebuilt_page(builder.pdf, src, scan, frame, boxes)
+                rotation = 0
+            else:
+                placed = _vector_page(builder.pdf, src, scan, frame)
+                words = scan.ocr if not scan.extracted else []
+                text = PageText(
+                    index=scan.info.index,
+                    method="ocr" if words else "kept",
+                    words=tuple(words),
+                    width_px=scan.size[0],
+                    height_px=scan.size[1],
+                    dpi=scan.dpi,
+                    rotation=scan.rotation,
+                    real_chars=_chars(words or scan.extracted),
+                )
+                rotation = scan.rotation
+            layout = builder.add_page(placed, text, rotation, scan.info.index + 1)
+            if not checked and template.cover is not None:
+                builder.add_cover(layout.width, layout.height)
+            checked.append(CheckedPage.of(scan.info.index + offset, layout, text))
+            if progress is not None:
+                progress(total + scan.info.index + 1, 2 * total)
+        if frames is not None:
+            frames.close()
+        real = sum(p.real_chars for p in checked)
+        if real < MIN_REAL_CHARS:
+            raise UnreadableScan(f"only {real} letters or digits could be read")
+        builder.save(output, title=title, created=options.when)
+    check_output(output, len(checked) + offset, checked)
+    leaks = find_leaks(output, found_values)
+    if leaks:
+        summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
+        raise RedactionLeak(f"a redacted value is still in the output ({summary})")
+    pages_again = _redetect(output, recognizers, found_values, ocr)
+    if pages_again:
+        raise RedactionLeak(
+            f"detection run again on the output found values on page(s) "
+            f"{', '.join(str(p) for p in pages_again)}"
+        )
+    return DocumentResult(
+        source_sha256=info.sha256,
+        output_sha256=file_sha256(output),
+        kind=info.kind,
+        pages=len(checked),
+        output_pages=len(checked) + offset,
+        ocr_pages=sum(1 for p in checked if p.method == "ocr"),
+        kept_pages=sum(1 for p in checked if p.method == "kept"),
+        rotations=tuple(p.rotation for p in checked),
+        skews=tuple(p.skew for p in checked),
+        real_chars=real,
+        template=template.identity,
+        engine=f"{ENGINE_VERSION}; {engine.name}",
+        timings={"redact": time.perf_counter() - started},
+        redacted=counts,
+    )
+
+
+def _redetect(
+    output: Path, recognizers: Sequence[Recognizer], values: set[str], ocr: OcrStage
+) -> list[int]:
+    """Detection once more, on the output as a reader gets it: its text and OCR of its pixels."""
+    flagged: list[int] = []
+    with pdfium.RecyclingDocument(output) as doc:
+        for i in range(len(doc)):
+            page = doc[i]
+            try:
+                image = page.render(scale=REDACT_DPI / 72.0, grayscale=True).to_pil()
+                words = extracted_words(page, REDACT_DPI / 72.0)
+            finally:
+                page.close()
+            read = list(ocr.read_as_is(image.convert("L"), REDACT_DPI).result.words)
+            for source in (words, read):
+                if detect(source, recognizers) or covered_words(source, [], values):
+                    flagged.append(i + 1)
+                    break
+    return flagged
+
+
+def _chars(words: Sequence[Word]) -> int:
+    return sum(c.isalnum() for w in words for c in w.text)
+
+
+def _rasters(src: _Source, info: Any) -> Iterator[tuple[PageInfo, Image.Image, list[Word]]]:
+    if info.kind is SourceKind.PDF:
+        for page_info in info.pages:
+            image, words = src.render(page_info.index)
+            yield page_info, image, words
+    else:
+        frames = src.frames()
+        try:
+            for page_info, frame in zip(info.pages, frames, strict=False):
+                yield page_info, frame.convert("RGB"), []
+        finally:
+            frames.close()
+
+
+def _rebuilt_page(
+    pdf: pikepdf.Pdf, src: _Source, scan: _PageScan, frame: Image.Image | None, boxes: list[Box]
+) -> tuple[PlacedSource, PageText]:
+    if src.kind is SourceKind.PDF:
+        raster, _words = src.render(scan.info.index)
+    else:
+        assert frame is not None
+        raster = frame.convert("RGB")
+    upright = rotate_cw(raster, scan.rotation)
+    burned = _burn(upright, boxes)
+    w = burned.width * 72.0 / scan.dpi
+    h = burned.height * 72.0 / scan.dpi
+    placed = PlacedSource(_image_stream(pdf, burned), (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
+    # On born-digital pages the words that stay come from the page's own text (exact).
+    kept = remaining(scan.extracted if scan.extracted else scan.ocr, boxes)
+    text = PageText(
+        index=scan.info.index,
+        method="ocr" if kept else "empty",
+        words=tuple(kept),
+        width_px=burned.width,
+        height_px=burned.height,
+        dpi=scan.dpi,
+        real_chars=_chars(kept),
+    )
+    return placed, text
+
+
+def _vector_page(
+    pdf: pikepdf.Pdf, src: _Source, scan: _PageScan, frame: Image.Image | None
+) -> PlacedSource:
+    info = scan.info
+    if src.kind is SourceKind.PDF:
+        assert src.pdf is not None
+        page = src.pdf.pages[info.index]
+        crop = [float(v) for v in page.cropbox]
+        form = page.as_form_xobject(handle_transformations=False)
+        form.BBox = pikepdf.Array(crop)
+        xobject = pdf.copy_foreign(form)
+        x0, y0, x1, y1 = crop
+        turn, (w, h) = turn_cw(info.rotate, x1 - x0, y1 - y0)
+        return PlacedSource(xobject, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h)
+    assert frame is not None
+    xobj = images.image_xobject(pdf, src.kind, src.path, frame, src.single)
+    return PlacedSource(
+        xobj, (info.width_pt, 0.0, 0.0, info.height_pt, 0.0, 0.0), info.width_pt, info.height_pt
+    )

@@ -1,0 +1,118 @@
+"""The output check for redaction: two independent parsers must find no forbidden value.
+
+PDFium reads the text as a viewer would; the pikepdf walk reads every object and stream as
+bytes (every string, every decoded stream, every string operand of every content stream), in
+several encodings. Values are compared normalised: case and accents folded, no spacing or
+punctuation. Reports say which parser and how many, never the value.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pikepdf
+
+from pressroom.engines import pdfium
+from pressroom.redact.plan import normalise
+
+
+@dataclass(frozen=True, slots=True)
+class Leak:
+    parser: str  # pdfium-text | pikepdf-walk
+    where: str  # page N, object, stream
+    count: int
+
+
+def _decodings(data: bytes) -> Iterable[str]:
+    yield data.decode("latin-1")
+    for codec in ("utf-16-be", "utf-16-le"):
+        for start in (0, 1):
+            chunk = data[start:]
+            yield chunk[: len(chunk) // 2 * 2].decode(codec, errors="ignore")
+
+
+def _hits(text: str, wanted: list[str]) -> int:
+    squashed = normalise(text)
+    return sum(1 for v in wanted if v in squashed)
+
+
+def _stream_bytes(stream: pikepdf.Stream) -> bytes:
+    try:
+        return bytes(stream.read_bytes())
+    except pikepdf.PdfError:
+        return bytes(stream.read_raw_bytes())  # a filter we cannot decode: search what is there
+
+
+def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
+    wanted = sorted({v for v in (normalise(v) for v in values) if len(v) >= 3})
+    if not wanted:
+        return []
+    leaks: list[Leak] = []
+    with pdfium.open_pdf(path) as doc:
+        for i in range(len(doc)):
+            n = _hits(pdfium.page_text(doc, i), wanted)
+            if n:
+                leaks.append(Leak("pdfium-text", f"page {i + 1}", n))
+    with pikepdf.open(path) as pdf:
+        for obj in pdf.objects:
+            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") != "/Image":
+                # (pixels are not text: what a picture shows is checked by OCR, not here)
+                data = _stream_bytes(obj)
+                n = max(_hits(t, wanted) for t in _decodings(data))
+                n = max(n, _content_strings_hits(obj, wanted))
+                if n:
+                    leaks.append(Leak("pikepdf-walk", "stream", n))
+            n = _object_strings_hits(obj, wanted)
+            if n:
+                leaks.append(Leak("pikepdf-walk", "object", n))
+        n = _object_strings_hits(pdf.trailer, wanted)
+        if n:
+            leaks.append(Leak("pikepdf-walk", "trailer", n))
+    return leaks
+
+
+def _object_strings_hits(obj: object, wanted: list[str], depth: int = 0) -> int:
+    """Strings and names held directly in an object (indirect children are walked on their own)."""
+    if depth > 8:
+        return 0
+    if isinstance(obj, pikepdf.String):
+        raw = bytes(obj)
+        return max(_hits(t, wanted) for t in (str(obj), *_decodings(raw)))
+    if isinstance(obj, pikepdf.Name):
+        return _hits(str(obj), wanted)
+    items: Iterable[object]
+    if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
+        items = [v for v in obj.values() if not getattr(v, "is_indirect", False)]
+    elif isinstance(obj, pikepdf.Array):
+        items = [v for v in obj if not getattr(v, "is_indirect", False)]
+    else:
+        return 0
+    return max((_object_strings_hits(v, wanted, depth + 1) for v in items), default=0)
+
+
+def _content_strings_hits(stream: pikepdf.Stream, wanted: list[str]) -> int:
+    """String operands of a content stream, decoded as text (hex UTF-16 in a text layer)."""
+    if stream.get("/Subtype") in ("/Image", "/XML") or "/Length1" in stream:
+        return 0  # pictures, metadata and fonts are not content streams
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            instructions = pikepdf.parse_content_stream(stream)
+    except (pikepdf.PdfError, TypeError, ValueError):
+        return 0
+    pieces: list[bytes] = []
+    for instruction in instructions:
+        if not isinstance(instruction, pikepdf.ContentStreamInstruction):
+            continue  # an inline image: its bytes are searched with the stream's
+        for op in instruction.operands:
+            if isinstance(op, pikepdf.String):
+                pieces.append(bytes(op))
+            elif isinstance(op, pikepdf.Array):
+                pieces += [bytes(x) for x in op if isinstance(x, pikepdf.String)]
+    if not pieces:
+        return 0
+    joined = b"".join(pieces)
+    return max(_hits(t, wanted) for t in _decodings(joined))

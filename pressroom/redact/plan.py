@@ -1,0 +1,105 @@
+"""From findings to boxes: whole tokens, every occurrence. Pure functions, no I/O."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pressroom.models import Box, Word
+from pressroom.redact.detect import Finding, Recognizer
+
+PAD_PX = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedText:
+    """Words joined by single spaces, and where each word's characters start."""
+
+    text: str
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, words: Sequence[Word]) -> IndexedText:
+        parts: list[str] = []
+        starts: list[int] = []
+        pos = 0
+        for i, w in enumerate(words):
+            if i:
+                sep = "\n" if w.line != words[i - 1].line else " "
+                parts.append(sep)
+                pos += 1
+            starts.append(pos)
+            parts.append(w.text)
+            pos += len(w.text)
+        return cls("".join(parts), tuple(starts))
+
+    def words_in(self, start: int, end: int, words: Sequence[Word]) -> list[int]:
+        """Indexes of the words a character span touches: redaction covers whole tokens."""
+        return [i for i, s in enumerate(self.starts) if s < end and s + len(words[i].text) > start]
+
+
+def normalise(text: str) -> str:
+    """Accents folded, case folded, only letters and digits: how values are compared."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    kept = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return re.sub(r"[\W_]+", "", kept.casefold())
+
+
+def detect(words: Sequence[Word], recognizers: Iterable[Recognizer]) -> list[Finding]:
+    indexed = IndexedText.of(words)
+    found: list[Finding] = []
+    for recognizer in recognizers:
+        found += recognizer.find(indexed.text)
+    return found
+
+
+def covered_words(
+    words: Sequence[Word], findings: Iterable[Finding], values: Iterable[str] = ()
+) -> set[int]:
+    """Words covered by a finding on this page, or by any value found anywhere in the document."""
+    indexed = IndexedText.of(words)
+    hit: set[int] = set()
+    for f in findings:
+        hit.update(indexed.words_in(f.start, f.end, words))
+    wanted = [v for v in (normalise(v) for v in values) if len(v) >= 3]
+    if wanted:
+        keys = [normalise(w.text) for w in words]
+        longest = max(len(v) for v in wanted)
+        # A value may span words or sit inside a longer token: slide over runs of words and
+        # mark the shortest run that holds it.
+        for i in range(len(words)):
+            run = ""
+            for j in range(i, min(i + 16, len(words))):
+                run += keys[j]
+                inside = [v for v in wanted if v in run]
+                if inside:
+                    rest = run[len(keys[i]) :]
+                    if not any(v in rest for v in inside):  # word i is needed for the value
+                        hit.update(range(i, j + 1))
+                    break
+                if len(run) > longest + 64:
+                    break
+    return hit
+
+
+def boxes_for(words: Sequence[Word], indexes: Iterable[int], pad: float = PAD_PX) -> list[Box]:
+    return [
+        Box(
+            words[i].box.x0 - pad,
+            words[i].box.y0 - pad,
+            words[i].box.x1 + pad,
+            words[i].box.y1 + pad,
+        )
+        for i in sorted(indexes)
+    ]
+
+
+def overlaps(a: Box, b: Box) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def remaining(words: Sequence[Word], boxes: Sequence[Box]) -> list[Word]:
+    """Words that survive: none that a burned box touches (OCR and extracted words alike)."""
+    return [w for w in words if not any(overlaps(w.box, b) for b in boxes)]

@@ -1,0 +1,79 @@
+"""Words with boxes from a PDF page's own text (PDFium), in the pixel frame of its rendering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pypdfium2.raw as pdfium_c
+
+from pressroom.models import Box, Word
+from pressroom.pipeline.render import Matrix, then, turn_cw
+
+_BREAKS = {0x0D, 0x0A, 0x02}
+
+
+def page_to_pixels(page: Any, scale: float) -> tuple[Matrix, tuple[float, float]]:
+    """Matrix from PDF page space to the page's rendering (displayed, y down), and its size."""
+    left, bottom, right, top = page.get_cropbox()
+    rotate = int(page.get_rotation()) % 360
+    turn, (w, h) = turn_cw(rotate, right - left, top - bottom)
+    frame = then((1.0, 0.0, 0.0, 1.0, -left, -bottom), turn)
+    # y up in points → y down in pixels
+    return then(frame, (scale, 0.0, 0.0, -scale, 0.0, h * scale)), (w * scale, h * scale)
+
+
+def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
+    a, b, c, d, e, f = m
+    return a * x + c * y + e, b * x + d * y + f
+
+
+def extracted_words(page: Any, scale: float) -> list[Word]:
+    """The page's extractable words, boxes in rendering pixels; lines follow PDFium's breaks."""
+    matrix, _size = page_to_pixels(page, scale)
+    textpage = page.get_textpage()
+    try:
+        words: list[Word] = []
+        chars: list[str] = []
+        boxes: list[tuple[float, float, float, float]] = []
+        line = 0
+
+        def flush() -> None:
+            if chars:
+                xs0, ys0, xs1, ys1 = zip(*boxes, strict=True)
+                box = Box(min(xs0), min(ys0), max(xs1), max(ys1))
+                height = max(box.height, 1.0)
+                words.append(
+                    Word(
+                        "".join(chars),
+                        100.0,
+                        box,
+                        (box.x0, box.y1 - 0.2 * height),
+                        max(box.width, 1.0),
+                        height,
+                        0.0,
+                        line,
+                    )
+                )
+                chars.clear()
+                boxes.clear()
+
+        for i in range(textpage.count_chars()):
+            code = pdfium_c.FPDFText_GetUnicode(textpage.raw, i)
+            char = chr(code) if code else ""
+            if code in _BREAKS:
+                flush()
+                if code == 0x0A or code == 0x02:
+                    line += 1
+                continue
+            if not char or char.isspace():
+                flush()
+                continue
+            left, bottom, right, top = textpage.get_charbox(i)
+            corners = [_apply(matrix, x, y) for x, y in ((left, bottom), (right, top))]
+            (x0, y0), (x1, y1) = corners
+            boxes.append((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+            chars.append(char)
+        flush()
+        return words
+    finally:
+        textpage.close()

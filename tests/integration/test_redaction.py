@@ -1,0 +1,210 @@
+"""Redaction with real Tesseract: values gone from every parser, everything else kept."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pikepdf
+import pypdfium2
+import pytest
+from PIL import ImageDraw, ImageFont
+
+from pressroom.engines.tesseract import TesseractEngine
+from pressroom.pipeline.runner import JobOptions
+from pressroom.redact.engine import redact_document
+from pressroom.redact.leaks import find_leaks
+from pressroom.redact.policy import UnsupportedPolicy, parse_policy
+from pressroom.synth import draw_page, find_font, image_pdf, text_pdf
+from pressroom.templates import resolve_template
+from tests.helpers import output_text
+
+pytestmark = pytest.mark.integration
+
+IBAN = "GB82 WEST 1234 5698 7654 32"
+ACCOUNT = "12345678"
+POLICY = parse_policy("account-number", now=0)
+
+
+def run(src: Path, tmp: Path, engine: TesseractEngine, template: str = "plain") -> Path:
+    out = tmp / "out.pdf"
+    redact_document(src, out, JobOptions(template=resolve_template(template)), POLICY, engine)
+    return out
+
+
+def pdftotext(path: Path) -> str:
+    return subprocess.run(
+        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def squashed(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_born_digital_values_are_gone_everywhere_and_the_rest_stays(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    src = text_pdf(
+        [
+            [
+                "Payout form for the summer programme.",
+                f"Account number: {ACCOUNT}",
+                f"Pay to IBAN {IBAN} by Friday.",
+                "This sentence must stay searchable.",
+            ],
+            [f"Reference {ACCOUNT} again, without its label.", "Nothing else to hide here."],
+            ["A third page with no personal data at all on it."],
+        ],
+        tmp_path / "form.pdf",
+    )
+    out = run(src, tmp_path, engine)
+    everything = pdftotext(out)
+    for value in (ACCOUNT, IBAN):
+        assert squashed(value) not in squashed(everything)
+    assert find_leaks(out, [ACCOUNT, IBAN]) == []
+    assert "This sentence must stay searchable." in output_text(out, 0)
+    assert "again, without its label." in output_text(out, 1)  # the value alone went
+    assert "A third page with no personal data at all on it." in output_text(out, 2)
+    with pikepdf.open(out) as pdf:
+        # pages with hits were rebuilt from pixels; the page without keeps its vector content
+        kinds = []
+        for page in pdf.pages:
+            xobjects = page.resources.get("/XObject", {})
+            kinds.append(sorted(str(x.get("/Subtype")) for x in xobjects.values()))
+        assert kinds == [["/Image"], ["/Image"], ["/Form"]]
+
+
+def test_burned_boxes_are_solid_where_the_value_was(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    src = text_pdf(
+        [["Account number: 12345678", "Kept line of ordinary words."]], tmp_path / "one.pdf"
+    )
+    out = run(src, tmp_path, engine)
+    doc = pypdfium2.PdfDocument(str(out))
+    pixels = np.asarray(doc[0].render(scale=1).to_pil().convert("L"))
+    doc.close()
+    # text_pdf draws line 1 at x=72, baseline y=720 (11 pt Helvetica); the number follows
+    # "Account number: " (~90 pt of text)
+    top = 792 - 720 - 9
+    region = pixels[top : top + 8, 72 + 95 : 72 + 130]
+    assert region.mean() < 40, region.mean()
+
+
+def test_scanned_value_is_burned_into_the_pixels(tmp_path: Path, engine: TesseractEngine) -> None:
+    scan = draw_page(
+        [
+            "Please pay the balance into the account below.",
+            f"IBAN {IBAN}",
+            "Signed copies are kept for seven years.",
+        ],
+        height_in=3.0,
+    )
+    src = image_pdf([scan.image], tmp_path / "scan.pdf", 300)
+    out = run(src, tmp_path, engine)
+    assert find_leaks(out, [IBAN]) == []
+    text = output_text(out)
+    assert squashed(IBAN) not in squashed(text)
+    assert "Signed copies are kept for seven years." in text
+
+
+def test_text_only_in_the_pixels_is_found_too(tmp_path: Path, engine: TesseractEngine) -> None:
+    """A born-digital page whose account number is an image: extraction cannot see it."""
+    src = text_pdf(
+        [["This page has a typed line and a stamped number below it."]], tmp_path / "typed.pdf"
+    )
+    stamp = draw_page([f"Account number: {ACCOUNT}"], height_in=0.6, width_in=4.0).image
+    with pikepdf.open(src) as pdf:
+        data = stamp.tobytes()
+        image = pdf.make_stream(data)
+        image.Type, image.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+        image.Width, image.Height = stamp.size
+        image.ColorSpace, image.BitsPerComponent = pikepdf.Name.DeviceGray, 8
+        page = pdf.pages[0]
+        page.Resources.XObject = pikepdf.Dictionary(Stamp=image)
+        page.contents_add(pdf.make_stream(b"q 288 0 0 43.2 72 500 cm /Stamp Do Q"))
+        pdf.save(tmp_path / "stamped.pdf")
+    out = run(tmp_path / "stamped.pdf", tmp_path, engine)
+    assert ACCOUNT not in pdftotext(out)
+    # and the stamped number is burned: OCR of the output finds no trace of it
+    doc = pypdfium2.PdfDocument(str(out))
+    rendered = doc[0].render(scale=300 / 72).to_pil().convert("L")
+    doc.close()
+    again = engine.recognize(rendered, dpi=300)
+    assert ACCOUNT not in squashed(again.text)
+    assert "typed line" in output_text(out)
+
+
+def test_classes_without_recognizers_are_refused_not_skipped(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    src = text_pdf([["Name: Jane Example"]], tmp_path / "n.pdf")
+    with pytest.raises(UnsupportedPolicy, match="name"):
+        redact_document(
+            src,
+            tmp_path / "o.pdf",
+            JobOptions(template=resolve_template(None)),
+            parse_policy("name", now=0),
+            engine,
+        )
+    assert not (tmp_path / "o.pdf").exists()
+
+
+def test_leak_checker_finds_values_wherever_they_hide(tmp_path: Path) -> None:
+    """The checker must be able to fail: values planted in text, metadata and streams."""
+    src = text_pdf([["Nothing to see on this page."]], tmp_path / "p.pdf")
+    with pikepdf.open(src) as pdf:
+        pdf.docinfo.Keywords = "ref 1234-5678"
+        pdf.save(tmp_path / "meta.pdf")
+    assert [leak.parser for leak in find_leaks(tmp_path / "meta.pdf", [ACCOUNT])] == [
+        "pikepdf-walk"
+    ]
+    visible = text_pdf([[f"IBAN {IBAN.lower()}"]], tmp_path / "v.pdf")
+    parsers = {leak.parser for leak in find_leaks(visible, [IBAN])}
+    assert parsers == {"pdfium-text", "pikepdf-walk"}
+    hex_utf16 = text_pdf([["x"]], tmp_path / "h.pdf")
+    with pikepdf.open(hex_utf16) as pdf:
+        payload = ("GB82WEST12345698765432").encode("utf-16-be").hex()
+        pdf.pages[0].contents_add(pdf.make_stream(f"BT 3 Tr <{payload}> Tj ET".encode()))
+        pdf.save(tmp_path / "h2.pdf")
+    assert any(leak.parser == "pikepdf-walk" for leak in find_leaks(tmp_path / "h2.pdf", [IBAN]))
+    _ = ImageDraw, ImageFont, find_font
+
+
+def test_cli_redacts_and_refuses_what_it_cannot(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    pressroom = Path(sys.executable).with_name("pressroom")
+    src = text_pdf([[f"Account number: {ACCOUNT}", "Everything else stays."]], tmp_path / "a.pdf")
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [
+            str(pressroom),
+            "process",
+            str(src),
+            "-o",
+            str(tmp_path / "out"),
+            "--redact",
+            "account-number",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert ACCOUNT not in pdftotext(tmp_path / "out" / "a.pdf")
+    assert "Everything else stays." in pdftotext(tmp_path / "out" / "a.pdf")
+    refused = subprocess.run(
+        [str(pressroom), "process", str(src), "-o", str(tmp_path / "o2"), "--redact", "name"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("UNSUPPORTED_POLICY: ")
+    assert not (tmp_path / "o2").exists() or list((tmp_path / "o2").iterdir()) == []
