@@ -217,6 +217,63 @@ def create_app(services: Services) -> FastAPI:
         )
         return {"secret": secret}
 
+    @app.get("/v1/review")
+    async def review_queue(request: Request, who: Tenant) -> dict[str, Any]:
+        """Jobs held for a human: why (codes and counts, never the values), since when."""
+        held = await run_in_threadpool(services.store.in_review, who)
+        return {"jobs": [job_json(job, services, str(request.base_url)) for job in held]}
+
+    @app.get("/v1/jobs/{job_id}/held")
+    async def held_copy(job_id: str, who: Tenant) -> Response:
+        """The held output, for the tenant's reviewer (authenticated; no signed link)."""
+        job = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
+        if job is None or job.state is not JobState.REVIEW or not job.artifact_key:
+            raise NotFound("no held output for this job")
+        data = await run_in_threadpool(_read_blob, services, job.artifact_key)
+        return Response(data, media_type="application/pdf")
+
+    @app.post("/v1/jobs/{job_id}/approve")
+    async def approve(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:
+        job = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
+        if job is None or job.state is not JobState.REVIEW or not job.artifact_key:
+            raise NotFound("no held output for this job")
+        held = job.artifact_key
+        published = held.replace("review/", "artifacts/", 1)
+        await run_in_threadpool(_copy_blob, services, held, published)
+        sha = held.rsplit("/", 1)[1].removesuffix(".pdf")
+        ok = await run_in_threadpool(
+            lambda: services.store.decide_review(
+                job_id,
+                who,
+                approve=True,
+                now=services.clock(),
+                artifact_key=published,
+                artifact_sha256=sha,
+            )
+        )
+        if not ok:
+            raise NotFound("the job is no longer in review")
+        await run_in_threadpool(services.blobs.delete, held)
+        done = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
+        assert done is not None
+        return job_json(done, services, str(request.base_url))
+
+    @app.post("/v1/jobs/{job_id}/reject")
+    async def reject(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:
+        job = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
+        if job is None or job.state is not JobState.REVIEW:
+            raise NotFound("no such job in review")
+        ok = await run_in_threadpool(
+            lambda: services.store.decide_review(job_id, who, approve=False, now=services.clock())
+        )
+        if not ok:
+            raise NotFound("the job is no longer in review")
+        if job.artifact_key:
+            await run_in_threadpool(services.blobs.delete, job.artifact_key)
+        done = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
+        assert done is not None
+        return job_json(done, services, str(request.base_url))
+
     @app.get("/v1/jobs/{job_id}")
     async def show(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:
         job = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
@@ -251,6 +308,17 @@ def create_app(services: Services) -> FastAPI:
         )
 
     return app
+
+
+def _read_blob(services: Services, key: str) -> bytes:
+    with services.blobs.open(key) as fh:
+        return fh.read()
+
+
+def _copy_blob(services: Services, src: str, dest: str) -> None:
+    with job_scratch(services.settings.scratch_dir) as scratch:
+        services.blobs.get_to_path(src, scratch / "copy")
+        services.blobs.put_if_absent(dest, scratch / "copy")
 
 
 def _number(raw: str | None, name: str) -> float | None:

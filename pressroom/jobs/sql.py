@@ -317,6 +317,57 @@ class SqlJobStore:
             artifact_key=artifact_key,
         )
 
+    def in_review(self, tenant: str) -> list[Job]:
+        with self._tx() as conn:
+            rows = (
+                conn.execute(
+                    select(jobs)
+                    .where(jobs.c.tenant == tenant, jobs.c.state == JobState.REVIEW.value)
+                    .order_by(jobs.c.finished_at)
+                )
+                .mappings()
+                .all()
+            )
+            return [self._job(conn, row) for row in rows]
+
+    def decide_review(
+        self,
+        job_id: str,
+        tenant: str,
+        *,
+        approve: bool,
+        now: float,
+        artifact_key: str | None = None,
+        artifact_sha256: str | None = None,
+    ) -> bool:
+        """A human's decision on a held job: complete with the held output, or rejected."""
+        values: dict[str, Any] = (
+            {
+                "state": JobState.COMPLETE.value,
+                "artifact_key": artifact_key,
+                "artifact_sha256": artifact_sha256,
+                "message": "approved in review",
+            }
+            if approve
+            else {
+                "state": JobState.REJECTED.value,
+                "reason": "REVIEW_REJECTED",
+                "message": "rejected in review",
+                "artifact_key": None,
+            }
+        )
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(
+                    jobs.c.id == job_id,
+                    jobs.c.tenant == tenant,
+                    jobs.c.state == JobState.REVIEW.value,
+                )
+                .values(updated_at=now, **values)
+            )
+            return done.rowcount == 1
+
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         with self._tx() as conn:
             done = conn.execute(

@@ -32,6 +32,11 @@ def source_key(tenant: str, job_id: str) -> str:
     return check_key(f"sources/{tenant}/{job_id}/source")
 
 
+def review_key(tenant: str, job_id: str, digest: str) -> str:
+    """Held outputs, for reviewers only: never behind a download link."""
+    return check_key(f"review/{tenant}/{job_id}/{digest}.pdf")
+
+
 def artifact_key(tenant: str, job_id: str, digest: str) -> str:
     return check_key(f"artifacts/{tenant}/{job_id}/{digest}.pdf")
 

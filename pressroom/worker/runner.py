@@ -11,17 +11,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from pressroom import ENGINE_VERSION
 from pressroom.errors import PermanentError, ReviewRequired, TransientError
 from pressroom.jobs.model import Job, Lane
+from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.runner import JobOptions, process_document
 from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.storage import artifact_key
+from pressroom.storage import artifact_key, review_key
 from pressroom.templates import resolve_template
 
 log = logging.getLogger("pressroom.worker")
@@ -129,7 +131,11 @@ class JobRunner:
                     if policy.empty:
                         result = process_document(source, built, options, self.engine)
                     else:
-                        result = redact_document(source, built, options, policy, self.engine)
+                        try:
+                            result = redact_document(source, built, options, policy, self.engine)
+                        except ReviewRequired as exc:
+                            self._hold(job, exc, built)
+                            return
                 for stage, seconds in result.timings.items():
                     store.record_timing(job.id, job.attempts, stage, seconds, now=now())
                 digest = artifact_digest(job.source_sha256, template.content_hash, job.options)
@@ -191,6 +197,22 @@ class JobRunner:
                 now=now(),
                 policy=services.retry,
             )
+
+    def _hold(self, job: Job, exc: ReviewRequired, built: Path) -> None:
+        """Keep the doubtful output privately for a reviewer (no link is ever made for it)."""
+        key = None
+        if built.exists():
+            key = review_key(job.tenant, job.id, file_sha256(built))
+            self.services.blobs.put_file(key, built)
+        self.services.store.hold(
+            job.id,
+            self.owner,
+            code=exc.code,
+            message=exc.message,
+            now=self.services.clock(),
+            artifact_key=key,
+        )
+        log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
 
     def _stored_sha(self, key: str) -> str:
         digest = hashlib.sha256()

@@ -392,3 +392,33 @@ def test_a_redaction_the_output_check_doubts_is_held_for_review_never_published(
     assert job["artifact_url"] is None
     assert list(services.blobs.list("artifacts")) == []
     assert list(services.settings.scratch_dir.iterdir()) == []
+    # the reviewer sees why (codes and counts, never the value) and the held copy
+    queue = client.get("/v1/review", headers=headers).json()["jobs"]
+    assert [j["id"] for j in queue] == [job_id]
+    assert "12345678" not in str(queue)
+    held = client.get(f"/v1/jobs/{job_id}/held", headers=headers)
+    assert held.status_code == 200 and held.content.startswith(b"%PDF")
+    other = services.store.create_key("globex", now=0)
+    assert (
+        client.get(
+            f"/v1/jobs/{job_id}/held", headers={"Authorization": f"Bearer {other}"}
+        ).status_code
+        == 404
+    )
+    approved = client.post(f"/v1/jobs/{job_id}/approve", headers=headers).json()
+    assert approved["state"] == "complete" and approved["artifact_url"]
+    assert client.get(approved["artifact_url"]).content == held.content
+    assert list(services.blobs.list("review")) == []
+    assert client.get("/v1/review", headers=headers).json()["jobs"] == []
+
+
+def test_a_reviewer_can_reject_a_held_job(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"]
+    work(services, FakeOcrEngine(lines=("Account number: 12345678", "Ordinary words stay.")))
+    rejected = client.post(f"/v1/jobs/{job_id}/reject", headers=headers).json()
+    assert (rejected["state"], rejected["reason"]) == ("rejected", "REVIEW_REJECTED")
+    assert list(services.blobs.list("review")) == []
+    assert client.post(f"/v1/jobs/{job_id}/approve", headers=headers).status_code == 404
