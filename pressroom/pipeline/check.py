@@ -66,7 +66,7 @@ def check_output(path: Path, expected_pages: int, pages: Sequence[CheckedPage]) 
                     raise OutputCheckFailed("output carries annotations")
     except pikepdf.PdfError:
         raise OutputCheckFailed("output does not parse with pikepdf") from None
-    with pdfium.open_pdf(path) as doc:
+    with pdfium.RecyclingDocument(path) as doc:
         if len(doc) != expected_pages:
             raise OutputCheckFailed("PDFium sees a different page count")
         for page in pages:

@@ -51,7 +51,7 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
     if not wanted:
         return []
     leaks: list[Leak] = []
-    with pdfium.open_pdf(path) as doc:
+    with pdfium.RecyclingDocument(path) as doc:
         for i in range(len(doc)):
             n = _hits(pdfium.page_text(doc, i), wanted)
             if n:
