@@ -30,7 +30,13 @@ from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.leaks import find_leaks
-from pressroom.redact.plan import boxes_for, covered_words, detect, remaining
+from pressroom.redact.plan import (
+    boxes_for,
+    covered_words,
+    detect,
+    remaining,
+    visible_words,
+)
 from pressroom.redact.policy import RedactionPolicy, UnsupportedPolicy
 from pressroom.redact.text import extracted_words
 
@@ -177,7 +183,14 @@ def redact_document(
             boxes = boxes_for(scan.ocr, hit_ocr) + boxes_for(scan.extracted, hit_text)
             for f in scan.findings_ocr + scan.findings_text:
                 counts[f.kind] = counts.get(f.kind, 0) + 1
-            if boxes:
+            visible = visible_words(scan.extracted, scan.ocr)
+            # Text a reader cannot see (a hidden layer, white, tiny or off-page text) must not
+            # survive in vector content: such pages are rebuilt from pixels too.
+            hidden = any(
+                sum(c.isalnum() for c in w.text) >= 3 for w in scan.extracted if w not in visible
+            )
+            if boxes or hidden:
+                scan.extracted = visible
                 placed, text = _rebuilt_page(builder.pdf, src, scan, frame, boxes)
                 rotation = 0
             else:

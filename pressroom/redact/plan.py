@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from pressroom.models import Box, Word
 from pressroom.redact.detect import Finding, Recognizer
@@ -98,6 +99,22 @@ def boxes_for(words: Sequence[Word], indexes: Iterable[int], pad: float = PAD_PX
 
 def overlaps(a: Box, b: Box) -> bool:
     return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _similar(a: str, b: str) -> bool:
+    a, b = normalise(a), normalise(b)
+    if not a or not b:
+        return a == b
+    return a in b or b in a or SequenceMatcher(None, a, b).ratio() >= 0.6
+
+
+def visible_words(extracted: Sequence[Word], seen: Sequence[Word]) -> list[Word]:
+    """Extracted words that OCR also saw where they stand: what a reader can actually see."""
+    return [
+        w
+        for w in extracted
+        if any(overlaps(w.box, o.box) and _similar(w.text, o.text) for o in seen)
+    ]
 
 
 def remaining(words: Sequence[Word], boxes: Sequence[Box]) -> list[Word]:

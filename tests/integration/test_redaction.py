@@ -208,3 +208,98 @@ def test_cli_redacts_and_refuses_what_it_cannot(tmp_path: Path) -> None:
     assert refused.returncode == 2
     assert refused.stderr.startswith("UNSUPPORTED_POLICY: ")
     assert not (tmp_path / "o2").exists() or list((tmp_path / "o2").iterdir()) == []
+
+
+def _everywhere_pdf(path: Path) -> Path:
+    """One visible account number, and the same values hidden in every place a PDF can hide
+    them: metadata, XMP, an annotation, a form field, an outline, an attachment, JavaScript, a
+    hidden layer, white text, microscopic text and text off the page."""
+    from pikepdf import Array, Dictionary, Name, String
+
+    pdf = pikepdf.Pdf.new()
+    font = pdf.make_indirect(
+        Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica)
+    )
+    ocg = pdf.make_indirect(Dictionary(Type=Name.OCG, Name=String("private")))
+    content = (
+        b"BT /F1 12 Tf 72 700 Td (Visible text for the editor stays readable.) Tj ET "
+        b"BT /F1 12 Tf 72 680 Td (Account number: 12345678) Tj ET "
+        b"/OC /oc1 BDC BT /F1 12 Tf 72 650 Td (IBAN GB82 WEST 1234 5698 7654 32) Tj ET EMC "
+        b"1 1 1 rg BT /F1 12 Tf 72 620 Td (white 12345678) Tj ET 0 0 0 rg "
+        b"BT /F1 0.5 Tf 72 600 Td (tiny 12345678) Tj ET "
+        b"BT /F1 12 Tf 700 900 Td (offpage 12345678) Tj ET"
+    )
+    annot = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Annot,
+            Subtype=Name.Text,
+            Rect=Array([0, 0, 20, 20]),
+            Contents=String("Account 12345678"),
+        )
+    )
+    field = pdf.make_indirect(
+        Dictionary(
+            FT=Name.Tx,
+            T=String("acct"),
+            V=String("12345678"),
+            Type=Name.Annot,
+            Subtype=Name.Widget,
+            Rect=Array([300, 300, 400, 320]),
+        )
+    )
+    page = pikepdf.Page(
+        Dictionary(
+            Type=Name.Page,
+            MediaBox=Array([0, 0, 612, 792]),
+            Resources=Dictionary(Font=Dictionary(F1=font), Properties=Dictionary(oc1=ocg)),
+            Contents=pdf.make_stream(content),
+            Annots=Array([annot, field]),
+        )
+    )
+    pdf.pages.append(page)
+    pdf.Root.OCProperties = Dictionary(OCGs=Array([ocg]), D=Dictionary(OFF=Array([ocg])))
+    pdf.Root.AcroForm = Dictionary(Fields=Array([field]))
+    outline = pdf.make_indirect(Dictionary(Title=String("GB82WEST12345698765432")))
+    pdf.Root.Outlines = pdf.make_indirect(
+        Dictionary(Type=Name.Outlines, First=outline, Last=outline, Count=1)
+    )
+    attachment = pdf.make_stream(b"account 12345678")
+    attachment.Type = Name.EmbeddedFile
+    pdf.Root.Names = Dictionary(
+        EmbeddedFiles=Dictionary(
+            Names=Array(
+                [
+                    String("a.txt"),
+                    Dictionary(Type=Name.Filespec, F=String("a.txt"), EF=Dictionary(F=attachment)),
+                ]
+            )
+        )
+    )
+    pdf.Root.OpenAction = Dictionary(S=Name.JavaScript, JS=String("var a='12345678';"))
+    pdf.docinfo.Subject = "IBAN GB82 WEST 1234 5698 7654 32"
+    with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
+        meta["dc:description"] = "account 12345678"
+    pdf.save(path)
+    return path
+
+
+def test_values_hidden_everywhere_are_gone_and_visible_text_stays(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    src = _everywhere_pdf(tmp_path / "everywhere.pdf")
+    assert find_leaks(src, [ACCOUNT, IBAN])  # the fixture does hide them
+    out = run(src, tmp_path, engine)
+    assert find_leaks(out, [ACCOUNT, IBAN]) == []
+    from pdfminer.high_level import extract_text
+
+    for text in (pdftotext(out), extract_text(str(out)), output_text(out, 0)):
+        assert ACCOUNT not in squashed(text) and squashed(IBAN) not in squashed(text)
+    assert "Visible text for the editor stays readable." in output_text(out, 0)
+    assert "Visible text for the editor stays readable." in extract_text(str(out))
+    with pikepdf.open(out) as pdf:
+        for key in ("/OCProperties", "/AcroForm", "/Outlines", "/Names", "/OpenAction"):
+            assert key not in pdf.Root
+        assert "/Annots" not in pdf.pages[0].obj
+        assert "/Subject" not in pdf.docinfo
+        # the hidden layer's words did not come back as text either
+        assert "IBAN" not in output_text(out, 0)
