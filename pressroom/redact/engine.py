@@ -35,6 +35,7 @@ from pressroom.redact.plan import (
     covered_words,
     detect,
     remaining,
+    turn_words,
     visible_words,
 )
 from pressroom.redact.policy import RedactionPolicy, UnsupportedPolicy
@@ -161,7 +162,9 @@ def redact_document(
         for n, (page_info, raster, words) in enumerate(_rasters(src, info)):
             gray = raster.convert("L")
             dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
-            reading = ocr.read_as_is(gray, dpi) if words else ocr(gray, dpi)
+            reading = ocr(gray, dpi)
+            # the page's own words, in the upright frame OCR settled on
+            words = turn_words(words, reading.rotation, gray.size)
             scan = _PageScan(
                 page_info, reading.rotation, dpi, reading.size, list(reading.result.words), words
             )

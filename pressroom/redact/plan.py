@@ -101,6 +101,39 @@ def overlaps(a: Box, b: Box) -> bool:
     return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
 
 
+def turn_words(words: Sequence[Word], degrees: int, size: tuple[float, float]) -> list[Word]:
+    """Words of a ``size`` (w, h) pixel frame as they stand once the frame is turned clockwise."""
+    degrees %= 360
+    if degrees == 0:
+        return list(words)
+    w, h = size
+
+    def point(x: float, y: float) -> tuple[float, float]:
+        if degrees == 90:
+            return h - y, x
+        if degrees == 180:
+            return w - x, h - y
+        return y, w - x
+
+    out = []
+    for word in words:
+        (ax, ay), (bx, by) = point(word.box.x0, word.box.y0), point(word.box.x1, word.box.y1)
+        box = Box(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
+        out.append(
+            Word(
+                word.text,
+                word.confidence,
+                box,
+                (box.x0, box.y1 - 0.2 * box.height),
+                box.width,
+                box.height,
+                0.0,
+                word.line,
+            )
+        )
+    return out
+
+
 def _similar(a: str, b: str) -> bool:
     a, b = normalise(a), normalise(b)
     if not a or not b:

@@ -303,3 +303,23 @@ def test_values_hidden_everywhere_are_gone_and_visible_text_stays(
         assert "/Subject" not in pdf.docinfo
         # the hidden layer's words did not come back as text either
         assert "IBAN" not in output_text(out, 0)
+
+
+@pytest.mark.parametrize("rotate", [90, 180, 270])
+def test_rotated_pages_are_redacted_where_the_value_is_shown(
+    tmp_path: Path, engine: TesseractEngine, rotate: int
+) -> None:
+    src = text_pdf(
+        [[f"Account number: {ACCOUNT}", "This rotated page keeps its other words."]],
+        tmp_path / "r.pdf",
+        rotate=rotate,
+    )
+    out = run(src, tmp_path, engine)
+    assert find_leaks(out, [ACCOUNT]) == []
+    assert "keeps its other words." in output_text(out)
+    # the burned box sits on the value as displayed: OCR of the output cannot read it
+    doc = pypdfium2.PdfDocument(str(out))
+    seen = engine.recognize(doc[0].render(scale=300 / 72).to_pil().convert("L"), dpi=300)
+    doc.close()
+    assert ACCOUNT not in squashed(seen.text)
+    assert "rotated" in seen.text
