@@ -69,6 +69,29 @@ class _Clock:
             self.totals[name] = self.totals.get(name, 0.0) + time.perf_counter() - start
 
 
+def output_builder(
+    options: JobOptions,
+    pages: int,
+    engine: OcrEngine,
+    *,
+    base: pikepdf.Pdf | None = None,
+    note: str = "",
+) -> OutputBuilder:
+    """The builder for one job's output, with the template's placeholders filled in."""
+    template = options.template
+    values = {
+        "title": options.title or template.default_title,
+        "date": options.when.astimezone(UTC).date().isoformat(),
+        "pages": str(pages),
+        "organisation": template.organisation,
+        "page": "",
+    }
+    producer = f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; {template.identity}"
+    return OutputBuilder(
+        template, values, producer=producer + (f"; {note})" if note else ")"), base=base
+    )
+
+
 def _remaining(deadline: float | None) -> float | None:
     if deadline is None:
         return None
@@ -93,13 +116,6 @@ def process_document(
     ocr = OcrStage(engine)
     template = options.template
     title = options.title or template.default_title
-    values = {
-        "title": title,
-        "date": options.when.astimezone(UTC).date().isoformat(),
-        "pages": str(len(info.pages)),
-        "organisation": template.organisation,
-        "page": "",
-    }
     offset = 1 if template.cover is not None else 0
     checked: list[CheckedPage] = []
     total = len(info.pages)
@@ -110,13 +126,7 @@ def process_document(
                 base = stack.enter_context(pikepdf.open(source))
             except pikepdf.PdfError:
                 raise Corrupt("the PDF cannot be parsed") from None
-        builder = OutputBuilder(
-            template,
-            values,
-            producer=f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; "
-            f"{template.identity})",
-            base=base,
-        )
+        builder = output_builder(options, len(info.pages), engine, base=base)
         stack.callback(builder.discard_parts)  # on failure too: no part files left behind
         rasters = _rasters(stack, source, info, lambda: builder.pdf, options.limits, clock)
         # Image sources' pages live in memory until written: write them out in parts.

@@ -10,7 +10,6 @@ import zlib
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +17,15 @@ import pikepdf
 from pikepdf import Name
 from PIL import Image, ImageDraw
 
-from pressroom import ENGINE_VERSION, __version__
+from pressroom import ENGINE_VERSION
 from pressroom.engines import images, pdfium
 from pressroom.errors import Corrupt, ReviewRequired, UnreadableScan
 from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256, inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
-from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
-from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions
+from pressroom.pipeline.render import PlacedSource, then, turn_cw
+from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions, output_builder
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.leaks import find_leaks
@@ -139,19 +138,8 @@ def redact_document(
     ocr = OcrStage(engine)
     template = options.template
     title = options.title or template.default_title
-    values = {
-        "title": title,
-        "date": options.when.astimezone(UTC).date().isoformat(),
-        "pages": str(len(info.pages)),
-        "organisation": template.organisation,
-        "page": "",
-    }
-    builder = OutputBuilder(
-        template,
-        values,
-        producer=f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; "
-        f"{template.identity}; redacted)",
-    )  # a fresh document: nothing of the source comes along but page content
+    # a fresh document: nothing of the source comes along but page content
+    builder = output_builder(options, len(info.pages), engine, note="redacted")
     total = len(info.pages)
     with ExitStack() as stack:
         stack.callback(builder.discard_parts)
