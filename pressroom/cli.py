@@ -364,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--redact",
         default=None,
         metavar="CLASSES",
-        help="redact these classes: account-number (name and address: not yet)",
+        help="comma list of name, address, account-number",
     )
     p.add_argument(
         "-j",
@@ -423,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--redact",
         default=None,
         metavar="CLASSES",
-        help="redact these classes: account-number (name and address: not yet)",
+        help="comma list of name, address, account-number",
     )
     sm.add_argument("--wait", action="store_true", help="follow each job to its end")
     sm.add_argument(

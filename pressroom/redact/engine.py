@@ -28,6 +28,8 @@ from pressroom.pipeline.render import PlacedSource, then, turn_cw
 from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions, output_builder
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
+from pressroom.redact.detect.addresses import AddressRecognizer
+from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import (
     boxes_for,
@@ -48,15 +50,19 @@ class RedactionLeak(ReviewRequired):
     code = "REDACTION_LEAK"
 
 
+RECOGNIZERS: dict[str, Callable[[], Recognizer]] = {
+    "account-number": AccountNumberRecognizer,
+    "name": NameRecognizer,
+    "address": AddressRecognizer,
+}
+
+
 def recognizers_for(policy: RedactionPolicy) -> list[Recognizer]:
     """The recognizers a policy needs; a class with none is refused, never silently skipped."""
-    available: dict[str, Recognizer] = {"account-number": AccountNumberRecognizer()}
-    missing = [c for c in policy.classes if c not in available]
+    missing = [c for c in policy.classes if c not in RECOGNIZERS]
     if missing:
-        raise UnsupportedPolicy(
-            f"redaction of {', '.join(missing)} is not available in this version yet"
-        )
-    return [available[c] for c in policy.classes]
+        raise UnsupportedPolicy(f"no recognizer for {', '.join(missing)}")
+    return [RECOGNIZERS[c]() for c in policy.classes]
 
 
 @dataclass

@@ -15,7 +15,7 @@ from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.runner import JobOptions
 from pressroom.redact.engine import redact_document
 from pressroom.redact.leaks import find_leaks
-from pressroom.redact.policy import UnsupportedPolicy, parse_policy
+from pressroom.redact.policy import parse_policy
 from pressroom.synth import draw_page, find_font, image_pdf, text_pdf
 from pressroom.templates import resolve_template
 from tests.helpers import output_text
@@ -137,21 +137,6 @@ def test_text_only_in_the_pixels_is_found_too(tmp_path: Path, engine: TesseractE
     assert "typed line" in output_text(out)
 
 
-def test_classes_without_recognizers_are_refused_not_skipped(
-    tmp_path: Path, engine: TesseractEngine
-) -> None:
-    src = text_pdf([["Name: Jane Example"]], tmp_path / "n.pdf")
-    with pytest.raises(UnsupportedPolicy, match="name"):
-        redact_document(
-            src,
-            tmp_path / "o.pdf",
-            JobOptions(template=resolve_template(None)),
-            parse_policy("name", now=0),
-            engine,
-        )
-    assert not (tmp_path / "o.pdf").exists()
-
-
 def test_leak_checker_finds_values_wherever_they_hide(tmp_path: Path) -> None:
     """The checker must be able to fail: values planted in text, metadata and streams."""
     src = text_pdf([["Nothing to see on this page."]], tmp_path / "p.pdf")
@@ -199,7 +184,7 @@ def test_cli_redacts_and_refuses_what_it_cannot(tmp_path: Path) -> None:
     assert ACCOUNT not in pdftotext(tmp_path / "out" / "a.pdf")
     assert "Everything else stays." in pdftotext(tmp_path / "out" / "a.pdf")
     refused = subprocess.run(
-        [str(pressroom), "process", str(src), "-o", str(tmp_path / "o2"), "--redact", "name"],
+        [str(pressroom), "process", str(src), "-o", str(tmp_path / "o2"), "--redact", "email"],
         capture_output=True,
         text=True,
         env=env,
@@ -323,3 +308,30 @@ def test_rotated_pages_are_redacted_where_the_value_is_shown(
     doc.close()
     assert ACCOUNT not in squashed(seen.text)
     assert "rotated" in seen.text
+
+
+NAME = "Olusegun Adebayo"
+ADDRESS = "1600 Pennsylvania Avenue NW, Washington, DC 20500"
+
+
+def test_names_and_addresses_on_a_scan_and_a_typed_page(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    lines = [
+        f"Payee: {NAME}",
+        f"Send the cheque to {ADDRESS} by post.",
+        "The programme office keeps this form for seven years.",
+    ]
+    typed = text_pdf([lines, [f"Thank you, {NAME}, for your payment."]], tmp_path / "t.pdf")
+    scanned = image_pdf([draw_page(lines, height_in=3.0).image], tmp_path / "s.pdf", 300)
+    policy = parse_policy("name,address", now=0)
+    for src in (typed, scanned):
+        out = tmp_path / f"{src.stem}-out.pdf"
+        redact_document(src, out, JobOptions(template=resolve_template(None)), policy, engine)
+        assert find_leaks(out, [NAME, ADDRESS]) == []
+        text = output_text(out, 0)
+        assert "keeps this form for seven years." in text
+        assert "Payee:" in text
+    # the name found on page 1 is also taken out of page 2, where no label points at it
+    assert "for your payment." in output_text(tmp_path / "t-out.pdf", 1)
+    assert "Adebayo" not in output_text(tmp_path / "t-out.pdf", 1)

@@ -1,0 +1,57 @@
+"""Name and address recognisers: what they find, and the ordinary text they leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from pressroom.redact.detect.addresses import AddressRecognizer
+from pressroom.redact.detect.names import NameRecognizer
+from pressroom.synth import SENTENCES
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Name: Jane Q. Example", "Jane Q. Example"),
+        ("Print name: Olusegun Adebayo", "Olusegun Adebayo"),
+        ("Payee - Siobhan O'Reilly-Walsh", "Siobhan O'Reilly-Walsh"),
+        ("Account holder: Wei Zhang Date of birth", "Wei Zhang"),
+        ("I, Tomasz Wieczorek, agree to the terms.", "Tomasz Wieczorek"),
+        ("Signed in the presence of Dr Amara Okafor.", "Amara Okafor"),
+        ("Please call Mary Johnson about the refund.", "Mary Johnson"),  # census pair
+    ],
+)
+def test_names_found(text: str, name: str) -> None:
+    assert name in [f.value for f in NameRecognizer().find(text)]
+
+
+@pytest.mark.parametrize(
+    "text", [*SENTENCES, "May Young will attend.", "Name: 2026-0417", "Payee:\nSend the cheque"]
+)
+def test_ordinary_text_has_no_names(text: str) -> None:
+    assert NameRecognizer().find(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "Send it to 1600 Pennsylvania Avenue NW, Washington, DC 20500 today.",
+            "1600 Pennsylvania Avenue NW, Washington, DC 20500",
+        ),
+        (
+            "Please write to 10 Downing Street, London SW1A 2AA soon.",
+            "10 Downing Street, London SW1A 2AA",
+        ),
+        ("Address: 4 Rue des Lilas, Apt 3", "4 Rue des Lilas, Apt 3"),
+    ],
+)
+def test_addresses_found(text: str, address: str) -> None:
+    found = AddressRecognizer().find(text)
+    assert address in [f.value for f in found]
+    assert all(text[f.start : f.end] == f.value for f in found)
+
+
+@pytest.mark.parametrize("text", SENTENCES)
+def test_ordinary_text_has_no_addresses(text: str) -> None:
+    assert AddressRecognizer().find(text) == []
