@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw
 
 from pressroom import ENGINE_VERSION
 from pressroom.engines import images, pdfium
-from pressroom.errors import Corrupt, ReviewRequired, UnreadableScan
+from pressroom.errors import Corrupt, OutputCheckFailed, ReviewRequired, UnreadableScan
 from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256, inspect_source
@@ -43,6 +43,7 @@ from pressroom.redact.policy import RedactionPolicy, UnsupportedPolicy
 from pressroom.redact.text import extracted_words
 
 REDACT_DPI = 300.0
+MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
 Progress = Callable[[int, int], None]
 
 
@@ -77,6 +78,7 @@ class _PageScan:
     extracted: list[Word]
     findings_ocr: list[Finding] = field(default_factory=list)
     findings_text: list[Finding] = field(default_factory=list)
+    confidence: float = 100.0
 
 
 def _burn(image: Image.Image, boxes: Sequence[Box]) -> Image.Image:
@@ -162,6 +164,7 @@ def redact_document(
             scan = _PageScan(
                 page_info, reading.rotation, dpi, reading.size, list(reading.result.words), words
             )
+            scan.confidence = reading.result.mean_confidence
             scan.findings_ocr = detect(scan.ocr, recognizers)
             scan.findings_text = detect(scan.extracted, recognizers)
             scans.append(scan)
@@ -170,6 +173,7 @@ def redact_document(
         found_values = {f.value for s in scans for f in s.findings_ocr + s.findings_text}
         counts: dict[str, int] = {}
         checked: list[CheckedPage] = []
+        burned: list[tuple[int, float, list[Box]]] = []  # output page, dpi, boxes: to verify
         offset = 1 if template.cover is not None else 0
         # Pass two: every occurrence of every value, on every page; build each page.
         frames = src.frames() if info.kind is not SourceKind.PDF else None
@@ -190,6 +194,7 @@ def redact_document(
                 scan.extracted = visible
                 placed, text = _rebuilt_page(builder.pdf, src, scan, frame, boxes)
                 rotation = 0
+                burned.append((scan.info.index + offset, scan.dpi, boxes))
             else:
                 placed = _vector_page(builder.pdf, src, scan, frame)
                 words = scan.ocr if not scan.extracted else []
@@ -221,6 +226,19 @@ def redact_document(
     if leaks:
         summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
         raise RedactionLeak(f"a redacted value is still in the output ({summary})")
+    # Pages whose scan the engine could not read with confidence cannot be judged: a human must.
+    doubtful = [
+        s.info.index + 1
+        for s in scans
+        if not s.extracted and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
+    ]
+    if doubtful:
+        raise OutputCheckFailed(
+            f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
+        )
+    unsolid = _unsolid_boxes(output, burned, template.header.height)
+    if unsolid:
+        raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
     pages_again = _redetect(output, recognizers, found_values, ocr)
     if pages_again:
         raise RedactionLeak(
@@ -243,6 +261,28 @@ def redact_document(
         timings={"redact": time.perf_counter() - started},
         redacted=counts,
     )
+
+
+def _unsolid_boxes(
+    output: Path, burned: list[tuple[int, float, list[Box]]], header_pt: float
+) -> int:
+    """Render each rebuilt page at its own resolution and look inside every burned box."""
+    bad = 0
+    with pdfium.RecyclingDocument(output) as doc:
+        for index, dpi, boxes in burned:
+            page = doc[index]
+            try:
+                image = page.render(scale=dpi / 72.0, grayscale=True).to_pil().convert("L")
+            finally:
+                page.close()
+            top = round(header_pt * dpi / 72.0)
+            for b in boxes:
+                inside = image.crop(
+                    (round(b.x0) + 2, top + round(b.y0) + 2, round(b.x1) - 2, top + round(b.y1) - 2)
+                )
+                if inside.width > 0 and inside.height > 0 and inside.getextrema()[1] > 40:
+                    bad += 1
+    return bad
 
 
 def _redetect(

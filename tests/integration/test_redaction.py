@@ -9,14 +9,14 @@ import numpy as np
 import pikepdf
 import pypdfium2
 import pytest
-from PIL import ImageDraw, ImageFont
+from PIL import ImageDraw
 
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.runner import JobOptions
 from pressroom.redact.engine import redact_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
-from pressroom.synth import draw_page, find_font, image_pdf, text_pdf
+from pressroom.synth import draw_page, image_pdf, text_pdf
 from pressroom.templates import resolve_template
 from tests.helpers import output_text
 
@@ -155,7 +155,6 @@ def test_leak_checker_finds_values_wherever_they_hide(tmp_path: Path) -> None:
         pdf.pages[0].contents_add(pdf.make_stream(f"BT 3 Tr <{payload}> Tj ET".encode()))
         pdf.save(tmp_path / "h2.pdf")
     assert any(leak.parser == "pikepdf-walk" for leak in find_leaks(tmp_path / "h2.pdf", [IBAN]))
-    _ = ImageDraw, ImageFont, find_font
 
 
 def test_cli_redacts_and_refuses_what_it_cannot(tmp_path: Path) -> None:
@@ -335,3 +334,32 @@ def test_names_and_addresses_on_a_scan_and_a_typed_page(
     # the name found on page 1 is also taken out of page 2, where no label points at it
     assert "for your payment." in output_text(tmp_path / "t-out.pdf", 1)
     assert "Adebayo" not in output_text(tmp_path / "t-out.pdf", 1)
+
+
+def test_a_scan_read_with_little_confidence_goes_to_review(tmp_path: Path) -> None:
+    from pressroom.errors import ReviewRequired
+    from pressroom.testing import FakeOcrEngine
+
+    src = image_pdf(
+        [draw_page(["Account number: 12345678", "Ordinary words here."], height_in=2.0).image],
+        tmp_path / "s.pdf",
+        300,
+    )
+    unsure = FakeOcrEngine(
+        lines=("Account number: 12345678", "Ordinary words here stay."), confidence=55.0
+    )
+    with pytest.raises(ReviewRequired, match="too little confidence"):
+        redact_document(
+            src, tmp_path / "o.pdf", JobOptions(template=resolve_template(None)), POLICY, unsure
+        )
+
+
+def test_box_solidity_check_sees_a_box_that_is_not_burned(tmp_path: Path) -> None:
+    from pressroom.models import Box
+    from pressroom.redact.engine import _unsolid_boxes
+
+    page = draw_page(["Some words"], dpi=100, height_in=2.0).image
+    ImageDraw.Draw(page).rectangle((300, 100, 400, 140), fill=0)
+    src = image_pdf([page], tmp_path / "p.pdf", 100, jpeg=False)
+    assert _unsolid_boxes(src, [(0, 100.0, [Box(300, 100, 400, 140)])], 0.0) == 0
+    assert _unsolid_boxes(src, [(0, 100.0, [Box(500, 100, 600, 140)])], 0.0) == 1
