@@ -239,7 +239,7 @@ def redact_document(
     unsolid = _unsolid_boxes(output, burned, template.header.height)
     if unsolid:
         raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
-    pages_again = _redetect(output, recognizers, found_values, ocr)
+    pages_again = _redetect(output, recognizers, found_values, ocr, burned, template.header.height)
     if pages_again:
         raise RedactionLeak(
             f"detection run again on the output found values on page(s) "
@@ -261,6 +261,11 @@ def redact_document(
         timings={"redact": time.perf_counter() - started},
         redacted=counts,
     )
+
+
+def _centre_in(inner: Box, outer: Box) -> bool:
+    x, y = (inner.x0 + inner.x1) / 2, (inner.y0 + inner.y1) / 2
+    return outer.x0 <= x <= outer.x1 and outer.y0 <= y <= outer.y1
 
 
 def _unsolid_boxes(
@@ -286,9 +291,23 @@ def _unsolid_boxes(
 
 
 def _redetect(
-    output: Path, recognizers: Sequence[Recognizer], values: set[str], ocr: OcrStage
+    output: Path,
+    recognizers: Sequence[Recognizer],
+    values: set[str],
+    ocr: OcrStage,
+    burned: Sequence[tuple[int, float, list[Box]]] = (),
+    header_pt: float = 0.0,
 ) -> list[int]:
-    """Detection once more, on the output as a reader gets it: its text and OCR of its pixels."""
+    """Detection once more, on the output as a reader gets it: its text and OCR of its pixels.
+
+    What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading.
+    """
+    scale = REDACT_DPI / 72.0
+    boxes_on: dict[int, list[Box]] = {}
+    for index, dpi, boxes in burned:
+        k = REDACT_DPI / dpi
+        top = header_pt * scale
+        boxes_on[index] = [Box(b.x0 * k, b.y0 * k + top, b.x1 * k, b.y1 * k + top) for b in boxes]
     flagged: list[int] = []
     with pdfium.RecyclingDocument(output) as doc:
         for i in range(len(doc)):
@@ -298,7 +317,11 @@ def _redetect(
                 words = extracted_words(page, REDACT_DPI / 72.0)
             finally:
                 page.close()
-            read = list(ocr.read_as_is(image.convert("L"), REDACT_DPI).result.words)
+            read = [
+                w
+                for w in ocr.read_as_is(image.convert("L"), REDACT_DPI).result.words
+                if not any(_centre_in(w.box, b) for b in boxes_on.get(i, ()))
+            ]
             for source in (words, read):
                 if detect(source, recognizers) or covered_words(source, [], values):
                     flagged.append(i + 1)
