@@ -44,6 +44,11 @@ def test_ordinary_text_has_no_names(text: str) -> None:
             "10 Downing Street, London SW1A 2AA",
         ),
         ("Address: 4 Rue des Lilas, Apt 3", "4 Rue des Lilas, Apt 3"),
+        (
+            "Witnessed by Mr Siobhan Adebayo at the office.\nSend the cheque to 216 Maple Avenue, "
+            "Bristol BS1 5TR by post.",
+            "216 Maple Avenue, Bristol BS1 5TR",
+        ),
     ],
 )
 def test_addresses_found(text: str, address: str) -> None:

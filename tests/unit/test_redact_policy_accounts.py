@@ -51,6 +51,7 @@ FOUND = [
     ("card 5500-0000-0000-0004", "5500-0000-0000-0004", "card-luhn"),
     ("Routing number: 021000021", "021000021", "aba-routing"),
     ("Account number: 12345678", "12345678", "labelled-account"),
+    ("Account number: 63049403   Reference REF-7459", "63049403", "labelled-account"),
     ("Acct # 0098-7765-4432", "0098-7765-4432", "labelled-account"),
     ("Sort code: 20-00-00 please", "20-00-00", "sort-code"),
 ]

@@ -18,7 +18,8 @@ CARD_RE = re.compile(r"(?<![\d-])\d(?:" + _SEP + r"\d){12,18}(?![\d-])")
 ABA_RE = re.compile(r"(?<!\d)\d{9}(?!\d)")
 LABEL_RE = re.compile(
     r"(?i)\b(?:account|acct|a/c)\.?\s*(?:no\.?|number|num\.?|#)?\s*[:#]?\s*"
-    r"(?P<value>[A-Z0-9](?:[A-Z0-9 \-]{3,30}[A-Z0-9]))"
+    # digits in groups (single spaces or hyphens): "Account number: 1234 5678   Reference …"
+    r"(?P<value>\d(?:[ \-]?\d){3,29})"
 )
 SORT_RE = re.compile(r"(?i)\bsort\s*code\s*[:#]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})\b")
 ROUTING_LABEL_RE = re.compile(r"(?i)\b(?:routing|aba|rtn)\b")

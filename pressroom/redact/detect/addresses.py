@@ -16,6 +16,24 @@ LABEL_RE = re.compile(
 )
 
 
+HOUSE_NUMBER = re.compile(r"\b\d+[A-Za-z]?\b")
+
+
+def _trim_start(text: str, start: int, end: int) -> int:
+    """pyap's UK pattern can start mid-word or on the line before ("r Jane at the office.\n
+    Send to 12 Elm Street, Leeds LS1 4DY"): start at the house number then."""
+    while start < end and text[start].isspace():
+        start += 1
+    value = text[start:end]
+    number = HOUSE_NUMBER.search(value)
+    if number is not None and number.start() > 0:
+        prefix = value[: number.start()]
+        begins_mid_word = start > 0 and text[start - 1].isalnum()
+        if "\n" in prefix or begins_mid_word or not value[:1].isupper():
+            start += number.start()
+    return start
+
+
 @dataclass(frozen=True, slots=True)
 class AddressRecognizer:
     kind: str = KIND
@@ -29,8 +47,7 @@ class AddressRecognizer:
                 start, end = address.match_start, address.match_end
                 if start is None or end is None:
                     continue
-                while start < end and text[start].isspace():
-                    start += 1
+                start = _trim_start(text, start, end)
                 found.append(Finding(KIND, start, end, text[start:end], f"pyap-{country}"))
         for m in LABEL_RE.finditer(text):
             value = m.group("value").strip()
