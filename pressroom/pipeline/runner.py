@@ -55,6 +55,36 @@ class DocumentResult:
     timings: dict[str, float]
     redacted: dict[str, int] = field(default_factory=dict)  # boxes burned, by class
 
+    @classmethod
+    def of(
+        cls,
+        info: DocumentInfo,
+        output: Path,
+        checked: list[CheckedPage],
+        offset: int,
+        options: JobOptions,
+        engine: OcrEngine,
+        timings: dict[str, float],
+        redacted: dict[str, int] | None = None,
+    ) -> DocumentResult:
+        """The result of a checked output: counts from its pages, the output's own hash."""
+        return cls(
+            source_sha256=info.sha256,
+            output_sha256=file_sha256(output),
+            kind=info.kind,
+            pages=len(checked),
+            output_pages=len(checked) + offset,
+            ocr_pages=sum(1 for p in checked if p.method == "ocr"),
+            kept_pages=sum(1 for p in checked if p.method == "kept"),
+            rotations=tuple(p.rotation for p in checked),
+            skews=tuple(p.skew for p in checked),
+            real_chars=sum(p.real_chars for p in checked),
+            template=options.template.identity,
+            engine=f"{ENGINE_VERSION}; {engine.name}",
+            timings=timings,
+            redacted=redacted or {},
+        )
+
 
 class _Clock:
     def __init__(self) -> None:
@@ -174,22 +204,7 @@ def process_document(
             builder.save(output, title=title, created=options.when)
     with clock.stage("check"):
         check_output(output, len(checked) + offset, checked)
-    digest = file_sha256(output)
-    return DocumentResult(
-        source_sha256=info.sha256,
-        output_sha256=digest,
-        kind=info.kind,
-        pages=len(checked),
-        output_pages=len(checked) + offset,
-        ocr_pages=sum(1 for p in checked if p.method == "ocr"),
-        kept_pages=sum(1 for p in checked if p.method == "kept"),
-        rotations=tuple(p.rotation for p in checked),
-        skews=tuple(p.skew for p in checked),
-        real_chars=real_chars,
-        template=template.identity,
-        engine=f"{ENGINE_VERSION}; {engine.name}",
-        timings=clock.totals,
-    )
+    return DocumentResult.of(info, output, checked, offset, options, engine, clock.totals)
 
 
 Raster = tuple[Image.Image, float] | None

@@ -17,12 +17,11 @@ import pikepdf
 from pikepdf import Name
 from PIL import Image, ImageDraw
 
-from pressroom import ENGINE_VERSION
 from pressroom.engines import images, pdfium
 from pressroom.errors import Corrupt, OutputCheckFailed, ReviewRequired, UnreadableScan
 from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
 from pressroom.pipeline.check import CheckedPage, check_output
-from pressroom.pipeline.inspect import file_sha256, inspect_source
+from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
 from pressroom.pipeline.render import PlacedSource, then, turn_cw
 from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions, output_builder
@@ -245,21 +244,15 @@ def redact_document(
             f"detection run again on the output found values on page(s) "
             f"{', '.join(str(p) for p in pages_again)}"
         )
-    return DocumentResult(
-        source_sha256=info.sha256,
-        output_sha256=file_sha256(output),
-        kind=info.kind,
-        pages=len(checked),
-        output_pages=len(checked) + offset,
-        ocr_pages=sum(1 for p in checked if p.method == "ocr"),
-        kept_pages=sum(1 for p in checked if p.method == "kept"),
-        rotations=tuple(p.rotation for p in checked),
-        skews=tuple(p.skew for p in checked),
-        real_chars=real,
-        template=template.identity,
-        engine=f"{ENGINE_VERSION}; {engine.name}",
-        timings={"redact": time.perf_counter() - started},
-        redacted=counts,
+    return DocumentResult.of(
+        info,
+        output,
+        checked,
+        offset,
+        options,
+        engine,
+        {"redact": time.perf_counter() - started},
+        counts,
     )
 
 
