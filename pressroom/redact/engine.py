@@ -23,7 +23,7 @@ from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
-from pressroom.pipeline.render import PlacedSource, then, turn_cw
+from pressroom.pipeline.render import PageLayout, PlacedSource, then, turn_cw
 from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions, output_builder
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
@@ -209,6 +209,7 @@ def redact_document(
                 )
                 rotation = scan.rotation
             layout = builder.add_page(placed, text, rotation, scan.info.index + 1)
+            _check_geometry(scan, layout)
             if not checked and template.cover is not None:
                 builder.add_cover(layout.width, layout.height)
             checked.append(CheckedPage.of(scan.info.index + offset, layout, text))
@@ -254,6 +255,16 @@ def redact_document(
         {"redact": time.perf_counter() - started},
         counts,
     )
+
+
+def _check_geometry(scan: _PageScan, layout: PageLayout) -> None:
+    """The page as placed in the output must keep the source page's size within 1 pt."""
+    w, h = scan.info.width_pt, scan.info.height_pt
+    if scan.rotation in (90, 270):
+        w, h = h, w
+    x0, y0, x1, y1 = layout.content
+    if abs((x1 - x0) - w) > 1.0 or abs((y1 - y0) - h) > 1.0:
+        raise OutputCheckFailed(f"page {scan.info.index + 1} changed size in the output")
 
 
 def _centre_in(inner: Box, outer: Box) -> bool:
