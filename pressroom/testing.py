@@ -44,7 +44,12 @@ class FakeOcrEngine:
         return float(ImageStat.Stat(corner).mean[0]) < 128
 
     def recognize(
-        self, image: Image.Image, *, dpi: float, timeout: float | None = None
+        self,
+        image: Image.Image,
+        *,
+        dpi: float,
+        timeout: float | None = None,
+        adaptive: bool = False,
     ) -> OcrResult:
         self.calls.append(image.size)
         if self.require_marker and not self._upright(image):

@@ -147,7 +147,7 @@ def _is_plain_scan(page: Any) -> bool:
     a, b, c, d, e, f = objects[0].get_matrix().get()
     if b or c or a <= 0 or d <= 0:
         return False
-    left, bottom, right, top = page.get_cropbox()
+    left, bottom, right, top = page.get_bbox()
     return all(abs(x - y) < 1.0 for x, y in ((e, left), (f, bottom), (e + a, right), (f + d, top)))
 
 

@@ -113,12 +113,20 @@ class TesseractEngine:
         return self._osd
 
     def recognize(
-        self, image: Image.Image, *, dpi: float, timeout: float | None = None
+        self,
+        image: Image.Image,
+        *,
+        dpi: float,
+        timeout: float | None = None,
+        adaptive: bool = False,
     ) -> OcrResult:
+        """Read ``image``; ``adaptive`` binarises by tiles (text on tinted or uneven ground,
+        which one global Otsu threshold turns into a solid block)."""
         t = _tesserocr()
         api = self._recognizer()
         data, width, height = _to_gray_bytes(image)
         with self._lock:
+            api.SetVariable("thresholding_method", "1" if adaptive else "0")
             api.SetImageBytes(data, width, height, 1, width)
             api.SetSourceResolution(round(dpi))
             ok = api.Recognize(timeout=0 if timeout is None else max(1, int(timeout * 1000)))
@@ -169,13 +177,8 @@ def _text(w: Any, level: Any) -> str:
 
 def _collect(t: Any, api: Any) -> OcrResult:
     RIL = t.RIL
+    vertical = _mostly_vertical(t, api)
     iterator = api.GetIterator()
-    vertical = False
-    try:
-        _orient, direction, _order, _deskew = iterator.Orientation()
-        vertical = direction == t.WritingDirection.TOP_TO_BOTTOM
-    except RuntimeError:
-        pass
     # First pass: words with their line's baseline; the line's size needs all its words.
     raw: list[_Raw] = []
     line = -1
@@ -232,6 +235,24 @@ def _collect(t: Any, api: Any) -> OcrResult:
         alpha_words=sum(1 for r in raw if r.alpha),
         vertical=vertical,
     )
+
+
+def _mostly_vertical(t: Any, api: Any) -> bool:
+    """Most of the text sits in blocks read top to bottom (a speck of noise read as a vertical
+    block must not condemn a page of horizontal lines)."""
+    RIL = t.RIL
+    vertical = horizontal = 0
+    for block in t.iterate_level(api.GetIterator(), RIL.BLOCK):
+        try:
+            _orient, direction, _order, _deskew = block.Orientation()
+        except RuntimeError:
+            continue
+        size = len(_text(block, RIL.BLOCK).strip())
+        if direction == t.WritingDirection.TOP_TO_BOTTOM:
+            vertical += size
+        else:
+            horizontal += size
+    return vertical > horizontal
 
 
 def _angle(base: tuple[tuple[int, int], tuple[int, int]] | None) -> float:

@@ -26,7 +26,12 @@ class OcrEngine(Protocol):
     def name(self) -> str: ...
 
     def recognize(
-        self, image: Image.Image, *, dpi: float, timeout: float | None = None
+        self,
+        image: Image.Image,
+        *,
+        dpi: float,
+        timeout: float | None = None,
+        adaptive: bool = False,
     ) -> OcrResult: ...
 
     def detect_orientation(self, image: Image.Image, *, dpi: float) -> tuple[int, float] | None: ...
@@ -291,7 +296,17 @@ class OcrStage:
                 best = reading
             if not is_garbage(reading.result):
                 break
-        return replace(best, attempts=len(tried))
+        attempts = len(tried)
+        if is_garbage(best.result):
+            # Nothing readable with one global threshold: text on a tinted or uneven ground
+            # (a highlighter, a translucent box) binarises to a solid block. Tiles, once more,
+            # on the page as it was: stretching its grey range is what made the tint dark.
+            gray = image if image.mode == "L" else image.convert("L")
+            again = self._read(gray, dpi, best.rotation, timeout, adaptive=True)
+            attempts += 1
+            if quality(again.result) > quality(best.result):
+                best = again
+        return replace(best, attempts=attempts)
 
     def read_as_is(
         self, image: Image.Image, dpi: float, *, timeout: float | None = None
@@ -305,7 +320,13 @@ class OcrStage:
         return found[0] if found is not None and found[1] >= self.min_osd_confidence else 0
 
     def _read(
-        self, base: Image.Image, dpi: float, rotation: int, timeout: float | None
+        self,
+        base: Image.Image,
+        dpi: float,
+        rotation: int,
+        timeout: float | None,
+        *,
+        adaptive: bool = False,
     ) -> PageReading:
         upright = rotate_cw(base, rotation)
         skew = estimate_skew(upright)
@@ -316,7 +337,7 @@ class OcrStage:
             if applied
             else upright
         )
-        result = self.engine.recognize(straight, dpi=dpi, timeout=timeout)
+        result = self.engine.recognize(straight, dpi=dpi, timeout=timeout, adaptive=adaptive)
         words = unskew_words(result.words, applied, upright.size)
         return PageReading(
             result=replace(result, words=words),

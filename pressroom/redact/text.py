@@ -14,7 +14,9 @@ _BREAKS = {0x0D, 0x0A, 0x02}
 
 def page_to_pixels(page: Any, scale: float) -> tuple[Matrix, tuple[float, float]]:
     """Matrix from PDF page space to the page's rendering (displayed, y down), and its size."""
-    left, bottom, right, top = page.get_cropbox()
+    # get_bbox, not get_cropbox: boxes inherited from the page tree count (fpdf2 writes them
+    # there), and get_cropbox falls back to US Letter when the page itself has none
+    left, bottom, right, top = page.get_bbox()
     rotate = int(page.get_rotation()) % 360
     turn, (w, h) = turn_cw(rotate, right - left, top - bottom)
     frame = then((1.0, 0.0, 0.0, 1.0, -left, -bottom), turn)

@@ -363,3 +363,37 @@ def test_box_solidity_check_sees_a_box_that_is_not_burned(tmp_path: Path) -> Non
     src = image_pdf([page], tmp_path / "p.pdf", 100, jpeg=False)
     assert _unsolid_boxes(src, [(0, 100.0, [Box(300, 100, 400, 140)])], 0.0) == 0
     assert _unsolid_boxes(src, [(0, 100.0, [Box(500, 100, 600, 140)])], 0.0) == 1
+
+
+def test_type0_font_page_under_a_transparent_overlay(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """Embedded TrueType as a Type0/CID font (Identity-H), with a translucent box drawn over
+    the text: the values go, the Unicode text that stays is still searchable."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.add_font("DejaVu", fname="/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    pdf.set_font("DejaVu", size=12)
+    pdf.cell(0, 10, f"Payee: {NAME}", new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 10, f"Account number: {ACCOUNT}", new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 10, "Ünïcödé text that must stay searchable.", new_x="LMARGIN", new_y="NEXT")
+    with pdf.local_context(fill_opacity=0.3):
+        pdf.set_fill_color(255, 0, 0)
+        pdf.rect(10, 5, 150, 40, style="F")
+    pdf.output(str(tmp_path / "type0.pdf"))
+    out = tmp_path / "out.pdf"
+    redact_document(
+        tmp_path / "type0.pdf",
+        out,
+        JobOptions(template=resolve_template(None)),
+        parse_policy("name,account-number", now=0),
+        engine,
+    )
+    assert find_leaks(out, [NAME, ACCOUNT]) == []
+    from pdfminer.high_level import extract_text
+
+    for text in (pdftotext(out), extract_text(str(out)), output_text(out)):
+        assert "Adebayo" not in text and ACCOUNT not in squashed(text)
+    assert "Ünïcödé text that must stay searchable." in output_text(out)

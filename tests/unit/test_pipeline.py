@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pikepdf
@@ -309,9 +310,9 @@ def test_plain_scan_page_is_read_from_its_own_pixels(tmp_path: Path) -> None:
     seen: list[Image.Image] = []
 
     class Spy(FakeOcrEngine):
-        def recognize(self, image: Image.Image, *, dpi: float, timeout: float | None = None):
+        def recognize(self, image: Image.Image, *, dpi: float, **kwargs: Any):  # type: ignore[override]
             seen.append(image.copy())
-            return super().recognize(image, dpi=dpi, timeout=timeout)
+            return super().recognize(image, dpi=dpi, **kwargs)
 
     scan = small_scan(dpi=200)
     src = image_pdf([scan.image], tmp_path / "scan.pdf", 200, jpeg=False)
