@@ -263,7 +263,23 @@ def _everywhere_pdf(path: Path) -> Path:
     pdf.docinfo.Subject = "IBAN GB82 WEST 1234 5698 7654 32"
     with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
         meta["dc:description"] = "account 12345678"
-    pdf.save(path)
+    pdf.Root.StructTreeRoot = pdf.make_indirect(
+        Dictionary(
+            Type=Name.StructTreeRoot,
+            K=Dictionary(Type=Name.StructElem, S=Name.Figure, Alt=String("Photo of card 12345678")),
+        )
+    )
+    thumb = pdf.make_stream(b"\x00" * 64)
+    thumb.Width, thumb.Height, thumb.BitsPerComponent = 8, 8, 8
+    thumb.ColorSpace = Name.DeviceGray
+    pdf.pages[0].obj.Thumb = thumb
+    pdf.pages[0].obj.PieceInfo = Dictionary(App=Dictionary(Private=String("acct 12345678")))
+    pdf.save(path.with_suffix(".v1.pdf"))
+    # An earlier revision that still holds a value: an incremental update on top of it only
+    # changes the title, so the old bytes stay in the file.
+    with pikepdf.open(path.with_suffix(".v1.pdf")) as again:
+        again.docinfo.Title = "Revised"
+        again.save(path)
     return path
 
 
@@ -281,9 +297,18 @@ def test_values_hidden_everywhere_are_gone_and_visible_text_stays(
     assert "Visible text for the editor stays readable." in output_text(out, 0)
     assert "Visible text for the editor stays readable." in extract_text(str(out))
     with pikepdf.open(out) as pdf:
-        for key in ("/OCProperties", "/AcroForm", "/Outlines", "/Names", "/OpenAction"):
+        for key in (
+            "/OCProperties",
+            "/AcroForm",
+            "/Outlines",
+            "/Names",
+            "/OpenAction",
+            "/StructTreeRoot",
+            "/PageLabels",
+        ):
             assert key not in pdf.Root
-        assert "/Annots" not in pdf.pages[0].obj
+        for key in ("/Annots", "/Thumb", "/PieceInfo"):
+            assert key not in pdf.pages[0].obj
         assert "/Subject" not in pdf.docinfo
         # the hidden layer's words did not come back as text either
         assert "IBAN" not in output_text(out, 0)
