@@ -45,6 +45,10 @@ def test_ordinary_text_has_no_names(text: str) -> None:
         ),
         ("Address: 4 Rue des Lilas, Apt 3", "4 Rue des Lilas, Apt 3"),
         (
+            "Mail to 742 Evergreen Terrace Springfield OR 97403 please.",
+            "742 Evergreen Terrace Springfield OR 97403",
+        ),
+        (
             "Witnessed by Mr Siobhan Adebayo at the office.\nSend the cheque to 216 Maple Avenue, "
             "Bristol BS1 5TR by post.",
             "216 Maple Avenue, Bristol BS1 5TR",

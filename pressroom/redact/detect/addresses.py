@@ -34,6 +34,40 @@ def _trim_start(text: str, start: int, end: int) -> int:
     return start
 
 
+ZIP = re.compile(r"^\d{5}(?:-\d{4})?[.,;]?$")
+
+
+def _usaddress_lines(text: str) -> list[Finding]:
+    """US addresses on one line that pyap's patterns miss, found by usaddress's tagger: a house
+    number, a street and a ZIP code, in order, make an address (from the number to the ZIP)."""
+    import usaddress
+
+    found: list[Finding] = []
+    offset = 0
+    for line in text.split("\n"):
+        if any(c.isdigit() for c in line):
+            try:
+                tagged = usaddress.parse(line)
+            except Exception:  # the tagger's own errors: no address on this line
+                tagged = []
+            labels = [label for _token, label in tagged]
+            if "AddressNumber" in labels and "StreetName" in labels and "ZipCode" in labels:
+                first = labels.index("AddressNumber")
+                last = len(labels) - 1 - labels[::-1].index("ZipCode")
+                if first < labels.index("StreetName") < last and ZIP.match(tagged[last][0]):
+                    start = line.find(tagged[first][0])
+                    zip_token = tagged[last][0].rstrip(".,;")
+                    end = line.find(zip_token, start) + len(zip_token)
+                    if 0 <= start < end:
+                        found.append(
+                            Finding(
+                                KIND, offset + start, offset + end, line[start:end], "usaddress"
+                            )
+                        )
+        offset += len(line) + 1
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class AddressRecognizer:
     kind: str = KIND
@@ -49,6 +83,7 @@ class AddressRecognizer:
                     continue
                 start = _trim_start(text, start, end)
                 found.append(Finding(KIND, start, end, text[start:end], f"pyap-{country}"))
+        found += _usaddress_lines(text)
         for m in LABEL_RE.finditer(text):
             value = m.group("value").strip()
             start = m.start("value")
