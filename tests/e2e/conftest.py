@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,13 +49,24 @@ class Server:
         return pids
 
     def wait_for(self, job_id: str, states: set[str], timeout: float = 120) -> dict[str, object]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            job: dict[str, object] = self.client.get(f"/v1/jobs/{job_id}").json()
-            if job["state"] in states:
-                return job
-            time.sleep(0.2)
-        raise AssertionError(f"job {job_id} never reached {states}: {job}")
+        seen: dict[str, object] = {}
+
+        def reached() -> bool:
+            seen.update(self.client.get(f"/v1/jobs/{job_id}").json())
+            return seen["state"] in states
+
+        if not poll(reached, timeout):
+            raise AssertionError(f"job {job_id} never reached {states}: {seen}")
+        return seen
+
+
+def poll(condition: Callable[[], bool], timeout: float, every: float = 0.2) -> bool:
+    """Check ``condition`` until it holds or ``timeout`` seconds pass (a bound, not a claim)."""
+    for _ in range(max(1, int(timeout / every))):
+        if condition():
+            return True
+        time.sleep(every)
+    return condition()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pikepdf
 import pytest
 
 from pressroom.synth import image_pdf, text_pdf
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import Server, poll
 from tests.helpers import cer, output_text, small_scan
 
 pytestmark = pytest.mark.e2e
@@ -104,10 +104,7 @@ def test_sigterm_stops_serve_and_its_workers(server: Server) -> None:
     assert len(workers) == 2
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=60) == 0
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in workers):
-        time.sleep(0.2)
-    assert not any(Path(f"/proc/{p}").exists() for p in workers)
+    assert poll(lambda: not any(Path(f"/proc/{p}").exists() for p in workers), timeout=10)
 
 
 def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Path) -> None:
