@@ -422,3 +422,75 @@ def test_type0_font_page_under_a_transparent_overlay(
     for text in (pdftotext(out), extract_text(str(out)), output_text(out)):
         assert "Adebayo" not in text and ACCOUNT not in squashed(text)
     assert "Ünïcödé text that must stay searchable." in output_text(out)
+
+
+def _simple_truetype_pdf(path: Path, lines: list[str]) -> Path:
+    """A page set in an embedded (non-CID) TrueType font with WinAnsi encoding."""
+    from pikepdf import Array, Dictionary, Name
+
+    from pressroom.synth import find_font
+
+    ttf = find_font("DejaVuSans.ttf").read_bytes()
+    pdf = pikepdf.Pdf.new()
+    font_file = pdf.make_stream(ttf)
+    font_file.Length1 = len(ttf)
+    descriptor = pdf.make_indirect(
+        Dictionary(
+            Type=Name.FontDescriptor,
+            FontName=Name("/DejaVuSans"),
+            Flags=32,
+            FontBBox=Array([-1021, -463, 1793, 1232]),
+            ItalicAngle=0,
+            Ascent=928,
+            Descent=-236,
+            CapHeight=729,
+            StemV=80,
+            FontFile2=font_file,
+        )
+    )
+    font = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.TrueType,
+            BaseFont=Name("/DejaVuSans"),
+            Encoding=Name.WinAnsiEncoding,
+            FirstChar=32,
+            LastChar=126,
+            Widths=Array([620] * 95),
+            FontDescriptor=descriptor,
+        )
+    )
+    ops = ["BT /TT 11 Tf 15 TL 72 720 Td"] + [f"({line}) Tj T*" for line in lines] + ["ET"]
+    pdf.pages.append(
+        pikepdf.Page(
+            Dictionary(
+                Type=Name.Page,
+                MediaBox=Array([0, 0, 612, 792]),
+                Resources=Dictionary(Font=Dictionary(TT=font)),
+                Contents=pdf.make_stream("\n".join(ops).encode()),
+            )
+        )
+    )
+    pdf.save(path)
+    return path
+
+
+def test_embedded_simple_truetype_font(tmp_path: Path, engine: TesseractEngine) -> None:
+    src = _simple_truetype_pdf(
+        tmp_path / "tt.pdf",
+        [f"Payee: {NAME}", f"Account number: {ACCOUNT}", "Plain words in a TrueType font stay."],
+    )
+    out = tmp_path / "out.pdf"
+    redact_document(
+        src,
+        out,
+        JobOptions(template=resolve_template(None)),
+        parse_policy("name,account-number", now=0),
+        engine,
+    )
+    assert find_leaks(out, [NAME, ACCOUNT]) == []
+    from pdfminer.high_level import extract_text
+
+    for text in (pdftotext(out), extract_text(str(out)), output_text(out)):
+        assert "Adebayo" not in text and ACCOUNT not in squashed(text)
+    assert "Plain words in a TrueType font stay." in output_text(out)
