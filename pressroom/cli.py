@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -19,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pressroom import __version__
 from pressroom.errors import PressroomError
+from pressroom.fsutil import staged_copy
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -62,13 +61,8 @@ class ProgressBar:
 
 def _publish(built: Path, dest: Path) -> None:
     """Move a finished file into place atomically: readers see all of it or nothing."""
-    fd, tmp_name = tempfile.mkstemp(prefix=".pressroom-", suffix=".part", dir=dest.parent)
-    tmp = Path(tmp_name)
+    tmp = staged_copy(built, dest.parent, ".pressroom-")
     try:
-        with os.fdopen(fd, "wb") as out, built.open("rb") as src:
-            shutil.copyfileobj(src, out, 1 << 20)
-            out.flush()
-            os.fsync(out.fileno())
         tmp.chmod(0o644)
         tmp.replace(dest)
     except BaseException:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from pressroom.fsutil import staged_copy
 from pressroom.storage import BlobNotFound, StorageUnavailable, check_key
 
 
@@ -24,16 +24,7 @@ class LocalBlobStore:
         """A private copy of ``path`` next to where ``key`` lives, ready to be linked in."""
         dest = self._path(key)
         dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".incoming-", dir=dest.parent)
-        try:
-            with os.fdopen(fd, "wb") as out, path.open("rb") as src:
-                shutil.copyfileobj(src, out, 1 << 20)
-                out.flush()
-                os.fsync(out.fileno())
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return Path(tmp)
+        return staged_copy(path, dest.parent, ".incoming-")
 
     def put_file(self, key: str, path: Path) -> None:
         try:
