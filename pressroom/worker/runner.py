@@ -29,9 +29,10 @@ from pressroom.templates import resolve_template
 log = logging.getLogger("pressroom.worker")
 
 
-def artifact_digest(source_sha256: str, template_hash: str, policy: dict[str, object]) -> str:
-    """What makes an output: the source, the template's content, the policy, the engine."""
-    material = json.dumps([source_sha256, template_hash, policy, ENGINE_VERSION], sort_keys=True)
+def artifact_digest(source_sha256: str, template_hash: str, policy: RedactionPolicy) -> str:
+    """What makes an output: the source, the template's content, the policy, the engine — and
+    nothing else on the job (a webhook URL or a policy's expiry changes no byte of it)."""
+    material = json.dumps([source_sha256, template_hash, list(policy.classes), ENGINE_VERSION])
     return hashlib.sha256(material.encode()).hexdigest()
 
 
@@ -138,7 +139,7 @@ class JobRunner:
                             return
                 for stage, seconds in result.timings.items():
                     store.record_timing(job.id, job.attempts, stage, seconds, now=now())
-                digest = artifact_digest(job.source_sha256, template.content_hash, job.options)
+                digest = artifact_digest(job.source_sha256, template.content_hash, policy)
                 key = artifact_key(job.tenant, job.id, digest)
                 with self._stage(job, "publish"):
                     written = services.blobs.put_if_absent(key, built)
