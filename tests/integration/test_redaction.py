@@ -39,6 +39,13 @@ def pdftotext(path: Path) -> str:
     ).stdout
 
 
+def extractions(path: Path) -> list[str]:
+    """The output's text as three independent extractors read it."""
+    from pdfminer.high_level import extract_text
+
+    return [pdftotext(path), extract_text(str(path)), output_text(path)]
+
+
 def squashed(text: str) -> str:
     return "".join(text.split())
 
@@ -290,12 +297,9 @@ def test_values_hidden_everywhere_are_gone_and_visible_text_stays(
     assert find_leaks(src, [ACCOUNT, IBAN])  # the fixture does hide them
     out = run(src, tmp_path, engine)
     assert find_leaks(out, [ACCOUNT, IBAN]) == []
-    from pdfminer.high_level import extract_text
-
-    for text in (pdftotext(out), extract_text(str(out)), output_text(out, 0)):
+    for text in extractions(out):
         assert ACCOUNT not in squashed(text) and squashed(IBAN) not in squashed(text)
-    assert "Visible text for the editor stays readable." in output_text(out, 0)
-    assert "Visible text for the editor stays readable." in extract_text(str(out))
+        assert "Visible text for the editor stays readable." in text
     with pikepdf.open(out) as pdf:
         for key in (
             "/OCProperties",
@@ -417,9 +421,7 @@ def test_type0_font_page_under_a_transparent_overlay(
         engine,
     )
     assert find_leaks(out, [NAME, ACCOUNT]) == []
-    from pdfminer.high_level import extract_text
-
-    for text in (pdftotext(out), extract_text(str(out)), output_text(out)):
+    for text in extractions(out):
         assert "Adebayo" not in text and ACCOUNT not in squashed(text)
     assert "Ünïcödé text that must stay searchable." in output_text(out)
 
@@ -489,8 +491,6 @@ def test_embedded_simple_truetype_font(tmp_path: Path, engine: TesseractEngine) 
         engine,
     )
     assert find_leaks(out, [NAME, ACCOUNT]) == []
-    from pdfminer.high_level import extract_text
-
-    for text in (pdftotext(out), extract_text(str(out)), output_text(out)):
+    for text in extractions(out):
         assert "Adebayo" not in text and ACCOUNT not in squashed(text)
     assert "Plain words in a TrueType font stay." in output_text(out)
