@@ -254,6 +254,9 @@ def create_app(services: Services) -> FastAPI:
         if not ok:
             raise NotFound("the job is no longer in review")
         await run_in_threadpool(services.blobs.delete, held)
+        if job.source_key:  # delivered: the source goes, and with it any way to run the job again
+            await run_in_threadpool(services.blobs.delete, job.source_key)
+            await run_in_threadpool(services.store.delete_source_key, job_id)
         done = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
         assert done is not None
         return job_json(done, services, str(request.base_url))

@@ -368,6 +368,37 @@ class SqlJobStore:
             )
             return done.rowcount == 1
 
+    def redrive(self, job_id: str, *, now: float, tenant: str | None = None) -> bool:
+        """Send a dead-lettered job round again (an operator fixed the cause), attempts reset.
+
+        Only ``rejected`` jobs that still have their source: a complete job (an approved review
+        included) is never run again, so nothing can overwrite what was delivered or approved.
+        """
+        where = [
+            jobs.c.id == job_id,
+            jobs.c.state == JobState.REJECTED.value,
+            jobs.c.source_key.is_not(None),
+        ]
+        if tenant is not None:
+            where.append(jobs.c.tenant == tenant)
+        with self._tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(*where)
+                .values(
+                    state=JobState.ACCEPTED.value,
+                    attempts=0,
+                    reason=None,
+                    message=None,
+                    stage=None,
+                    finished_at=None,
+                    artifact_key=None,
+                    next_eligible_at=now,
+                    updated_at=now,
+                )
+            )
+            return done.rowcount == 1
+
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         with self._tx() as conn:
             done = conn.execute(

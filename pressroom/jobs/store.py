@@ -74,6 +74,9 @@ class JobStore(Protocol):
     ) -> bool:
         """Hold the job for a human (state review)."""
 
+    def redrive(self, job_id: str, *, now: float, tenant: str | None = None) -> bool:
+        """A rejected job with its source back to ``accepted``; never a complete one."""
+
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         """Give a claimed job back untouched (graceful shutdown): no attempt is spent."""
 

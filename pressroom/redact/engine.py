@@ -29,6 +29,7 @@ from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.names import NameRecognizer
+from pressroom.redact.detect.plugins import installed_recognizers
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import (
     boxes_for,
@@ -62,7 +63,9 @@ def recognizers_for(policy: RedactionPolicy) -> list[Recognizer]:
     missing = [c for c in policy.classes if c not in RECOGNIZERS]
     if missing:
         raise UnsupportedPolicy(f"no recognizer for {', '.join(missing)}")
-    return [RECOGNIZERS[c]() for c in policy.classes]
+    built: list[Recognizer] = [RECOGNIZERS[c]() for c in policy.classes]
+    # the operator's own (an NER model, say) add to a class; they never stand in for ours
+    return built + [r for r in installed_recognizers() if r.kind in policy.classes]
 
 
 @dataclass

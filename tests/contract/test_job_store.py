@@ -119,6 +119,33 @@ def test_permanent_failure_dead_letters_at_once_with_its_code(services: Services
     assert done is not None and done.reason == "ENCRYPTED" and done.attempts == 1
 
 
+def test_redrive_sends_a_dead_letter_round_again_but_never_a_complete_job(
+    services: Services,
+) -> None:
+    store = services.store
+    dead, _ = store.insert(new_job(), now=0, max_attempts=4)
+    store.claim((Lane.BULK,), "w", now=1, lease_s=LEASE)
+    store.fail(dead.id, "w", code="CORRUPT", message="x", permanent=True, now=2, policy=NO_JITTER)
+    assert not store.redrive(dead.id, now=3, tenant="globex")  # another tenant's: not found
+    assert store.redrive(dead.id, now=3)
+    again = store.get(dead.id)
+    assert again is not None
+    assert (again.state, again.attempts, again.reason) == (JobState.ACCEPTED, 0, None)
+    claimed = store.claim((Lane.BULK,), "w2", now=4, lease_s=LEASE)
+    assert claimed is not None and claimed.id == dead.id and claimed.attempts == 1
+    store.complete(
+        claimed.id,
+        "w2",
+        artifact_key="artifacts/a/b/c.pdf",
+        artifact_sha256="c" * 64,
+        pages=1,
+        now=5,
+    )
+    assert not store.redrive(dead.id, now=6)
+    done = store.get(dead.id)
+    assert done is not None and done.state is JobState.COMPLETE
+
+
 def test_expired_lease_is_rescued_as_an_attempt_and_the_old_owner_is_fenced(
     services: Services,
 ) -> None:

@@ -494,3 +494,32 @@ def test_embedded_simple_truetype_font(tmp_path: Path, engine: TesseractEngine) 
     for text in extractions(out):
         assert "Adebayo" not in text and ACCOUNT not in squashed(text)
     assert "Plain words in a TrueType font stay." in output_text(out)
+
+
+def test_an_operator_installed_recognizer_adds_to_its_class(
+    tmp_path: Path, engine: TesseractEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pressroom.redact.detect.plugins import ENV_FACTORIES, _installed
+    from tests.operator_recognizers import WATCHED
+
+    name = WATCHED[0]  # free text, no label, not in the census lists: ours cannot see it
+    lines = [f"The panel thanks {name} warmly.", "Minutes are kept for seven years."]
+    src = text_pdf([lines], tmp_path / "in.pdf")
+    policy = parse_policy("name", now=0)
+    options = JobOptions(template=resolve_template(None))
+
+    _installed.cache_clear()
+    monkeypatch.delenv(ENV_FACTORIES, raising=False)
+    redact_document(src, tmp_path / "without.pdf", options, policy, engine)
+    assert "Quillfeather" in output_text(tmp_path / "without.pdf")
+
+    monkeypatch.setenv(ENV_FACTORIES, "tests.operator_recognizers:watch_list")
+    _installed.cache_clear()
+    try:
+        redact_document(src, tmp_path / "with.pdf", options, policy, engine)
+    finally:
+        _installed.cache_clear()
+    assert find_leaks(tmp_path / "with.pdf", [name]) == []
+    for text in extractions(tmp_path / "with.pdf"):
+        assert "Quillfeather" not in text
+        assert "seven years." in text

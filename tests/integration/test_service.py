@@ -410,6 +410,15 @@ def test_a_redaction_the_output_check_doubts_is_held_for_review_never_published(
     assert client.get(approved["artifact_url"]).content == held.content
     assert list(services.blobs.list("review")) == []
     assert client.get("/v1/review", headers=headers).json()["jobs"] == []
+    # approved means delivered: the source is gone and nothing can run the job again, so no
+    # retry, rescue or redrive can ever overwrite what the reviewer approved
+    assert list(services.blobs.list("sources")) == []
+    assert not services.store.redrive(job_id, now=services.clock())
+    assert services.store.rescue_expired(now=services.clock() + 3600, policy=services.retry) == 0
+    work(services, FakeOcrEngine(lines=("Account number: 12345678",)))
+    again = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert again["state"] == "complete" and again["attempts"] == approved["attempts"]
+    assert client.get(again["artifact_url"]).content == held.content
 
 
 def test_a_reviewer_can_reject_a_held_job(

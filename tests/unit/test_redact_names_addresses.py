@@ -19,6 +19,11 @@ from pressroom.synth import SENTENCES
         ("I, Tomasz Wieczorek, agree to the terms.", "Tomasz Wieczorek"),
         ("Signed in the presence of Dr Amara Okafor.", "Amara Okafor"),
         ("Please call Mary Johnson about the refund.", "Mary Johnson"),  # census pair
+        ("Dear Kwabena Lindqvist, thank you.", "Kwabena Lindqvist"),
+        ("The form was countersigned by Yusra Achterberg yesterday.", "Yusra Achterberg"),
+        ("Paid on behalf of Eero Nyambura in full.", "Eero Nyambura"),
+        ("Yours sincerely,\nDagny Thorvaldsen", "Dagny Thorvaldsen"),
+        ("Kind regards, Radek Szabo", "Radek Szabo"),
     ],
 )
 def test_names_found(text: str, name: str) -> None:
@@ -26,7 +31,16 @@ def test_names_found(text: str, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", [*SENTENCES, "May Young will attend.", "Name: 2026-0417", "Payee:\nSend the cheque"]
+    "text",
+    [
+        *SENTENCES,
+        "May Young will attend.",
+        "Name: 2026-0417",
+        "Payee:\nSend the cheque",
+        "Dear colleagues, the office closes early.",
+        "Signed by hand on 3 March.",
+        "Kind regards,\n\nthe programme office",
+    ],
 )
 def test_ordinary_text_has_no_names(text: str) -> None:
     assert NameRecognizer().find(text) == []

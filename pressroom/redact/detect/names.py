@@ -36,6 +36,17 @@ LABELS = (
 # the name must follow its label on the same line ("Payee:" then a new line is not a name)
 LABEL_RE = re.compile(rf"(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-][ \t]*(?P<name>{_NAME})")
 I_RE = re.compile(rf"\bI,[ \t]+(?P<name>{_NAME}),")
+# letter and form conventions that introduce a person: "Dear X,", "signed by X", "Regards, X"
+CUE_RE = re.compile(
+    r"(?:\bDear|(?i:\b(?:counter)?signed\s+by|\bwitnessed\s+by|\bon\s+behalf\s+of"
+    r"|\battn\.?|\battention|\bc/o|\bcare\s+of))"
+    rf"[ \t]*:?[ \t]+(?P<name>{_NAME})"
+)
+SIGN_OFF_RE = re.compile(
+    r"(?i:\b(?:yours\s+(?:sincerely|faithfully|truly)|(?:kind|best|warm)\s+regards|regards"
+    r"|best\s+wishes|sincerely))[ \t]*,?[ \t]*\n?[ \t]*"
+    rf"(?P<name>{_NAME})"
+)
 HONORIFIC_RE = re.compile(
     rf"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Rev)\.?[ \t]+(?P<name>{_NAME})"
 )
@@ -113,7 +124,13 @@ class NameRecognizer:
 
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
-        for regex, source in ((LABEL_RE, "label"), (I_RE, "i-comma"), (HONORIFIC_RE, "honorific")):
+        for regex, source in (
+            (LABEL_RE, "label"),
+            (I_RE, "i-comma"),
+            (HONORIFIC_RE, "honorific"),
+            (CUE_RE, "cue"),
+            (SIGN_OFF_RE, "sign-off"),
+        ):
             for m in regex.finditer(text):
                 name = _trim(m.group("name"))
                 if name:
