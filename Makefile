@@ -5,7 +5,7 @@ VENV := .venv
 APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils curl
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test deps system-deps lint unit bench samples clean
+.PHONY: run test deps system-deps postgres lint unit bench samples clean
 
 system-deps:
 	@scripts/ensure-system-deps.sh $(APT_PACKAGES)
@@ -18,6 +18,9 @@ $(STAMP): pyproject.toml
 
 deps: system-deps $(STAMP)
 
+postgres:
+	@scripts/ensure-postgres.sh
+
 run: deps
 	@scripts/run.sh
 
@@ -29,7 +32,7 @@ lint: deps
 unit: deps
 	$(VENV)/bin/pytest tests/unit -q
 
-test: deps lint
+test: deps postgres lint
 	$(VENV)/bin/pytest
 
 bench: deps

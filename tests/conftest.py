@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,3 +46,29 @@ def services(tmp_path: Path, clock: FakeClock) -> Iterator[Services]:
     svc.clock = clock
     yield svc
     svc.store.engine.dispose()
+
+
+PG_ADMIN_URL = os.environ.get(
+    "PRESSROOM_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+
+
+def _pg_admin(sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(sql)  # type: ignore[arg-type]  # our own literal SQL, never user input
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL database on the machine's server (127.0.0.1:5432), dropped after.
+
+    No skip when the server is down: ``make test`` starts it, and a missing database is a
+    failure here, not a reason to test less."""
+    name = f"pressroom_test_{uuid.uuid4().hex[:12]}"
+    _pg_admin(f'CREATE DATABASE "{name}"')
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -30,8 +32,20 @@ class StoreUnavailable(TransientError):
     code = "STORE_UNAVAILABLE"
 
 
+CHANNEL = "pressroom_jobs"
+
+
+def sqlalchemy_url(url: str) -> str:
+    """``postgresql://…`` (what operators write) means psycopg 3 here, not psycopg2."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
 def make_engine(url: str) -> Engine:
     """An engine with the settings each database needs to serve as a queue."""
+    url = sqlalchemy_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
@@ -52,7 +66,7 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
 
 
 def hash_key(key: str) -> str:
@@ -65,6 +79,47 @@ class SqlJobStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.is_postgres = engine.dialect.name == "postgresql"
+        self._listener: Any = None  # PostgreSQL: one LISTEN connection per process, made lazily
+
+    def _wake(self, conn: Connection, lane: str) -> None:
+        """Tell waiting workers (PostgreSQL: NOTIFY, delivered at commit; SQLite: they poll)."""
+        if self.is_postgres:
+            conn.execute(select(func.pg_notify(CHANNEL, lane)))
+
+    def wait_for_work(self, timeout: float) -> None:
+        """Block until a job may be waiting or ``timeout`` passes.
+
+        PostgreSQL: LISTEN, woken by the NOTIFY sent when a job is accepted or sent round again
+        (no busy polling; the timeout still catches retries whose backoff ends). SQLite: sleep.
+        """
+        if not self.is_postgres:
+            time.sleep(timeout)
+            return
+        try:
+            if self._listener is None:
+                import psycopg
+
+                url = self.engine.url.set(drivername="postgresql")
+                self._listener = psycopg.connect(
+                    url.render_as_string(hide_password=False), autocommit=True
+                )
+                self._listener.execute(f"LISTEN {CHANNEL}")
+            for _note in self._listener.notifies(timeout=timeout, stop_after=1):
+                break
+        except Exception as exc:  # the database went away: reconnect next time
+            self.close_listener()
+            time.sleep(min(timeout, 1.0))
+            if (
+                not isinstance(exc, OSError | SQLAlchemyError)
+                and "psycopg" not in type(exc).__module__
+            ):
+                raise
+
+    def close_listener(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                self._listener.close()
+            self._listener = None
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -106,6 +161,7 @@ class SqlJobStore:
         try:
             with self._tx() as conn:
                 conn.execute(jobs.insert().values(**row))
+                self._wake(conn, job.lane.value)
                 return self._load(conn, job.id), True
         except IntegrityError:
             if job.idempotency_key is None:
@@ -397,6 +453,8 @@ class SqlJobStore:
                     updated_at=now,
                 )
             )
+            if done.rowcount == 1:
+                self._wake(conn, "any")
             return done.rowcount == 1
 
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
@@ -414,6 +472,8 @@ class SqlJobStore:
                     next_eligible_at=now,
                 )
             )
+            if done.rowcount == 1:
+                self._wake(conn, "any")
             return done.rowcount == 1
 
     def rescue_expired(self, *, now: float, policy: RetryPolicy) -> int:

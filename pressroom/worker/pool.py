@@ -19,6 +19,7 @@ from pressroom.settings import Settings
 
 log = logging.getLogger("pressroom.pool")
 POLL_S = 0.5
+IDLE_WAIT_S = 2.0  # PostgreSQL: longest sleep between claims without a NOTIFY
 RESCUE_EVERY_S = 5.0
 
 
@@ -60,7 +61,11 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
             stop.wait(2.0)
             continue
         if job is None:
-            stop.wait(POLL_S)
+            if stop.is_set():
+                break
+            # PostgreSQL: LISTEN until a job arrives (or a backoff may have ended);
+            # SQLite: a short poll
+            services.store.wait_for_work(IDLE_WAIT_S if services.store.is_postgres else POLL_S)
         else:
             done += 1
 

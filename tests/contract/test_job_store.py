@@ -227,3 +227,24 @@ def test_keys_are_stored_hashed(services: Services) -> None:
     with store.engine.connect() as conn:
         stored = [r[0] for r in conn.execute(select(api_keys.c.key_hash))]
     assert key not in stored and len(stored[0]) == 64
+
+
+def test_racing_claimers_take_each_job_exactly_once(services: Services) -> None:
+    import threading
+
+    store = services.store
+    ids = {store.insert(new_job(), now=0, max_attempts=4)[0].id for _ in range(24)}
+    taken: list[str] = []
+    lock = threading.Lock()
+
+    def claimer(owner: str) -> None:
+        while (job := store.claim((Lane.BULK,), owner, now=1, lease_s=LEASE)) is not None:
+            with lock:
+                taken.append(job.id)
+
+    threads = [threading.Thread(target=claimer, args=(f"w{n}",)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(taken) == sorted(ids)  # every job once, none twice
