@@ -6,7 +6,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from pressroom.jobs.migrate import upgrade
 from pressroom.jobs.sql import SqlJobStore, make_engine
 from pressroom.settings import Settings
 from pressroom.storage import BlobStore
+from pressroom.storage.crypto import EncryptedBlobStore, master_keys_from_env
 from pressroom.storage.local import LocalBlobStore
 
 KEY_FILE = "api-key"
@@ -46,13 +47,32 @@ def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:
     return data
 
 
+def open_blob_store(settings: Settings, env: Mapping[str, str] | None = None) -> BlobStore:
+    """``s3://bucket/prefix`` → S3 (``AWS_*`` variables); anything else → a local folder;
+    wrapped in envelope encryption when a master key is configured."""
+    env = os.environ if env is None else env
+    url = settings.storage_url
+    blobs: BlobStore
+    if url.startswith("s3://"):
+        from pressroom.storage.s3 import S3BlobStore
+
+        blobs = S3BlobStore.from_url(url)
+    else:
+        folder = url.removeprefix("file://") if url else str(settings.data_dir / "blobs")
+        blobs = LocalBlobStore(Path(folder))
+    keys = master_keys_from_env(env)
+    if keys is not None:
+        blobs = EncryptedBlobStore(blobs, keys[0], keys[1])
+    return blobs
+
+
 def open_services(settings: Settings, *, migrate: bool = True) -> Services:
     settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     engine = make_engine(settings.db_url)
     if migrate:
         upgrade(engine)
     store = SqlJobStore(engine)
-    blobs: BlobStore = LocalBlobStore(Path(settings.storage_url or settings.data_dir / "blobs"))
+    blobs = open_blob_store(settings)
     secret = os.environ.get("PRESSROOM_SIGNING_KEY", "").encode() or _private_file(
         settings.data_dir / SECRET_FILE, lambda: secrets.token_hex(32).encode()
     )

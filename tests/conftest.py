@@ -13,6 +13,7 @@ import pytest
 
 from pressroom.service import Services, open_services
 from pressroom.settings import Settings
+from tests.s3server import S3Server, running_s3
 
 
 class FakeClock:
@@ -72,3 +73,10 @@ def pg_url() -> Iterator[str]:
         yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
     finally:
         _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """moto's S3 server, one per test session; each test takes its own bucket."""
+    with running_s3() as server:
+        yield server

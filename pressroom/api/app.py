@@ -9,7 +9,7 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from pressroom import __version__
@@ -293,6 +293,13 @@ def create_app(services: Services) -> FastAPI:
             raise NotFound("no such artifact")
         services.signer.verify(job_id, job.artifact_key, expires, signature, now=services.clock())
         key = job.artifact_key
+        presign = getattr(services.blobs, "presign", None)
+        if presign is not None:
+            # S3: the client fetches straight from the bucket, on a link that lives minutes
+            url = await run_in_threadpool(
+                presign, key, min(services.settings.link_ttl_s, PRESIGN_TTL_S), f"{job.id}.pdf"
+            )
+            return RedirectResponse(url, status_code=307)
         size = await run_in_threadpool(services.blobs.size, key)
         handle = await run_in_threadpool(services.blobs.open, key)
 
@@ -311,6 +318,9 @@ def create_app(services: Services) -> FastAPI:
         )
 
     return app
+
+
+PRESIGN_TTL_S = 300.0
 
 
 def _read_blob(services: Services, key: str) -> bytes:
