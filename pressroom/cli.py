@@ -229,6 +229,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     os.umask(0o077)
     services = open_services(settings)
+    from pressroom.scratch import sweep_stale
+
+    settings.scratch_dir.mkdir(parents=True, exist_ok=True)
+    sweep_stale(settings.scratch_dir)  # uploads cut off when an earlier serve was killed
     key_path = ensure_default_key(services)
     if key_path is not None:
         print(f"API key for tenant 'default': {key_path} (pressroom submit reads it from there)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -17,15 +18,31 @@ def job_scratch(base: Path | None = None) -> Iterator[Path]:
     if base is not None:
         base.mkdir(parents=True, exist_ok=True)
     # mkdtemp makes the folder 0700; entry points set umask 077 so files inside are 0600.
-    folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=base))
+    # the owner's pid in the name: a sweep can tell a dead process's leftovers at once
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
     try:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _owner_gone(name: str) -> bool:
+    """True when the folder names a pid of this host that no longer runs (a killed process)."""
+    pid_text = name[len(PREFIX) :].split("-", 1)[0]
+    if not pid_text.isdigit() or int(pid_text) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, someone else's
+        return False
+    return False
+
+
 def sweep_stale(base: Path, max_age_s: float = 3600.0) -> int:
-    """Remove scratch folders older than ``max_age_s`` left by killed workers; returns the count."""
+    """Remove scratch folders left by killed processes (their pid is gone, or they are older
+    than ``max_age_s``: a pid can be reused); returns the count."""
     removed = 0
     now = time.time()
     try:
@@ -36,7 +53,7 @@ def sweep_stale(base: Path, max_age_s: float = 3600.0) -> int:
         if not entry.name.startswith(PREFIX) or not entry.is_dir() or entry.is_symlink():
             continue
         try:
-            if now - entry.stat().st_mtime > max_age_s:
+            if _owner_gone(entry.name) or now - entry.stat().st_mtime > max_age_s:
                 shutil.rmtree(entry, ignore_errors=True)
                 removed += 1
         except OSError:

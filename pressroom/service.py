@@ -56,7 +56,7 @@ def open_blob_store(settings: Settings, env: Mapping[str, str] | None = None) ->
     if url.startswith("s3://"):
         from pressroom.storage.s3 import S3BlobStore
 
-        blobs = S3BlobStore.from_url(url)
+        blobs = S3BlobStore.from_url(url, timeout_s=settings.storage_timeout_s)
     else:
         folder = url.removeprefix("file://") if url else str(settings.data_dir / "blobs")
         blobs = LocalBlobStore(Path(folder))

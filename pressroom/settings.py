@@ -57,6 +57,7 @@ class Settings:
     retention_s: float = 7 * 24 * 3600.0
     max_attempts: int = 4
     webhook_allow_private: bool = False
+    storage_timeout_s: float = 30.0  # S3 read timeout; connects give up after 5 s
 
     @property
     def sqlite_default(self) -> str:
@@ -80,6 +81,7 @@ class Settings:
             retention_s=float(env.get("PRESSROOM_RETENTION_SECONDS", str(7 * 24 * 3600))),
             max_attempts=int(env.get("PRESSROOM_MAX_ATTEMPTS", "4")),
             webhook_allow_private=env.get("PRESSROOM_WEBHOOK_ALLOW_PRIVATE", "") in ("1", "true"),
+            storage_timeout_s=float(env.get("PRESSROOM_STORAGE_TIMEOUT_SECONDS", "30")),
             data_dir=Path(env.get("PRESSROOM_DATA_DIR", "pressroom-data")),
             scratch_dir=Path(env.get("PRESSROOM_SCRATCH_DIR") or tempfile.gettempdir()),
             limits=Limits.from_env(env),

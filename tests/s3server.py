@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +32,21 @@ def free_port() -> int:
 class S3Server:
     url: str
     process: subprocess.Popen[bytes]
+    _clients: dict[str, Any] = field(default_factory=dict)
 
     def client(self, endpoint: str | None = None) -> Any:
+        """One client per endpoint for the whole session (closed with the server)."""
         from pressroom.storage.s3 import make_client
 
-        return make_client(endpoint_url=endpoint or self.url, **CREDENTIALS)
+        where = endpoint or self.url
+        if where not in self._clients:
+            self._clients[where] = make_client(endpoint_url=where, **CREDENTIALS)
+        return self._clients[where]
+
+    def close_clients(self) -> None:
+        for client in self._clients.values():
+            client.close()
+        self._clients.clear()
 
     def new_bucket(self) -> str:
         name = f"pressroom-{uuid.uuid4().hex[:12]}"
@@ -74,7 +84,11 @@ def running_s3() -> Iterator[S3Server]:
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise RuntimeError("moto_server did not start") from None
                 time.sleep(0.2)
-        yield S3Server(url, process)
+        server = S3Server(url, process)
+        try:
+            yield server
+        finally:
+            server.close_clients()
     finally:
         process.terminate()
         process.wait(10)

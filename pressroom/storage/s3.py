@@ -40,15 +40,15 @@ def parse_s3_url(url: str) -> tuple[str, str]:
     return parts.netloc, parts.path.strip("/")
 
 
-def make_client(**overrides: Any) -> Any:
+def make_client(*, timeout_s: float = 30.0, **overrides: Any) -> Any:
     """A boto3 S3 client from the usual ``AWS_*`` variables (``AWS_ENDPOINT_URL`` for MinIO),
     with short timeouts: a storage outage must surface as a retry, not a hung worker."""
     import boto3
     from botocore.config import Config
 
     config = Config(
-        connect_timeout=5,
-        read_timeout=30,
+        connect_timeout=min(5.0, timeout_s),
+        read_timeout=timeout_s,
         retries={"max_attempts": 3, "mode": "standard"},
         s3={"addressing_style": "path"},
         signature_version="s3v4",  # presigned links too (SigV2 is retired)
@@ -107,9 +107,9 @@ class S3BlobStore:
         self.client = client if client is not None else make_client()
 
     @classmethod
-    def from_url(cls, url: str) -> S3BlobStore:
+    def from_url(cls, url: str, *, timeout_s: float = 30.0) -> S3BlobStore:
         bucket, prefix = parse_s3_url(url)
-        return cls(bucket, prefix)
+        return cls(bucket, prefix, client=make_client(timeout_s=timeout_s))
 
     def _key(self, key: str) -> str:
         check_key(key)

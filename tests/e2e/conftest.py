@@ -69,47 +69,77 @@ def poll(condition: Callable[[], bool], timeout: float, every: float = 0.2) -> b
     return condition()
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    port = free_port()
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def launch_serve(
+    tmp_path: Path,
+    *,
+    name: str = "serve",
+    extra_env: dict[str, str] | None = None,
+    workers: int = 1,
+    interactive: int = 1,
+    port: int | None = None,
+) -> Server:
+    """``pressroom serve`` in its own data dir under ``tmp_path``, answering /healthz."""
+    port = port or free_port()
     data = tmp_path / "data"
     scratch = tmp_path / "scratch"
-    scratch.mkdir()
+    scratch.mkdir(exist_ok=True)
     env = {
         **os.environ,
         "PRESSROOM_DATA_DIR": str(data),
         "PRESSROOM_SCRATCH_DIR": str(scratch),
         "PRESSROOM_LEASE_SECONDS": "6",
         "PRESSROOM_MAX_PAGES": "1000",
+        **(extra_env or {}),
     }
-    log = (tmp_path / "serve.log").open("wb")
+    log_path = tmp_path / f"{name}.log"
+    log = log_path.open("ab")
     process = subprocess.Popen(
-        [str(PRESSROOM), "serve", "--port", str(port), "--workers", "1", "--interactive", "1"],
+        [
+            str(PRESSROOM),
+            "serve",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--interactive",
+            str(interactive),
+        ],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+    log.close()
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            log.close()
-            raise AssertionError(f"serve did not start: {(tmp_path / 'serve.log').read_text()}")
-        time.sleep(0.2)
+    if not poll(lambda: process.poll() is not None or _healthy(url), 60, every=0.2) or (
+        process.poll() is not None
+    ):
+        process.kill()
+        raise AssertionError(f"serve did not start: {log_path.read_text()}")
     key = (data / "api-key").read_text().strip()
     client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
-    yield Server(process, url, data, scratch, client)
-    client.close()
-    process.send_signal(signal.SIGTERM)
+    return Server(process, url, data, scratch, client)
+
+
+def _healthy(url: str) -> bool:
     try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    log.close()
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    srv = launch_serve(tmp_path)
+    yield srv
+    srv.client.close()
+    stop(srv.process)

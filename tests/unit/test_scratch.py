@@ -38,3 +38,16 @@ def test_sweep_removes_only_old_job_folders(tmp_path: Path) -> None:
     os.utime(other, (past, past))
     assert sweep_stale(tmp_path, 3600) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([young.name, other.name])
+
+
+def test_sweep_removes_a_dead_processs_folder_at_once(tmp_path: Path) -> None:
+    import subprocess
+
+    child = subprocess.Popen(["sleep", "0"])
+    child.wait()
+    dead = tmp_path / f"{PREFIX}{child.pid}-abc"
+    alive = tmp_path / f"{PREFIX}{os.getpid()}-def"
+    dead.mkdir()
+    alive.mkdir()
+    assert sweep_stale(tmp_path, 3600) == 1
+    assert [p.name for p in tmp_path.iterdir()] == [alive.name]
