@@ -51,8 +51,9 @@ def _drain(url: str, seconds: float, out: mp.Queue) -> None:  # type: ignore[typ
     out.put(done)
 
 
-def queue_throughput(folder: Path, workers: int, jobs: int = 3000) -> float:
-    url = f"sqlite:///{folder / f'q{workers}.db'}"
+def queue_throughput(folder: Path, workers: int, jobs: int = 3000, url: str = "") -> float:
+    """claim+complete jobs/s with ``workers`` processes draining ``jobs`` (SQLite by default)."""
+    url = url or f"sqlite:///{folder / f'q{workers}.db'}"
     engine = make_engine(url)
     upgrade(engine)
     store = SqlJobStore(engine)
@@ -82,6 +83,7 @@ def queue_throughput(folder: Path, workers: int, jobs: int = 3000) -> float:
         p.join()
     elapsed = time.perf_counter() - start
     total = sum(out.get() for _ in procs)
+    engine.dispose()
     assert total == jobs, (total, jobs)
     return total / elapsed
 
