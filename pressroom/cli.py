@@ -292,9 +292,23 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
     from pressroom.service import open_services
 
     services = open_services(Settings.from_env())
-    key = services.store.create_key(args.tenant, now=services.clock())
-    print(f"New API key for tenant {args.tenant!r} (shown once; it is stored hashed):")
+    role = "operator" if args.operator else "tenant"
+    key = services.store.create_key(args.tenant, now=services.clock(), role=role)
+    what = "operator key" if args.operator else "API key for tenant"
+    print(f"New {what} {args.tenant!r} (shown once; it is stored hashed):")
     print(key)
+    return EXIT_OK
+
+
+def cmd_customers(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    status = {"create": "active", "activate": "active", "suspend": "suspended"}[
+        args.customers_command
+    ]
+    services.store.set_customer(args.tenant, args.id, status=status, now=services.clock())
+    print(f"customer {status} for tenant {args.tenant!r}")
     return EXIT_OK
 
 
@@ -398,8 +412,26 @@ def build_parser() -> argparse.ArgumentParser:
         dest="keys_command", required=True
     )
     kc = keys.add_parser("create", help="create a key for a tenant; prints it on the last line")
-    kc.add_argument("--tenant", required=True)
+    kc.add_argument("--tenant", required=True, help="the tenant (for --operator: a label)")
+    kc.add_argument(
+        "--operator",
+        action="store_true",
+        help="an operator key: redrive jobs, manage customers, /metrics and /dashboard",
+    )
     kc.set_defaults(func=cmd_keys_create)
+
+    customers = sub.add_parser("customers", help="a tenant's customer registry").add_subparsers(
+        dest="customers_command", required=True
+    )
+    for name, text in (
+        ("create", "register an active customer"),
+        ("suspend", "suspend a customer: its jobs are rejected UNAUTHORIZED_CUSTOMER"),
+        ("activate", "make a suspended customer active again"),
+    ):
+        cc = customers.add_parser(name, help=text)
+        cc.add_argument("--tenant", required=True)
+        cc.add_argument("id", help="the customer id jobs name in their `customer` field")
+        cc.set_defaults(func=cmd_customers)
 
     db = sub.add_parser("db", help="database schema").add_subparsers(
         dest="db_command", required=True

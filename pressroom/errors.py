@@ -114,3 +114,49 @@ class NotFound(PressroomError):
     code = "NOT_FOUND"
     http_status = 404
     exit_code = 2
+
+
+class UnauthorizedCustomer(PermanentError):
+    """The verifier said no: the customer is unknown, suspended or denied. Never retried."""
+
+    code = "UNAUTHORIZED_CUSTOMER"
+    http_status = 403
+
+
+class VerifierUnavailable(TransientError):
+    """The identity service timed out or failed: the job is retried with backoff."""
+
+    code = "VERIFIER_UNAVAILABLE"
+
+
+class Forbidden(PressroomError):
+    """A valid key without the role this needs (an operator key for operator routes)."""
+
+    code = "FORBIDDEN"
+    http_status = 403
+    exit_code = 2
+
+
+class Conflict(PressroomError):
+    code = "CONFLICT"
+    http_status = 409
+    exit_code = 2
+
+
+class Refused(PressroomError):
+    """Refused at the door for now: 429 with Retry-After (seconds)."""
+
+    http_status = 429
+    exit_code = 75
+
+    def __init__(self, message: str, *, retry_after: float, code: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.retry_after = max(1, int(retry_after + 0.999))
+
+
+class Overloaded(Refused):
+    code = "OVERLOADED"
+
+
+class QuotaExceeded(Refused):
+    code = "QUOTA_EXCEEDED"

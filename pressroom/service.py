@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pressroom.api.signing import Signer
 from pressroom.errors import PressroomError
+from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
 from pressroom.jobs.sql import SqlJobStore, make_engine
@@ -19,6 +20,7 @@ from pressroom.settings import Settings
 from pressroom.storage import BlobStore
 from pressroom.storage.crypto import EncryptedBlobStore, master_keys_from_env
 from pressroom.storage.local import LocalBlobStore
+from pressroom.verify import RegistryVerifier, Verifier, verifier_from_env
 
 KEY_FILE = "api-key"
 ORPHAN_AGE_S = 3600.0
@@ -33,6 +35,13 @@ class Services:
     signer: Signer
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     clock: Callable[[], float] = time.time
+    admission: Admission = field(default_factory=Admission)
+    verifier: Verifier | None = None  # None: the registry of this store
+
+    def verify(self) -> Verifier:
+        if self.verifier is None:
+            self.verifier = RegistryVerifier(self.store)
+        return self.verifier
 
 
 def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:
@@ -82,6 +91,8 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         blobs=blobs,
         signer=Signer(secret, ttl_s=settings.link_ttl_s),
         retry=RetryPolicy(max_attempts=settings.max_attempts),
+        admission=Admission.from_env(),
+        verifier=verifier_from_env(store),
     )
 
 

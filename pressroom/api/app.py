@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
+import re
+import secrets
+import time
 import uuid
 from typing import Annotated, Any
 
@@ -16,12 +20,16 @@ from pressroom import __version__
 from pressroom.api.uploads import receive_upload
 from pressroom.errors import (
     BadRequest,
+    Conflict,
+    Forbidden,
     NotFound,
     PressroomError,
+    Refused,
     TooLarge,
     TransientError,
     Unauthorized,
 )
+from pressroom.jobs.admission import admit, count_pages
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.engine import recognizers_for
@@ -33,6 +41,7 @@ from pressroom.templates import resolve_template
 
 log = logging.getLogger("pressroom.api")
 MAX_TITLE = 200
+PREFER_POLL_S = 0.1
 
 
 def _error(
@@ -58,6 +67,9 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "created_at": job.created_at,
         "finished_at": job.finished_at,
         "trace_id": job.trace_id,
+        "deadline_at": job.deadline_at,
+        "customer": job.customer,
+        "verification": job.verification,
         "artifact_url": None,
         "artifact_sha256": job.artifact_sha256,
     }
@@ -84,6 +96,59 @@ async def tenant(request: Request, authorization: Annotated[str | None, Header()
 Tenant = Annotated[str, Depends(tenant)]
 
 
+async def operator(request: Request, authorization: Annotated[str | None, Header()] = None) -> str:
+    """An operator key (``pressroom keys create --operator``): 401 without a key, 403 with a
+    tenant's."""
+    if not authorization or not authorization.startswith("Bearer "):
+        raise Unauthorized("send Authorization: Bearer <operator key>")
+    services: Services = request.app.state.services
+    found = await run_in_threadpool(services.store.key_info, authorization[7:].strip())
+    if found is None:
+        raise Unauthorized("unknown or revoked API key")
+    if found[1] != "operator":
+        raise Forbidden("this needs an operator key")
+    return found[0]
+
+
+Operator = Annotated[str, Depends(operator)]
+LOOPBACK = ("127.0.0.1", "::1", "localhost", "testclient")
+
+
+async def operator_off_loopback(
+    request: Request, authorization: Annotated[str | None, Header()] = None
+) -> None:
+    """Open on loopback (the embedded default); an operator key from anywhere else."""
+    host = request.client.host if request.client else ""
+    if host not in LOOPBACK:
+        await operator(request, authorization)
+
+
+_TRACEPARENT = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$")
+_CUSTOMER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")
+MAX_PREFER_WAIT_S = 60.0
+
+
+def parse_traceparent(value: str | None) -> tuple[str, str | None]:
+    """(trace id, parent span id) from a W3C ``traceparent``; a new trace when absent or invalid."""
+    match = _TRACEPARENT.match((value or "").strip().lower())
+    if match and set(match.group(1)) != {"0"} and set(match.group(2)) != {"0"}:
+        return match.group(1), match.group(2)
+    return secrets.token_hex(16), None
+
+
+def prefer_wait(value: str | None) -> float | None:
+    """Seconds from ``Prefer: wait=N`` (RFC 7240), capped; None when not asked."""
+    for part in (value or "").split(","):
+        for token in part.split(";"):
+            name, _, number = token.strip().partition("=")
+            if name.strip().lower() == "wait":
+                try:
+                    return min(max(float(number.strip().strip('"')), 0.0), MAX_PREFER_WAIT_S)
+                except ValueError:
+                    return None
+    return None
+
+
 def create_app(services: Services) -> FastAPI:
     app = FastAPI(
         title="Pressroom", version=__version__, description="Scans in, searchable branded PDFs out."
@@ -92,7 +157,11 @@ def create_app(services: Services) -> FastAPI:
 
     @app.exception_handler(PressroomError)
     async def _pressroom_error(_request: Request, exc: PressroomError) -> JSONResponse:
-        headers = {"Retry-After": "5"} if isinstance(exc, TransientError) else None
+        headers = None
+        if isinstance(exc, Refused):
+            headers = {"Retry-After": str(exc.retry_after)}
+        elif isinstance(exc, TransientError):
+            headers = {"Retry-After": "5"}
         return _error(exc.code, exc.message, exc.http_status, headers)
 
     @app.get("/healthz")
@@ -100,14 +169,8 @@ def create_app(services: Services) -> FastAPI:
         await run_in_threadpool(services.store.counts)
         return {"status": "ok", "version": __version__}
 
-    @app.get("/metrics")
-    async def metrics(
-        request: Request, authorization: Annotated[str | None, Header()] = None
-    ) -> Response:
-        # Open on loopback (the embedded default); an operator key anywhere else.
-        host = request.client.host if request.client else ""
-        if host not in ("127.0.0.1", "::1", "localhost", "testclient"):
-            await tenant(request, authorization)
+    @app.get("/metrics", dependencies=[Depends(operator_off_loopback)])
+    async def metrics() -> Response:
         from pressroom.api.metrics import render_metrics
 
         body = await run_in_threadpool(render_metrics, services)
@@ -115,7 +178,11 @@ def create_app(services: Services) -> FastAPI:
 
     @app.post("/v1/jobs", status_code=202)
     async def submit(
-        request: Request, who: Tenant, idempotency_key: Annotated[str | None, Header()] = None
+        request: Request,
+        who: Tenant,
+        idempotency_key: Annotated[str | None, Header()] = None,
+        traceparent: Annotated[str | None, Header()] = None,
+        prefer: Annotated[str | None, Header()] = None,
     ) -> Response:
         declared = request.headers.get("content-length")
         if (
@@ -145,6 +212,9 @@ def create_app(services: Services) -> FastAPI:
             if title is not None and len(title) > MAX_TITLE:
                 raise BadRequest(f"title is longer than {MAX_TITLE} characters")
             deadline = _number(fields.get("deadline"), "deadline")
+            customer = fields.get("customer") or None
+            if customer is not None and not _CUSTOMER.match(customer):
+                raise BadRequest("customer must be an id of letters, digits and ._@:- (≤ 128)")
             policy = parse_policy(
                 fields.get("redact"), fields.get("expires_at"), now=services.clock()
             )
@@ -166,10 +236,32 @@ def create_app(services: Services) -> FastAPI:
                     "lane": lane.value,
                     "title": title,
                     "deadline": deadline,
+                    "customer": customer,
                     "options": options,
                 },
                 sort_keys=True,
             )
+            assert form.path is not None
+            upload_path = form.path
+            pages = await run_in_threadpool(count_pages, upload_path, kind.value)
+            deadline_s = deadline or services.admission.default_deadline(lane, pages)
+            now = services.clock()
+            replay = idempotency_key is not None and await run_in_threadpool(
+                services.store.find_idempotent, who, idempotency_key
+            )
+            if not replay:  # a replay was admitted the first time; it adds no work
+                await run_in_threadpool(
+                    lambda: admit(
+                        services.store,
+                        services.admission,
+                        tenant=who,
+                        lane=lane,
+                        pages=pages,
+                        deadline_s=deadline_s,
+                        now=now,
+                    )
+                )
+            trace_id, parent_span = parse_traceparent(traceparent)
             job_id = str(uuid.uuid4())
             key = source_key(who, job_id)
             new = NewJob(
@@ -185,12 +277,15 @@ def create_app(services: Services) -> FastAPI:
                 options=options,
                 idempotency_key=idempotency_key,
                 request_hash=hashlib.sha256(canonical.encode()).hexdigest(),
-                deadline_s=deadline,
+                deadline_s=deadline_s,
+                trace_id=trace_id,
+                parent_span_id=parent_span,
+                customer=customer,
+                pages_estimate=pages,
             )
             # The source first, then the row: there is never a job without its source. A
             # source without a row (a crash in between) is swept after an hour.
-            assert form.path is not None
-            await run_in_threadpool(services.blobs.put_file, key, form.path)
+            await run_in_threadpool(services.blobs.put_file, key, upload_path)
         try:
             job, created = await run_in_threadpool(
                 lambda: services.store.insert(
@@ -206,8 +301,21 @@ def create_app(services: Services) -> FastAPI:
             "job accepted",
             extra={"job_id": job.id, "tenant": who, "bytes": form.size, "replay": not created},
         )
+        wait = prefer_wait(prefer)
+        if wait:
+            # RFC 7240: a tiny interactive job may finish while the client waits
+            end = time.monotonic() + wait
+            while not job.state.terminal and time.monotonic() < end:
+                await asyncio.sleep(min(PREFER_POLL_S, max(0.0, end - time.monotonic())))
+                found = await run_in_threadpool(services.store.get, job.id)
+                job = found or job
         body = job_json(job, services, str(request.base_url))
-        return JSONResponse(body, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
+        headers = {"Location": f"/v1/jobs/{job.id}"}
+        if wait is not None:
+            headers["Preference-Applied"] = f"wait={wait:g}"
+        if job.state.terminal:
+            return JSONResponse(body, status_code=200, headers=headers)
+        return JSONResponse(body, status_code=202, headers=headers)
 
     @app.get("/v1/webhook-secret")
     async def webhook_secret(who: Tenant) -> dict[str, str]:
@@ -276,6 +384,40 @@ def create_app(services: Services) -> FastAPI:
         done = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
         assert done is not None
         return job_json(done, services, str(request.base_url))
+
+    @app.post("/v1/jobs/{job_id}/retry")
+    async def redrive(job_id: str, request: Request, _op: Operator) -> dict[str, Any]:
+        """An operator sends a dead-lettered job round again after fixing its cause."""
+        job = await run_in_threadpool(lambda: services.store.get(job_id))
+        if job is None:
+            raise NotFound("no such job")
+        done = await run_in_threadpool(lambda: services.store.redrive(job_id, now=services.clock()))
+        if not done:
+            raise Conflict(
+                f"only a rejected job whose source is still kept can be retried (it is {job.state})"
+            )
+        log.info("job redriven", extra={"job_id": job_id, "tenant": job.tenant})
+        again = await run_in_threadpool(lambda: services.store.get(job_id))
+        assert again is not None
+        return job_json(again, services, str(request.base_url))
+
+    @app.post("/v1/customers", status_code=201)
+    async def set_customer(request: Request, _op: Operator) -> dict[str, str]:
+        """``{"tenant", "id", "status": "active"|"suspended"}``: create or change a customer."""
+        try:
+            body = await request.json()
+            tenant_name, customer_id = str(body["tenant"]), str(body["id"])
+            status = str(body.get("status", "active"))
+        except (ValueError, KeyError, TypeError):
+            raise BadRequest('send JSON {"tenant": ..., "id": ..., "status": ...}') from None
+        if not _CUSTOMER.match(customer_id) or status not in ("active", "suspended"):
+            raise BadRequest("bad customer id or status (active | suspended)")
+        await run_in_threadpool(
+            lambda: services.store.set_customer(
+                tenant_name, customer_id, status=status, now=services.clock()
+            )
+        )
+        return {"tenant": tenant_name, "id": customer_id, "status": status}
 
     @app.get("/v1/jobs/{job_id}")
     async def show(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:

@@ -43,6 +43,9 @@ class NewJob:
     request_hash: str | None = None
     deadline_s: float | None = None
     trace_id: str | None = None
+    parent_span_id: str | None = None
+    customer: str | None = None
+    pages_estimate: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,4 +80,8 @@ class Job:
     pages: int | None
     deadline_at: float | None
     trace_id: str | None
+    customer: str | None = None
+    verification: str | None = None
+    pages_estimate: int | None = None
+    parent_span_id: str | None = None
     timings: dict[str, float] = field(default_factory=dict)

@@ -51,12 +51,17 @@ jobs = Table(
     Column("pages", Integer),
     Column("deadline_at", Float),
     Column("trace_id", String(32)),
+    Column("customer", String(128)),
+    Column("verification", String(16)),  # allowed | denied: the decision, never the evidence
+    Column("pages_estimate", Integer),
+    Column("parent_span_id", String(16)),
     UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
     UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
 )
 Index("ix_jobs_claim", jobs.c.lane, jobs.c.state, jobs.c.next_eligible_at)
 Index("ix_jobs_tenant_created", jobs.c.tenant, jobs.c.created_at)
 Index("ix_jobs_lease", jobs.c.state, jobs.c.lease_expires_at)
+Index("ix_jobs_tenant_state", jobs.c.tenant, jobs.c.state)
 
 stage_timings = Table(
     "job_stage_timings",
@@ -77,6 +82,41 @@ api_keys = Table(
     Column("tenant", String(64), nullable=False),
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float),
+    Column("role", String(16), nullable=False, server_default="tenant"),  # tenant | operator
+)
+
+customers = Table(
+    "customers",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("customer", String(128), primary_key=True),
+    Column("status", String(16), nullable=False),  # active | suspended
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
+# What metrics count over time: a retry (reason), a dead letter (reason), a deadline miss,
+# an admission refusal (reason). Rows, so every process's events add up in one place.
+job_events = Table(
+    "job_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("job_id", String(36)),
+    Column("tenant", String(64), nullable=False),
+    Column("lane", String(16), nullable=False),
+    Column("kind", String(24), nullable=False),  # retry | dead_letter | deadline_miss | refused
+    Column("reason", String(32), nullable=False),
+    Column("at", Float, nullable=False),
+)
+Index("ix_job_events_kind_at", job_events.c.kind, job_events.c.at)
+
+# Live worker processes (a row refreshed while they run): admission divides by their number.
+workers = Table(
+    "workers",
+    metadata,
+    Column("owner", String(64), primary_key=True),
+    Column("lanes", String(64), nullable=False),
+    Column("seen_at", Float, nullable=False),
 )
 
 webhook_deliveries = Table(

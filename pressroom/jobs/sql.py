@@ -10,7 +10,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, create_engine, event, func, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    create_engine,
+    event,
+    func,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from pressroom.errors import TransientError
@@ -18,10 +29,13 @@ from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.jobs.schema import (
     api_keys,
+    customers,
+    job_events,
     jobs,
     stage_timings,
     webhook_deliveries,
     webhook_secrets,
+    workers,
 )
 from pressroom.jobs.store import IdempotencyConflict
 
@@ -157,6 +171,9 @@ class SqlJobStore:
             "next_eligible_at": now,
             "deadline_at": now + job.deadline_s if job.deadline_s else None,
             "trace_id": job.trace_id,
+            "parent_span_id": job.parent_span_id,
+            "customer": job.customer,
+            "pages_estimate": job.pages_estimate,
         }
         try:
             with self._tx() as conn:
@@ -181,6 +198,16 @@ class SqlJobStore:
             if existing["request_hash"] != job.request_hash:
                 raise IdempotencyConflict("this Idempotency-Key was used for a different request")
             return self._load(conn, str(existing["id"])), False
+
+    def find_idempotent(self, tenant: str, key: str) -> bool:
+        """Whether this tenant already used this Idempotency-Key (a replay is coming)."""
+        with self._tx() as conn:
+            return (
+                conn.execute(
+                    select(jobs.c.id).where(jobs.c.tenant == tenant, jobs.c.idempotency_key == key)
+                ).first()
+                is not None
+            )
 
     def get(self, job_id: str, *, tenant: str | None = None) -> Job | None:
         with self._tx() as conn:
@@ -350,6 +377,11 @@ class SqlJobStore:
             )
             if state is JobState.REJECTED:
                 self._enqueue_webhook(conn, job_id, "job.rejected", now)
+                self._event(conn, job_id, "dead_letter", str(values["reason"]), now)
+            else:
+                self._event(conn, job_id, "retry", code, now)
+            if code == "DEADLINE_EXCEEDED":
+                self._event(conn, job_id, "deadline_miss", code, now)
             return state
 
     def hold(
@@ -517,7 +549,168 @@ class SqlJobStore:
                 rescued += done.rowcount
                 if done.rowcount and values["state"] == JobState.REJECTED.value:
                     self._enqueue_webhook(conn, str(job_id), "job.rejected", now)
+                    self._event(conn, str(job_id), "dead_letter", "RETRIES_EXHAUSTED", now)
+                elif done.rowcount:
+                    self._event(conn, str(job_id), "retry", "LEASE_EXPIRED", now)
         return rescued
+
+    # --- customers and verification ----------------------------------------------------------
+
+    def set_customer(self, tenant: str, customer: str, *, status: str, now: float) -> None:
+        """Create the customer or change its status (active | suspended)."""
+        if status not in ("active", "suspended"):
+            raise ValueError("status must be active or suspended")
+        with self._tx() as conn:
+            done = conn.execute(
+                update(customers)
+                .where(customers.c.tenant == tenant, customers.c.customer == customer)
+                .values(status=status, updated_at=now)
+            )
+            if done.rowcount == 0:
+                conn.execute(
+                    customers.insert().values(
+                        tenant=tenant,
+                        customer=customer,
+                        status=status,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+
+    def customer_status(self, tenant: str, customer: str) -> str | None:
+        with self._tx() as conn:
+            row = conn.execute(
+                select(customers.c.status).where(
+                    customers.c.tenant == tenant, customers.c.customer == customer
+                )
+            ).first()
+        return None if row is None else str(row[0])
+
+    def set_verification(self, job_id: str, owner: str, decision: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                update(jobs).where(self._owned(job_id, owner)).values(verification=decision)
+            )
+
+    # --- events, workers, admission --------------------------------------------------------------
+
+    def _event(self, conn: Connection, job_id: str, kind: str, reason: str, now: float) -> None:
+        conn.execute(
+            job_events.insert().from_select(
+                ["job_id", "tenant", "lane", "kind", "reason", "at"],
+                select(
+                    jobs.c.id,
+                    jobs.c.tenant,
+                    jobs.c.lane,
+                    literal(kind),
+                    literal(reason),
+                    literal(now),
+                ).where(jobs.c.id == job_id),
+            )
+        )
+
+    def record_refusal(self, tenant: str, lane: str, reason: str, *, now: float) -> None:
+        """An upload refused at the door (no job row): counted for metrics."""
+        with self._tx() as conn:
+            conn.execute(
+                job_events.insert().values(
+                    job_id=None, tenant=tenant, lane=lane, kind="refused", reason=reason, at=now
+                )
+            )
+
+    def event_counts(self, *, since: float = 0.0) -> dict[tuple[str, str, str], int]:
+        """(kind, lane, reason) → count of events at or after ``since``."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(job_events.c.kind, job_events.c.lane, job_events.c.reason, func.count())
+                .where(job_events.c.at >= since)
+                .group_by(job_events.c.kind, job_events.c.lane, job_events.c.reason)
+            ).all()
+        return {(str(k), str(lane), str(r)): int(n) for k, lane, r, n in rows}
+
+    def worker_seen(self, owner: str, lanes: tuple[str, ...], *, now: float) -> None:
+        with self._tx() as conn:
+            done = conn.execute(update(workers).where(workers.c.owner == owner).values(seen_at=now))
+            if done.rowcount == 0:
+                conn.execute(
+                    workers.insert().values(owner=owner, lanes=",".join(lanes), seen_at=now)
+                )
+
+    def worker_gone(self, owner: str) -> None:
+        with self._tx() as conn:
+            conn.execute(workers.delete().where(workers.c.owner == owner))
+
+    def live_workers(self, *, now: float, within_s: float = 30.0) -> dict[str, int]:
+        """Worker processes seen in the last ``within_s`` seconds, per lane."""
+        with self._tx() as conn:
+            conn.execute(workers.delete().where(workers.c.seen_at < now - 24 * 3600))
+            rows = conn.execute(
+                select(workers.c.lanes).where(workers.c.seen_at >= now - within_s)
+            ).all()
+        counts: dict[str, int] = {}
+        for (lanes,) in rows:
+            for lane in str(lanes).split(","):
+                counts[lane] = counts.get(lane, 0) + 1
+        return counts
+
+    def pages_ahead(self, lane: str) -> int:
+        """Pages waiting or running in ``lane`` (estimates; 1 where none is known)."""
+        with self._tx() as conn:
+            return int(
+                conn.execute(
+                    select(
+                        func.coalesce(func.sum(func.coalesce(jobs.c.pages_estimate, 1)), 0)
+                    ).where(
+                        jobs.c.lane == lane,
+                        jobs.c.state.in_((*WAITING, JobState.RUNNING.value)),
+                    )
+                ).scalar_one()
+            )
+
+    def jobs_waiting(self, lane: str) -> int:
+        with self._tx() as conn:
+            return int(
+                conn.execute(
+                    select(func.count()).where(jobs.c.lane == lane, jobs.c.state.in_(WAITING))
+                ).scalar_one()
+            )
+
+    def tenant_load(self, tenant: str, *, since: float) -> tuple[int, int, float | None]:
+        """(jobs not yet finished, pages accepted since ``since``, oldest accept in that window)."""
+        with self._tx() as conn:
+            active = conn.execute(
+                select(func.count()).where(
+                    jobs.c.tenant == tenant,
+                    jobs.c.state.in_((*WAITING, JobState.RUNNING.value)),
+                )
+            ).scalar_one()
+            pages, oldest = conn.execute(
+                select(
+                    func.coalesce(func.sum(func.coalesce(jobs.c.pages_estimate, 1)), 0),
+                    func.min(jobs.c.created_at),
+                ).where(jobs.c.tenant == tenant, jobs.c.created_at >= since)
+            ).one()
+        return int(active), int(pages), None if oldest is None else float(oldest)
+
+    def seconds_per_page(self, *, since: float) -> tuple[float, int] | None:
+        """Measured worker seconds per page (the ``process`` stage) of jobs completed since
+        ``since``, with the page count it rests on; None when nothing finished."""
+        with self._tx() as conn:
+            row = conn.execute(
+                select(func.sum(stage_timings.c.seconds), func.sum(jobs.c.pages))
+                .select_from(stage_timings.join(jobs, stage_timings.c.job_id == jobs.c.id))
+                .where(
+                    stage_timings.c.stage == "process",
+                    jobs.c.state == JobState.COMPLETE.value,
+                    jobs.c.finished_at >= since,
+                    jobs.c.pages > 0,
+                    stage_timings.c.attempt == jobs.c.attempts,
+                )
+            ).one()
+        seconds, pages = row
+        if not seconds or not pages:
+            return None
+        return float(seconds) / float(pages), int(pages)
 
     # --- for operators and metrics -------------------------------------------------------------
 
@@ -697,22 +890,33 @@ class SqlJobStore:
 
     # --- keys --------------------------------------------------------------------------------
 
-    def create_key(self, tenant: str, *, now: float) -> str:
-        key = "pr_" + secrets.token_urlsafe(32)
+    def create_key(self, tenant: str, *, now: float, role: str = "tenant") -> str:
+        """A new API key (stored hashed). ``role="operator"``: redrive, metrics and dashboard
+        for every tenant; its ``tenant`` is only a label."""
+        if role not in ("tenant", "operator"):
+            raise ValueError("role must be tenant or operator")
+        key = ("po_" if role == "operator" else "pr_") + secrets.token_urlsafe(32)
         with self._tx() as conn:
             conn.execute(
-                api_keys.insert().values(key_hash=hash_key(key), tenant=tenant, created_at=now)
+                api_keys.insert().values(
+                    key_hash=hash_key(key), tenant=tenant, created_at=now, role=role
+                )
             )
         return key
 
-    def tenant_for_key(self, key: str) -> str | None:
+    def key_info(self, key: str) -> tuple[str, str] | None:
+        """(tenant, role) of a live key."""
         with self._tx() as conn:
             row = conn.execute(
-                select(api_keys.c.tenant).where(
+                select(api_keys.c.tenant, api_keys.c.role).where(
                     api_keys.c.key_hash == hash_key(key), api_keys.c.revoked_at.is_(None)
                 )
             ).first()
-        return None if row is None else str(row[0])
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def tenant_for_key(self, key: str) -> str | None:
+        info = self.key_info(key)
+        return None if info is None or info[1] != "tenant" else info[0]
 
     def has_keys(self) -> bool:
         with self._tx() as conn:
@@ -763,6 +967,10 @@ class SqlJobStore:
             pages=row["pages"],
             deadline_at=row["deadline_at"],
             trace_id=row["trace_id"],
+            customer=row["customer"],
+            verification=row["verification"],
+            pages_estimate=row["pages_estimate"],
+            parent_span_id=row["parent_span_id"],
             timings=timings,
         )
 

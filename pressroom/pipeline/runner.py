@@ -122,7 +122,8 @@ def output_builder(
     )
 
 
-def _remaining(deadline: float | None) -> float | None:
+def remaining(deadline: float | None) -> float | None:
+    """Seconds left before ``deadline`` (monotonic); DeadlineExceeded once it has passed."""
     if deadline is None:
         return None
     left = deadline - time.monotonic()
@@ -162,7 +163,7 @@ def process_document(
         # Image sources' pages live in memory until written: write them out in parts.
         chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
         for page_info, placed, raster in rasters:
-            _remaining(options.deadline)
+            remaining(options.deadline)
             if raster is None:
                 text = PageText(
                     index=page_info.index, method="kept", real_chars=page_info.text_chars
@@ -171,7 +172,7 @@ def process_document(
             else:
                 image, dpi = raster
                 with clock.stage("ocr"):
-                    reading = ocr(image, dpi, timeout=_remaining(options.deadline))
+                    reading = ocr(image, dpi, timeout=remaining(options.deadline))
                 del image, raster
                 text = PageText(
                     index=page_info.index,

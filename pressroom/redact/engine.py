@@ -24,7 +24,13 @@ from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource, then, turn_cw
-from pressroom.pipeline.runner import MIN_REAL_CHARS, DocumentResult, JobOptions, output_builder
+from pressroom.pipeline.runner import (
+    MIN_REAL_CHARS,
+    DocumentResult,
+    JobOptions,
+    output_builder,
+)
+from pressroom.pipeline.runner import remaining as time_left
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
@@ -160,7 +166,7 @@ def redact_document(
         for n, (page_info, raster, words) in enumerate(_rasters(src, info)):
             gray = raster.convert("L")
             dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
-            reading = ocr(gray, dpi)
+            reading = ocr(gray, dpi, timeout=time_left(options.deadline))
             # the page's own words, in the upright frame OCR settled on
             words = turn_words(words, reading.rotation, gray.size)
             scan = _PageScan(
@@ -180,6 +186,7 @@ def redact_document(
         # Pass two: every occurrence of every value, on every page; build each page.
         frames = src.frames() if info.kind is not SourceKind.PDF else None
         for scan in scans:
+            time_left(options.deadline)
             frame = next(frames) if frames is not None else None
             hit_ocr = covered_words(scan.ocr, scan.findings_ocr, found_values)
             hit_text = covered_words(scan.extracted, scan.findings_text, found_values)

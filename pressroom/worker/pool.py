@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing as mp
 import os
@@ -32,7 +33,6 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.errors import TransientError
     from pressroom.logs import configure_logging
-    from pressroom.notify.webhooks import deliver_due
     from pressroom.scratch import sweep_stale
     from pressroom.service import open_services
     from pressroom.worker.runner import JobRunner
@@ -44,15 +44,37 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     owner = f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     runner = JobRunner(services, TesseractEngine(languages=settings.languages), owner)
     claim_lanes = tuple(Lane(x) for x in lanes)
+    parent = os.getppid()
+    try:
+        _work(services, runner, claim_lanes, owner, stop, max_jobs, parent)
+    finally:
+        with contextlib.suppress(TransientError):
+            services.store.worker_gone(owner)
+
+
+def _work(
+    services: Any,
+    runner: Any,
+    claim_lanes: tuple[Lane, ...],
+    owner: str,
+    stop: Any,
+    max_jobs: int,
+    parent: int,
+) -> None:
+    from pressroom.errors import TransientError
+    from pressroom.notify.webhooks import deliver_due
+
     done = 0
     last_rescue = 0.0
-    parent = os.getppid()
+    lanes = tuple(lane.value for lane in claim_lanes)
     while not stop.is_set() and done < max_jobs:
         if os.getppid() != parent:  # the supervisor is gone (killed): do not linger as an orphan
             break
         try:
             if time.monotonic() - last_rescue > RESCUE_EVERY_S:
                 services.store.rescue_expired(now=services.clock(), policy=services.retry)
+                # admission divides the work ahead by the live workers it sees here
+                services.store.worker_seen(owner, lanes, now=services.clock())
                 last_rescue = time.monotonic()
             job = runner.run_next(claim_lanes)
             deliver_due(services, owner)

@@ -14,11 +14,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pressroom import ENGINE_VERSION
-from pressroom.errors import PermanentError, ReviewRequired, TransientError
+from pressroom.errors import (
+    PermanentError,
+    ReviewRequired,
+    TransientError,
+    UnauthorizedCustomer,
+)
 from pressroom.jobs.model import Job, Lane
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
-from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.pipeline.runner import JobOptions, process_document, remaining
 from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
@@ -103,6 +108,9 @@ class JobRunner:
         now = services.clock
         wait = (job.started_at or now()) - job.created_at
         store.record_timing(job.id, job.attempts, "queue", max(wait, 0.0), now=now())
+        deadline = None
+        if job.deadline_at is not None:
+            deadline = time.monotonic() + (job.deadline_at - now())
         try:
             with (
                 Heartbeat(services, job.id, self.owner),
@@ -110,13 +118,20 @@ class JobRunner:
             ):
                 if job.source_key is None:
                     raise PermanentError("the source was already deleted", code="CORRUPT")
+                with self._stage(job, "verify"):
+                    try:
+                        decision = services.verify().verify(
+                            job.tenant, job.customer, timeout=remaining(deadline)
+                        )
+                    except UnauthorizedCustomer:
+                        store.set_verification(job.id, self.owner, "denied")
+                        raise
+                    store.set_verification(job.id, self.owner, decision)
                 source = scratch / "source"
                 with self._stage(job, "fetch"):
                     services.blobs.get_to_path(job.source_key, source)
+                remaining(deadline)
                 template = resolve_template(job.template, services.settings.template_dirs)
-                deadline = None
-                if job.deadline_at is not None:
-                    deadline = time.monotonic() + (job.deadline_at - now())
                 options = JobOptions(
                     template=template,
                     title=job.title,

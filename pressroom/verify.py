@@ -1,0 +1,151 @@
+"""Customer verification, the first stage of every job: is this customer allowed right now?
+
+Built in: the tenant's customer registry (``pressroom customers create --tenant T ID``; active or
+suspended). Optional: an HTTP identity service (``PRESSROOM_VERIFIER=http``,
+``PRESSROOM_VERIFIER_URL``): ``POST {"tenant", "customer"}`` → ``{"decision": "allow"|"deny"}``,
+called through a bounded pool sized to that service's rate limit. A timeout or a server error
+is transient (the job is retried with backoff); a deny is ``UNAUTHORIZED_CUSTOMER`` and is never
+retried. The job keeps the customer id and the decision, never identity evidence, and neither
+is logged.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import httpx
+
+from pressroom.errors import UnauthorizedCustomer, VerifierUnavailable
+from pressroom.jobs.sql import SqlJobStore
+
+ALLOWED = "allowed"
+
+
+class Verifier(Protocol):
+    name: str
+
+    def verify(self, tenant: str, customer: str | None, *, timeout: float | None) -> str:
+        """``"allowed"``, or raise ``UnauthorizedCustomer`` / ``VerifierUnavailable``."""
+
+
+@dataclass
+class RegistryVerifier:
+    """The tenant's own customer list. No customer on the job means the tenant itself."""
+
+    store: SqlJobStore
+    name: str = "registry"
+
+    def verify(self, tenant: str, customer: str | None, *, timeout: float | None) -> str:
+        if customer is None:
+            return ALLOWED
+        status = self.store.customer_status(tenant, customer)
+        if status == "active":
+            return ALLOWED
+        raise UnauthorizedCustomer(
+            "the customer is suspended" if status else "the customer is not registered"
+        )
+
+
+@dataclass
+class TokenBucket:
+    """At most ``rate`` calls per second on average, bursts up to ``burst``."""
+
+    rate: float
+    burst: float = 1.0
+    _tokens: float = field(init=False)
+    _at: float = field(init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    def __post_init__(self) -> None:
+        self._tokens = self.burst
+        self._at = time.monotonic()
+
+    def take(self, deadline: float | None) -> bool:
+        """Wait for a token; False when it would come after ``deadline`` (monotonic)."""
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+                self._at = now
+                if self._tokens >= 1.0:
+                    self._tokens -= 1.0
+                    return True
+                wait = (1.0 - self._tokens) / self.rate
+            if deadline is not None and time.monotonic() + wait > deadline:
+                return False
+            time.sleep(wait)
+
+
+@dataclass
+class HttpVerifier:
+    url: str
+    timeout_s: float = 5.0
+    concurrency: int = 4  # in flight at once from this process
+    rate_per_s: float = 10.0  # calls per second from this process
+    name: str = "http"
+    client: httpx.Client | None = None
+    _slots: threading.BoundedSemaphore = field(init=False)
+    _bucket: TokenBucket = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._slots = threading.BoundedSemaphore(self.concurrency)
+        self._bucket = TokenBucket(self.rate_per_s, burst=max(1.0, float(self.concurrency)))
+        if self.client is None:
+            self.client = httpx.Client(follow_redirects=False)
+
+    def verify(self, tenant: str, customer: str | None, *, timeout: float | None) -> str:
+        budget = self.timeout_s if timeout is None else min(self.timeout_s, timeout)
+        deadline = time.monotonic() + budget
+        if not self._slots.acquire(timeout=budget):
+            raise VerifierUnavailable("the identity service pool is busy")
+        try:
+            if not self._bucket.take(deadline):
+                raise VerifierUnavailable("the identity service's rate limit leaves no slot now")
+            left = max(0.05, deadline - time.monotonic())
+            assert self.client is not None
+            try:
+                response = self.client.post(
+                    self.url, json={"tenant": tenant, "customer": customer}, timeout=left
+                )
+            except httpx.TimeoutException:
+                raise VerifierUnavailable("the identity service timed out") from None
+            except httpx.HTTPError as exc:
+                raise VerifierUnavailable(
+                    f"the identity service failed ({type(exc).__name__})"
+                ) from None
+        finally:
+            self._slots.release()
+        if response.status_code == 429 or response.status_code >= 500:
+            raise VerifierUnavailable(f"the identity service answered {response.status_code}")
+        try:
+            decision = response.json().get("decision") if response.status_code == 200 else None
+        except ValueError:
+            decision = None
+        if decision == "allow":
+            return ALLOWED
+        if decision == "deny" or response.status_code in (403, 404):
+            raise UnauthorizedCustomer("the identity service denied this customer")
+        raise VerifierUnavailable("the identity service gave no decision")
+
+
+def verifier_from_env(store: SqlJobStore, env: Mapping[str, str] | None = None) -> Verifier:
+    env = os.environ if env is None else env
+    kind = env.get("PRESSROOM_VERIFIER", "registry")
+    if kind == "registry":
+        return RegistryVerifier(store)
+    if kind == "http":
+        url = env.get("PRESSROOM_VERIFIER_URL", "")
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("PRESSROOM_VERIFIER=http needs PRESSROOM_VERIFIER_URL")
+        return HttpVerifier(
+            url,
+            timeout_s=float(env.get("PRESSROOM_VERIFIER_TIMEOUT_SECONDS", "5")),
+            concurrency=int(env.get("PRESSROOM_VERIFIER_CONCURRENCY", "4")),
+            rate_per_s=float(env.get("PRESSROOM_VERIFIER_RATE", "10")),
+        )
+    raise ValueError("PRESSROOM_VERIFIER must be registry or http")

@@ -1,0 +1,412 @@
+"""Operations in process: verification, deadlines, admission, Prefer: wait, redrive, operator
+keys, trace ids. HTTP through FastAPI's test client, jobs run by a real JobRunner."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from PIL import Image
+
+from pressroom.api.app import create_app
+from pressroom.jobs.admission import Admission
+from pressroom.jobs.model import Lane
+from pressroom.service import Services
+from pressroom.synth import image_pdf
+from pressroom.testing import FakeOcrEngine
+from pressroom.verify import HttpVerifier
+from pressroom.worker.runner import JobRunner
+from tests.conftest import FakeClock
+from tests.helpers import small_scan
+from tests.integration.test_service import png_bytes, post, work
+
+
+@pytest.fixture
+def api(services: Services) -> tuple[TestClient, dict[str, str]]:
+    key = services.store.create_key("acme", now=services.clock())
+    return TestClient(create_app(services)), {"Authorization": f"Bearer {key}"}
+
+
+def job(client: TestClient, headers: dict[str, str], job_id: str) -> dict[str, Any]:
+    body: dict[str, Any] = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    return body
+
+
+# --- verification -------------------------------------------------------------------------------
+
+
+def test_registry_allows_active_customers_and_rejects_others_without_retry(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    services.store.set_customer("acme", "cust-1", status="active", now=0)
+    services.store.set_customer("acme", "cust-2", status="suspended", now=0)
+    ok = post(client, headers, png_bytes(tmp_path), customer="cust-1").json()["id"]
+    own = post(client, headers, png_bytes(tmp_path)).json()["id"]  # no customer: the tenant
+    suspended = post(client, headers, png_bytes(tmp_path), customer="cust-2").json()["id"]
+    unknown = post(client, headers, png_bytes(tmp_path), customer="cust-3").json()["id"]
+    work(services)
+    for job_id in (ok, own):
+        body = job(client, headers, job_id)
+        assert (body["state"], body["verification"]) == ("complete", "allowed")
+    for job_id in (suspended, unknown):
+        body = job(client, headers, job_id)
+        assert (body["state"], body["reason"], body["attempts"]) == (
+            "rejected",
+            "UNAUTHORIZED_CUSTOMER",
+            1,
+        )
+        assert body["verification"] == "denied"
+        assert "verify" in body["timings"] and "fetch" not in body["timings"]
+    # another tenant's registry does not count
+    services.store.set_customer("globex", "cust-9", status="active", now=0)
+    other = post(client, headers, png_bytes(tmp_path), customer="cust-9").json()["id"]
+    work(services)
+    assert job(client, headers, other)["reason"] == "UNAUTHORIZED_CUSTOMER"
+
+
+@dataclass
+class IdentityService:
+    """A stand-in identity service: answers allow or deny by customer, or stalls."""
+
+    decisions: dict[str, str] = field(default_factory=dict)
+    stall_s: float = 0.0
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    in_flight: int = 0
+    most_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@pytest.fixture
+def identity() -> Iterator[tuple[IdentityService, str]]:
+    state = IdentityService()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with state.lock:
+                state.calls.append(body)
+                state.in_flight += 1
+                state.most_in_flight = max(state.most_in_flight, state.in_flight)
+            try:
+                time.sleep(state.stall_s)
+                answer = json.dumps({"decision": state.decisions.get(body["customer"], "deny")})
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(answer.encode())
+            except OSError:
+                pass
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state, f"http://127.0.0.1:{server.server_address[1]}/verify"
+    server.shutdown()
+    server.server_close()
+
+
+def test_http_verifier_allow_deny_and_timeout(
+    api: tuple[TestClient, dict[str, str]],
+    services: Services,
+    tmp_path: Path,
+    identity: tuple[IdentityService, str],
+    clock: FakeClock,
+) -> None:
+    client, headers = api
+    state, url = identity
+    services.verifier = HttpVerifier(url, timeout_s=0.5, concurrency=2, rate_per_s=50)
+    state.decisions = {"c-allow": "allow", "c-deny": "deny"}
+    allowed = post(client, headers, png_bytes(tmp_path), customer="c-allow").json()["id"]
+    denied = post(client, headers, png_bytes(tmp_path), customer="c-deny").json()["id"]
+    work(services)
+    assert job(client, headers, allowed)["state"] == "complete"
+    body = job(client, headers, denied)
+    assert (body["state"], body["reason"], body["attempts"]) == (
+        "rejected",
+        "UNAUTHORIZED_CUSTOMER",
+        1,
+    )
+    assert {"tenant": "acme", "customer": "c-allow"} in state.calls
+    # a stalled service: a timeout is transient — retried with backoff, then it succeeds
+    state.stall_s = 2.0
+    slow = post(client, headers, png_bytes(tmp_path), customer="c-allow").json()["id"]
+    work(services)
+    body = job(client, headers, slow)
+    assert (body["state"], body["reason"]) == ("retrying", "VERIFIER_UNAVAILABLE")
+    state.stall_s = 0.0
+    clock.advance(3600)
+    work(services)
+    body = job(client, headers, slow)
+    assert (body["state"], body["attempts"]) == ("complete", 2)
+
+
+def test_http_verifier_pool_is_bounded(identity: tuple[IdentityService, str]) -> None:
+    state, url = identity
+    state.decisions = {"c": "allow"}
+    state.stall_s = 0.2
+    verifier = HttpVerifier(url, timeout_s=5, concurrency=2, rate_per_s=1000)
+    threads = [
+        threading.Thread(target=verifier.verify, args=("t", "c"), kwargs={"timeout": None})
+        for _ in range(8)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(state.calls) == 8 and state.most_in_flight == 2
+
+
+def test_http_verifier_rate_limit_spaces_calls(identity: tuple[IdentityService, str]) -> None:
+    state, url = identity
+    state.decisions = {"c": "allow"}
+    verifier = HttpVerifier(url, timeout_s=5, concurrency=1, rate_per_s=20)
+    start = time.monotonic()
+    for _ in range(6):
+        verifier.verify("t", "c", timeout=None)
+    # burst of 1, then one call per 50 ms: the sixth cannot start before ~250 ms
+    assert time.monotonic() - start >= 0.24
+
+
+# --- deadlines ---------------------------------------------------------------------------------
+
+
+@dataclass
+class SlowEngine(FakeOcrEngine):
+    seconds: float = 0.4
+
+    def recognize(self, image: Image.Image, **kwargs: Any) -> Any:
+        time.sleep(self.seconds)
+        return super().recognize(image, **kwargs)
+
+
+def test_a_deadline_that_expires_mid_stage_ends_the_job(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    # admission believes the job fits (a fast prior); the slow engine then proves it wrong
+    services.admission = Admission(prior_pages_per_min=6000)
+    pages = [small_scan(seed=s, dpi=100, lines=2).image for s in range(6)]
+    src = image_pdf(pages, tmp_path / "six.pdf", 100)
+    job_id = post(client, headers, src.read_bytes(), deadline="1").json()["id"]
+    engine = SlowEngine(lines=("Waiver signed by the participant",))
+    runner = JobRunner(services, engine, "w1")
+    started = time.monotonic()
+    runner.run_next((Lane.BULK,))
+    elapsed = time.monotonic() - started
+    body = job(client, headers, job_id)
+    assert (body["state"], body["reason"], body["attempts"]) == (
+        "rejected",
+        "DEADLINE_EXCEEDED",
+        1,
+    )
+    # it stopped inside OCR (six pages would take 2.4 s), not after finishing
+    assert 0 < len(engine.calls) < 6 and elapsed < 2.0
+    assert services.store.event_counts()[("deadline_miss", "bulk", "DEADLINE_EXCEEDED")] == 1
+    assert list(services.settings.scratch_dir.iterdir()) == []
+
+
+def test_a_job_claimed_after_its_deadline_does_no_work(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    client, headers = api
+    job_id = post(client, headers, png_bytes(tmp_path), deadline="5").json()["id"]
+    clock.advance(10)
+    engine = FakeOcrEngine()
+    JobRunner(services, engine, "w1").run_next((Lane.BULK,))
+    assert job(client, headers, job_id)["reason"] == "DEADLINE_EXCEEDED"
+    assert engine.calls == []
+
+
+def test_every_job_gets_a_deadline_from_its_lane(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    bulk = post(client, headers, png_bytes(tmp_path)).json()
+    quick = post(client, headers, png_bytes(tmp_path), lane="interactive").json()
+    now = services.clock()
+    assert bulk["deadline_at"] == pytest.approx(now + 24 * 3600)
+    assert quick["deadline_at"] == pytest.approx(now + 120 + 10)  # 1 page
+
+
+# --- admission ---------------------------------------------------------------------------------
+
+
+def test_work_that_cannot_finish_in_time_is_refused_with_retry_after(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    # the prior: 20 pages/min per worker, one worker → 3 s per page
+    pages = [small_scan(seed=s, dpi=100, lines=2).image for s in range(10)]
+    ten = image_pdf(pages, tmp_path / "ten.pdf", 100).read_bytes()
+    assert post(client, headers, ten, deadline="3600").status_code == 202  # 30 s of work
+    refused = post(client, headers, png_bytes(tmp_path), deadline="20")  # 33 s > 20 s
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "OVERLOADED"
+    assert int(refused.headers["Retry-After"]) == 30  # the ten pages ahead drain
+    # a second worker halves the estimate: 5 s + 10 pages x 3 s / 2 = 16.5 s fits in 20 s
+    services.store.worker_seen("w-a", ("bulk",), now=services.clock())
+    services.store.worker_seen("w-b", ("bulk",), now=services.clock())
+    assert post(client, headers, png_bytes(tmp_path), deadline="20").status_code == 202
+    # the other lane has its own queue
+    assert (
+        post(client, headers, png_bytes(tmp_path), lane="interactive", deadline="5").status_code
+        == 202
+    )
+    assert services.store.event_counts()[("refused", "bulk", "OVERLOADED")] == 1
+    assert services.store.counts()[("bulk", "accepted")] == 2  # the refused one left nothing
+
+
+def test_measured_throughput_replaces_the_prior(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    from pressroom.jobs.admission import estimate
+
+    client, headers = api
+    for _ in range(6):
+        post(client, headers, png_bytes(tmp_path))
+    work(services)  # the fake engine is fast: measured seconds per page are tiny
+    guess = estimate(services.store, services.admission, Lane.BULK, 100, now=services.clock())
+    assert guess.measured and guess.seconds_per_page < 3.0
+
+
+def test_lane_cap_and_tenant_quotas(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    services.admission = Admission(
+        queue_cap={"bulk": 2, "interactive": 10}, tenant_max_active=3, tenant_pages_per_hour=4
+    )
+    assert post(client, headers, png_bytes(tmp_path)).status_code == 202
+    assert post(client, headers, png_bytes(tmp_path)).status_code == 202
+    full = post(client, headers, png_bytes(tmp_path))
+    assert (full.status_code, full.json()["error"]["code"]) == (429, "OVERLOADED")
+    assert post(client, headers, png_bytes(tmp_path), lane="interactive").status_code == 202
+    busy = post(client, headers, png_bytes(tmp_path), lane="interactive")
+    assert (busy.status_code, busy.json()["error"]["code"]) == (429, "QUOTA_EXCEEDED")
+    work(services)  # nothing active now, but 3 pages this hour of 4
+    assert post(client, headers, png_bytes(tmp_path), lane="interactive").status_code == 202
+    hourly = post(client, headers, png_bytes(tmp_path), lane="interactive")
+    assert hourly.json()["error"]["code"] == "QUOTA_EXCEEDED"
+    assert 3500 <= int(hourly.headers["Retry-After"]) <= 3600
+    # quotas are per tenant
+    other = services.store.create_key("globex", now=0)
+    assert (
+        post(
+            client, {"Authorization": f"Bearer {other}"}, png_bytes(tmp_path), lane="interactive"
+        ).status_code
+        == 202
+    )
+
+
+# --- Prefer: wait, trace ids, redrive, operator keys --------------------------------------------
+
+
+def test_prefer_wait_answers_200_when_the_job_finishes_in_time(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    stop = threading.Event()
+
+    def worker() -> None:
+        runner = JobRunner(services, FakeOcrEngine(), "w1")
+        while not stop.is_set():
+            if runner.run_next((Lane.INTERACTIVE,)) is None:
+                time.sleep(0.05)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        quick = client.post(
+            "/v1/jobs",
+            headers={**headers, "Prefer": "wait=20"},
+            files={"file": ("x", png_bytes(tmp_path))},
+            data={"lane": "interactive"},
+        )
+        assert quick.status_code == 200 and quick.json()["state"] == "complete"
+        assert quick.json()["artifact_url"] and quick.headers["Preference-Applied"] == "wait=20"
+    finally:
+        stop.set()
+        thread.join()
+    # nobody works the bulk lane: after the wait, the usual 202
+    started = time.monotonic()
+    slow = client.post(
+        "/v1/jobs",
+        headers={**headers, "Prefer": "wait=1"},
+        files={"file": ("x", png_bytes(tmp_path))},
+    )
+    assert slow.status_code == 202 and slow.json()["state"] == "accepted"
+    assert time.monotonic() - started >= 0.9
+
+
+def test_incoming_traceparent_becomes_the_jobs_trace_id(
+    api: tuple[TestClient, dict[str, str]], tmp_path: Path
+) -> None:
+    client, headers = api
+    trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+    sent = client.post(
+        "/v1/jobs",
+        headers={**headers, "traceparent": f"00-{trace}-00f067aa0ba902b7-01"},
+        files={"file": ("x", png_bytes(tmp_path))},
+    ).json()
+    assert sent["trace_id"] == trace
+    assert job(client, headers, sent["id"])["trace_id"] == trace
+    fresh = post(client, headers, png_bytes(tmp_path)).json()["trace_id"]
+    bad = client.post(
+        "/v1/jobs",
+        headers={**headers, "traceparent": "garbage"},
+        files={"file": ("x", png_bytes(tmp_path))},
+    ).json()["trace_id"]
+    assert len(fresh) == 32 and len(bad) == 32 and fresh != bad != trace
+
+
+def test_operator_redrives_a_dead_letter_and_tenants_cannot(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    services.store.set_customer("acme", "late", status="suspended", now=0)
+    job_id = post(client, headers, png_bytes(tmp_path), customer="late").json()["id"]
+    work(services)
+    assert job(client, headers, job_id)["reason"] == "UNAUTHORIZED_CUSTOMER"
+    assert client.post(f"/v1/jobs/{job_id}/retry", headers=headers).status_code == 403
+    assert client.post(f"/v1/jobs/{job_id}/retry").status_code == 401
+    op = {"Authorization": f"Bearer {services.store.create_key('ops', now=0, role='operator')}"}
+    # the cause is fixed (through the admin endpoint), then the job is sent round again
+    fixed = client.post("/v1/customers", headers=op, json={"tenant": "acme", "id": "late"})
+    assert fixed.status_code == 201 and fixed.json()["status"] == "active"
+    again = client.post(f"/v1/jobs/{job_id}/retry", headers=op)
+    assert again.status_code == 200 and again.json()["state"] == "accepted"
+    work(services)
+    assert job(client, headers, job_id)["state"] == "complete"
+    # a complete job is never sent round again
+    assert client.post(f"/v1/jobs/{job_id}/retry", headers=op).status_code == 409
+    assert client.post("/v1/jobs/nope/retry", headers=op).status_code == 404
+    # operator keys are not tenant keys
+    assert client.get(f"/v1/jobs/{job_id}", headers=op).status_code == 401
+
+
+def test_metrics_off_loopback_need_an_operator_key(services: Services, tmp_path: Path) -> None:
+    app = create_app(services)
+    remote = TestClient(app, client=("203.0.113.9", 50000))
+    tenant_key = services.store.create_key("acme", now=0)
+    op_key = services.store.create_key("ops", now=0, role="operator")
+    assert remote.get("/metrics").status_code == 401
+    assert (
+        remote.get("/metrics", headers={"Authorization": f"Bearer {tenant_key}"}).status_code == 403
+    )
+    assert remote.get("/metrics", headers={"Authorization": f"Bearer {op_key}"}).status_code == 200
+    assert TestClient(app).get("/metrics").status_code == 200  # loopback
