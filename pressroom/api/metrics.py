@@ -3,7 +3,8 @@ same whichever process serves them (workers are separate processes)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
@@ -14,7 +15,7 @@ from prometheus_client.core import (
     Metric,
 )
 from prometheus_client.registry import Collector
-from sqlalchemy import func, select
+from sqlalchemy import Connection, case, func, select
 
 from pressroom.jobs.model import JobState, Lane
 from pressroom.jobs.schema import jobs, stage_timings
@@ -44,6 +45,43 @@ def scratch_usage(base: Path) -> tuple[int, int]:
     return total, folders
 
 
+def scratch_disk(base: Path) -> tuple[int, int]:
+    """(free, total) bytes of the file system holding scratch."""
+    try:
+        usage = shutil.disk_usage(base)
+    except OSError:
+        return 0, 0
+    return usage.free, usage.total
+
+
+def _histogram(
+    name: str, documentation: str, label: str, rows: Iterable[tuple[str, list[int], int, float]]
+) -> HistogramMetricFamily:
+    family = HistogramMetricFamily(name, documentation, labels=[label])
+    for key, cumulative, count, total in rows:
+        buckets = [(str(b), n) for b, n in zip(BUCKETS, cumulative, strict=True)]
+        buckets.append(("+Inf", count))
+        family.add_metric([key], buckets, total)
+    return family
+
+
+def stage_histograms(
+    conn: Connection, stages: tuple[str, ...] | None = None
+) -> list[tuple[str, list[int], int, float]]:
+    """Per stage: cumulative bucket counts, count and sum — aggregated in the database, so a
+    scrape costs one grouped query whatever the number of rows."""
+    columns = [func.sum(case((stage_timings.c.seconds <= b, 1), else_=0)) for b in BUCKETS]
+    query = select(
+        stage_timings.c.stage, func.count(), func.sum(stage_timings.c.seconds), *columns
+    ).group_by(stage_timings.c.stage)
+    if stages is not None:
+        query = query.where(stage_timings.c.stage.in_(stages))
+    out = []
+    for row in conn.execute(query.order_by(stage_timings.c.stage)):
+        out.append((str(row[0]), [int(n or 0) for n in row[3:]], int(row[1]), float(row[2] or 0)))
+    return out
+
+
 class StoreCollector(Collector):
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -63,52 +101,114 @@ class StoreCollector(Collector):
         yield depth
         oldest = GaugeMetricFamily(
             "pressroom_queue_oldest_age_seconds",
-            "Age of the oldest job waiting in each lane",
-            labels=["lane"],
+            "Age of the oldest job per lane and state (waiting, retrying, running)",
+            labels=["lane", "state"],
         )
-        ages = store.oldest_waiting(now=now)
+        ages = store.oldest_by_state(now=now)
         for lane in Lane:
-            oldest.add_metric([lane.value], ages.get(lane.value, 0.0))
+            for state in (JobState.ACCEPTED, JobState.RETRYING, JobState.RUNNING):
+                oldest.add_metric(
+                    [lane.value, state.value], ages.get((lane.value, state.value), 0.0)
+                )
         yield oldest
-        with store.engine.connect() as conn:
-            dead = CounterMetricFamily(
-                "pressroom_dead_letters", "Jobs rejected, by reason", labels=["reason"]
+        yield GaugeMetricFamily(
+            "pressroom_review_jobs",
+            "Jobs held for a human in review",
+            value=sum(n for (_lane, state), n in counts.items() if state == JobState.REVIEW.value),
+        )
+        live = store.live_workers(now=now)
+        workers = GaugeMetricFamily(
+            "pressroom_workers", "Worker processes seen in the last 30 s", labels=["lane"]
+        )
+        for lane in Lane:
+            workers.add_metric([lane.value], live.get(lane.value, 0))
+        yield workers
+
+        events = store.event_counts()
+        families = {
+            "retry": CounterMetricFamily(
+                "pressroom_retries",
+                "Attempts that failed and were retried, by reason",
+                labels=["lane", "reason"],
+            ),
+            "dead_letter": CounterMetricFamily(
+                "pressroom_dead_letters",
+                "Jobs rejected (the dead letter), by reason",
+                labels=["lane", "reason"],
+            ),
+            "refused": CounterMetricFamily(
+                "pressroom_admission_refusals",
+                "Uploads refused at the door (429), by reason",
+                labels=["lane", "reason"],
+            ),
+        }
+        misses = CounterMetricFamily(
+            "pressroom_deadline_misses", "Jobs that ran past their deadline", labels=["lane"]
+        )
+        for lane in Lane:
+            misses.add_metric(
+                [lane.value],
+                sum(
+                    n
+                    for (k, ln, _r), n in events.items()
+                    if k == "deadline_miss" and ln == lane.value
+                ),
             )
-            for reason, n in conn.execute(
-                select(jobs.c.reason, func.count())
-                .where(jobs.c.state == JobState.REJECTED.value)
-                .group_by(jobs.c.reason)
-            ):
-                dead.add_metric([str(reason)], int(n))
-            yield dead
+        for (kind, lane_name, reason), n in sorted(events.items()):
+            if kind in families:
+                families[kind].add_metric([lane_name, reason], n)
+        yield from families.values()
+        yield misses
+
+        with store.engine.connect() as conn:
             attempts = CounterMetricFamily(
                 "pressroom_job_attempts", "Attempts made, by lane", labels=["lane"]
             )
-            for lane, n in conn.execute(
+            for lane_name, n in conn.execute(
                 select(jobs.c.lane, func.sum(jobs.c.attempts)).group_by(jobs.c.lane)
             ):
-                attempts.add_metric([str(lane)], int(n or 0))
+                attempts.add_metric([str(lane_name)], int(n or 0))
             yield attempts
-            stages = HistogramMetricFamily(
-                "pressroom_stage_duration_seconds",
-                "Time spent per stage, per attempt",
-                labels=["stage"],
-            )
-            rows = conn.execute(select(stage_timings.c.stage, stage_timings.c.seconds)).all()
-        by_stage: dict[str, list[float]] = {}
-        for stage, seconds in rows:
-            by_stage.setdefault(str(stage), []).append(float(seconds))
-        for stage, values in sorted(by_stage.items()):
-            buckets = [(str(b), sum(1 for v in values if v <= b)) for b in BUCKETS]
-            buckets.append(("+Inf", len(values)))
-            stages.add_metric([stage], buckets, sum(values))
-        yield stages
-        used, folders = scratch_usage(self.services.settings.scratch_dir)
+            rows = stage_histograms(conn)
+        internal = {"queue", "scratch"}
+        yield _histogram(
+            "pressroom_stage_duration_seconds",
+            "Time spent per stage, per attempt",
+            "stage",
+            [r for r in rows if r[0] not in internal],
+        )
+        yield _histogram(
+            "pressroom_queue_wait_seconds",
+            "Enqueue (or retry) to start, per attempt",
+            "stage",
+            [r for r in rows if r[0] == "queue"],
+        )
+        yield _histogram(
+            "pressroom_scratch_lifetime_seconds",
+            "How long each job's scratch folder lived",
+            "stage",
+            [r for r in rows if r[0] == "scratch"],
+        )
+        measured = store.seconds_per_page(since=now - 3600)
+        yield GaugeMetricFamily(
+            "pressroom_pages_per_minute_per_core",
+            "Pages per minute per worker process over the last hour (0 when none finished)",
+            value=60.0 / measured[0] if measured else 0.0,
+        )
+        base = self.services.settings.scratch_dir
+        used, folders = scratch_usage(base)
+        free, total = scratch_disk(base)
         yield GaugeMetricFamily(
             "pressroom_scratch_bytes", "Bytes in live job scratch folders", value=used
         )
         yield GaugeMetricFamily(
             "pressroom_scratch_folders", "Live job scratch folders", value=folders
+        )
+        yield GaugeMetricFamily(
+            "pressroom_scratch_disk_free_bytes", "Free bytes on the scratch file system", value=free
+        )
+        yield GaugeMetricFamily(
+            "pressroom_scratch_disk_size_bytes", "Size of the scratch file system", value=total
         )
 
 

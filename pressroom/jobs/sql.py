@@ -735,6 +735,16 @@ class SqlJobStore:
             ).all()
         return {str(lane): now - float(oldest) for lane, oldest in rows if oldest is not None}
 
+    def oldest_by_state(self, *, now: float) -> dict[tuple[str, str], float]:
+        """Age of the oldest job per (lane, state) among those not finished."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(jobs.c.lane, jobs.c.state, func.min(jobs.c.created_at))
+                .where(jobs.c.state.in_((*WAITING, JobState.RUNNING.value)))
+                .group_by(jobs.c.lane, jobs.c.state)
+            ).all()
+        return {(str(a), str(b)): now - float(c) for a, b, c in rows if c is not None}
+
     def delete_source_key(self, job_id: str) -> None:
         with self._tx() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(source_key=None))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -102,6 +103,23 @@ class JobRunner:
                 job.id, job.attempts, name, time.perf_counter() - start, now=self.services.clock()
             )
 
+    @contextmanager
+    def _scratch(self, job: Job) -> Iterator[Path]:
+        """The job's private scratch; its lifetime is recorded (a metric with an SLA)."""
+        start = time.perf_counter()
+        try:
+            with job_scratch(self.services.settings.scratch_dir) as scratch:
+                yield scratch
+        finally:
+            with contextlib.suppress(TransientError):
+                self.services.store.record_timing(
+                    job.id,
+                    job.attempts,
+                    "scratch",
+                    time.perf_counter() - start,
+                    now=self.services.clock(),
+                )
+
     def run(self, job: Job) -> None:
         services = self.services
         store = services.store
@@ -114,7 +132,7 @@ class JobRunner:
         try:
             with (
                 Heartbeat(services, job.id, self.owner),
-                job_scratch(services.settings.scratch_dir) as scratch,
+                self._scratch(job) as scratch,
             ):
                 if job.source_key is None:
                     raise PermanentError("the source was already deleted", code="CORRUPT")

@@ -410,3 +410,64 @@ def test_metrics_off_loopback_need_an_operator_key(services: Services, tmp_path:
     )
     assert remote.get("/metrics", headers={"Authorization": f"Bearer {op_key}"}).status_code == 200
     assert TestClient(app).get("/metrics").status_code == 200  # loopback
+
+
+# --- metrics -----------------------------------------------------------------------------------
+
+
+def test_metrics_cover_queues_stages_retries_dead_letters_deadlines_refusals_and_scratch(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    client, headers = api
+    services.admission = Admission(prior_pages_per_min=600)
+    services.store.set_customer("acme", "gone", status="suspended", now=0)
+    post(client, headers, png_bytes(tmp_path))  # completes
+    clock.advance(1)
+    post(client, headers, png_bytes(tmp_path), customer="gone")  # dead letter
+    clock.advance(1)
+    post(client, headers, png_bytes(tmp_path), deadline="5")  # misses its deadline
+    post(client, headers, png_bytes(tmp_path), lane="interactive")  # waits
+    services.admission = Admission(600, queue_cap={"bulk": 0, "interactive": 10})
+    assert post(client, headers, png_bytes(tmp_path)).status_code == 429  # refused
+    runner = JobRunner(services, FakeOcrEngine(), "w1")
+    runner.run_next((Lane.BULK,))
+    runner.run_next((Lane.BULK,))
+    clock.advance(10)
+    runner.run_next((Lane.BULK,))
+    # a lease that lapses is a retry with its reason
+    services.store.claim((Lane.INTERACTIVE,), "w-dead", now=clock(), lease_s=1)
+    clock.advance(5)
+    services.store.rescue_expired(now=clock(), policy=services.retry)
+
+    samples: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for family in text_string_to_metric_families(client.get("/metrics").text):
+        for sample in family.samples:
+            samples.setdefault(sample.name, []).append((sample.labels, sample.value))
+
+    def value(name: str, **labels: str) -> float:
+        found = [v for lab, v in samples[name] if all(lab.get(k) == x for k, x in labels.items())]
+        assert found, (name, labels, samples.get(name))
+        return sum(found)
+
+    assert value("pressroom_jobs", lane="bulk", state="complete") == 1
+    assert value("pressroom_queue_oldest_age_seconds", lane="interactive", state="retrying") > 0
+    assert value("pressroom_dead_letters_total", lane="bulk", reason="UNAUTHORIZED_CUSTOMER") == 1
+    assert value("pressroom_dead_letters_total", lane="bulk", reason="DEADLINE_EXCEEDED") == 1
+    assert value("pressroom_deadline_misses_total", lane="bulk") == 1
+    assert value("pressroom_retries_total", lane="interactive", reason="LEASE_EXPIRED") == 1
+    assert value("pressroom_admission_refusals_total", lane="bulk", reason="OVERLOADED") == 1
+    assert value("pressroom_job_attempts_total", lane="bulk") == 3
+    assert value("pressroom_review_jobs") == 0
+    for stage in ("verify", "fetch", "ocr", "render", "check", "publish"):
+        assert value("pressroom_stage_duration_seconds_count", stage=stage) >= 1, stage
+    assert value("pressroom_stage_duration_seconds_bucket", stage="verify", le="+Inf") >= 1
+    assert value("pressroom_queue_wait_seconds_count") == 3  # per attempt a runner started
+    assert value("pressroom_scratch_lifetime_seconds_count") == 3
+    assert value("pressroom_pages_per_minute_per_core") > 0  # one job completed this hour
+    assert value("pressroom_scratch_bytes") == 0
+    assert (
+        value("pressroom_scratch_disk_size_bytes") > value("pressroom_scratch_disk_free_bytes") > 0
+    )
+    assert "pressroom_workers" in samples

@@ -256,9 +256,9 @@ def test_metrics_show_queue_stages_and_dead_letters(
     text = client.get("/metrics").text
     assert 'pressroom_jobs{lane="bulk",state="complete"} 1.0' in text
     assert 'pressroom_jobs{lane="interactive",state="accepted"} 1.0' in text
-    assert 'pressroom_dead_letters_total{reason="CORRUPT"} 1.0' in text
+    assert 'pressroom_dead_letters_total{lane="bulk",reason="CORRUPT"} 1.0' in text
     assert 'pressroom_stage_duration_seconds_count{stage="ocr"} 1.0' in text
-    assert 'pressroom_queue_oldest_age_seconds{lane="interactive"}' in text
+    assert 'pressroom_queue_oldest_age_seconds{lane="interactive",state="accepted"}' in text
     assert "pressroom_scratch_bytes 0.0" in text
 
 
