@@ -226,6 +226,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from pressroom.worker.pool import Supervisor
 
     configure_logging()
+    from pressroom import tracing
+
+    tracing.configure()
     settings = Settings.from_env()
     os.umask(0o077)
     services = open_services(settings)

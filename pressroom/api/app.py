@@ -16,7 +16,7 @@ from fastapi import Depends, FastAPI, Header, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from pressroom import __version__
+from pressroom import __version__, tracing
 from pressroom.api.uploads import receive_upload
 from pressroom.errors import (
     BadRequest,
@@ -184,6 +184,18 @@ def create_app(services: Services) -> FastAPI:
         traceparent: Annotated[str | None, Header()] = None,
         prefer: Annotated[str | None, Header()] = None,
     ) -> Response:
+        trace_id, incoming_span = parse_traceparent(traceparent)
+        with tracing.accept_span(trace_id, incoming_span) as span_id:
+            return await _accept(request, who, idempotency_key, prefer, trace_id, span_id)
+
+    async def _accept(
+        request: Request,
+        who: str,
+        idempotency_key: str | None,
+        prefer: str | None,
+        trace_id: str,
+        span_id: str,
+    ) -> Response:
         declared = request.headers.get("content-length")
         if (
             declared
@@ -261,7 +273,6 @@ def create_app(services: Services) -> FastAPI:
                         now=now,
                     )
                 )
-            trace_id, parent_span = parse_traceparent(traceparent)
             job_id = str(uuid.uuid4())
             key = source_key(who, job_id)
             new = NewJob(
@@ -279,7 +290,7 @@ def create_app(services: Services) -> FastAPI:
                 request_hash=hashlib.sha256(canonical.encode()).hexdigest(),
                 deadline_s=deadline_s,
                 trace_id=trace_id,
-                parent_span_id=parent_span,
+                parent_span_id=span_id,
                 customer=customer,
                 pages_estimate=pages,
             )

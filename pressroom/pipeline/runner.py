@@ -13,7 +13,7 @@ from typing import Any
 import pikepdf
 from PIL import Image
 
-from pressroom import ENGINE_VERSION, __version__
+from pressroom import ENGINE_VERSION, __version__, tracing
 from pressroom.engines import images, pdfium
 from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
@@ -94,7 +94,8 @@ class _Clock:
     def stage(self, name: str) -> Iterator[None]:
         start = time.perf_counter()
         try:
-            yield
+            with tracing.span(name):
+                yield
         finally:
             self.totals[name] = self.totals.get(name, 0.0) + time.perf_counter() - start
 

@@ -38,6 +38,9 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     from pressroom.worker.runner import JobRunner
 
     configure_logging()
+    from pressroom import tracing
+
+    tracing.configure()
     services = open_services(settings, migrate=False)
     settings.scratch_dir.mkdir(parents=True, exist_ok=True)
     sweep_stale(settings.scratch_dir)
@@ -50,6 +53,7 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     finally:
         with contextlib.suppress(TransientError):
             services.store.worker_gone(owner)
+        tracing.shutdown()  # flushes spans still batched
 
 
 def _work(

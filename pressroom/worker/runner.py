@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pressroom import ENGINE_VERSION
+from pressroom import ENGINE_VERSION, tracing
 from pressroom.errors import (
     PermanentError,
     ReviewRequired,
@@ -22,6 +22,7 @@ from pressroom.errors import (
     UnauthorizedCustomer,
 )
 from pressroom.jobs.model import Job, Lane
+from pressroom.logs import bind_job, bind_stage
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.runner import JobOptions, process_document, remaining
@@ -95,9 +96,11 @@ class JobRunner:
     @contextmanager
     def _stage(self, job: Job, name: str) -> Iterator[None]:
         self.services.store.set_stage(job.id, self.owner, name, now=self.services.clock())
+        bind_stage(name)
         start = time.perf_counter()
         try:
-            yield
+            with tracing.span(name):
+                yield
         finally:
             self.services.store.record_timing(
                 job.id, job.attempts, name, time.perf_counter() - start, now=self.services.clock()
@@ -121,6 +124,24 @@ class JobRunner:
                 )
 
     def run(self, job: Job) -> None:
+        with (
+            bind_job(
+                job_id=job.id,
+                tenant=job.tenant,
+                lane=job.lane.value,
+                stage=None,
+                trace_id=job.trace_id,
+            ),
+            tracing.job_span(
+                job.id,
+                job.trace_id,
+                job.parent_span_id,
+                **{"pressroom.lane": job.lane.value, "pressroom.attempt": job.attempts},
+            ),
+        ):
+            self._run(job)
+
+    def _run(self, job: Job) -> None:
         services = self.services
         store = services.store
         now = services.clock

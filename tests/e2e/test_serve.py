@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -136,3 +137,44 @@ def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Pat
     # the server never learnt the local file name
     stored = b"".join(p.read_bytes() for p in server.data_dir.rglob("*") if p.is_file())
     assert b"Jane Doe" not in stored
+
+
+def test_logs_of_a_redaction_job_hold_no_personal_data(server: Server, tmp_path: Path) -> None:
+    name, account = "Olusegun Adebayo", "12345678"
+    address = "1600 Pennsylvania Avenue NW, Washington, DC 20500"
+    customer = "jane.doe@example.org"
+    src = text_pdf(
+        [[f"Payee: {name}", f"Account number: {account}", f"Send it to {address} by post."]],
+        tmp_path / "in.pdf",
+    )
+    # the registry is the operator's: a tenant key cannot register customers
+    assert (
+        server.client.post("/v1/customers", json={"tenant": "default", "id": customer}).status_code
+        == 403
+    )
+    from pressroom.service import open_services
+    from pressroom.settings import Settings
+
+    services = open_services(Settings(data_dir=server.data_dir), migrate=False)
+    services.store.set_customer("default", customer, status="active", now=time.time())
+    services.store.engine.dispose()
+    file_name = f"{name} payout.pdf"
+    response = server.client.post(
+        "/v1/jobs",
+        files={"file": (file_name, src.read_bytes())},
+        data={"redact": "name,address,account-number", "customer": customer},
+    )
+    assert response.status_code == 202, response.text
+    job_id = str(response.json()["id"])
+    done = server.wait_for(job_id, {"complete", "rejected", "review"})
+    assert done["state"] == "complete", done
+    assert server.client.get(str(done["artifact_url"])).status_code == 200
+    poll(lambda: job_id in (tmp_path / "serve.log").read_text(), 10)
+    log = (tmp_path / "serve.log").read_text()
+    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    assert any(line.get("job_id") == job_id and line.get("stage") for line in lines)
+    for forbidden in (name, "Adebayo", account, "Pennsylvania", customer, "jane.doe", "payout"):
+        assert forbidden not in log, forbidden
+    # no paths either (the start-up banner on stdout tells the operator where the key file is;
+    # log lines never carry one)
+    assert all(str(tmp_path) not in json.dumps(line) for line in lines)

@@ -471,3 +471,52 @@ def test_metrics_cover_queues_stages_retries_dead_letters_deadlines_refusals_and
         value("pressroom_scratch_disk_size_bytes") > value("pressroom_scratch_disk_free_bytes") > 0
     )
     assert "pressroom_workers" in samples
+
+
+# --- tracing -----------------------------------------------------------------------------------
+
+
+def test_spans_continue_the_callers_trace_through_accept_job_and_stages(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from pressroom import tracing
+
+    exporter = InMemorySpanExporter()
+    tracing.configure(exporter)
+    try:
+        client, headers = api
+        trace = "0af7651916cd43dd8448eb211c80319c"
+        caller = "b7ad6b7169203331"
+        sent = client.post(
+            "/v1/jobs",
+            headers={**headers, "traceparent": f"00-{trace}-{caller}-01"},
+            files={"file": ("x", png_bytes(tmp_path))},
+        ).json()
+        work(services)
+    finally:
+        tracing.shutdown()
+    assert sent["trace_id"] == trace
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    assert {
+        "accept",
+        "job",
+        "verify",
+        "fetch",
+        "process",
+        "ocr",
+        "render",
+        "check",
+        "publish",
+    } <= set(spans)
+    assert all(format(s.context.trace_id, "032x") == trace for s in exporter.get_finished_spans())
+    accept, job_span = spans["accept"], spans["job"]
+    assert accept.parent is not None and format(accept.parent.span_id, "016x") == caller
+    assert job_span.parent is not None and job_span.parent.span_id == accept.context.span_id
+    for stage in ("verify", "fetch", "process", "publish"):
+        parent = spans[stage].parent
+        assert parent is not None and parent.span_id == job_span.context.span_id
+    ocr_parent = spans["ocr"].parent
+    assert ocr_parent is not None and ocr_parent.span_id == spans["process"].context.span_id
+    assert job_span.attributes is not None and job_span.attributes["pressroom.job_id"] == sent["id"]
