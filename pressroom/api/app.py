@@ -13,7 +13,13 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Request
-from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.concurrency import run_in_threadpool
 
 from pressroom import __version__, tracing
@@ -175,6 +181,15 @@ def create_app(services: Services) -> FastAPI:
 
         body = await run_in_threadpool(render_metrics, services)
         return Response(body, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    @app.get(
+        "/dashboard", response_class=HTMLResponse, dependencies=[Depends(operator_off_loopback)]
+    )
+    async def dashboard() -> HTMLResponse:
+        from pressroom.api.dashboard import render_dashboard, snapshot
+
+        snap = await run_in_threadpool(snapshot, services)
+        return HTMLResponse(render_dashboard(snap))
 
     @app.post("/v1/jobs", status_code=202)
     async def submit(
