@@ -3,7 +3,9 @@ same whichever process serves them (workers are separate processes)."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -27,22 +29,31 @@ BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 
 
 def scratch_usage(base: Path) -> tuple[int, int]:
     """Bytes and folder count of live job scratch folders."""
+    total, folders, _oldest = scratch_state(base, now=0.0)
+    return total, folders
+
+
+def scratch_state(base: Path, *, now: float) -> tuple[int, int, float]:
+    """Bytes, folder count, and the age of the oldest live job scratch folder."""
     total = folders = 0
+    oldest = 0.0
     try:
         entries = list(base.iterdir())
     except OSError:
-        return 0, 0
+        return 0, 0, 0.0
     for entry in entries:
         if not entry.name.startswith(PREFIX):
             continue
         folders += 1
+        with contextlib.suppress(OSError):
+            oldest = max(oldest, now - entry.stat().st_mtime) if now else 0.0
         for path in entry.rglob("*"):
             try:
                 if path.is_file():
                     total += path.stat().st_size
             except OSError:
                 continue
-    return total, folders
+    return total, folders, oldest
 
 
 def scratch_disk(base: Path) -> tuple[int, int]:
@@ -196,8 +207,13 @@ class StoreCollector(Collector):
             value=60.0 / measured[0] if measured else 0.0,
         )
         base = self.services.settings.scratch_dir
-        used, folders = scratch_usage(base)
+        used, folders, oldest_scratch = scratch_state(base, now=time.time())
         free, total = scratch_disk(base)
+        yield GaugeMetricFamily(
+            "pressroom_scratch_oldest_age_seconds",
+            "Age of the oldest live job scratch folder on this host (0 when none)",
+            value=oldest_scratch,
+        )
         yield GaugeMetricFamily(
             "pressroom_scratch_bytes", "Bytes in live job scratch folders", value=used
         )

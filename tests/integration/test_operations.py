@@ -520,3 +520,37 @@ def test_spans_continue_the_callers_trace_through_accept_job_and_stages(
     ocr_parent = spans["ocr"].parent
     assert ocr_parent is not None and ocr_parent.span_id == spans["process"].context.span_id
     assert job_span.attributes is not None and job_span.attributes["pressroom.job_id"] == sent["id"]
+
+
+def test_alerting_rules_name_only_metrics_we_export(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    import re
+
+    import yaml
+
+    client, headers = api
+    post(client, headers, png_bytes(tmp_path))
+    work(services)  # so every histogram has a series
+    exported: set[str] = set()
+    # counters are typed under their _total name already
+    suffixes = {"counter": ("",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",)}
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith("# TYPE "):  # a family, with or without samples yet
+            _hash, _type, name, kind = line.split()
+            exported |= {name + suffix for suffix in suffixes[kind]}
+    rules_file = Path(__file__).parents[2] / "deploy" / "prometheus" / "pressroom-rules.yml"
+    rules = yaml.safe_load(rules_file.read_text())["groups"][0]["rules"]
+    names = {r["alert"] for r in rules}
+    assert {
+        "PressroomQueueDepthRising",
+        "PressroomDeadLetterRate",
+        "PressroomScratchDiskNearFull",
+        "PressroomScratchLifetimeAboveSLA",
+        "PressroomDeadlineMisses",
+    } <= names
+    for rule in rules:
+        assert rule["labels"]["severity"] in ("info", "warning", "critical")
+        assert rule["annotations"]["summary"]
+        used = set(re.findall(r"\bpressroom_[a-z_]+", rule["expr"]))
+        assert used and used <= exported, (rule["alert"], used - exported)
