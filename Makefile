@@ -2,10 +2,11 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
-APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils curl chromium
+APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils curl
+TEST_APT_PACKAGES := chromium
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test deps system-deps postgres lint unit bench samples clean
+.PHONY: run test deps system-deps test-system-deps postgres lint unit bench samples clean
 
 system-deps:
 	@scripts/ensure-system-deps.sh $(APT_PACKAGES)
@@ -21,6 +22,9 @@ deps: system-deps $(STAMP)
 postgres:
 	@scripts/ensure-postgres.sh
 
+test-system-deps:
+	@scripts/ensure-system-deps.sh $(TEST_APT_PACKAGES)
+
 run: deps
 	@scripts/run.sh
 
@@ -32,7 +36,7 @@ lint: deps
 unit: deps
 	$(VENV)/bin/pytest tests/unit -q
 
-test: deps postgres lint
+test: deps test-system-deps postgres lint
 	$(VENV)/bin/pytest
 
 bench: deps
