@@ -47,6 +47,9 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=10)
     parser.add_argument("--every", type=float, default=3.0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--bulk-deadline", type=float, default=None, help="deadline (s) on each bulk upload"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pressroom-load-") as tmp:
         folder = Path(tmp)
@@ -117,7 +120,8 @@ def main() -> None:
             thread.start()
             with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
                 for _ in range(args.docs):
-                    r = client.post("/v1/jobs", files={"file": ("d", doc)})
+                    form = {"deadline": str(args.bulk_deadline)} if args.bulk_deadline else {}
+                    r = client.post("/v1/jobs", files={"file": ("d", doc)}, data=form)
                     if r.status_code == 429:
                         refused["bulk"] += 1
                     else:
@@ -150,7 +154,8 @@ def main() -> None:
             f"p50 {statistics.median(quick):.2f} s, p95 {percentile(quick, 0.95):.2f} s, "
             f"max {max(quick):.2f} s"
         )
-    print(f"refused (429): bulk {refused['bulk']}, interactive {refused['interactive']}")
+    deadline = f" (bulk deadline {args.bulk_deadline:g} s)" if args.bulk_deadline else ""
+    print(f"refused (429): bulk {refused['bulk']}, interactive {refused['interactive']}{deadline}")
 
 
 if __name__ == "__main__":
