@@ -268,7 +268,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         housekeeping.set()
         if supervisor is not None:
-            supervisor.stop()
+            supervisor.stop(settings.stop_timeout_s)
     return EXIT_OK
 
 
@@ -287,8 +287,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
     )
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
-    supervisor.stop()
+    supervisor.stop(settings.stop_timeout_s)
     return EXIT_OK
+
+
+def _tenant(value: str) -> str:
+    from pressroom.storage import TENANT_RE
+
+    if not TENANT_RE.match(value):
+        raise argparse.ArgumentTypeError(
+            "a tenant name is 1-64 letters, digits, '.', '_' or '-', not starting with '.' '_' '-'"
+        )
+    return value
 
 
 def cmd_keys_create(args: argparse.Namespace) -> int:
@@ -415,7 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
         dest="keys_command", required=True
     )
     kc = keys.add_parser("create", help="create a key for a tenant; prints it on the last line")
-    kc.add_argument("--tenant", required=True, help="the tenant (for --operator: a label)")
+    kc.add_argument(
+        "--tenant", required=True, type=_tenant, help="the tenant (for --operator: a label)"
+    )
     kc.add_argument(
         "--operator",
         action="store_true",
@@ -432,7 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("activate", "make a suspended customer active again"),
     ):
         cc = customers.add_parser(name, help=text)
-        cc.add_argument("--tenant", required=True)
+        cc.add_argument("--tenant", required=True, type=_tenant)
         cc.add_argument("id", help="the customer id jobs name in their `customer` field")
         cc.set_defaults(func=cmd_customers)
 

@@ -26,23 +26,25 @@ def job_scratch(base: Path | None = None) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _owner_gone(name: str) -> bool:
-    """True when the folder names a pid of this host that no longer runs (a killed process)."""
+def _owner(name: str) -> str:
+    """``gone``, ``alive`` or ``unknown`` for the process a folder's name says made it."""
     pid_text = name[len(PREFIX) :].split("-", 1)[0]
-    if not pid_text.isdigit() or int(pid_text) == os.getpid():
-        return False
+    if not pid_text.isdigit():
+        return "unknown"
+    if int(pid_text) == os.getpid():
+        return "alive"
     try:
         os.kill(int(pid_text), 0)
     except ProcessLookupError:
-        return True
+        return "gone"
     except PermissionError:  # alive, someone else's
-        return False
-    return False
+        return "alive"
+    return "alive"
 
 
 def sweep_stale(base: Path, max_age_s: float = 3600.0) -> int:
-    """Remove scratch folders left by killed processes (their pid is gone, or they are older
-    than ``max_age_s``: a pid can be reused); returns the count."""
+    """Remove scratch folders left by killed processes (the pid in their name is gone; folders
+    without one, after ``max_age_s``); returns the count."""
     removed = 0
     now = time.time()
     try:
@@ -53,7 +55,11 @@ def sweep_stale(base: Path, max_age_s: float = 3600.0) -> int:
         if not entry.name.startswith(PREFIX) or not entry.is_dir() or entry.is_symlink():
             continue
         try:
-            if _owner_gone(entry.name) or now - entry.stat().st_mtime > max_age_s:
+            owner = _owner(entry.name)
+            # a live owner's folder is never taken from under it, however long its job runs
+            # (the scratch age metric and alert watch for ones that linger); age decides only
+            # for folders that name no process
+            if owner == "gone" or (owner == "unknown" and now - entry.stat().st_mtime > max_age_s):
                 shutil.rmtree(entry, ignore_errors=True)
                 removed += 1
         except OSError:

@@ -58,6 +58,7 @@ class Settings:
     max_attempts: int = 4
     webhook_allow_private: bool = False
     storage_timeout_s: float = 30.0  # S3 read timeout; connects give up after 5 s
+    stop_timeout_s: float = 60.0  # on SIGTERM, how long running jobs may take to finish
 
     @property
     def sqlite_default(self) -> str:
@@ -82,6 +83,7 @@ class Settings:
             max_attempts=int(env.get("PRESSROOM_MAX_ATTEMPTS", "4")),
             webhook_allow_private=env.get("PRESSROOM_WEBHOOK_ALLOW_PRIVATE", "") in ("1", "true"),
             storage_timeout_s=float(env.get("PRESSROOM_STORAGE_TIMEOUT_SECONDS", "30")),
+            stop_timeout_s=float(env.get("PRESSROOM_STOP_TIMEOUT_SECONDS", "60")),
             data_dir=Path(env.get("PRESSROOM_DATA_DIR", "pressroom-data")),
             scratch_dir=Path(env.get("PRESSROOM_SCRATCH_DIR") or tempfile.gettempdir()),
             limits=Limits.from_env(env),

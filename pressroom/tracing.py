@@ -19,9 +19,23 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+from opentelemetry.trace import NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags
 
 _provider: Any = None  # an SDK TracerProvider once configured; None: tracing is off
+# An exception's message and traceback may quote the document: spans never record them, only
+# the error's stable code (or class) as the status.
+_QUIET: dict[str, bool] = {"record_exception": False, "set_status_on_exception": False}
+
+
+@contextmanager
+def _status(current: Any) -> Iterator[None]:
+    try:
+        yield
+    except BaseException as exc:
+        code = getattr(exc, "code", None) or type(exc).__name__
+        current.set_status(Status(StatusCode.ERROR, str(code)))
+        current.set_attribute("pressroom.error", str(code))
+        raise
 
 
 def configure(exporter: Any = None, env: Mapping[str, str] | None = None) -> None:
@@ -96,9 +110,12 @@ def accept_span(trace_id: str, parent_span_id: str | None) -> Iterator[str]:
     if parent_span_id is None:
         # no caller span: our trace id (already on the job) under a virtual root
         parent_span_id = secrets.token_hex(8)
-    with _tracer().start_as_current_span(
-        "accept", context=remote_parent(trace_id, parent_span_id)
-    ) as span:
+    with (
+        _tracer().start_as_current_span(
+            "accept", context=remote_parent(trace_id, parent_span_id), **_QUIET
+        ) as span,
+        _status(span),
+    ):
         yield format(span.get_span_context().span_id, "016x")
 
 
@@ -110,10 +127,14 @@ def job_span(
     if _provider is None:
         yield
         return
-    with _tracer().start_as_current_span(
-        "job",
-        context=remote_parent(trace_id, parent_span_id),
-        attributes={"pressroom.job_id": job_id, **attrs},
+    with (
+        _tracer().start_as_current_span(
+            "job",
+            context=remote_parent(trace_id, parent_span_id),
+            attributes={"pressroom.job_id": job_id, **attrs},
+            **_QUIET,
+        ) as current,
+        _status(current),
     ):
         yield
 
@@ -124,5 +145,8 @@ def span(name: str, **attrs: Any) -> Iterator[None]:
     if _provider is None:
         yield
         return
-    with _tracer().start_as_current_span(name, attributes=attrs or None):
+    with (
+        _tracer().start_as_current_span(name, attributes=attrs or None, **_QUIET) as current,
+        _status(current),
+    ):
         yield

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import re
 import secrets
 import time
@@ -42,12 +43,14 @@ from pressroom.redact.engine import recognizers_for
 from pressroom.redact.policy import parse_policy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.storage import source_key
+from pressroom.storage import TENANT_RE, source_key
 from pressroom.templates import resolve_template
 
 log = logging.getLogger("pressroom.api")
 MAX_TITLE = 200
-PREFER_POLL_S = 0.1
+MAX_DEADLINE_S = 30 * 24 * 3600.0
+MAX_IDEMPOTENCY_KEY = 255
+PREFER_POLL_S = 0.25
 
 
 def _error(
@@ -236,8 +239,12 @@ def create_app(services: Services) -> FastAPI:
             except ValueError:
                 raise BadRequest("lane must be 'bulk' or 'interactive'") from None
             title = fields.get("title") or None
-            if title is not None and len(title) > MAX_TITLE:
-                raise BadRequest(f"title is longer than {MAX_TITLE} characters")
+            if title is not None and (len(title) > MAX_TITLE or "\x00" in title):
+                raise BadRequest(f"title must be at most {MAX_TITLE} printable characters")
+            if idempotency_key is not None and (
+                not idempotency_key.strip() or len(idempotency_key) > MAX_IDEMPOTENCY_KEY
+            ):
+                raise BadRequest(f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
             deadline = _number(fields.get("deadline"), "deadline")
             customer = fields.get("customer") or None
             if customer is not None and not _CUSTOMER.match(customer):
@@ -318,6 +325,10 @@ def create_app(services: Services) -> FastAPI:
                     new, now=services.clock(), max_attempts=services.settings.max_attempts
                 )
             )
+        except TransientError:
+            # the commit may have gone through before the connection dropped: keep the source
+            # (a retry with the Idempotency-Key finds the job; an orphan is swept in an hour)
+            raise
         except BaseException:
             await run_in_threadpool(services.blobs.delete, key)
             raise
@@ -332,6 +343,8 @@ def create_app(services: Services) -> FastAPI:
             # RFC 7240: a tiny interactive job may finish while the client waits
             end = time.monotonic() + wait
             while not job.state.terminal and time.monotonic() < end:
+                if await request.is_disconnected():
+                    break
                 await asyncio.sleep(min(PREFER_POLL_S, max(0.0, end - time.monotonic())))
                 found = await run_in_threadpool(services.store.get, job.id)
                 job = found or job
@@ -436,7 +449,11 @@ def create_app(services: Services) -> FastAPI:
             status = str(body.get("status", "active"))
         except (ValueError, KeyError, TypeError):
             raise BadRequest('send JSON {"tenant": ..., "id": ..., "status": ...}') from None
-        if not _CUSTOMER.match(customer_id) or status not in ("active", "suspended"):
+        if (
+            not _CUSTOMER.match(customer_id)
+            or not TENANT_RE.match(tenant_name)
+            or status not in ("active", "suspended")
+        ):
             raise BadRequest("bad customer id or status (active | suspended)")
         await run_in_threadpool(
             lambda: services.store.set_customer(
@@ -462,7 +479,7 @@ def create_app(services: Services) -> FastAPI:
         services.signer.verify(job_id, job.artifact_key, expires, signature, now=services.clock())
         key = job.artifact_key
         presign = getattr(services.blobs, "presign", None)
-        if presign is not None:
+        if presign is not None and services.blobs.can_presign():  # type: ignore[attr-defined]
             # S3: the client fetches straight from the bucket, on a link that lives minutes
             url = await run_in_threadpool(
                 presign, key, min(services.settings.link_ttl_s, PRESIGN_TTL_S), f"{job.id}.pdf"
@@ -509,6 +526,6 @@ def _number(raw: str | None, name: str) -> float | None:
         value = float(raw)
     except ValueError:
         raise BadRequest(f"{name} must be a number of seconds") from None
-    if value <= 0:
-        raise BadRequest(f"{name} must be positive")
+    if not math.isfinite(value) or value <= 0 or value > MAX_DEADLINE_S:
+        raise BadRequest(f"{name} must be between 0 and {MAX_DEADLINE_S:.0f} seconds")
     return value

@@ -71,7 +71,7 @@ def snapshot(services: Services) -> Snapshot:
     store = services.store
     now = services.clock()
     since = now - HOUR
-    with store.engine.connect() as conn:
+    with store.read() as conn:
         rows = conn.execute(
             select(stage_timings.c.stage, stage_timings.c.seconds).where(
                 stage_timings.c.recorded_at >= since

@@ -171,7 +171,7 @@ class StoreCollector(Collector):
         yield from families.values()
         yield misses
 
-        with store.engine.connect() as conn:
+        with store.read() as conn:
             attempts = CounterMetricFamily(
                 "pressroom_job_attempts", "Attempts made, by lane", labels=["lane"]
             )

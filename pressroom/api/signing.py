@@ -40,7 +40,9 @@ class Signer:
             when = int(expires)
         except ValueError:
             raise BadSignature("the link's signature does not match") from None
-        if not hmac.compare_digest(self._mac(job_id, artifact_key, when), signature):
+        if not hmac.compare_digest(
+            self._mac(job_id, artifact_key, when).encode(), signature.encode("utf-8", "replace")
+        ):
             raise BadSignature("the link's signature does not match")
         if when < now:
             raise LinkExpired("the link has expired; fetch the job again for a fresh one")

@@ -16,11 +16,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pressroom.errors import Overloaded, QuotaExceeded
+from pressroom.errors import Overloaded, PermanentError, QuotaExceeded
 from pressroom.jobs.model import Lane
 from pressroom.jobs.sql import SqlJobStore
 
 HOUR = 3600.0
+
+
+class DeadlineUnreachable(PermanentError):
+    """Refused at the door: this upload cannot finish inside its deadline even on an empty
+    queue. Not a 429: retrying the same request cannot help."""
+
+    code = "DEADLINE_EXCEEDED"
+    http_status = 422
+
+
+class TooBigForQuota(PermanentError):
+    code = "QUOTA_EXCEEDED"
+    http_status = 413
+
+
 MIN_MEASURED_PAGES = 5  # fewer measured pages than this: the prior still decides
 
 
@@ -114,6 +129,11 @@ def admit(
                 f"(limit {rules.tenant_max_active})",
                 retry_after=30,
             )
+        if pages > rules.tenant_pages_per_hour:
+            raise TooBigForQuota(
+                f"this upload alone has {pages:,} pages, more than the tenant's "
+                f"{rules.tenant_pages_per_hour:,} pages an hour: split it"
+            )
         if pages_hour + pages > rules.tenant_pages_per_hour:
             wait = (oldest + HOUR - now) if oldest is not None else HOUR
             raise QuotaExceeded(
@@ -122,6 +142,13 @@ def admit(
                 retry_after=wait,
             )
         guess = estimate(store, rules, lane, pages, now=now)
+        alone = pages * guess.seconds_per_page / guess.workers
+        if alone > deadline_s:
+            # waiting cannot help: even on an empty queue it would not finish in time
+            raise DeadlineUnreachable(
+                f"{pages} pages need about {alone:,.0f} s, longer than the deadline of "
+                f"{deadline_s:,.0f} s: ask for a longer deadline or split the file"
+            )
         if guess.seconds > deadline_s:
             drain = guess.pages_ahead * guess.seconds_per_page / guess.workers
             raise Overloaded(
@@ -131,7 +158,7 @@ def admit(
                 retry_after=max(drain, 1.0),
             )
         return guess
-    except (Overloaded, QuotaExceeded) as refusal:
+    except (Overloaded, QuotaExceeded, DeadlineUnreachable, TooBigForQuota) as refusal:
         store.record_refusal(tenant, lane.value, refusal.code, now=now)
         raise
 

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     and_,
+    case,
     create_engine,
     event,
     func,
@@ -22,9 +23,16 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import (
+    DataError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from pressroom.errors import TransientError
+from pressroom.errors import BadRequest, TransientError
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.jobs.schema import (
@@ -61,7 +69,11 @@ def make_engine(url: str) -> Engine:
     """An engine with the settings each database needs to serve as a queue."""
     url = sqlalchemy_url(url)
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            hide_parameters=True,  # error texts must never carry titles, ids or URLs
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_connect(dbapi: Any, _record: Any) -> None:
@@ -76,11 +88,17 @@ def make_engine(url: str) -> Engine:
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn: Connection) -> None:
             # Take the write lock up front: a deferred transaction that later writes can fail
-            # with SQLITE_BUSY instead of waiting its turn.
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # with SQLITE_BUSY instead of waiting its turn. Reads (marked) take no lock: WAL
+            # readers never wait for the writer, nor make it wait.
+            if conn.get_execution_options().get("pressroom_read_only"):
+                conn.exec_driver_sql("BEGIN")
+            else:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=5, max_overflow=10, hide_parameters=True
+    )
 
 
 def hash_key(key: str) -> str:
@@ -136,16 +154,24 @@ class SqlJobStore:
             self._listener = None
 
     @contextmanager
-    def _tx(self) -> Iterator[Connection]:
+    def _tx(self, *, read_only: bool = False) -> Iterator[Connection]:
         try:
-            with self.engine.begin() as conn:
-                yield conn
+            with self.engine.connect() as raw:
+                conn = raw.execution_options(pressroom_read_only=True) if read_only else raw
+                with conn.begin():
+                    yield conn
         except IdempotencyConflict:
             raise
-        except OperationalError as exc:
-            raise StoreUnavailable(
-                f"the job store is unavailable ({type(exc.orig).__name__})"
-            ) from None
+        except (OperationalError, InterfaceError, PoolTimeout) as exc:
+            cause = type(getattr(exc, "orig", None) or exc).__name__
+            raise StoreUnavailable(f"the job store is unavailable ({cause})") from None
+        except DataError:
+            # a value the column cannot hold (too long, a NUL): the request's fault
+            raise BadRequest("a field is too long or holds characters it may not") from None
+
+    def read(self) -> Any:
+        """A read-only transaction (no write lock on SQLite), for metrics and the dashboard."""
+        return self._tx(read_only=True)
 
     # --- the API side ------------------------------------------------------------------------
 
@@ -201,7 +227,7 @@ class SqlJobStore:
 
     def find_idempotent(self, tenant: str, key: str) -> bool:
         """Whether this tenant already used this Idempotency-Key (a replay is coming)."""
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             return (
                 conn.execute(
                     select(jobs.c.id).where(jobs.c.tenant == tenant, jobs.c.idempotency_key == key)
@@ -210,7 +236,7 @@ class SqlJobStore:
             )
 
     def get(self, job_id: str, *, tenant: str | None = None) -> Job | None:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             query = select(jobs).where(jobs.c.id == job_id)
             if tenant is not None:
                 query = query.where(jobs.c.tenant == tenant)
@@ -363,7 +389,7 @@ class SqlJobStore:
                     "message": message,
                     "next_eligible_at": now + policy.delay(attempts),
                 }
-            conn.execute(
+            done = conn.execute(
                 update(jobs)
                 .where(self._owned(job_id, owner))
                 .values(
@@ -375,6 +401,8 @@ class SqlJobStore:
                     **values,
                 )
             )
+            if done.rowcount != 1:  # the rescuer took the job between our read and write
+                return None
             if state is JobState.REJECTED:
                 self._enqueue_webhook(conn, job_id, "job.rejected", now)
                 self._event(conn, job_id, "dead_letter", str(values["reason"]), now)
@@ -406,7 +434,7 @@ class SqlJobStore:
         )
 
     def in_review(self, tenant: str) -> list[Job]:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             rows = (
                 conn.execute(
                     select(jobs)
@@ -480,9 +508,16 @@ class SqlJobStore:
                     message=None,
                     stage=None,
                     finished_at=None,
+                    started_at=None,
                     artifact_key=None,
                     next_eligible_at=now,
                     updated_at=now,
+                    # the same time allowance as the first time, from now: a redriven job
+                    # must not die of the deadline it had days ago
+                    deadline_at=case(
+                        (jobs.c.deadline_at.is_(None), None),
+                        else_=now + (jobs.c.deadline_at - jobs.c.created_at),
+                    ),
                 )
             )
             if done.rowcount == 1:
@@ -560,6 +595,12 @@ class SqlJobStore:
         """Create the customer or change its status (active | suspended)."""
         if status not in ("active", "suspended"):
             raise ValueError("status must be active or suspended")
+        try:
+            self._set_customer(tenant, customer, status, now)
+        except IntegrityError:  # created by someone else between our update and insert
+            self._set_customer(tenant, customer, status, now)
+
+    def _set_customer(self, tenant: str, customer: str, status: str, now: float) -> None:
         with self._tx() as conn:
             done = conn.execute(
                 update(customers)
@@ -578,7 +619,7 @@ class SqlJobStore:
                 )
 
     def customer_status(self, tenant: str, customer: str) -> str | None:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             row = conn.execute(
                 select(customers.c.status).where(
                     customers.c.tenant == tenant, customers.c.customer == customer
@@ -620,7 +661,7 @@ class SqlJobStore:
 
     def event_counts(self, *, since: float = 0.0) -> dict[tuple[str, str, str], int]:
         """(kind, lane, reason) → count of events at or after ``since``."""
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             rows = conn.execute(
                 select(job_events.c.kind, job_events.c.lane, job_events.c.reason, func.count())
                 .where(job_events.c.at >= since)
@@ -655,7 +696,7 @@ class SqlJobStore:
 
     def pages_ahead(self, lane: str) -> int:
         """Pages waiting or running in ``lane`` (estimates; 1 where none is known)."""
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             return int(
                 conn.execute(
                     select(
@@ -668,7 +709,7 @@ class SqlJobStore:
             )
 
     def jobs_waiting(self, lane: str) -> int:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             return int(
                 conn.execute(
                     select(func.count()).where(jobs.c.lane == lane, jobs.c.state.in_(WAITING))
@@ -677,7 +718,7 @@ class SqlJobStore:
 
     def tenant_load(self, tenant: str, *, since: float) -> tuple[int, int, float | None]:
         """(jobs not yet finished, pages accepted since ``since``, oldest accept in that window)."""
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             active = conn.execute(
                 select(func.count()).where(
                     jobs.c.tenant == tenant,
@@ -695,7 +736,7 @@ class SqlJobStore:
     def seconds_per_page(self, *, since: float) -> tuple[float, int] | None:
         """Measured worker seconds per page (the ``process`` stage) of jobs completed since
         ``since``, with the page count it rests on; None when nothing finished."""
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             row = conn.execute(
                 select(func.sum(stage_timings.c.seconds), func.sum(jobs.c.pages))
                 .select_from(stage_timings.join(jobs, stage_timings.c.job_id == jobs.c.id))
@@ -715,14 +756,14 @@ class SqlJobStore:
     # --- for operators and metrics -------------------------------------------------------------
 
     def counts(self) -> dict[tuple[str, str], int]:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             rows = conn.execute(
                 select(jobs.c.lane, jobs.c.state, func.count()).group_by(jobs.c.lane, jobs.c.state)
             ).all()
         return {(str(lane), str(state)): int(n) for lane, state, n in rows}
 
     def oldest_waiting(self, *, now: float) -> dict[str, float]:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             rows = conn.execute(
                 select(jobs.c.lane, func.min(jobs.c.created_at))
                 .where(
@@ -737,7 +778,7 @@ class SqlJobStore:
 
     def oldest_by_state(self, *, now: float) -> dict[tuple[str, str], float]:
         """Age of the oldest job per (lane, state) among those not finished."""
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             rows = conn.execute(
                 select(jobs.c.lane, jobs.c.state, func.min(jobs.c.created_at))
                 .where(jobs.c.state.in_((*WAITING, JobState.RUNNING.value)))
@@ -750,7 +791,7 @@ class SqlJobStore:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(source_key=None))
 
     def expired_artifacts(self, *, before: float) -> list[tuple[str, str]]:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             rows = conn.execute(
                 select(jobs.c.id, jobs.c.artifact_key).where(
                     jobs.c.state == JobState.COMPLETE.value,
@@ -872,7 +913,7 @@ class SqlJobStore:
             return str(values.get("state", "pending"))
 
     def deliveries(self, job_id: str) -> list[dict[str, Any]]:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             rows = (
                 conn.execute(
                     select(webhook_deliveries).where(webhook_deliveries.c.job_id == job_id)
@@ -884,6 +925,12 @@ class SqlJobStore:
 
     def webhook_secret(self, tenant: str, *, now: float) -> str:
         """The tenant's signing secret (``whsec_`` + base64), made on first use."""
+        try:
+            return self._webhook_secret(tenant, now)
+        except IntegrityError:  # two first uses at once: the other one's secret stands
+            return self._webhook_secret(tenant, now)
+
+    def _webhook_secret(self, tenant: str, now: float) -> str:
         import base64
 
         with self._tx() as conn:
@@ -903,8 +950,12 @@ class SqlJobStore:
     def create_key(self, tenant: str, *, now: float, role: str = "tenant") -> str:
         """A new API key (stored hashed). ``role="operator"``: redrive, metrics and dashboard
         for every tenant; its ``tenant`` is only a label."""
+        from pressroom.storage import TENANT_RE
+
         if role not in ("tenant", "operator"):
             raise ValueError("role must be tenant or operator")
+        if not TENANT_RE.match(tenant):
+            raise ValueError("a tenant name is 1-64 letters, digits, '.', '_' or '-'")
         key = ("po_" if role == "operator" else "pr_") + secrets.token_urlsafe(32)
         with self._tx() as conn:
             conn.execute(
@@ -916,7 +967,7 @@ class SqlJobStore:
 
     def key_info(self, key: str) -> tuple[str, str] | None:
         """(tenant, role) of a live key."""
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             row = conn.execute(
                 select(api_keys.c.tenant, api_keys.c.role).where(
                     api_keys.c.key_hash == hash_key(key), api_keys.c.revoked_at.is_(None)
@@ -929,7 +980,7 @@ class SqlJobStore:
         return None if info is None or info[1] != "tenant" else info[0]
 
     def has_keys(self) -> bool:
-        with self._tx() as conn:
+        with self._tx(read_only=True) as conn:
             return conn.execute(select(func.count()).select_from(api_keys)).scalar_one() > 0
 
     # --- rows to values ----------------------------------------------------------------------

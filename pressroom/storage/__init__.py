@@ -9,6 +9,8 @@ from typing import BinaryIO, Protocol
 
 from pressroom.errors import PressroomError, TransientError
 
+# tenant names become a path segment of every key: one segment, no surprises
+TENANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
 
 

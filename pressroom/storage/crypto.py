@@ -31,7 +31,7 @@ from typing import BinaryIO, cast
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from pressroom.errors import PressroomError
+from pressroom.errors import PermanentError, TransientError
 from pressroom.storage import BlobStore
 
 MAGIC = b"PRSENC1\n"
@@ -40,10 +40,24 @@ TAG = 16
 _HEADER_LEN = struct.Struct(">I")
 
 
-class EncryptionError(PressroomError):
-    """A blob that cannot be decrypted: wrong or missing master key, or tampered bytes."""
+class EncryptionError(PermanentError):
+    """A blob that fails its integrity check: tampered, truncated, or not the blob stored
+    under this key. Retrying cannot help."""
 
     code = "STORAGE_INTEGRITY"
+
+
+class MasterKeyMissing(TransientError):
+    """The blob was sealed with a master key this process does not have (a rotation not yet
+    rolled out everywhere): retried, so fixing the configuration saves the job."""
+
+    code = "STORAGE_KEY_UNAVAILABLE"
+
+
+def _wrap_aad(blob_key: str) -> bytes:
+    # the data key is bound to the blob's key: a blob copied or swapped under another key
+    # (another tenant's, another job's) does not open
+    return b"pressroom-data-key\0" + blob_key.encode()
 
 
 def key_id(master: bytes) -> str:
@@ -81,7 +95,7 @@ def _aad(header_digest: bytes, index: int, last: bool) -> bytes:
     return header_digest + struct.pack(">I?", index, last)
 
 
-def encrypt_file(src: Path, dest: Path, master: bytes) -> None:
+def encrypt_file(src: Path, dest: Path, master: bytes, blob_key: str) -> None:
     data_key = AESGCM.generate_key(bit_length=256)
     wrap_nonce = os.urandom(12)
     header = json.dumps(
@@ -90,7 +104,7 @@ def encrypt_file(src: Path, dest: Path, master: bytes) -> None:
             "kid": key_id(master),
             "wrap_nonce": base64.b64encode(wrap_nonce).decode(),
             "wrapped": base64.b64encode(
-                AESGCM(master).encrypt(wrap_nonce, data_key, b"pressroom-data-key")
+                AESGCM(master).encrypt(wrap_nonce, data_key, _wrap_aad(blob_key))
             ).decode(),
             "prefix": base64.b64encode(os.urandom(8)).decode(),
             "size": src.stat().st_size,
@@ -116,7 +130,7 @@ def encrypt_file(src: Path, dest: Path, master: bytes) -> None:
 class DecryptingReader(io.RawIOBase):
     """Plaintext of an encrypted blob, segment by segment, as a read-only binary file."""
 
-    def __init__(self, raw: BinaryIO, keys: Mapping[str, bytes]) -> None:
+    def __init__(self, raw: BinaryIO, keys: Mapping[str, bytes], blob_key: str) -> None:
         self._raw = raw
         try:
             if raw.read(len(MAGIC)) != MAGIC:
@@ -124,15 +138,17 @@ class DecryptingReader(io.RawIOBase):
             (length,) = _HEADER_LEN.unpack(raw.read(_HEADER_LEN.size))
             header_bytes = raw.read(length)
             header = json.loads(header_bytes)
-            master = keys.get(header["kid"])
+            if not isinstance(header, dict):
+                raise ValueError("header is not an object")
+            master = keys.get(str(header["kid"]))
             if master is None:
-                raise EncryptionError("no master key with this blob's key id is configured")
+                raise MasterKeyMissing("no master key with this blob's key id is configured")
             data_key = AESGCM(master).decrypt(
                 base64.b64decode(header["wrap_nonce"]),
                 base64.b64decode(header["wrapped"]),
-                b"pressroom-data-key",
+                _wrap_aad(blob_key),
             )
-        except (InvalidTag, ValueError, KeyError, struct.error) as exc:
+        except (InvalidTag, ValueError, KeyError, TypeError, struct.error) as exc:
             raw.close()
             raise EncryptionError("blob header cannot be opened") from exc
         except Exception:
@@ -190,34 +206,34 @@ class EncryptedBlobStore:
         self.master = master
         self.keys = {key_id(k): k for k in [*(old or []), master]}
 
-    def _sealed(self, path: Path) -> Path:
+    def _sealed(self, path: Path, key: str) -> Path:
         # next to the plaintext: the same private scratch folder, removed by the caller's finally
         fd, name = tempfile.mkstemp(prefix=".sealed-", dir=path.parent)
         os.close(fd)
         sealed = Path(name)
         try:
-            encrypt_file(path, sealed, self.master)
+            encrypt_file(path, sealed, self.master, key)
         except BaseException:
             sealed.unlink(missing_ok=True)
             raise
         return sealed
 
     def put_file(self, key: str, path: Path) -> None:
-        sealed = self._sealed(path)
+        sealed = self._sealed(path, key)
         try:
             self.inner.put_file(key, sealed)
         finally:
             sealed.unlink(missing_ok=True)
 
     def put_if_absent(self, key: str, path: Path) -> bool:
-        sealed = self._sealed(path)
+        sealed = self._sealed(path, key)
         try:
             return self.inner.put_if_absent(key, sealed)
         finally:
             sealed.unlink(missing_ok=True)
 
     def open(self, key: str) -> BinaryIO:
-        return cast(BinaryIO, DecryptingReader(self.inner.open(key), self.keys))
+        return cast(BinaryIO, DecryptingReader(self.inner.open(key), self.keys, key))
 
     def get_to_path(self, key: str, dest: Path) -> None:
         with self.open(key) as src, dest.open("wb") as out:
@@ -225,7 +241,7 @@ class EncryptedBlobStore:
                 out.write(block)
 
     def size(self, key: str) -> int:
-        with DecryptingReader(self.inner.open(key), self.keys) as reader:
+        with DecryptingReader(self.inner.open(key), self.keys, key) as reader:
             return reader.size
 
     def exists(self, key: str) -> bool:

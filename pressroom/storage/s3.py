@@ -9,7 +9,8 @@ server errors are transient (the job is retried with backoff); a missing key is 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 from urllib.parse import urlsplit
@@ -65,10 +66,14 @@ def _code(exc: Exception) -> str:
 @contextlib.contextmanager
 def _mapped(action: str) -> Iterator[None]:
     """botocore's errors as ours: missing → BlobNotFound, outage → StorageUnavailable."""
+    from boto3.exceptions import RetriesExceededError, S3UploadFailedError
     from botocore.exceptions import BotoCoreError, ClientError
 
     try:
         yield
+    except (S3UploadFailedError, RetriesExceededError) as exc:
+        # boto3's transfer manager wraps what went wrong (a 503, a stall mid-body): retry
+        raise StorageUnavailable(f"object storage {action} failed ({type(exc).__name__})") from None
     except ClientError as exc:
         code = _code(exc)
         if code in _MISSING_CODES:
@@ -101,15 +106,38 @@ class _Body:
 
 
 class S3BlobStore:
-    def __init__(self, bucket: str, prefix: str = "", client: Any = None) -> None:
+    def __init__(
+        self, bucket: str, prefix: str = "", client: Any = None, presign_client: Any = None
+    ) -> None:
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self.client = client if client is not None else make_client()
+        # signs download links for clients outside: AWS itself, or the endpoint named by
+        # PRESSROOM_S3_PUBLIC_ENDPOINT (SigV4 signs the host: an internal one would not work)
+        self.presign_client = presign_client
 
     @classmethod
-    def from_url(cls, url: str, *, timeout_s: float = 30.0) -> S3BlobStore:
+    def from_url(
+        cls,
+        url: str,
+        *,
+        timeout_s: float = 30.0,
+        env: Mapping[str, str] | None = None,
+    ) -> S3BlobStore:
+        env = os.environ if env is None else env
         bucket, prefix = parse_s3_url(url)
-        return cls(bucket, prefix, client=make_client(timeout_s=timeout_s))
+        client = make_client(timeout_s=timeout_s)
+        public = env.get("PRESSROOM_S3_PUBLIC_ENDPOINT", "").strip()
+        if public:
+            presigner = make_client(timeout_s=timeout_s, endpoint_url=public)
+        elif not env.get("AWS_ENDPOINT_URL") and not env.get("AWS_ENDPOINT_URL_S3"):
+            presigner = client  # AWS S3: its endpoint is public
+        else:
+            presigner = None  # a private endpoint (MinIO in a network): the API streams
+        return cls(bucket, prefix, client=client, presign_client=presigner)
+
+    def can_presign(self) -> bool:
+        return self.presign_client is not None
 
     def _key(self, key: str) -> str:
         check_key(key)
@@ -173,10 +201,12 @@ class S3BlobStore:
 
     def presign(self, key: str, ttl_s: float, filename: str = "output.pdf") -> str:
         """A short-lived download URL straight from the bucket."""
+        if self.presign_client is None:
+            raise ValueError("no public endpoint to sign download links for")
         with _mapped("presign"):
             return cast(
                 str,
-                self.client.generate_presigned_url(
+                self.presign_client.generate_presigned_url(
                     "get_object",
                     Params={
                         "Bucket": self.bucket,

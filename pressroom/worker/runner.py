@@ -30,7 +30,7 @@ from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.storage import artifact_key, review_key
+from pressroom.storage import BlobNotFound, artifact_key, review_key
 from pressroom.templates import resolve_template
 
 log = logging.getLogger("pressroom.worker")
@@ -145,7 +145,8 @@ class JobRunner:
         services = self.services
         store = services.store
         now = services.clock
-        wait = (job.started_at or now()) - job.created_at
+        # from when this attempt could start (accepted, or its backoff ended) to now, the claim
+        wait = now() - job.next_eligible_at
         store.record_timing(job.id, job.attempts, "queue", max(wait, 0.0), now=now())
         deadline = None
         if job.deadline_at is not None:
@@ -168,7 +169,12 @@ class JobRunner:
                     store.set_verification(job.id, self.owner, decision)
                 source = scratch / "source"
                 with self._stage(job, "fetch"):
-                    services.blobs.get_to_path(job.source_key, source)
+                    try:
+                        services.blobs.get_to_path(job.source_key, source)
+                    except BlobNotFound:
+                        raise PermanentError(
+                            "the job's source is missing from storage", code="SOURCE_MISSING"
+                        ) from None
                 remaining(deadline)
                 template = resolve_template(job.template, services.settings.template_dirs)
                 options = JobOptions(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pressroom.storage import BlobNotFound, BlobStore
-from pressroom.storage.crypto import EncryptedBlobStore, EncryptionError
+from pressroom.storage.crypto import EncryptedBlobStore, EncryptionError, MasterKeyMissing
 from pressroom.storage.local import LocalBlobStore
 from pressroom.storage.s3 import S3BlobStore
 from tests.s3server import S3Server
@@ -161,9 +161,15 @@ def test_tampered_or_foreign_blobs_fail_closed(inner: BlobStore, tmp_path: Path)
     inner.put_file("sources/acme/j10/source", truncated)
     with pytest.raises(EncryptionError):
         store.get_to_path("sources/acme/j10/source", tmp_path / "out2")
-    # another master key cannot open it
-    with pytest.raises(EncryptionError):
+    # a process without the blob's master key cannot open it (retried: the fix is config)
+    with pytest.raises(MasterKeyMissing):
         EncryptedBlobStore(inner, bytes(32)).size("sources/acme/j8/source")
+    # the blob is bound to its key: moved under another tenant's key, it does not open
+    moved = tmp_path / "moved"
+    inner.get_to_path("sources/acme/j8/source", moved)
+    inner.put_file("sources/globex/j8/source", moved)
+    with pytest.raises(EncryptionError):
+        store.get_to_path("sources/globex/j8/source", tmp_path / "out3")
 
 
 def test_rotation_reads_old_blobs_and_writes_with_the_new_key(
@@ -176,5 +182,5 @@ def test_rotation_reads_old_blobs_and_writes_with_the_new_key(
     with rotated.open("sources/acme/old/source") as fh:
         assert fh.read() == src.read_bytes()
     rotated.put_file("sources/acme/new/source", src)
-    with pytest.raises(EncryptionError):  # written with the new key only
+    with pytest.raises(MasterKeyMissing):  # written with the new key only
         EncryptedBlobStore(inner, old_key).size("sources/acme/new/source")

@@ -554,3 +554,68 @@ def test_alerting_rules_name_only_metrics_we_export(
         assert rule["annotations"]["summary"]
         used = set(re.findall(r"\bpressroom_[a-z_]+", rule["expr"]))
         assert used and used <= exported, (rule["alert"], used - exported)
+
+
+# --- found in review ----------------------------------------------------------------------------
+
+
+def test_a_redriven_job_gets_its_time_allowance_again(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    client, headers = api
+    services.store.set_customer("acme", "late", status="suspended", now=0)
+    job_id = post(client, headers, png_bytes(tmp_path), lane="interactive", customer="late").json()[
+        "id"
+    ]
+    work(services)
+    clock.advance(2 * 24 * 3600)  # the operator fixes it two days later
+    services.store.set_customer("acme", "late", status="active", now=clock())
+    assert services.store.redrive(job_id, now=clock())
+    body = job(client, headers, job_id)
+    assert body["deadline_at"] == pytest.approx(clock() + 130)  # 120 s + 10 s a page, from now
+    work(services)
+    assert job(client, headers, job_id)["state"] == "complete"
+
+
+@pytest.mark.parametrize("deadline", ["inf", "nan", "1e999", "-5", "0", "9999999999"])
+def test_deadlines_must_be_finite_and_sane(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, deadline: str
+) -> None:
+    client, headers = api
+    response = post(client, headers, png_bytes(tmp_path), deadline=deadline)
+    assert (response.status_code, response.json()["error"]["code"]) == (400, "BAD_REQUEST")
+    assert services.store.counts() == {}
+
+
+def test_malformed_fields_are_400_not_500(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    long_key = client.post(
+        "/v1/jobs",
+        headers={**headers, "Idempotency-Key": "k" * 300},
+        files={"file": ("x", png_bytes(tmp_path))},
+    )
+    assert long_key.status_code == 400
+    nul = post(client, headers, png_bytes(tmp_path), title="a\x00b")
+    assert nul.status_code == 400
+    op = {"Authorization": f"Bearer {services.store.create_key('ops', now=0, role='operator')}"}
+    bad_tenant = client.post("/v1/customers", headers=op, json={"tenant": "a/b", "id": "c"})
+    assert bad_tenant.status_code == 400
+    assert services.store.counts() == {} and list(services.blobs.list("sources")) == []
+
+
+def test_work_that_can_never_fit_is_refused_for_good_not_429(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    pages = [small_scan(seed=s, dpi=100, lines=2).image for s in range(10)]
+    ten = image_pdf(pages, tmp_path / "ten.pdf", 100).read_bytes()
+    # 10 pages x 3 s (the prior) = 30 s alone, deadline 20 s, nothing queued ahead
+    never = post(client, headers, ten, deadline="20")
+    assert (never.status_code, never.json()["error"]["code"]) == (422, "DEADLINE_EXCEEDED")
+    assert "Retry-After" not in never.headers
+    services.admission = Admission(tenant_pages_per_hour=5)
+    too_big = post(client, headers, ten)
+    assert (too_big.status_code, too_big.json()["error"]["code"]) == (413, "QUOTA_EXCEEDED")
+    assert services.store.counts() == {}

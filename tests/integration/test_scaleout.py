@@ -36,6 +36,8 @@ def scaled(
     for name, value in s3_server.env(bucket).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("PRESSROOM_DATABASE_URL", pg_url)
+    # moto's endpoint is reachable by the test client too: links may point at it
+    monkeypatch.setenv("PRESSROOM_S3_PUBLIC_ENDPOINT", s3_server.url)
     if request.param == "encrypted":
         monkeypatch.setenv("PRESSROOM_MASTER_KEY", base64.b64encode(b"k" * 32).decode())
     settings = dataclasses.replace(
@@ -88,3 +90,29 @@ def test_upload_process_download_on_postgres_and_s3(scaled: Services, tmp_path: 
         fetched = httpx.get(target)
         assert fetched.status_code == 200 and fetched.content.startswith(b"%PDF")
     assert list(services.settings.scratch_dir.iterdir()) == []
+
+
+def test_a_private_s3_endpoint_is_streamed_through_the_api(
+    tmp_path: Path, pg_url: str, s3_server: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MinIO inside a private network (AWS_ENDPOINT_URL, no PRESSROOM_S3_PUBLIC_ENDPOINT):
+    # a presigned link would name a host the client cannot reach, so the API streams
+    for name, value in s3_server.env(s3_server.new_bucket()).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("PRESSROOM_S3_PUBLIC_ENDPOINT", raising=False)
+    settings = dataclasses.replace(
+        Settings.from_env(), data_dir=tmp_path / "d", scratch_dir=tmp_path, database_url=pg_url
+    )
+    services = open_services(settings)
+    try:
+        key = services.store.create_key("acme", now=services.clock())
+        client = TestClient(create_app(services))
+        headers = {"Authorization": f"Bearer {key}"}
+        job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+        work(services)
+        job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+        response = client.get(job["artifact_url"], follow_redirects=False)
+        assert response.status_code == 200 and response.content.startswith(b"%PDF")
+    finally:
+        services.store.close_listener()
+        services.store.engine.dispose()

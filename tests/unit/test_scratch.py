@@ -31,13 +31,16 @@ def test_sweep_removes_only_old_job_folders(tmp_path: Path) -> None:
     old = tmp_path / f"{PREFIX}old"
     young = tmp_path / f"{PREFIX}young"
     other = tmp_path / "someone-elses"
-    for d in (old, young, other):
+    long_job = tmp_path / f"{PREFIX}{os.getppid()}-abc"  # a live process's, hours old
+    for d in (old, young, other, long_job):
         d.mkdir()
     past = time.time() - 7200
-    os.utime(old, (past, past))
-    os.utime(other, (past, past))
+    for d in (old, other, long_job):
+        os.utime(d, (past, past))
     assert sweep_stale(tmp_path, 3600) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([young.name, other.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [young.name, other.name, long_job.name]
+    )
 
 
 def test_sweep_removes_a_dead_processs_folder_at_once(tmp_path: Path) -> None:
