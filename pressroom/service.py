@@ -24,6 +24,7 @@ from pressroom.verify import RegistryVerifier, Verifier, verifier_from_env
 
 KEY_FILE = "api-key"
 ORPHAN_AGE_S = 3600.0
+HISTORY_S = 30 * 24 * 3600.0  # job events and stage timings behind metrics and the dashboard
 SECRET_FILE = "signing.key"
 
 
@@ -97,9 +98,17 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
 
 
 def housekeeping(services: Services) -> dict[str, int]:
-    """Delete expired artifacts and orphan sources (a crash between blob and row)."""
+    """Delete expired artifacts, sources kept for dead letters past the retention window,
+    orphan sources (a crash between blob and row), and old events and timings."""
     now = services.clock()
-    removed = {"artifacts": 0, "orphans": 0}
+    removed = {"artifacts": 0, "orphans": 0, "dead_sources": 0}
+    before = now - services.settings.retention_s
+    for job_id, key in services.store.expired_rejected_sources(before=before):
+        # a dead letter keeps its source for a redrive, but not forever: it holds personal data
+        services.blobs.delete(key)
+        services.store.delete_source_key(job_id)
+        removed["dead_sources"] += 1
+    services.store.prune_history(before=now - HISTORY_S)
     for job_id, key in services.store.expired_artifacts(before=now - services.settings.retention_s):
         services.blobs.delete(key)
         services.store.forget_artifact(job_id)

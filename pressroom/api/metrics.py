@@ -20,7 +20,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import Connection, case, func, select
 
 from pressroom.jobs.model import JobState, Lane
-from pressroom.jobs.schema import jobs, stage_timings
+from pressroom.jobs.schema import stage_timings
 from pressroom.scratch import PREFIX
 from pressroom.service import Services
 
@@ -171,15 +171,14 @@ class StoreCollector(Collector):
         yield from families.values()
         yield misses
 
+        attempts = CounterMetricFamily(
+            "pressroom_job_attempts", "Attempts started (claims), by lane", labels=["lane"]
+        )
+        for lane in Lane:
+            started = [n for (k, ln, _r), n in events.items() if (k, ln) == ("attempt", lane)]
+            attempts.add_metric([lane.value], sum(started))
+        yield attempts
         with store.read() as conn:
-            attempts = CounterMetricFamily(
-                "pressroom_job_attempts", "Attempts made, by lane", labels=["lane"]
-            )
-            for lane_name, n in conn.execute(
-                select(jobs.c.lane, func.sum(jobs.c.attempts)).group_by(jobs.c.lane)
-            ):
-                attempts.add_metric([str(lane_name)], int(n or 0))
-            yield attempts
             rows = stage_histograms(conn)
         internal = {"queue", "scratch"}
         yield _histogram(

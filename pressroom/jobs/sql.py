@@ -278,6 +278,7 @@ class SqlJobStore:
                         stage=None,
                     )
                 )
+                self._event(conn, str(job_id), "attempt", "CLAIMED", now)
                 return self._load(conn, str(job_id))
         return None
 
@@ -800,6 +801,27 @@ class SqlJobStore:
                 )
             ).all()
         return [(str(a), str(b)) for a, b in rows]
+
+    def expired_rejected_sources(self, *, before: float) -> list[tuple[str, str]]:
+        """Sources kept for a redrive of jobs dead-lettered before ``before``."""
+        with self._tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(jobs.c.id, jobs.c.source_key).where(
+                    jobs.c.state == JobState.REJECTED.value,
+                    jobs.c.finished_at < before,
+                    jobs.c.source_key.is_not(None),
+                )
+            ).all()
+        return [(str(a), str(b)) for a, b in rows]
+
+    def prune_history(self, *, before: float) -> int:
+        """Drop job events and stage timings recorded before ``before``; returns rows removed."""
+        with self._tx() as conn:
+            gone = conn.execute(job_events.delete().where(job_events.c.at < before)).rowcount
+            gone += conn.execute(
+                stage_timings.delete().where(stage_timings.c.recorded_at < before)
+            ).rowcount
+        return int(gone)
 
     def forget_artifact(self, job_id: str) -> None:
         with self._tx() as conn:

@@ -43,6 +43,10 @@ def artifact_digest(source_sha256: str, template_hash: str, policy: RedactionPol
     return hashlib.sha256(material.encode()).hexdigest()
 
 
+class LeaseLost(Exception):
+    """This worker no longer holds the job's lease: stop without recording anything."""
+
+
 class Heartbeat:
     """Renews the job's lease in the background while the stage runs."""
 
@@ -153,7 +157,7 @@ class JobRunner:
             deadline = time.monotonic() + (job.deadline_at - now())
         try:
             with (
-                Heartbeat(services, job.id, self.owner),
+                Heartbeat(services, job.id, self.owner) as heartbeat,
                 self._scratch(job) as scratch,
             ):
                 if job.source_key is None:
@@ -199,6 +203,9 @@ class JobRunner:
                             return
                 for stage, seconds in result.timings.items():
                     store.record_timing(job.id, job.attempts, stage, seconds, now=now())
+                if heartbeat.lost:
+                    # another worker has the job now (our lease lapsed): leave it to them
+                    raise LeaseLost
                 digest = artifact_digest(job.source_sha256, template.content_hash, policy)
                 key = artifact_key(job.tenant, job.id, digest)
                 with self._stage(job, "publish"):
@@ -218,6 +225,8 @@ class JobRunner:
                 "job complete",
                 extra={"job_id": job.id, "pages": result.pages, "attempt": job.attempts},
             )
+        except LeaseLost:
+            log.warning("lease lost; the job was left to its new owner", extra={"job_id": job.id})
         except PermanentError as exc:
             store.fail(
                 job.id,

@@ -619,3 +619,33 @@ def test_work_that_can_never_fit_is_refused_for_good_not_429(
     too_big = post(client, headers, ten)
     assert (too_big.status_code, too_big.json()["error"]["code"]) == (413, "QUOTA_EXCEEDED")
     assert services.store.counts() == {}
+
+
+def test_a_worker_that_lost_its_lease_publishes_nothing(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    import dataclasses
+
+    client, headers = api
+    services.settings = dataclasses.replace(services.settings, lease_s=0.3)
+    services.admission = Admission(prior_pages_per_min=6000)
+    pages = [small_scan(seed=s, dpi=100, lines=2).image for s in range(4)]
+    job_id = post(
+        client, headers, image_pdf(pages, tmp_path / "four.pdf", 100).read_bytes()
+    ).json()["id"]
+    engine = SlowEngine(lines=("Waiver signed by the participant",), seconds=0.4)
+    runner = JobRunner(services, engine, "slow-worker")
+
+    def rescuer() -> None:  # the worker looks dead to the others: its lease is taken back
+        time.sleep(0.3)
+        clock.advance(60)
+        services.store.rescue_expired(now=clock(), policy=services.retry)
+
+    thread = threading.Thread(target=rescuer)
+    thread.start()
+    runner.run_next((Lane.BULK,))
+    thread.join()
+    body = job(client, headers, job_id)
+    assert (body["state"], body["reason"]) == ("retrying", "LEASE_EXPIRED")
+    assert list(services.blobs.list("artifacts")) == []
+    assert list(services.settings.scratch_dir.iterdir()) == []

@@ -351,15 +351,22 @@ def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
     orphan = tmp_path / "orphan"
     orphan.write_bytes(b"%PDF-1.7 left by a crash between blob and row")
     services.blobs.put_file("sources/acme/00000000-dead-beef-0000-000000000000/source", orphan)
+    services.store.set_customer("acme", "gone", status="suspended", now=0)
+    dead = post(client, headers, png_bytes(tmp_path), customer="gone").json()["id"]
+    work(services)  # dead-lettered: its source stays for a redrive, for a while
     waiting = post(client, headers, png_bytes(tmp_path)).json()["id"]  # its source must stay
-    assert housekeeping(services) == {"artifacts": 0, "orphans": 0}  # too young for either
+    empty = {"artifacts": 0, "orphans": 0, "dead_sources": 0}
+    assert housekeeping(services) == empty  # too young for any
     clock.advance(services.settings.retention_s + 1)
     import os
 
     for key, _ in services.blobs.list("sources"):  # age the files on disk as well
         path = services.settings.data_dir / "blobs" / key
         os.utime(path, (clock.now - 7200, clock.now - 7200))
-    assert housekeeping(services) == {"artifacts": 1, "orphans": 1}
+    assert housekeeping(services) == {"artifacts": 1, "orphans": 1, "dead_sources": 1}
+    gone = services.store.get(dead)
+    assert gone is not None and gone.source_key is None
+    assert not services.store.redrive(dead, now=clock())  # nothing left to run
     assert list(services.blobs.list("artifacts")) == []
     job = services.store.get(job_id)
     assert job is not None and job.artifact_key is None
