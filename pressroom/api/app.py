@@ -36,7 +36,7 @@ from pressroom.errors import (
     TransientError,
     Unauthorized,
 )
-from pressroom.jobs.admission import admit, count_pages
+from pressroom.jobs.admission import REFUSALS, admit, count_pages
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.engine import recognizers_for
@@ -319,12 +319,38 @@ def create_app(services: Services) -> FastAPI:
             # The source first, then the row: there is never a job without its source. A
             # source without a row (a crash in between) is swept after an hour.
             await run_in_threadpool(services.blobs.put_file, key, upload_path)
+
+        def admit_again(conn: Any) -> None:
+            # the same rules, in the insert's own transaction: an upload that raced this one
+            # past the first check cannot take us over a quota or a deadline
+            admit(
+                services.store,
+                services.admission,
+                tenant=who,
+                lane=lane,
+                pages=pages,
+                deadline_s=deadline_s,
+                now=services.clock(),
+                conn=conn,
+                record=False,
+            )
+
         try:
             job, created = await run_in_threadpool(
                 lambda: services.store.insert(
-                    new, now=services.clock(), max_attempts=services.settings.max_attempts
+                    new,
+                    now=services.clock(),
+                    max_attempts=services.settings.max_attempts,
+                    check=None if replay else admit_again,
                 )
             )
+        except REFUSALS as refusal:
+            code = refusal.code
+            await run_in_threadpool(services.blobs.delete, key)
+            await run_in_threadpool(
+                lambda: services.store.record_refusal(who, lane.value, code, now=services.clock())
+            )
+            raise
         except TransientError:
             # the commit may have gone through before the connection dropped: keep the source
             # (a retry with the Idempotency-Key finds the job; an orphan is swept in an hour)

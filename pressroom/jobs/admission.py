@@ -15,10 +15,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pressroom.errors import Overloaded, PermanentError, QuotaExceeded
 from pressroom.jobs.model import Lane
 from pressroom.jobs.sql import SqlJobStore
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 HOUR = 3600.0
 
@@ -34,6 +38,9 @@ class DeadlineUnreachable(PermanentError):
 class TooBigForQuota(PermanentError):
     code = "QUOTA_EXCEEDED"
     http_status = 413
+
+
+REFUSALS = (Overloaded, QuotaExceeded, DeadlineUnreachable, TooBigForQuota)
 
 
 MIN_MEASURED_PAGES = 5  # fewer measured pages than this: the prior still decides
@@ -96,15 +103,21 @@ class Estimate:
 
 
 def estimate(
-    store: SqlJobStore, rules: Admission, lane: Lane, pages: int, *, now: float
+    store: SqlJobStore,
+    rules: Admission,
+    lane: Lane,
+    pages: int,
+    *,
+    now: float,
+    conn: Connection | None = None,
 ) -> Estimate:
-    measured = store.seconds_per_page(since=now - HOUR)
+    measured = store.seconds_per_page(since=now - HOUR, conn=conn)
     if measured is not None and measured[1] >= MIN_MEASURED_PAGES:
         per_page, is_measured = measured[0], True
     else:
         per_page, is_measured = 60.0 / rules.prior_pages_per_min, False
-    workers = max(1, store.live_workers(now=now).get(lane.value, 0))
-    ahead = store.pages_ahead(lane.value)
+    workers = max(1, store.live_workers(now=now, conn=conn).get(lane.value, 0))
+    ahead = store.pages_ahead(lane.value, conn=conn)
     return Estimate((ahead + pages) * per_page / workers, per_page, is_measured, workers, ahead)
 
 
@@ -117,12 +130,16 @@ def admit(
     pages: int,
     deadline_s: float,
     now: float,
+    conn: Connection | None = None,
+    record: bool = True,
 ) -> Estimate:
-    """The estimate for an upload that may go in; raises ``Overloaded``/``QuotaExceeded``."""
+    """The estimate for an upload that may go in; raises ``Overloaded``/``QuotaExceeded`` (and
+    records the refusal, unless ``record`` is False: inside a transaction that the refusal rolls
+    back, the caller records it)."""
     try:
-        if store.jobs_waiting(lane.value) >= rules.queue_cap[lane.value]:
+        if store.jobs_waiting(lane.value, conn=conn) >= rules.queue_cap[lane.value]:
             raise Overloaded(f"the {lane.value} queue is full", retry_after=60)
-        active, pages_hour, oldest = store.tenant_load(tenant, since=now - HOUR)
+        active, pages_hour, oldest = store.tenant_load(tenant, since=now - HOUR, conn=conn)
         if active >= rules.tenant_max_active:
             raise QuotaExceeded(
                 f"{active} jobs of this tenant are not finished yet "
@@ -141,7 +158,7 @@ def admit(
                 "in an hour",
                 retry_after=wait,
             )
-        guess = estimate(store, rules, lane, pages, now=now)
+        guess = estimate(store, rules, lane, pages, now=now, conn=conn)
         alone = pages * guess.seconds_per_page / guess.workers
         if alone > deadline_s:
             # waiting cannot help: even on an empty queue it would not finish in time
@@ -158,8 +175,9 @@ def admit(
                 retry_after=max(drain, 1.0),
             )
         return guess
-    except (Overloaded, QuotaExceeded, DeadlineUnreachable, TooBigForQuota) as refusal:
-        store.record_refusal(tenant, lane.value, refusal.code, now=now)
+    except REFUSALS as refusal:
+        if record:
+            store.record_refusal(tenant, lane.value, refusal.code, now=now)
         raise
 
 

@@ -6,7 +6,7 @@ import contextlib
 import hashlib
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -169,13 +169,33 @@ class SqlJobStore:
             # a value the column cannot hold (too long, a NUL): the request's fault
             raise BadRequest("a field is too long or holds characters it may not") from None
 
+    @contextmanager
+    def _on(self, conn: Connection | None, *, read_only: bool = False) -> Iterator[Connection]:
+        """The caller's transaction when it passes one (admission inside the insert), else a
+        new one."""
+        if conn is not None:
+            yield conn
+        else:
+            with self._tx(read_only=read_only) as fresh:
+                yield fresh
+
     def read(self) -> Any:
         """A read-only transaction (no write lock on SQLite), for metrics and the dashboard."""
         return self._tx(read_only=True)
 
     # --- the API side ------------------------------------------------------------------------
 
-    def insert(self, job: NewJob, *, now: float, max_attempts: int) -> tuple[Job, bool]:
+    def insert(
+        self,
+        job: NewJob,
+        *,
+        now: float,
+        max_attempts: int,
+        check: Callable[[Connection], object] | None = None,
+    ) -> tuple[Job, bool]:
+        """Insert the job (or find the one its Idempotency-Key made). ``check`` runs first in
+        the same transaction, serialised per lane and tenant, so admission's figures cannot be
+        overtaken by another upload between the check and the insert."""
         row = {
             "id": job.id,
             "tenant": job.tenant,
@@ -203,6 +223,11 @@ class SqlJobStore:
         }
         try:
             with self._tx() as conn:
+                if check is not None:
+                    if self.is_postgres:  # SQLite: BEGIN IMMEDIATE already serialises writers
+                        for name in (f"lane:{job.lane.value}", f"tenant:{job.tenant}"):
+                            conn.execute(select(func.pg_advisory_xact_lock(func.hashtext(name))))
+                    check(conn)
                 conn.execute(jobs.insert().values(**row))
                 self._wake(conn, job.lane.value)
                 return self._load(conn, job.id), True
@@ -682,9 +707,11 @@ class SqlJobStore:
         with self._tx() as conn:
             conn.execute(workers.delete().where(workers.c.owner == owner))
 
-    def live_workers(self, *, now: float, within_s: float = 30.0) -> dict[str, int]:
+    def live_workers(
+        self, *, now: float, within_s: float = 30.0, conn: Connection | None = None
+    ) -> dict[str, int]:
         """Worker processes seen in the last ``within_s`` seconds, per lane."""
-        with self._tx() as conn:
+        with self._on(conn) as conn:
             conn.execute(workers.delete().where(workers.c.seen_at < now - 24 * 3600))
             rows = conn.execute(
                 select(workers.c.lanes).where(workers.c.seen_at >= now - within_s)
@@ -695,9 +722,9 @@ class SqlJobStore:
                 counts[lane] = counts.get(lane, 0) + 1
         return counts
 
-    def pages_ahead(self, lane: str) -> int:
+    def pages_ahead(self, lane: str, *, conn: Connection | None = None) -> int:
         """Pages waiting or running in ``lane`` (estimates; 1 where none is known)."""
-        with self._tx(read_only=True) as conn:
+        with self._on(conn, read_only=True) as conn:
             return int(
                 conn.execute(
                     select(
@@ -709,17 +736,19 @@ class SqlJobStore:
                 ).scalar_one()
             )
 
-    def jobs_waiting(self, lane: str) -> int:
-        with self._tx(read_only=True) as conn:
+    def jobs_waiting(self, lane: str, *, conn: Connection | None = None) -> int:
+        with self._on(conn, read_only=True) as conn:
             return int(
                 conn.execute(
                     select(func.count()).where(jobs.c.lane == lane, jobs.c.state.in_(WAITING))
                 ).scalar_one()
             )
 
-    def tenant_load(self, tenant: str, *, since: float) -> tuple[int, int, float | None]:
+    def tenant_load(
+        self, tenant: str, *, since: float, conn: Connection | None = None
+    ) -> tuple[int, int, float | None]:
         """(jobs not yet finished, pages accepted since ``since``, oldest accept in that window)."""
-        with self._tx(read_only=True) as conn:
+        with self._on(conn, read_only=True) as conn:
             active = conn.execute(
                 select(func.count()).where(
                     jobs.c.tenant == tenant,
@@ -734,10 +763,12 @@ class SqlJobStore:
             ).one()
         return int(active), int(pages), None if oldest is None else float(oldest)
 
-    def seconds_per_page(self, *, since: float) -> tuple[float, int] | None:
+    def seconds_per_page(
+        self, *, since: float, conn: Connection | None = None
+    ) -> tuple[float, int] | None:
         """Measured worker seconds per page (the ``process`` stage) of jobs completed since
         ``since``, with the page count it rests on; None when nothing finished."""
-        with self._tx(read_only=True) as conn:
+        with self._on(conn, read_only=True) as conn:
             row = conn.execute(
                 select(func.sum(stage_timings.c.seconds), func.sum(jobs.c.pages))
                 .select_from(stage_timings.join(jobs, stage_timings.c.job_id == jobs.c.id))

@@ -649,3 +649,48 @@ def test_a_worker_that_lost_its_lease_publishes_nothing(
     assert (body["state"], body["reason"]) == ("retrying", "LEASE_EXPIRED")
     assert list(services.blobs.list("artifacts")) == []
     assert list(services.settings.scratch_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_racing_uploads_cannot_overshoot_a_quota(
+    request: pytest.FixtureRequest, tmp_path: Path, database: str
+) -> None:
+    import dataclasses
+
+    from pressroom.service import open_services
+    from pressroom.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path / "scratch")
+    if database == "postgresql":
+        settings = dataclasses.replace(settings, database_url=request.getfixturevalue("pg_url"))
+    racing = open_services(settings)
+    try:
+        racing.admission = Admission(tenant_max_active=3)
+        key = racing.store.create_key("acme", now=racing.clock())
+        app = create_app(racing)
+        data = png_bytes(tmp_path)
+        barrier = threading.Barrier(8)
+        codes: list[int] = []
+
+        def upload() -> None:
+            client = TestClient(app)
+            barrier.wait()
+            codes.append(
+                client.post(
+                    "/v1/jobs",
+                    headers={"Authorization": f"Bearer {key}"},
+                    files={"file": ("x", data)},
+                ).status_code
+            )
+
+        threads = [threading.Thread(target=upload) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(codes) == [202] * 3 + [429] * 5
+        assert racing.store.counts() == {("bulk", "accepted"): 3}
+        assert len(list(racing.blobs.list("sources"))) == 3  # refused uploads left nothing
+    finally:
+        racing.store.close_listener()
+        racing.store.engine.dispose()
