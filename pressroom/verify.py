@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -57,28 +57,30 @@ class TokenBucket:
 
     rate: float
     burst: float = 1.0
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
     _tokens: float = field(init=False)
     _at: float = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
         self._tokens = self.burst
-        self._at = time.monotonic()
+        self._at = self.clock()
 
     def take(self, deadline: float | None) -> bool:
-        """Wait for a token; False when it would come after ``deadline`` (monotonic)."""
+        """Wait for a token; False when it would come after ``deadline`` (on ``clock``)."""
         while True:
             with self._lock:
-                now = time.monotonic()
+                now = self.clock()
                 self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
                 self._at = now
-                if self._tokens >= 1.0:
-                    self._tokens -= 1.0
+                if self._tokens >= 1.0 - 1e-9:  # rounding must not leave a sliver to wait for
+                    self._tokens = max(0.0, self._tokens - 1.0)
                     return True
                 wait = (1.0 - self._tokens) / self.rate
-            if deadline is not None and time.monotonic() + wait > deadline:
+            if deadline is not None and now + wait > deadline:
                 return False
-            time.sleep(wait)
+            self.sleep(wait)
 
 
 @dataclass
