@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -30,9 +29,9 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.serving import serving
 from pressroom.synth import draw_page, image_pdf, page_lines, save_png
 
-BIN = Path(sys.executable).with_name("pressroom")
 PORT = 18790
 
 
@@ -60,88 +59,62 @@ def main() -> None:
         one = save_png(
             draw_page(page_lines(999, 8), height_in=4).image, folder / "one.png", 300
         ).read_bytes()
-        env = {
-            **os.environ,
-            "PRESSROOM_DATA_DIR": str(folder / "data"),
-            "PRESSROOM_SCRATCH_DIR": tmp,
-        }
-        serve = subprocess.Popen(
-            [
-                str(BIN),
-                "serve",
-                "--port",
-                str(PORT),
-                "--workers",
-                str(args.workers),
-                "--interactive",
-                "1",
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        url = f"http://127.0.0.1:{PORT}"
-        try:
-            for _ in range(240):
-                try:
-                    if httpx.get(f"{url}/healthz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.25)
-            key = (folder / "data" / "api-key").read_text().strip()
-            headers = {"Authorization": f"Bearer {key}"}
+        env = {**os.environ, "PRESSROOM_SCRATCH_DIR": tmp}
+        with serving(
+            port=PORT, data_dir=folder / "data", workers=args.workers, interactive=1, env=env
+        ) as client:
+            url = str(client.base_url).rstrip("/")
+            headers = dict(client.headers)
             refused = {"bulk": 0, "interactive": 0}
             bulk_ids: list[str] = []
             quick: list[float] = []
             done = threading.Event()
 
             def interactive() -> None:
-                with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+                with httpx.Client(base_url=url, headers=headers, timeout=120) as mine:
                     while not done.is_set():
                         t0 = time.perf_counter()
-                        r = client.post(
+                        r = mine.post(
                             "/v1/jobs", files={"file": ("o", one)}, data={"lane": "interactive"}
                         )
                         if r.status_code == 429:
                             refused["interactive"] += 1
                         else:
                             job_id = r.json()["id"]
-                            while (body := client.get(f"/v1/jobs/{job_id}").json())[
-                                "state"
-                            ] not in ("complete", "rejected", "review"):
+                            while (body := mine.get(f"/v1/jobs/{job_id}").json())["state"] not in (
+                                "complete",
+                                "rejected",
+                                "review",
+                            ):
                                 time.sleep(0.05)
                             if body["state"] == "complete":
-                                assert client.get(body["artifact_url"]).status_code == 200
+                                assert mine.get(body["artifact_url"]).status_code == 200
                                 quick.append(time.perf_counter() - t0)
                         time.sleep(max(0.0, args.every - (time.perf_counter() - t0)))
 
             thread = threading.Thread(target=interactive)
             start = time.perf_counter()
             thread.start()
-            with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
-                for _ in range(args.docs):
-                    form = {"deadline": str(args.bulk_deadline)} if args.bulk_deadline else {}
-                    r = client.post("/v1/jobs", files={"file": ("d", doc)}, data=form)
-                    if r.status_code == 429:
-                        refused["bulk"] += 1
-                    else:
-                        bulk_ids.append(r.json()["id"])
-                uploaded = time.perf_counter() - start
-                pending = set(bulk_ids)
-                states: dict[str, str] = {}
-                while pending:
-                    for job_id in list(pending):
-                        state = client.get(f"/v1/jobs/{job_id}").json()["state"]
-                        if state in ("complete", "rejected", "review"):
-                            states[job_id] = state
-                            pending.discard(job_id)
-                    time.sleep(1.0)
-                elapsed = time.perf_counter() - start
+            for _ in range(args.docs):
+                form = {"deadline": str(args.bulk_deadline)} if args.bulk_deadline else {}
+                r = client.post("/v1/jobs", files={"file": ("d", doc)}, data=form)
+                if r.status_code == 429:
+                    refused["bulk"] += 1
+                else:
+                    bulk_ids.append(r.json()["id"])
+            uploaded = time.perf_counter() - start
+            pending = set(bulk_ids)
+            states: dict[str, str] = {}
+            while pending:
+                for job_id in list(pending):
+                    state = client.get(f"/v1/jobs/{job_id}").json()["state"]
+                    if state in ("complete", "rejected", "review"):
+                        states[job_id] = state
+                        pending.discard(job_id)
+                time.sleep(1.0)
+            elapsed = time.perf_counter() - start
             done.set()
             thread.join()
-        finally:
-            serve.terminate()
-            serve.wait(60)
     pages = sum(args.pages for s in states.values() if s == "complete")
     print(f"{os.cpu_count()} CPU(s); serve with {args.workers} bulk + 1 interactive worker process")
     print(

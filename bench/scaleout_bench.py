@@ -21,17 +21,17 @@ import time
 import uuid
 from pathlib import Path
 
-import httpx
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.service_bench import queue_throughput
+from bench.serving import PRESSROOM, serving
 from pressroom.synth import draw_page, image_pdf, page_lines
 from tests.s3server import running_s3
 
 ADMIN = os.environ.get("PRESSROOM_BENCH_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-BIN = Path(sys.executable).with_name("pressroom")
+BIN = PRESSROOM
 
 
 class Database:
@@ -90,27 +90,9 @@ def pages_per_minute(docs: int, pages: int, workers: int, folder: Path, s3: obje
             "PRESSROOM_DATABASE_URL": url,
             "PRESSROOM_SIGNING_KEY": "bench",
         }
-        api_dir = folder / f"api-{workers}"
-        serve = subprocess.Popen(
-            [str(BIN), "serve", "--port", "18777", "--workers", "0", "--interactive", "0"],
-            env={**env, "PRESSROOM_DATA_DIR": str(api_dir)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        worker = None
-        try:
-            for _ in range(200):
-                try:
-                    if httpx.get("http://127.0.0.1:18777/healthz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.25)
-            key = (api_dir / "api-key").read_text().strip()
-            client = httpx.Client(
-                base_url="http://127.0.0.1:18777",
-                headers={"Authorization": f"Bearer {key}"},
-                timeout=60,
-            )
+        with serving(
+            port=18777, data_dir=folder / f"api-{workers}", workers=0, interactive=0, env=env
+        ) as client:
             ids = []
             for d in range(docs):
                 images = [
@@ -126,25 +108,24 @@ def pages_per_minute(docs: int, pages: int, workers: int, folder: Path, s3: obje
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            while True:
-                with psycopg.connect(url) as conn:
-                    row = conn.execute(
-                        "select count(*) filter (where state in ('complete','rejected','review')),"
-                        " min(started_at), max(finished_at), sum(pages) from jobs"
-                    ).fetchone()
-                assert row is not None
-                if row[0] == docs:
-                    break
-                time.sleep(0.5)
+            try:
+                while True:
+                    with psycopg.connect(url) as conn:
+                        row = conn.execute(
+                            "select count(*) filter (where state in "
+                            "('complete','rejected','review')),"
+                            " min(started_at), max(finished_at), sum(pages) from jobs"
+                        ).fetchone()
+                    assert row is not None
+                    if row[0] == docs:
+                        break
+                    time.sleep(0.5)
+            finally:
+                worker.terminate()
+                worker.wait(60)
             states = {client.get(f"/v1/jobs/{i}").json()["state"] for i in ids}
             assert states == {"complete"}, states
-            client.close()
             return float(row[3]) / ((float(row[2]) - float(row[1])) / 60)
-        finally:
-            for process in (worker, serve):
-                if process is not None:
-                    process.terminate()
-                    process.wait(60)
 
 
 def main() -> None:

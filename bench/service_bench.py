@@ -14,20 +14,20 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import statistics
-import subprocess
+import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-import httpx
-
-from pressroom.jobs.migrate import upgrade
-from pressroom.jobs.model import Lane, NewJob
-from pressroom.jobs.sql import SqlJobStore, make_engine
-from pressroom.synth import draw_page, image_pdf, page_lines, save_png
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.serving import serving  # noqa: E402
+from pressroom.jobs.migrate import upgrade  # noqa: E402
+from pressroom.jobs.model import Lane, NewJob  # noqa: E402
+from pressroom.jobs.sql import SqlJobStore, make_engine  # noqa: E402
+from pressroom.synth import draw_page, image_pdf, page_lines, save_png  # noqa: E402
 
 
 def _drain(url: str, seconds: float, out: mp.Queue) -> None:  # type: ignore[type-arg]
@@ -89,37 +89,8 @@ def queue_throughput(folder: Path, workers: int, jobs: int = 3000, url: str = ""
 
 
 def service_run(folder: Path, batch_pages: int = 40) -> dict[str, object]:
-    port = 18765
-    env = {
-        **os.environ,
-        "PRESSROOM_DATA_DIR": str(folder / "data"),
-        "PRESSROOM_SCRATCH_DIR": str(folder),
-    }
-    serve = subprocess.Popen(
-        [
-            str(ROOT / ".venv/bin/pressroom"),
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-            "--interactive",
-            "1",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            try:
-                if httpx.get(f"{url}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.25)
-        key = (folder / "data" / "api-key").read_text().strip()
-        client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60)
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(folder)}
+    with serving(port=18765, data_dir=folder / "data", workers=1, interactive=1, env=env) as client:
         pages = [draw_page(page_lines(900 + i, 20)).image for i in range(4)]
         batch = image_pdf([pages[i % 4] for i in range(batch_pages)], folder / "batch.pdf", 300)
         one = save_png(draw_page(page_lines(999, 8), height_in=4).image, folder / "one.png", 300)
@@ -151,9 +122,6 @@ def service_run(folder: Path, batch_pages: int = 40) -> dict[str, object]:
             "interactive_s": interactive_s,
             "bulk_state_then": bulk_state,
         }
-    finally:
-        serve.terminate()
-        serve.wait(60)
 
 
 def main() -> None:
