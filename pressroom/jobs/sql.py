@@ -711,8 +711,7 @@ class SqlJobStore:
         self, *, now: float, within_s: float = 30.0, conn: Connection | None = None
     ) -> dict[str, int]:
         """Worker processes seen in the last ``within_s`` seconds, per lane."""
-        with self._on(conn) as conn:
-            conn.execute(workers.delete().where(workers.c.seen_at < now - 24 * 3600))
+        with self._on(conn, read_only=True) as conn:
             rows = conn.execute(
                 select(workers.c.lanes).where(workers.c.seen_at >= now - within_s)
             ).all()
@@ -822,36 +821,34 @@ class SqlJobStore:
         with self._tx() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(source_key=None))
 
-    def expired_artifacts(self, *, before: float) -> list[tuple[str, str]]:
+    def _finished_before(
+        self, state: JobState, column: Any, before: float
+    ) -> list[tuple[str, str]]:
         with self._tx(read_only=True) as conn:
             rows = conn.execute(
-                select(jobs.c.id, jobs.c.artifact_key).where(
-                    jobs.c.state == JobState.COMPLETE.value,
-                    jobs.c.finished_at < before,
-                    jobs.c.artifact_key.is_not(None),
+                select(jobs.c.id, column).where(
+                    jobs.c.state == state.value, jobs.c.finished_at < before, column.is_not(None)
                 )
             ).all()
         return [(str(a), str(b)) for a, b in rows]
+
+    def expired_artifacts(self, *, before: float) -> list[tuple[str, str]]:
+        """Artifacts of jobs completed before ``before``."""
+        return self._finished_before(JobState.COMPLETE, jobs.c.artifact_key, before)
 
     def expired_rejected_sources(self, *, before: float) -> list[tuple[str, str]]:
         """Sources kept for a redrive of jobs dead-lettered before ``before``."""
-        with self._tx(read_only=True) as conn:
-            rows = conn.execute(
-                select(jobs.c.id, jobs.c.source_key).where(
-                    jobs.c.state == JobState.REJECTED.value,
-                    jobs.c.finished_at < before,
-                    jobs.c.source_key.is_not(None),
-                )
-            ).all()
-        return [(str(a), str(b)) for a, b in rows]
+        return self._finished_before(JobState.REJECTED, jobs.c.source_key, before)
 
     def prune_history(self, *, before: float) -> int:
-        """Drop job events and stage timings recorded before ``before``; returns rows removed."""
+        """Drop job events, stage timings and worker rows older than ``before``; returns rows
+        removed."""
         with self._tx() as conn:
             gone = conn.execute(job_events.delete().where(job_events.c.at < before)).rowcount
             gone += conn.execute(
                 stage_timings.delete().where(stage_timings.c.recorded_at < before)
             ).rowcount
+            gone += conn.execute(workers.delete().where(workers.c.seen_at < before)).rowcount
         return int(gone)
 
     def forget_artifact(self, job_id: str) -> None:
