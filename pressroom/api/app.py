@@ -504,12 +504,14 @@ def create_app(services: Services) -> FastAPI:
             raise NotFound("no such artifact")
         services.signer.verify(job_id, job.artifact_key, expires, signature, now=services.clock())
         key = job.artifact_key
-        presign = getattr(services.blobs, "presign", None)
-        if presign is not None and services.blobs.can_presign():  # type: ignore[attr-defined]
+        url = await run_in_threadpool(
+            services.blobs.download_url,
+            key,
+            min(services.settings.link_ttl_s, PRESIGN_TTL_S),
+            f"{job.id}.pdf",
+        )
+        if url is not None:
             # S3: the client fetches straight from the bucket, on a link that lives minutes
-            url = await run_in_threadpool(
-                presign, key, min(services.settings.link_ttl_s, PRESIGN_TTL_S), f"{job.id}.pdf"
-            )
             return RedirectResponse(url, status_code=307)
         size = await run_in_threadpool(services.blobs.size, key)
         handle = await run_in_threadpool(services.blobs.open, key)

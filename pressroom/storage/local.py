@@ -87,3 +87,6 @@ class LocalBlobStore:
         for path in base.rglob("*"):
             if path.is_file() and not path.name.startswith(".incoming-"):
                 yield path.relative_to(self.root).as_posix(), path.stat().st_mtime
+
+    def download_url(self, key: str, ttl_s: float, filename: str) -> str | None:
+        return None  # a path on this host: the API streams it

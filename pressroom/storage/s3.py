@@ -136,9 +136,6 @@ class S3BlobStore:
             presigner = None  # a private endpoint (MinIO in a network): the API streams
         return cls(bucket, prefix, client=client, presign_client=presigner)
 
-    def can_presign(self) -> bool:
-        return self.presign_client is not None
-
     def _key(self, key: str) -> str:
         check_key(key)
         return f"{self.prefix}/{key}" if self.prefix else key
@@ -199,10 +196,11 @@ class S3BlobStore:
                 for item in page.get("Contents", []):
                     yield item["Key"][strip:], item["LastModified"].timestamp()
 
-    def presign(self, key: str, ttl_s: float, filename: str = "output.pdf") -> str:
-        """A short-lived download URL straight from the bucket."""
+    def download_url(self, key: str, ttl_s: float, filename: str) -> str | None:
+        """A short-lived presigned URL straight from the bucket; None without a public
+        endpoint (the API streams instead)."""
         if self.presign_client is None:
-            raise ValueError("no public endpoint to sign download links for")
+            return None
         with _mapped("presign"):
             return cast(
                 str,
