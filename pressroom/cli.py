@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pressroom import __version__
-from pressroom.errors import PressroomError
+from pressroom.errors import PressroomError, ReviewRequired
 from pressroom.fsutil import staged_copy
 from pressroom.settings import Settings
 
@@ -70,6 +70,33 @@ def _publish(built: Path, dest: Path) -> None:
         raise
 
 
+def _hold_for_review(built: Path, dest: Path, exc: ReviewRequired) -> Path:
+    """The held copy and what detection found, in OUTDIR/review/ (0700, files 0600), so a
+    person can judge it: nothing is delivered beside the other outputs."""
+    import json
+
+    folder = dest.parent / "review"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.chmod(0o700)
+    report = {
+        "code": exc.code,
+        "reason": exc.message,
+        "source": dest.stem,
+        "held_copy": dest.name if built.is_file() else None,
+        "findings": [f.as_json() for f in exc.findings],
+    }
+    if built.is_file():
+        copy = staged_copy(built, folder, ".pressroom-")
+        copy.chmod(0o600)
+        copy.replace(folder / dest.name)
+    note = folder / f"{dest.stem}.findings.json"
+    tmp = folder / f".pressroom-{dest.stem}.findings.json"
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+        json.dump(report, out, indent=2, ensure_ascii=False)
+    tmp.replace(note)
+    return folder
+
+
 def _output_names(inputs: Sequence[Path]) -> list[str]:
     names: list[str] = []
     for path in inputs:
@@ -120,7 +147,13 @@ def process_one(
             if policy is not None and not policy.empty:
                 from pressroom.redact.engine import redact_document
 
-                result = redact_document(path, built, options, policy, _ENGINE, progress=bar)
+                try:
+                    result = redact_document(path, built, options, policy, _ENGINE, progress=bar)
+                except ReviewRequired as exc:
+                    held = _hold_for_review(built, dest, exc)
+                    return Outcome(
+                        exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
+                    )
             else:
                 result = process_document(path, built, options, _ENGINE, progress=bar)
             _publish(built, dest)
@@ -148,7 +181,7 @@ def _report(outcome: Outcome, quiet: bool) -> None:
 
 
 def cmd_process(args: argparse.Namespace) -> int:
-    from pressroom.redact.engine import recognizers_for
+    from pressroom.redact.detect.detector import check_policy_classes
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 
@@ -158,7 +191,7 @@ def cmd_process(args: argparse.Namespace) -> int:
         template = resolve_template(args.template, settings.template_dirs)
         policy = parse_policy(args.redact, now=time.time())
         if not policy.empty:
-            recognizers_for(policy)
+            check_policy_classes(policy.classes)
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
@@ -195,6 +228,92 @@ def cmd_process(args: argparse.Namespace) -> int:
             f"{time.monotonic() - started:.1f}s -> {outdir}"
         )
     return max((o.exit_code for o in outcomes), default=EXIT_OK)
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    """Findings without redacting: one JSON line each, from files or (``--jsonl``) from text."""
+    import json
+
+    from pressroom.redact.policy import CLASSES, parse_policy
+
+    try:
+        policy = parse_policy(args.redact or ",".join(CLASSES), now=time.time())
+        if policy.empty:
+            policy = parse_policy(",".join(CLASSES), now=time.time())
+    except PressroomError as exc:
+        print(exc.one_line(), file=sys.stderr)
+        return exc.exit_code
+    if args.jsonl:
+        if args.inputs:
+            print("usage: pressroom detect --jsonl reads stdin; give no INPUT", file=sys.stderr)
+            return 2
+        return _detect_jsonl(policy.classes, json)
+    if not args.inputs:
+        print("usage: pressroom detect [--redact CLASSES] INPUT... (or --jsonl)", file=sys.stderr)
+        return 2
+    from pressroom.engines.tesseract import TesseractEngine
+    from pressroom.pipeline.runner import JobOptions
+    from pressroom.redact.engine import detect_document
+    from pressroom.templates import resolve_template
+
+    settings = Settings.from_env()
+    engine = TesseractEngine(languages=settings.languages)
+    options = JobOptions(
+        template=resolve_template(None, settings.template_dirs), limits=settings.limits
+    )
+    code = EXIT_OK
+    for path in args.inputs:
+        bar = ProgressBar(path.name, sys.stderr, sys.stderr.isatty())
+        try:
+            if not path.is_file():
+                raise FileNotFoundError
+            found = detect_document(path, policy, engine, options, progress=bar)
+        except FileNotFoundError:
+            print(f"NOT_FOUND: {path}: no such file", file=sys.stderr)
+            code = max(code, 2)
+            continue
+        except PressroomError as exc:
+            print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
+            code = max(code, exc.exit_code)
+            continue
+        finally:
+            bar.clear()
+        for f in found:
+            line = {"file": str(path), **f.as_json(values=not args.no_values)}
+            print(json.dumps(line, ensure_ascii=False), flush=False)
+        sys.stdout.flush()
+    return code
+
+
+def _detect_jsonl(classes: Sequence[str], json: Any) -> int:
+    """One output line per input line, in order; each line is its own document."""
+    from pressroom.redact.detect.detector import Detector
+
+    detector = Detector.for_classes(classes)
+    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="strict", closefd=False)  # noqa: SIM115
+    out = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    for n, raw in enumerate(stdin, 1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+            text = item["text"]
+            if not isinstance(text, str):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            print(
+                f'BAD_INPUT: line {n}: expected a JSON object with a string "text"', file=sys.stderr
+            )
+            return 2
+        findings = [
+            {"class": f.kind, "start": f.start, "end": f.end, "value": text[f.start : f.end]}
+            for f in detector.find_all(text)
+        ]
+        out.write(
+            json.dumps({"id": item.get("id"), "findings": findings}, ensure_ascii=False) + "\n"
+        )
+        out.flush()
+    return EXIT_OK
 
 
 def cmd_templates(args: argparse.Namespace) -> int:
@@ -400,6 +519,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)
+
+    d = sub.add_parser(
+        "detect",
+        help="what redaction would find, without redacting: one JSON line per finding",
+    )
+    d.add_argument("inputs", nargs="*", type=Path, metavar="INPUT")
+    d.add_argument(
+        "--redact",
+        default=None,
+        metavar="CLASSES",
+        help="comma list of name, address, account-number (default: all three)",
+    )
+    d.add_argument(
+        "--jsonl",
+        action="store_true",
+        help='read {"id","text"} JSON lines on stdin; write {"id","findings"} lines',
+    )
+    d.add_argument("--no-values", action="store_true", help="leave the values out")
+    d.set_defaults(func=cmd_detect)
 
     t = sub.add_parser("templates", help="list brand templates with their content-hash identity")
     t.set_defaults(func=cmd_templates)

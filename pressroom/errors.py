@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class PressroomError(Exception):
     """Base of every error Pressroom raises on purpose."""
@@ -36,6 +38,8 @@ class ReviewRequired(PressroomError):
     code = "OUTPUT_CHECK_FAILED"
     http_status = 409
     exit_code = 3
+    # what detection found, for the person who judges the held copy (set by the redaction engine)
+    findings: list[Any] = []  # noqa: RUF012  (replaced per instance, never mutated)
 
 
 class TransientError(PressroomError):

@@ -39,7 +39,7 @@ from pressroom.errors import (
 from pressroom.jobs.admission import REFUSALS, admit, count_pages
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.pipeline.sniff import sniff_bytes
-from pressroom.redact.engine import recognizers_for
+from pressroom.redact.detect.detector import check_policy_classes
 from pressroom.redact.policy import parse_policy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
@@ -253,7 +253,7 @@ def create_app(services: Services) -> FastAPI:
                 fields.get("redact"), fields.get("expires_at"), now=services.clock()
             )
             if not policy.empty:
-                recognizers_for(policy)  # a class nothing can detect yet is refused here
+                check_policy_classes(policy.classes)  # refused here, nothing loaded
             options: dict[str, Any] = policy.as_options() if not policy.empty else {}
             if fields.get("webhook_url"):
                 from pressroom.notify.webhooks import check_url

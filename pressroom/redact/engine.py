@@ -31,21 +31,21 @@ from pressroom.pipeline.runner import (
     output_builder,
 )
 from pressroom.pipeline.runner import remaining as time_left
-from pressroom.redact.detect import Finding, Recognizer
-from pressroom.redact.detect.accounts import AccountNumberRecognizer
-from pressroom.redact.detect.addresses import AddressRecognizer
-from pressroom.redact.detect.names import NameRecognizer
-from pressroom.redact.detect.plugins import installed_recognizers
+from pressroom.redact.detect.detector import Detector, check_policy_classes, name_tokens
+from pressroom.redact.faint import faint_words
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import (
+    Hit,
     boxes_for,
     covered_words,
     detect,
+    normalise,
+    overlaps,
     remaining,
     turn_words,
     visible_words,
 )
-from pressroom.redact.policy import RedactionPolicy, UnsupportedPolicy
+from pressroom.redact.policy import RedactionPolicy
 from pressroom.redact.text import extracted_words
 
 REDACT_DPI = 300.0
@@ -57,21 +57,14 @@ class RedactionLeak(ReviewRequired):
     code = "REDACTION_LEAK"
 
 
-RECOGNIZERS: dict[str, Callable[[], Recognizer]] = {
-    "account-number": AccountNumberRecognizer,
-    "name": NameRecognizer,
-    "address": AddressRecognizer,
-}
+def check_policy(policy: RedactionPolicy) -> None:
+    """At the door: every class can be detected, the configured model is installed (it is not
+    loaded here), the operator's recognisers load."""
+    check_policy_classes(policy.classes)
 
 
-def recognizers_for(policy: RedactionPolicy) -> list[Recognizer]:
-    """The recognizers a policy needs; a class with none is refused, never silently skipped."""
-    missing = [c for c in policy.classes if c not in RECOGNIZERS]
-    if missing:
-        raise UnsupportedPolicy(f"no recognizer for {', '.join(missing)}")
-    built: list[Recognizer] = [RECOGNIZERS[c]() for c in policy.classes]
-    # the operator's own (an NER model, say) add to a class; they never stand in for ours
-    return built + [r for r in installed_recognizers() if r.kind in policy.classes]
+def detector_for(policy: RedactionPolicy) -> Detector:
+    return Detector.for_classes(policy.classes)
 
 
 @dataclass
@@ -84,8 +77,8 @@ class _PageScan:
     size: tuple[int, int]  # upright pixels
     ocr: list[Word]
     extracted: list[Word]
-    findings_ocr: list[Finding] = field(default_factory=list)
-    findings_text: list[Finding] = field(default_factory=list)
+    hits_ocr: list[Hit] = field(default_factory=list)
+    hits_text: list[Hit] = field(default_factory=list)
     confidence: float = 100.0
 
 
@@ -149,7 +142,7 @@ def redact_document(
 ) -> DocumentResult:
     started = time.perf_counter()
     policy.check_current(time.time())
-    recognizers = recognizers_for(policy)
+    detector = detector_for(policy)
     info = inspect_source(source, options.limits)
     ocr = OcrStage(engine)
     template = options.template
@@ -161,24 +154,10 @@ def redact_document(
         stack.callback(builder.discard_parts)
         src = _Source(stack, source, info.kind)
         src.single = len(info.pages) == 1
-        scans: list[_PageScan] = []
         # Pass one: read every page (its own text and OCR of its pixels) and find the values.
-        for n, (page_info, raster, words) in enumerate(_rasters(src, info)):
-            gray = raster.convert("L")
-            dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
-            reading = ocr(gray, dpi, timeout=time_left(options.deadline))
-            # the page's own words, in the upright frame OCR settled on
-            words = turn_words(words, reading.rotation, gray.size)
-            scan = _PageScan(
-                page_info, reading.rotation, dpi, reading.size, list(reading.result.words), words
-            )
-            scan.confidence = reading.result.mean_confidence
-            scan.findings_ocr = detect(scan.ocr, recognizers)
-            scan.findings_text = detect(scan.extracted, recognizers)
-            scans.append(scan)
-            if progress is not None:
-                progress(n + 1, 2 * total)
-        found_values = {f.value for s in scans for f in s.findings_ocr + s.findings_text}
+        scans = _scan_pages(src, info, ocr, engine, detector, options.deadline, progress)
+        by_kind, tokens = _document_values(scans)
+        found_values = set().union(*by_kind.values())
         counts: dict[str, int] = {}
         checked: list[CheckedPage] = []
         burned: list[tuple[int, float, list[Box]]] = []  # output page, dpi, boxes: to verify
@@ -188,11 +167,11 @@ def redact_document(
         for scan in scans:
             time_left(options.deadline)
             frame = next(frames) if frames is not None else None
-            hit_ocr = covered_words(scan.ocr, scan.findings_ocr, found_values)
-            hit_text = covered_words(scan.extracted, scan.findings_text, found_values)
+            hit_ocr = covered_words(scan.ocr, scan.hits_ocr, found_values, tokens)
+            hit_text = covered_words(scan.extracted, scan.hits_text, found_values, tokens)
             boxes = boxes_for(scan.ocr, hit_ocr) + boxes_for(scan.extracted, hit_text)
-            for f in scan.findings_ocr + scan.findings_text:
-                counts[f.kind] = counts.get(f.kind, 0) + 1
+            for h in scan.hits_ocr + scan.hits_text:
+                counts[h.finding.kind] = counts.get(h.finding.kind, 0) + 1
             visible = visible_words(scan.extracted, scan.ocr)
             # Text a reader cannot see (a hidden layer, white, tiny or off-page text) must not
             # survive in vector content: such pages are rebuilt from pixels too.
@@ -231,30 +210,40 @@ def redact_document(
         if real < MIN_REAL_CHARS:
             raise UnreadableScan(f"only {real} letters or digits could be read")
         builder.save(output, title=title, created=options.when)
-    check_output(output, len(checked) + offset, checked)
-    leaks = find_leaks(output, found_values)
-    if leaks:
-        summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
-        raise RedactionLeak(f"a redacted value is still in the output ({summary})")
-    # Pages whose scan the engine could not read with confidence cannot be judged: a human must.
-    doubtful = [
-        s.info.index + 1
-        for s in scans
-        if not s.extracted and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
-    ]
-    if doubtful:
-        raise OutputCheckFailed(
-            f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
+    try:
+        check_output(output, len(checked) + offset, checked)
+        leaks = find_leaks(output, found_values)
+        if leaks:
+            summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
+            raise RedactionLeak(f"a redacted value is still in the output ({summary})")
+        # Pages whose scan the engine could not read with confidence cannot be judged: a human must.
+        doubtful = [
+            s.info.index + 1
+            for s in scans
+            if not s.extracted and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
+        ]
+        if doubtful:
+            raise OutputCheckFailed(
+                f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
+            )
+        unsolid = _unsolid_boxes(output, burned, template.header.height)
+        if unsolid:
+            raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
+        again = _redetect(
+            output, detector, found_values, tokens, ocr, engine, burned, template.header.height
         )
-    unsolid = _unsolid_boxes(output, burned, template.header.height)
-    if unsolid:
-        raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
-    pages_again = _redetect(output, recognizers, found_values, ocr, burned, template.header.height)
-    if pages_again:
-        raise RedactionLeak(
-            f"detection run again on the output found values on page(s) "
-            f"{', '.join(str(p) for p in pages_again)}"
-        )
+        if again:
+            raise RedactionLeak(
+                "detection run again on the output found "
+                + "; ".join(
+                    f"page {page}: " + ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+                    for page, kinds in sorted(again.items())
+                )
+            )
+    except ReviewRequired as exc:
+        # what a reviewer needs to judge the held copy: every finding, with its place
+        exc.findings = [f for scan in scans for f in _page_findings(scan, by_kind, tokens)]
+        raise
     return DocumentResult.of(
         info,
         output,
@@ -265,6 +254,141 @@ def redact_document(
         {"redact": time.perf_counter() - started},
         counts,
     )
+
+
+def _scan_pages(
+    src: _Source,
+    info: Any,
+    ocr: OcrStage,
+    engine: OcrEngine,
+    detector: Detector,
+    deadline: float | None,
+    progress: Progress | None,
+) -> list[_PageScan]:
+    scans: list[_PageScan] = []
+    total = len(info.pages)
+    for n, (page_info, raster, words) in enumerate(_rasters(src, info)):
+        gray = raster.convert("L")
+        dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
+        reading = ocr(gray, dpi, timeout=time_left(deadline))
+        # the page's own words, in the upright frame OCR settled on
+        words = turn_words(words, reading.rotation, gray.size)
+        seen = list(reading.result.words)
+        # faint print a person reads and the first reading dropped
+        upright = rotate_cw(gray, reading.rotation)
+        seen += faint_words(upright, seen, engine, dpi, timeout=time_left(deadline))
+        scan = _PageScan(page_info, reading.rotation, dpi, reading.size, seen, words)
+        scan.confidence = reading.result.mean_confidence
+        scan.hits_ocr = detect(scan.ocr, detector)
+        scan.hits_text = detect(scan.extracted, detector)
+        scans.append(scan)
+        if progress is not None:
+            progress(n + 1, 2 * total)
+    return scans
+
+
+def _document_values(scans: Sequence[_PageScan]) -> tuple[dict[str, set[str]], frozenset[str]]:
+    """Every value found anywhere (by class), and the name tokens of every person found
+    anywhere: once a person is found, every mention on every page goes too."""
+    hits = [h for s in scans for h in s.hits_ocr + s.hits_text]
+    values: dict[str, set[str]] = {}
+    for h in hits:
+        values.setdefault(h.finding.kind, set()).add(h.finding.value)
+    tokens = name_tokens(h.finding.value for h in hits if h.finding.kind == "name")
+    return values, tokens
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFinding:
+    """One finding as a person or a program sees it: page from 1, class, box in PDF points
+    (origin top left of the upright page), the value."""
+
+    page: int
+    kind: str
+    box: tuple[float, float, float, float]
+    value: str
+
+    def as_json(self, *, values: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "page": self.page,
+            "class": self.kind,
+            "box": [round(v, 2) for v in self.box],
+        }
+        if values:
+            out["value"] = self.value
+        return out
+
+
+def _page_findings(
+    scan: _PageScan, values: dict[str, set[str]], tokens: frozenset[str]
+) -> list[DocumentFinding]:
+    out: list[DocumentFinding] = []
+    k = 72.0 / scan.dpi
+    for words, hits in ((scan.ocr, scan.hits_ocr), (scan.extracted, scan.hits_text)):
+        claimed: set[int] = set()
+        for h in hits:
+            if not h.words:
+                continue
+            claimed.update(h.words)
+            boxes = [words[i].box for i in h.words]
+            box = (
+                min(b.x0 for b in boxes) * k,
+                min(b.y0 for b in boxes) * k,
+                max(b.x1 for b in boxes) * k,
+                max(b.y1 for b in boxes) * k,
+            )
+            out.append(DocumentFinding(scan.info.index + 1, h.finding.kind, box, h.finding.value))
+        # mentions found by propagation: a surname alone, a value written again elsewhere
+        for kind in sorted(set(values) | ({"name"} if tokens else set())):
+            mine = tokens if kind == "name" else frozenset()
+            for i in sorted(covered_words(words, [], values.get(kind, ()), mine) - claimed):
+                claimed.add(i)
+                b = words[i].box
+                out.append(
+                    DocumentFinding(
+                        scan.info.index + 1,
+                        kind,
+                        (b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k),
+                        words[i].text,
+                    )
+                )
+    return _dedupe(out)
+
+
+def _dedupe(found: list[DocumentFinding]) -> list[DocumentFinding]:
+    """OCR and the page's own text often find the same value in the same place: report it once."""
+    kept: list[DocumentFinding] = []
+    for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0])):
+        if any(
+            g.kind == f.kind
+            and g.page == f.page
+            and overlaps(Box(*g.box), Box(*f.box))
+            and normalise(g.value) == normalise(f.value)
+            for g in kept
+        ):
+            continue
+        kept.append(f)
+    return kept
+
+
+def detect_document(
+    source: Path,
+    policy: RedactionPolicy,
+    engine: OcrEngine,
+    options: JobOptions,
+    *,
+    progress: Progress | None = None,
+) -> list[DocumentFinding]:
+    """The dry run: what redaction would remove, page by page, and nothing redacted."""
+    detector = detector_for(policy)
+    info = inspect_source(source, options.limits)
+    with ExitStack() as stack:
+        src = _Source(stack, source, info.kind)
+        scans = _scan_pages(
+            src, info, OcrStage(engine), engine, detector, options.deadline, progress
+        )
+    values, tokens = _document_values(scans)
+    return [f for scan in scans for f in _page_findings(scan, values, tokens)]
 
 
 def _check_geometry(scan: _PageScan, layout: PageLayout) -> None:
@@ -306,13 +430,16 @@ def _unsolid_boxes(
 
 def _redetect(
     output: Path,
-    recognizers: Sequence[Recognizer],
+    detector: Detector,
     values: set[str],
+    tokens: frozenset[str],
     ocr: OcrStage,
+    engine: OcrEngine,
     burned: Sequence[tuple[int, float, list[Box]]] = (),
     header_pt: float = 0.0,
-) -> list[int]:
-    """Detection once more, on the output as a reader gets it: its text and OCR of its pixels.
+) -> dict[int, dict[str, int]]:
+    """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
+    (faint print included). Per page, the classes and counts of what it found (never values).
 
     What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading.
     """
@@ -322,7 +449,7 @@ def _redetect(
         k = REDACT_DPI / dpi
         top = header_pt * scale
         boxes_on[index] = [Box(b.x0 * k, b.y0 * k + top, b.x1 * k, b.y1 * k + top) for b in boxes]
-    flagged: list[int] = []
+    flagged: dict[int, dict[str, int]] = {}
     with pdfium.RecyclingDocument(output) as doc:
         for i in range(len(doc)):
             page = doc[i]
@@ -331,14 +458,19 @@ def _redetect(
                 words = extracted_words(page, REDACT_DPI / 72.0)
             finally:
                 page.close()
-            read = [
-                w
-                for w in ocr.read_as_is(image.convert("L"), REDACT_DPI).result.words
-                if not any(_centre_in(w.box, b) for b in boxes_on.get(i, ()))
-            ]
+            gray = image.convert("L")
+            seen = list(ocr.read_as_is(gray, REDACT_DPI).result.words)
+            seen += faint_words(gray, seen, engine, REDACT_DPI)
+            read = [w for w in seen if not any(_centre_in(w.box, b) for b in boxes_on.get(i, ()))]
+            kinds: dict[str, int] = {}
             for source in (words, read):
-                if detect(source, recognizers) or covered_words(source, [], values):
-                    flagged.append(i + 1)
+                for h in detect(source, detector):
+                    if sum(c.isalnum() for c in h.finding.value) >= 4:
+                        kinds[h.finding.kind] = kinds.get(h.finding.kind, 0) + 1
+                if covered_words(source, [], values, tokens):
+                    kinds["leak"] = kinds.get("leak", 0) + 1
+                if kinds:
+                    flagged[i + 1] = kinds
                     break
     return flagged
 

@@ -9,36 +9,92 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from pressroom.models import Box, Word
-from pressroom.redact.detect import Finding, Recognizer
+from pressroom.redact.detect import Finding
+from pressroom.redact.detect.detector import Detector, is_mention
 
 PAD_PX = 3.0
 
 
 @dataclass(frozen=True, slots=True)
 class IndexedText:
-    """Words joined by single spaces, and where each word's characters start."""
+    """Words joined into one text in some order, and where each word's characters start.
+
+    Two orders are read: the reading order (lines as OCR or the PDF gives them) and visual rows
+    across the whole page (a table's label cell and value cell on one line, a wide gap as a
+    tab), so a value is found to the right of its label even when the cells are apart.
+    """
 
     text: str
     starts: tuple[int, ...]
+    order: tuple[int, ...]  # the word index at each position
+    lengths: tuple[int, ...]
 
     @classmethod
     def of(cls, words: Sequence[Word]) -> IndexedText:
+        seps = ["\n" if i and w.line != words[i - 1].line else " " for i, w in enumerate(words)]
+        return cls._join(words, list(range(len(words))), seps)
+
+    @classmethod
+    def rows(cls, words: Sequence[Word]) -> IndexedText:
+        rows: list[list[int]] = []
+        for i in sorted(range(len(words)), key=lambda i: words[i].box.y0 + words[i].box.y1):
+            b = words[i].box
+            centre = (b.y0 + b.y1) / 2
+            if rows:
+                last = [words[j].box for j in rows[-1]]
+                top = sum(x.y0 for x in last) / len(last)
+                bottom = sum(x.y1 for x in last) / len(last)
+                if top <= centre <= bottom:
+                    rows[-1].append(i)
+                    continue
+            rows.append([i])
+        order: list[int] = []
+        seps: list[str] = []
+        for row in rows:
+            row.sort(key=lambda i: words[i].box.x0)
+            for k, i in enumerate(row):
+                if not order:
+                    seps.append(" ")
+                elif k == 0:
+                    seps.append("\n")
+                else:
+                    prev = words[row[k - 1]].box
+                    gap = words[i].box.x0 - prev.x1
+                    seps.append("\t" if gap > 1.5 * max(prev.height, 1.0) else " ")
+                order.append(i)
+        return cls._join(words, order, seps)
+
+    @classmethod
+    def _join(cls, words: Sequence[Word], order: list[int], seps: list[str]) -> IndexedText:
         parts: list[str] = []
         starts: list[int] = []
         pos = 0
-        for i, w in enumerate(words):
-            if i:
-                sep = "\n" if w.line != words[i - 1].line else " "
-                parts.append(sep)
+        for k, i in enumerate(order):
+            if k:
+                parts.append(seps[k])
                 pos += 1
             starts.append(pos)
-            parts.append(w.text)
-            pos += len(w.text)
-        return cls("".join(parts), tuple(starts))
+            parts.append(words[i].text)
+            pos += len(words[i].text)
+        return cls(
+            "".join(parts), tuple(starts), tuple(order), tuple(len(words[i].text) for i in order)
+        )
 
-    def words_in(self, start: int, end: int, words: Sequence[Word]) -> list[int]:
+    def words_in(self, start: int, end: int) -> list[int]:
         """Indexes of the words a character span touches: redaction covers whole tokens."""
-        return [i for i, s in enumerate(self.starts) if s < end and s + len(words[i].text) > start]
+        return [
+            self.order[k]
+            for k, s in enumerate(self.starts)
+            if s < end and s + self.lengths[k] > start
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A finding and the words of the page it covers."""
+
+    finding: Finding
+    words: tuple[int, ...]
 
 
 def normalise(text: str) -> str:
@@ -48,22 +104,32 @@ def normalise(text: str) -> str:
     return re.sub(r"[\W_]+", "", kept.casefold())
 
 
-def detect(words: Sequence[Word], recognizers: Iterable[Recognizer]) -> list[Finding]:
-    indexed = IndexedText.of(words)
-    found: list[Finding] = []
-    for recognizer in recognizers:
-        found += recognizer.find(indexed.text)
-    return found
+def detect(words: Sequence[Word], detector: Detector) -> list[Hit]:
+    """Findings on a page, read in reading order (with the model) and in visual rows."""
+    hits: list[Hit] = []
+    reading = IndexedText.of(words)
+    for f in detector.find(reading.text):
+        hits.append(Hit(f, tuple(reading.words_in(f.start, f.end))))
+    rows = IndexedText.rows(words)
+    if rows.text != reading.text:
+        for f in detector.find(rows.text, model=False):
+            hits.append(Hit(f, tuple(rows.words_in(f.start, f.end))))
+    return hits
 
 
 def covered_words(
-    words: Sequence[Word], findings: Iterable[Finding], values: Iterable[str] = ()
+    words: Sequence[Word],
+    hits: Iterable[Hit],
+    values: Iterable[str] = (),
+    tokens: frozenset[str] = frozenset(),
 ) -> set[int]:
-    """Words covered by a finding on this page, or by any value found anywhere in the document."""
-    indexed = IndexedText.of(words)
+    """Words covered by a finding on this page, by any value found anywhere in the document,
+    or by a name token of a person found anywhere (a surname alone, a possessive, capitals)."""
     hit: set[int] = set()
-    for f in findings:
-        hit.update(indexed.words_in(f.start, f.end, words))
+    for h in hits:
+        hit.update(h.words)
+    if tokens:
+        hit.update(i for i, w in enumerate(words) if is_mention(w.text, tokens))
     wanted = [v for v in (normalise(v) for v in values) if len(v) >= 3]
     if wanted:
         keys = [normalise(w.text) for w in words]

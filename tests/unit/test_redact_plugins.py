@@ -1,4 +1,4 @@
-"""The slot for recognizers an operator installs (an NER model, a watch list)."""
+"""The model slot (a spaCy pipeline, installed by default) and the operator's extra recognisers."""
 
 from __future__ import annotations
 
@@ -6,14 +6,20 @@ from dataclasses import dataclass
 
 import pytest
 
+from pressroom.redact.detect.detector import Detector, check_policy_classes
+from pressroom.redact.detect.ner import (
+    DEFAULT_MODEL,
+    NerModelError,
+    NerRecognizer,
+    check_installed,
+    model_name,
+    recase,
+)
 from pressroom.redact.detect.plugins import (
     RecognizerConfigError,
-    SpacyNerRecognizer,
     _installed,
     installed_recognizers,
 )
-from pressroom.redact.engine import recognizers_for
-from pressroom.redact.policy import parse_policy
 
 
 @pytest.fixture(autouse=True)
@@ -21,16 +27,32 @@ def fresh_cache() -> None:
     _installed.cache_clear()
 
 
-def test_nothing_installed_by_default() -> None:
+def test_nothing_extra_installed_by_default() -> None:
     assert installed_recognizers({}) == ()
+
+
+def test_the_default_model_is_installed_and_named_by_the_env() -> None:
+    assert model_name({}) == DEFAULT_MODEL
+    check_installed(DEFAULT_MODEL)  # `make` installed it from requirements/ner-model.txt
+    assert model_name({"PRESSROOM_NER_MODEL": "en_core_web_lg"}) == "en_core_web_lg"
+
+
+def test_a_missing_model_is_refused_at_the_door_without_loading() -> None:
+    with pytest.raises(NerModelError, match="not installed"):
+        check_policy_classes(("name",), {"PRESSROOM_NER_MODEL": "no_such_model_pkg"})
+    with pytest.raises(NerModelError):
+        check_installed("/nonexistent/model")
+    # a policy without names needs no model
+    check_policy_classes(("account-number",), {"PRESSROOM_NER_MODEL": "no_such_model_pkg"})
 
 
 def test_factories_load_and_join_only_their_class(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRESSROOM_RECOGNIZERS", "tests.operator_recognizers:watch_list")
-    kinds = [r.kind for r in recognizers_for(parse_policy("name", now=0))]
-    assert kinds.count("name") == 2
-    # a policy without names does not run the name watch list
-    assert [r.kind for r in recognizers_for(parse_policy("account-number", now=0))] == [
+    kinds = [r.kind for r in Detector.for_classes(["name"]).recognizers]
+    # ours, the model, the operator's watch list: the extra adds, never replaces
+    assert kinds.count("name") == 3
+    # a policy without names does not run the name watch list (nor load the model)
+    assert [r.kind for r in Detector.for_classes(["account-number"]).recognizers] == [
         "account-number"
     ]
 
@@ -49,18 +71,6 @@ def test_a_factory_that_cannot_load_is_a_clear_error(spec: str) -> None:
         installed_recognizers({"PRESSROOM_RECOGNIZERS": spec})
 
 
-def test_ner_model_without_spacy_is_a_clear_error() -> None:
-    # spaCy is not a dependency of Pressroom; either way this environment has it, the error is clear
-    try:
-        import spacy  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        with pytest.raises(RecognizerConfigError, match="spaCy is not installed"):
-            installed_recognizers({"PRESSROOM_NER_MODEL": "en_core_web_sm"})
-    else:  # pragma: no cover - an environment with spaCy but without that model
-        with pytest.raises(RecognizerConfigError, match="could not load"):
-            installed_recognizers({"PRESSROOM_NER_MODEL": "/nonexistent/model"})
-
-
 @dataclass
 class _Ent:
     text: str
@@ -74,13 +84,32 @@ class _Doc:
     ents: list[_Ent]
 
 
-def test_person_entities_become_name_findings() -> None:
-    text = "Minutes by Ada Okafor at Lagos."
+def test_person_entities_become_name_findings_without_their_title() -> None:
+    text = "Minutes by Dr Ada Okafor's team at Lagos."
 
     def nlp(t: str) -> _Doc:  # the shape spaCy's Language.__call__ returns
-        return _Doc([_Ent("Ada Okafor", 11, 21, "PERSON"), _Ent("Lagos", 25, 30, "GPE")])
+        return _Doc([_Ent("Dr Ada Okafor's", 11, 26, "PERSON"), _Ent("Lagos", 35, 40, "GPE")])
 
-    found = SpacyNerRecognizer(nlp).find(text)
+    model = NerRecognizer(nlp)
+    found = model.find(text)
     assert [(f.kind, f.value, text[f.start : f.end]) for f in found] == [
         ("name", "Ada Okafor", "Ada Okafor")
     ]
+    assert model.others(text) == [(35, 40)]
+
+
+def test_capitals_are_read_again_recased() -> None:
+    text = "PAYMENT TO OLUSEGUN ADEBAYO REF 4411"
+    assert recase(text) == "Payment To Olusegun Adebayo Ref 4411"
+    seen: list[str] = []
+
+    def nlp(t: str) -> _Doc:
+        seen.append(t)
+        start = t.find("Olusegun Adebayo")
+        return _Doc(
+            [_Ent(t[start : start + 16], start, start + 16, "PERSON")] if start >= 0 else []
+        )
+
+    found = NerRecognizer(nlp).find(text)
+    assert seen == [text, recase(text)]
+    assert [f.value for f in found] == ["OLUSEGUN ADEBAYO"]

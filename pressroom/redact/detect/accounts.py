@@ -1,32 +1,109 @@
-"""Account numbers: validated by checksum where one exists (IBAN, card Luhn, US ABA routing),
-label-anchored where none does (account numbers, UK sort codes)."""
+"""Account numbers: validated by checksum where one exists (IBAN mod 97, card Luhn on issuer
+prefixes, US ABA routing), label-anchored where none does (account numbers, UK sort codes).
+
+Values may be written in any case, with or without spaces, and wrapped over two lines (the page
+text joins lines with a newline, which the separators accept)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from stdnum import iban, luhn
+from stdnum import luhn
 from stdnum.us import rtn
 
 from pressroom.redact.detect import Finding
 
 KIND = "account-number"
-_SEP = r"[ \-\u00a0]?"
-IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?:" + _SEP + r"[A-Z0-9]{1,4}){3,8}\b")
-CARD_RE = re.compile(r"(?<![\d-])\d(?:" + _SEP + r"\d){12,18}(?![\d-])")
-ABA_RE = re.compile(r"(?<!\d)\d{9}(?!\d)")
-LABEL_RE = re.compile(
-    r"(?i)\b(?:account|acct|a/c)\.?\s*(?:no\.?|number|num\.?|#)?\s*[:#]?\s*"
-    # digits in groups (single spaces or hyphens): "Account number: 1234 5678   Reference …"
-    r"(?P<value>\d(?:[ \-]?\d){3,29})"
+_SEP = r"(?:[ \-\u00a0]|[ \t]*\n[ \t]*)?"
+# a run that may hold an IBAN: country, check digits, then up to 30 letters and digits in groups
+IBAN_RUN_RE = re.compile(r"(?i)(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:" + _SEP + r"[A-Z0-9]{1,4}){2,9}")
+CARD_RE = re.compile(r"(?<![\d-])\d(?:" + _SEP + r"\d){11,18}(?![\d-])")
+ABA_RE = re.compile(
+    r"(?<![\d-])\d{3}[ \-]?\d{3}[ \-]?\d{3}(?![\d-])|(?<![\d-])\d{4}-\d{4}-\d(?![\d-])"
 )
-SORT_RE = re.compile(r"(?i)\bsort\s*code\s*[:#]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})\b")
-ROUTING_LABEL_RE = re.compile(r"(?i)\b(?:routing|aba|rtn)\b")
+_LABEL_WORDS = (
+    r"(?:account|acct|a/c|acc)\.?\s*(?:no\.?|number|num\.?|nr\.?|#)?"
+    r"|(?:bank\s+)?account\s+details"
+    r"|card\s*(?:no\.?|number)|iban|bsb|clabe|routing\s*(?:no\.?|number)?"
+)
+LABEL_RE = re.compile(
+    rf"(?i)\b(?:{_LABEL_WORDS})\s*(?:is|was|:|#|-|=)?\s*(?:is\s*)?[:#]?\s*"
+    # digits in groups (single spaces or hyphens): "Account number: 1234 5678   Reference …"
+    r"(?P<value>(?:[A-Z]{1,4}[ \-]?)?\d(?:[ \-]?\d){3,29})"
+)
+SORT_RE = re.compile(
+    r"(?i)\bsort\s*code\s*(?:is\s*)?[:#\-]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})(?!\d)"
+)
+ROUTING_LABEL_RE = re.compile(r"(?i)\b(?:routing|aba|rtn|transit)\b")
+# IBAN lengths per country (ISO 13616 registry); a run is cut to its country's length
+IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
+    "BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,
+    "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27,
+    "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
+    "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32,
+    "LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22, "MK": 19,
+    "MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23, "PK": 24,
+    "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31,
+    "SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23,
+    "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
+}  # fmt: skip
+# Issuer prefixes and lengths of payment cards (Visa, Mastercard, Amex, Discover, JCB, Diners,
+# Maestro, UnionPay, Mir): a Luhn-valid digit run outside these is some other number (a national
+# id, an order number) and stays.
+CARD_PREFIX_RE = re.compile(
+    r"^(?:4\d{11,18}"
+    r"|5[1-5]\d{14}|2(?:2[2-9]|[3-6]\d|7[01])\d{13}|2720\d{12}"
+    r"|3[47]\d{13}"
+    r"|6(?:011|5\d\d|4[4-9]\d)\d{12,15}"
+    r"|35(?:2[89]|[3-8]\d)\d{12,15}"
+    r"|3(?:0[0-5]|[68]\d)\d{11,16}"
+    r"|(?:50|5[6-9]|6\d)(?:\d{10}|\d{12,17})"
+    r"|62\d{14,17}"
+    r"|220[0-4]\d{12})$"
+)
 
 
-def _digits(text: str) -> str:
+def _alnum(text: str) -> str:
     return re.sub(r"[^0-9A-Za-z]", "", text)
+
+
+def iban_ok(candidate: str) -> bool:
+    """ISO 13616: the country's length and the mod-97 checksum. No bank-registry look-up: a
+    real account at a bank the registry does not list is still an account."""
+    number = candidate.upper()
+    if IBAN_LENGTHS.get(number[:2]) != len(number):
+        return False
+    moved = number[4:] + number[:4]
+    digits = "".join(str(int(c, 36)) for c in moved)
+    return int(digits) % 97 == 1
+
+
+def _iban_spans(text: str) -> list[tuple[int, int]]:
+    """IBANs in runs that may carry a neighbour ("GB82 WEST 1234 5698 7654 32 REF"): the run is
+    cut to the country's length and kept only when the checksum holds."""
+    spans: list[tuple[int, int]] = []
+    for m in IBAN_RUN_RE.finditer(text):
+        want = IBAN_LENGTHS.get(m.group()[:2].upper())
+        if want is None:
+            continue
+        count = 0
+        end = m.start()
+        for i in range(m.start(), m.end()):
+            if text[i].isalnum():
+                count += 1
+                if count == want:
+                    end = i + 1
+                    break
+        if count != want:
+            continue
+        # glued to more letters or digits: a longer code, not this IBAN
+        if end < len(text) and text[end].isalnum():
+            continue
+        if iban_ok(_alnum(text[m.start() : end])):
+            spans.append((m.start(), end))
+    return spans
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,21 +112,26 @@ class AccountNumberRecognizer:
 
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
-        for m in IBAN_RE.finditer(text):
-            if iban.is_valid(_digits(m.group()).upper()):
-                found.append(Finding(KIND, m.start(), m.end(), m.group(), "iban"))
+        ibans = _iban_spans(text)
+        for start, end in ibans:
+            found.append(Finding(KIND, start, end, text[start:end], "iban"))
         for m in CARD_RE.finditer(text):
-            number = _digits(m.group())
-            if 13 <= len(number) <= 19 and luhn.is_valid(number):
+            if any(s <= m.start() < e or s < m.end() <= e for s, e in ibans):
+                continue
+            if _inside_code(text, m.start(), m.end()):
+                continue
+            number = _alnum(m.group())
+            if CARD_PREFIX_RE.match(number) and luhn.is_valid(number):
                 found.append(Finding(KIND, m.start(), m.end(), m.group(), "card-luhn"))
         for m in ABA_RE.finditer(text):
             # nine digits pass the ABA checksum one time in ten by chance: a routing number
             # needs its label nearby as well
             window = text[max(0, m.start() - 40) : m.start()]
-            if rtn.is_valid(m.group()) and ROUTING_LABEL_RE.search(window):
+            number = _alnum(m.group())
+            if rtn.is_valid(number) and ROUTING_LABEL_RE.search(window):
                 found.append(Finding(KIND, m.start(), m.end(), m.group(), "aba-routing"))
         for m in LABEL_RE.finditer(text):
-            value = m.group("value").strip()
+            value = m.group("value").strip(" -")
             if sum(c.isdigit() for c in value) >= 4:
                 start = m.start("value")
                 found.append(Finding(KIND, start, start + len(value), value, "labelled-account"))
@@ -61,6 +143,13 @@ class AccountNumberRecognizer:
             Finding(f.kind, f.start, f.end, text[f.start : f.end], f.recognizer)
             for f in _merge(found)
         ]
+
+
+def _inside_code(text: str, start: int, end: int) -> bool:
+    """A digit run glued to letters ("XX12" + digits of a malformed IBAN, "INV-2024…") is part of
+    some other code."""
+    before = text[max(0, start - 4) : start]
+    return bool(re.search(r"[A-Za-z]{2}\d{0,2}$", before))
 
 
 def _merge(found: list[Finding]) -> list[Finding]:

@@ -1,5 +1,7 @@
-"""Postal addresses (US, Canada, UK): pyap2 finds them in free text; an "Address:" label
-anchors the rest of its line even when pyap2 does not recognise the format."""
+"""Postal addresses (US, Canada, UK): pyap2 finds them in free text, usaddress's tagger finds one-
+line US addresses pyap misses, an "Address:" label anchors the rest of its line, and a block of
+address lines (a window-envelope block: PO box or building, street, town, postcode) is taken
+whole when its last line is an address."""
 
 from __future__ import annotations
 
@@ -12,11 +14,22 @@ from pressroom.redact.detect import Finding
 KIND = "address"
 COUNTRIES: tuple[Literal["US", "CA", "GB"], ...] = ("US", "CA", "GB")
 LABEL_RE = re.compile(
-    r"(?i)\b(?:home\s+|postal\s+|mailing\s+|street\s+)?address\s*[:\-]\s*(?P<value>[^\n]{6,120})"
+    r"(?i)\b(?:home\s+|postal\s+|mailing\s+|street\s+|residential\s+|correspondence\s+)?"
+    r"address\s*[:\-\t]\s*(?P<value>[^\n\t]{6,120})"
 )
-
-
 HOUSE_NUMBER = re.compile(r"\b\d+[A-Za-z]?\b")
+UK_POSTCODE = re.compile(r"\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b")
+CA_POSTCODE = re.compile(r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b")
+US_ZIP_LINE = re.compile(r"\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b")
+# first lines of an address block that carry no house number
+BLOCK_LINE = re.compile(
+    r"(?i)^(?:p\.?\s*o\.?\s*box\s+\d+|(?:flat|apartment|apt|suite|unit|room)\s+\w+"
+    r"|[\w' \-]+\s(?:house|court|building|lodge|cottage|farm|mansions|tower|hall|manor|"
+    r"chambers|buildings|barn|mill|centre|center|estate)\b.*"
+    r"|\d+[A-Za-z]?(?:[ ,\-]+\d+)?\s+[A-Za-z].*)$"
+)
+_LEAD_NOISE = re.compile(r"(?:[\d,.]+[ \t]+(?:[a-z]+[ \t]+)+)+(?=\d)")
+ZIP = re.compile(r"^\d{5}(?:-\d{4})?[.,;]?$")
 
 
 def _trim_start(text: str, start: int, end: int) -> int:
@@ -24,6 +37,10 @@ def _trim_start(text: str, start: int, end: int) -> int:
     Send to 12 Elm Street, Leeds LS1 4DY"): start at the house number then."""
     while start < end and text[start].isspace():
         start += 1
+    # "500 to 12 Elm Street": an amount and lower-case words before the house number
+    lead = _LEAD_NOISE.match(text, start, end)
+    if lead:
+        start = lead.end()
     value = text[start:end]
     number = HOUSE_NUMBER.search(value)
     if number is not None and number.start() > 0:
@@ -31,10 +48,60 @@ def _trim_start(text: str, start: int, end: int) -> int:
         begins_mid_word = start > 0 and text[start - 1].isalnum()
         if "\n" in prefix or begins_mid_word or not value[:1].isupper():
             start += number.start()
+    elif number is None:
+        # no house number: the address starts after the last sentence break before the street
+        cut = max(value.rfind(". "), value.rfind("\n"), value.rfind(": "))
+        if cut >= 0:
+            start += cut + 2 if value[cut] != "\n" else cut + 1
     return start
 
 
-ZIP = re.compile(r"^\d{5}(?:-\d{4})?[.,;]?$")
+_PYAP_STEPS = (
+    (re.compile(r"[ \t]*(?:,[ \t]*)+"), ", "),
+    (re.compile(r" +"), " "),
+    (re.compile("[\u2010-\u2015]"), "-"),
+)
+
+
+def normalised_with_map(text: str) -> tuple[str, list[int]]:
+    """The text as pyap normalises it (comma runs as ", ", space runs as one, dashes as "-"),
+    and for each character of that copy the offset of its source character: pyap's offsets
+    are into its copy, never the original."""
+    where = list(range(len(text)))
+    for pattern, repl in _PYAP_STEPS:
+        out: list[str] = []
+        moved: list[int] = []
+        pos = 0
+        for m in pattern.finditer(text):
+            out.append(text[pos : m.start()])
+            moved += where[pos : m.start()]
+            anchor = m.start() + max(m.group().find(","), 0)
+            out.append(repl)
+            moved += [where[anchor]] * len(repl)
+            pos = m.end()
+        out.append(text[pos:])
+        moved += where[pos:]
+        text, where = "".join(out), moved
+    return text, where
+
+
+def _pyap(text: str) -> list[Finding]:
+    import pyap  # lazily: only address jobs pay for it
+
+    clean, where = normalised_with_map(text)
+    found: list[Finding] = []
+    for country in COUNTRIES:
+        for address in pyap.parse(clean, country=country):
+            a, b = address.match_start, address.match_end
+            if a is None or b is None or b <= a:
+                continue
+            start, end = where[a], where[b - 1] + 1
+            start = _trim_start(text, start, end)
+            value = text[start:end].rstrip(" ,;\n\t")
+            end = start + len(value)
+            if end > start:
+                found.append(Finding(KIND, start, end, value, f"pyap-{country}"))
+    return found
 
 
 def _usaddress_lines(text: str) -> list[Finding]:
@@ -68,24 +135,80 @@ def _usaddress_lines(text: str) -> list[Finding]:
     return found
 
 
+def _is_last_line(line: str) -> bool:
+    """A town-and-postcode line: the end of a postal address block."""
+    return bool(UK_POSTCODE.search(line) or CA_POSTCODE.search(line) or US_ZIP_LINE.search(line))
+
+
+def _blocks(text: str, found: list[Finding]) -> list[Finding]:
+    """Grow a finding upwards over the block lines above it (PO box, building, street), so an
+    address written as a block is taken whole, not cut to its last line."""
+    grown: list[Finding] = []
+    for f in found:
+        line_start = text.rfind("\n", 0, f.start) + 1
+        if text[line_start : f.start].strip() and not _is_last_line(text[f.start : f.end]):
+            continue
+        start = line_start if not text[line_start : f.start].strip() else f.start
+        moved = False
+        for _ in range(3):
+            if start == 0:
+                break
+            prev_start = text.rfind("\n", 0, start - 1) + 1
+            prev = text[prev_start : start - 1].strip()
+            if not prev or len(prev) > 60 or not BLOCK_LINE.match(prev):
+                break
+            start = prev_start + (
+                len(text[prev_start : start - 1]) - len(text[prev_start : start - 1].lstrip())
+            )
+            moved = True
+        if moved:
+            grown.append(Finding(KIND, start, f.end, text[start : f.end], f.recognizer + "-block"))
+    return grown
+
+
+def _postcode_blocks(text: str) -> list[Finding]:
+    """A postcode line under one or two address lines, where no recogniser saw the whole."""
+    found: list[Finding] = []
+    lines = text.split("\n")
+    offsets = []
+    pos = 0
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    for i, line in enumerate(lines):
+        if not _is_last_line(line) or len(line.strip()) > 60 or i == 0:
+            continue
+        first = i
+        while first > 0 and i - first < 3:
+            prev = lines[first - 1].strip()
+            if not prev or len(prev) > 60 or not BLOCK_LINE.match(prev):
+                break
+            first -= 1
+        if first == i:
+            continue
+        start = offsets[first] + (len(lines[first]) - len(lines[first].lstrip()))
+        end = offsets[i] + len(lines[i].rstrip())
+        found.append(Finding(KIND, start, end, text[start:end], "block"))
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class AddressRecognizer:
     kind: str = KIND
 
     def find(self, text: str) -> list[Finding]:
-        import pyap  # lazily: only address jobs pay for it
-
-        found: list[Finding] = []
-        for country in COUNTRIES:
-            for address in pyap.parse(text, country=country):
-                start, end = address.match_start, address.match_end
-                if start is None or end is None:
-                    continue
-                start = _trim_start(text, start, end)
-                found.append(Finding(KIND, start, end, text[start:end], f"pyap-{country}"))
+        found = _pyap(text)
         found += _usaddress_lines(text)
+        found += _blocks(text, found)
+        found += _postcode_blocks(text)
         for m in LABEL_RE.finditer(text):
             value = m.group("value").strip()
             start = m.start("value")
             found.append(Finding(KIND, start, start + len(value), value, "label"))
-        return found
+        return [f for f in found if _looks_like_address(f.value)]
+
+
+def _looks_like_address(value: str) -> bool:
+    """At least two words and something an address has: a number or a postcode."""
+    words = value.split()
+    return len(words) >= 2 and any(c.isdigit() for c in value) and len(value.strip()) >= 8

