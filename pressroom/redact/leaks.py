@@ -58,8 +58,14 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
                 leaks.append(Leak("pdfium-text", f"page {i + 1}", n))
     with pikepdf.open(path) as pdf:
         for obj in pdf.objects:
-            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") != "/Image":
-                # (pixels are not text: what a picture shows is checked by OCR, not here)
+            if (
+                isinstance(obj, pikepdf.Stream)
+                and obj.get("/Subtype") != "/Image"
+                and obj.get("/Type") not in ("/ObjStm", "/XRef")
+            ):
+                # (pixels are not text: what a picture shows is checked by OCR, not here; an
+                # object stream's objects are walked one by one below, its raw bytes are PDF
+                # syntax — "/ToUnicode" is no leak of a name "Unicode")
                 data = _stream_bytes(obj)
                 n = max(_hits(t, wanted) for t in _decodings(data))
                 n = max(n, _content_strings_hits(obj, wanted))

@@ -32,7 +32,7 @@ RULES = {
     "account-number": AccountNumberRecognizer,
 }
 # name findings that a model's "this is an organisation / a place" overrules
-WEAK_NAME_SOURCES = frozenset({"census", "speaker", "cue"})
+WEAK_NAME_SOURCES = frozenset({"census", "speaker"})
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.names import HONORIFIC, ROLES, STOP, UPPER
+from pressroom.redact.detect.names import HONORIFIC, ROLES, STOP, UPPER, census
 from pressroom.redact.detect.plugins import RecognizerConfigError
 
 ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
@@ -109,11 +109,17 @@ def clean_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _plausible(value: str) -> bool:
+    """A two-word name, or one word that is a known given name or surname: the small model
+    calls many a capitalised word at a sentence start a person ("Ünïcödé text …"). A surname
+    alone is still found once the full name stands anywhere (propagation)."""
     words = [w.strip(".,").casefold() for w in value.split()]
     if not words or not any(c.isupper() for c in value):
         return False
     if all(w in STOP or w in ROLES for w in words):
         return False
+    if len(words) == 1:
+        first, last = census()
+        return words[0] in first or words[0] in last
     return sum(c.isalpha() for c in value) >= 2
 
 
