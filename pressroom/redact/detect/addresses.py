@@ -26,6 +26,8 @@ BLOCK_LINE = re.compile(
     r"(?i)^(?:p\.?\s*o\.?\s*box\s+\d+|(?:flat|apartment|apt|suite|unit|room)\s+\w+"
     r"|[\w' \-]+\s(?:house|court|building|lodge|cottage|farm|mansions|tower|hall|manor|"
     r"chambers|buildings|barn|mill|centre|center|estate)\b.*"
+    r"|[\w' \-]+\s(?:lane|road|street|avenue|close|drive|way|crescent|terrace|place|grove|"
+    r"gardens|hill|row|walk|mews|square|court|rd|st|ave)\.?"
     r"|\d+[A-Za-z]?(?:[ ,\-]+\d+)?\s+[A-Za-z].*)$"
 )
 _LEAD_NOISE = re.compile(r"(?:[\d,.]+[ \t]+(?:[a-z]+[ \t]+)+)+(?=\d)")

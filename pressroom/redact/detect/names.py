@@ -86,6 +86,7 @@ SIGN_OFF_RE = re.compile(
 HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Rev|Lady|Lord|Madam|Mme|Mlle|Herr|Frau|Sr|Sra)"
 # "Dr" after a street word or a house number is Drive: "12 Elm Dr Springfield"
 HONORIFIC_RE = re.compile(rf"(?<![0-9][ \t])(?<!\d)\b(?i:{HONORIFIC})\.?[ \t]+(?P<name>{_NAME})")
+_STREET_BEFORE = re.compile(r"\d+[A-Za-z]?[ \t]+(?:[A-Z][\w'\-]*[ \t]+){1,3}$")
 # transcripts: a speaker label at the start of a line ("OKAFOR:", "Maria Okafor:")
 SPEAKER_RE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME})[ \t]*:[ \t]")
 # a lookahead, so pairs overlap: in "Contact Mary Johnson" the pair "Mary Johnson" is tried too
@@ -396,6 +397,10 @@ class NameRecognizer:
             (SPEAKER_RE, "speaker"),
         ):
             for m in regex.finditer(text):
+                if source == "honorific" and _STREET_BEFORE.search(
+                    text, max(0, m.start() - 40), m.start()
+                ):
+                    continue  # "12 Elm Dr Springfield": Drive, not a doctor
                 group = next(
                     g for g in ("name", "cell", "am", "alone") if g in m.groupdict() and m[g]
                 )

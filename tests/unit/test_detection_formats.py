@@ -1,0 +1,193 @@
+"""Detection written from public formats: ISO 13616 IBANs, card issuer ranges, ABA routing, postal
+address blocks, name cues in any script, and the text-level detector with propagation."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from stdnum import luhn
+from stdnum.za import idnr
+
+from pressroom.redact.detect.accounts import AccountNumberRecognizer, iban_ok
+from pressroom.redact.detect.addresses import AddressRecognizer, normalised_with_map
+from pressroom.redact.detect.detector import Detector, name_tokens, occurrences
+from pressroom.redact.detect.names import NameRecognizer
+
+
+def make_iban(country: str, bban: str) -> str:
+    """ISO 13616: check digits = 98 - (BBAN + country + "00" as base-36 digits) mod 97."""
+    digits = "".join(str(int(c, 36)) for c in bban + country + "00")
+    return f"{country}{98 - int(digits) % 97:02d}{bban}"
+
+
+def grouped(number: str) -> str:
+    return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+
+
+DE = make_iban("DE", "370400440532013000")
+GB = make_iban("GB", "WEST12345698765432")
+FR = make_iban("FR", "20041010050500013M02606")
+
+
+def accounts(text: str) -> list[str]:
+    return [f.value for f in AccountNumberRecognizer().find(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"IBAN {grouped(GB)} REF 4411", grouped(GB)),  # a short token after it is not swallowed
+        (f"iban: {grouped(DE).lower()}", grouped(DE).lower()),  # lower case
+        (f"TFR {GB} SALARY", GB),  # without spaces, inside a transaction description
+        (f"Pay to {grouped(FR)[:14]}\n{grouped(FR)[15:]} by Friday", None),  # wrapped
+        # a checksum-valid IBAN whose bank code is not in the registry's format is still one
+        (f"IBAN {make_iban('GB', '1234' + '12345612345678')}", None),
+    ],
+)
+def test_ibans(text: str, value: str | None) -> None:
+    found = AccountNumberRecognizer().find(text)
+    assert len(found) == 1
+    if value is not None:
+        assert found[0].value == value
+    assert iban_ok("".join(c for c in found[0].value if c.isalnum()).upper())
+
+
+def test_a_malformed_iban_is_no_card_and_no_iban() -> None:
+    bad = GB[:-1] + str((int(GB[-1]) + 1) % 10)
+    assert accounts(f"IBAN {bad}") == []
+    assert accounts(f"IBAN {grouped(bad)}") == []
+
+
+@pytest.mark.parametrize(
+    "card",
+    [
+        "4111 1111 1111 1111",  # Visa
+        "5500-0000-0000-0004",  # Mastercard
+        "3782 822463 10005",  # Amex
+        "6011000990139424",  # Discover
+        "3530111333300000",  # JCB
+        "30569309025904",  # Diners
+        "5018 1234 5678",  # a 12-digit Maestro
+        "4222222222222",  # a 13-digit Visa
+    ],
+)
+def test_cards(card: str) -> None:
+    digits = "".join(c for c in card if c.isdigit())
+    if not luhn.is_valid(digits):  # the 12-digit Maestro above is made valid here
+        card = card[:-1] + luhn.calc_check_digit(digits[:-1])
+    assert accounts(f"Card {card} expires 09/29") == [card]
+
+
+def test_luhn_valid_national_ids_are_not_cards() -> None:
+    rng = random.Random(7)
+    ids: list[str] = []
+    while len(ids) < 300:
+        candidate = "".join(rng.choice("0123456789") for _ in range(13))
+        if idnr.is_valid(candidate) and candidate[0] != "4":
+            ids.append(candidate)
+    flagged = [i for i in ids if accounts(f"ID number {i} on file.")]
+    assert flagged == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Routing number 021-000-021, account 12345678", "021-000-021"),
+        ("ABA 021000021", "021000021"),
+        ("Your account number is 12345678.", "12345678"),
+        ("Sort code\t12-34-56", "12-34-56"),  # label and value in separate cells
+        ("Sort code:\n12-34-56", "12-34-56"),  # value below its label
+    ],
+)
+def test_labelled_numbers(text: str, value: str) -> None:
+    assert value in accounts(text)
+
+
+def test_pyap_offsets_survive_its_normalisation() -> None:
+    text = "Paid 1,000 , 2,000,  and   3,500 to 12  Elm Street,Leeds LS1 4DY now"
+    clean, where = normalised_with_map(text)
+    assert clean == "Paid 1, 000, 2, 000, and 3, 500 to 12 Elm Street, Leeds LS1 4DY now"
+    assert all(text[w] == c or c in ", " for c, w in zip(clean, where, strict=True))
+    found = {f.value for f in AddressRecognizer().find(text)}
+    assert "12  Elm Street,Leeds LS1 4DY" in found
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "Ms A Okafor\nPO Box 4411\nHarbour House\n12 Quay Road\nBristol BS1 4DY\nDear Ms A",
+            "PO Box 4411\nHarbour House\n12 Quay Road\nBristol BS1 4DY",
+        ),
+        ("Rose Cottage\nMill Lane\nYork YO1 7HH", "Rose Cottage\nMill Lane\nYork YO1 7HH"),
+    ],
+)
+def test_address_blocks_are_taken_whole(text: str, address: str) -> None:
+    spans = [(f.start, f.end) for f in AddressRecognizer().find(text)]
+    start = text.index(address)
+    assert any(s <= start and start + len(address) <= e for s, e in spans)
+
+
+def test_an_iban_is_not_an_address() -> None:
+    detector = Detector.for_classes(["address", "account-number"])
+    found = detector.find_all(f"Bank details - IBAN: {grouped(GB)}\nThank you")
+    assert [f.kind for f in found] == ["account-number"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Dear José Álvarez, thank you.", "José Álvarez"),
+        ("dear Zoë Nguyễn,", "Zoë Nguyễn"),
+        ("My name is Øyvind Şahin and I called.", "Øyvind Şahin"),
+        ("Hi, my name is Kwabena Mensah.", "Kwabena Mensah"),
+        ("OKAFOR: We were never told.", "OKAFOR"),
+        ("Wei Zhang: I agree.", "Wei Zhang"),
+        ("Attn: Maria de la Cruz", "Maria de la Cruz"),
+        ("Payee\tADEBAYO OLUSEGUN\n", "ADEBAYO OLUSEGUN"),
+    ],
+)
+def test_cue_names_in_any_script_and_case(text: str, name: str) -> None:
+    assert name in [f.value for f in NameRecognizer().find(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ship to 12 Elm Dr Springfield",  # Dr as Drive
+        "INTERVIEWER: When did it start?",  # a role, not a person
+        "Account Number: 12345678",
+        "Sort Code: 12-34-56",
+    ],
+)
+def test_not_names(text: str) -> None:
+    assert NameRecognizer().find(text) == []
+
+
+def test_every_mention_of_a_person_goes() -> None:
+    text = (
+        "Dear Adaeze Okafor-Bello, you joined in May. Okafor-Bello's team grew; "
+        "OKAFOR-BELLO said so. Ms Okafor-Bello left. A bello is not a person."
+    )
+    found = Detector.for_classes(["name"]).find_all(text)
+    values = [f.value for f in found]
+    assert values[0] == "Adaeze Okafor-Bello"
+    assert "Okafor-Bello's" in values and "OKAFOR-BELLO" in values
+    assert sum("Okafor-Bello" in v for v in values) == 3
+    assert "bello" not in values
+    assert all(text[f.start : f.end] == f.value for f in found)
+
+
+def test_name_tokens_leave_titles_and_particles() -> None:
+    assert name_tokens(["Dr Maria de la Cruz's", "Mr. Wei Zhang"]) == {
+        "maria",
+        "cruz",
+        "wei",
+        "zhang",
+    }
+
+
+def test_account_numbers_recur_with_and_without_spaces() -> None:
+    text = f"IBAN {grouped(GB)} ... later {GB} and {grouped(GB).lower()}"
+    assert len(occurrences(text, [GB], 6)) == 3
