@@ -29,3 +29,24 @@ def watch_list() -> WatchList:
 
 def not_a_recognizer() -> object:
     return object()
+
+
+@dataclass(frozen=True)
+class ContextDependent:
+    """Like a model whose reading depends on context: "Lighthouse" is a name only when the watched
+    name is not beside it. Redacting the watched name changes its mind on the output, which is
+    what the review hold exists for."""
+
+    kind: str = "name"
+
+    def find(self, text: str) -> list[Finding]:
+        if any(name in text for name in WATCHED):
+            return []
+        return [
+            Finding(self.kind, m.start(), m.end(), m.group(), "context")
+            for m in re.finditer("Lighthouse", text)
+        ]
+
+
+def watch_list_and_context() -> list[object]:
+    return [WatchList(), ContextDependent()]

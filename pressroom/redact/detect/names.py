@@ -359,19 +359,21 @@ def _word(token: str) -> str:
     return token.strip(".,;:").casefold()
 
 
-def trim_name(name: str) -> str:
-    """Stop at words that end a name in running text ("Jane Doe Date of birth")."""
-    kept: list[str] = []
-    for token in name.split():
-        if not kept and re.fullmatch(rf"(?i:{HONORIFIC})\.?", token):
+def trim_name(name: str) -> tuple[int, int]:
+    """The span of a name inside a matched run: leading titles dropped, stopped at words that
+    end a name in running text ("Jane Doe Date of birth")."""
+    kept: list[re.Match[str]] = []
+    for token in re.finditer(r"\S+", name):
+        word = token.group()
+        if not kept and re.fullmatch(rf"(?i:{HONORIFIC})\.?", word):
             continue
-        if _word(token) in STOP or _word(token) in ROLES:
+        if _word(word) in STOP or _word(word) in ROLES:
             break
         kept.append(token)
     # a particle never ends a name ("Maria de" is "Maria")
-    while kept and re.fullmatch(_PARTICLE, kept[-1]):
+    while kept and re.fullmatch(_PARTICLE, kept[-1].group()):
         kept.pop()
-    return " ".join(kept)
+    return (kept[0].start(), kept[-1].end()) if kept else (0, 0)
 
 
 def _is_name(name: str) -> bool:
@@ -404,12 +406,13 @@ class NameRecognizer:
                 group = next(
                     g for g in ("name", "cell", "am", "alone") if g in m.groupdict() and m[g]
                 )
-                name = trim_name(m.group(group))
+                a, b = trim_name(m.group(group))
+                name = m.group(group)[a:b]
                 if not name or not _is_name(name):
                     continue
                 if source in ("speaker", "cue") and not self._plausible(name, source):
                     continue
-                start = m.start(group)
+                start = m.start(group) + a
                 found.append(Finding(KIND, start, start + len(name), name, source))
         if self.use_gazetteer:
             first_names, last_names = census()

@@ -1,0 +1,182 @@
+"""Detection on pages as a reader sees them: faint print, table cells, wrapped values, and the
+dry run and offline review as a user meets them on the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from pressroom.engines.tesseract import TesseractEngine
+from pressroom.pipeline.runner import JobOptions
+from pressroom.redact.engine import detect_document
+from pressroom.redact.faint import grey_bands
+from pressroom.redact.policy import parse_policy
+from pressroom.synth import find_font, image_pdf
+from pressroom.templates import resolve_template
+
+pytestmark = pytest.mark.integration
+
+IBAN = "GB82 WEST 1234 5698 7654 32"
+DPI = 300
+
+
+def page(rows: list[tuple[float, float, str, int]]) -> Image.Image:
+    """A letter-size scan; each row is (x inches, y inches, text, grey level)."""
+    image = Image.new("L", (round(8.5 * DPI), round(5 * DPI)), 255)
+    draw = ImageDraw.Draw(image)
+    face = ImageFont.truetype(str(find_font("DejaVuSerif.ttf")), round(11 * DPI / 72))
+    for x, y, text, grey in rows:
+        draw.text((x * DPI, y * DPI), text, fill=grey, font=face)
+    return image
+
+
+def findings(tmp: Path, image: Image.Image, engine: TesseractEngine) -> list[tuple[str, str]]:
+    src = image_pdf([image], tmp / "scan.pdf", DPI)
+    found = detect_document(
+        src,
+        parse_policy("name,address,account-number", now=0),
+        engine,
+        JobOptions(template=resolve_template(None)),
+    )
+    return [(f.kind, f.value) for f in found]
+
+
+def test_faint_print_a_person_reads_is_found(tmp_path: Path, engine: TesseractEngine) -> None:
+    rows = [
+        (1.0, 0.8, "Statement of payments for the quarter, as agreed.", 0),
+        (1.0, 1.2, "The balance was carried forward without change.", 0),
+        (1.0, 1.6, "Account holder: Siobhan Okafor", 175),
+        (1.0, 2.0, f"IBAN {IBAN}", 195),
+        (1.0, 2.4, "Questions go to the branch office in the usual way.", 0),
+    ]
+    image = page(rows)
+    bands, _paper = grey_bands(image)
+    assert bands and all(0.9 * DPI < y0 < 2.4 * DPI for y0, _y1 in bands)
+    assert grey_bands(page([(x, y, t, 0) for x, y, t, _ in rows]))[0] == []
+    found = findings(tmp_path, image, engine)
+    assert ("name", "Siobhan Okafor") in found
+    assert any(
+        k == "account-number" and "".join(v.split()) == "".join(IBAN.split()) for k, v in found
+    )
+
+
+def test_table_cells_and_wrapped_values(tmp_path: Path, engine: TesseractEngine) -> None:
+    rows = [
+        (1.0, 0.8, "Payment details", 0),
+        (1.0, 1.2, "Sort code", 0),
+        (5.0, 1.2, "12-34-56", 0),
+        (1.0, 1.6, "Reference", 0),
+        (5.0, 1.6, "INV 2291", 0),
+        (1.0, 2.2, f"Please pay into {IBAN[:14]}", 0),
+        (1.0, 2.5, f"{IBAN[15:]} before the end of the month.", 0),
+    ]
+    found = findings(tmp_path, page(rows), engine)
+    values = ["".join(v.split()) for k, v in found if k == "account-number"]
+    assert "12-34-56" in values
+    assert "".join(IBAN.split()) in values
+    assert not any("2291" in v for v in values)
+
+
+def _pressroom(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    exe = str(Path(sys.executable).parent / "pressroom")
+    return subprocess.run(
+        [exe, *args], input=stdin, capture_output=True, text=True, timeout=300, env=env, check=False
+    )
+
+
+def test_detect_jsonl_scores_text_lines_in_order() -> None:
+    lines = [
+        {
+            "id": "a",
+            "text": f"Dear Ms Okafor, your IBAN {IBAN.lower()} is noted. Okafor\u2019s file.",
+        },
+        {"id": 7, "text": "Nothing personal here: the Bank of England met in Leeds."},
+        {"id": None, "text": "Send it to 1600 Pennsylvania Avenue NW, Washington, DC 20500."},
+    ]
+    result = _pressroom("detect", "--jsonl", stdin="".join(json.dumps(x) + "\n" for x in lines))
+    assert result.returncode == 0, result.stderr
+    out = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [o["id"] for o in out] == ["a", 7, None]
+    for item, o in zip(lines, out, strict=True):
+        for f in o["findings"]:
+            assert item["text"][f["start"] : f["end"]] == f["value"]
+    first = {(f["class"], f["value"]) for f in out[0]["findings"]}
+    assert first >= {
+        ("name", "Okafor"),
+        ("account-number", IBAN.lower()),
+        ("name", "Okafor\u2019s"),
+    }
+    assert out[1]["findings"] == []
+    assert [f["class"] for f in out[2]["findings"]] == ["address"]
+    # names only, when asked
+    only = _pressroom("detect", "--jsonl", "--redact", "name", stdin=json.dumps(lines[0]) + "\n")
+    assert {f["class"] for f in json.loads(only.stdout)["findings"]} == {"name"}
+
+
+def test_detect_jsonl_with_files_is_a_usage_error(tmp_path: Path) -> None:
+    result = _pressroom("detect", "--jsonl", str(tmp_path / "x.pdf"), stdin="")
+    assert result.returncode == 2 and "usage" in result.stderr
+
+
+def test_detect_on_a_file_prints_boxes_in_points(tmp_path: Path) -> None:
+    src = image_pdf(
+        [page([(1.0, 1.0, "Account holder: Siobhan Okafor", 0)])], tmp_path / "s.pdf", DPI
+    )
+    result = _pressroom("detect", "--redact", "name", str(src))
+    assert result.returncode == 0, result.stderr
+    (line,) = [json.loads(x) for x in result.stdout.splitlines()]
+    assert line["file"] == str(src) and line["page"] == 1 and line["class"] == "name"
+    assert line["value"] == "Siobhan Okafor"
+    x0, y0, x1, y1 = line["box"]
+    # drawn at 1 in from the left and top, after "Account holder: " (~1.6 in at 11 pt)
+    assert 72 * 2.0 < x0 < x1 < 72 * 5 and 72 * 0.9 < y0 < y1 < 72 * 1.4
+    quiet = _pressroom("detect", "--redact", "name", "--no-values", str(src))
+    assert "value" not in json.loads(quiet.stdout)
+
+
+def test_a_held_document_goes_to_the_review_folder(tmp_path: Path) -> None:
+    """Detection changes its mind on the output (as a model reading new context may): exit 3,
+    nothing delivered, the held copy and the findings in OUTDIR/review/, private."""
+    src = image_pdf(
+        [
+            page(
+                [
+                    (1.0, 1.0, "Zephyrine Quillfeather visited Lighthouse today.", 0),
+                    (1.0, 1.4, "The visit went well for everyone involved.", 0),
+                ]
+            )
+        ],
+        tmp_path / "visit.pdf",
+        DPI,
+    )
+    root = str(Path(__file__).resolve().parents[2])  # the subprocess imports tests.*
+    env = {
+        "PYTHONPATH": root,
+        **os.environ,
+        "PRESSROOM_RECOGNIZERS": "tests.operator_recognizers:watch_list_and_context",
+    }
+    out = tmp_path / "out"
+    result = _pressroom("process", str(src), "-o", str(out), "--redact", "name", env=env)
+    assert result.returncode == 3, result.stderr
+    assert "REDACTION_LEAK" in result.stderr and "Lighthouse" not in result.stderr
+    assert not (out / "visit.pdf").exists()
+    review = out / "review"
+    assert stat.S_IMODE(review.stat().st_mode) == 0o700
+    held, report = review / "visit.pdf", review / "visit.findings.json"
+    for f in (held, report):
+        assert stat.S_IMODE(f.stat().st_mode) == 0o600
+    data = json.loads(report.read_text())
+    assert data["code"] == "REDACTION_LEAK" and "1 name" in data["reason"]
+    assert [(f["page"], f["class"], f["value"]) for f in data["findings"]] == [
+        (1, "name", "Zephyrine Quillfeather")
+    ]
+    assert held.read_bytes().startswith(b"%PDF")
