@@ -142,7 +142,7 @@ def test_an_iban_is_not_an_address() -> None:
         ("dear Zoë Nguyễn,", "Zoë Nguyễn"),
         ("My name is Øyvind Şahin and I called.", "Øyvind Şahin"),
         ("Hi, my name is Kwabena Mensah.", "Kwabena Mensah"),
-        ("OKAFOR: We were never told.", "OKAFOR"),
+        ("OKAFOR: We were never told.\nREPORTER: Never?\nOKAFOR: Never.", "OKAFOR"),
         ("Wei Zhang: I agree.", "Wei Zhang"),
         ("Attn: Maria de la Cruz", "Maria de la Cruz"),
         ("Payee\tADEBAYO OLUSEGUN\n", "ADEBAYO OLUSEGUN"),
@@ -156,7 +156,8 @@ def test_cue_names_in_any_script_and_case(text: str, name: str) -> None:
     "text",
     [
         "Ship to 12 Elm Dr Springfield",  # Dr as Drive
-        "INTERVIEWER: When did it start?",  # a role, not a person
+        "INTERVIEWER: When did it start?\nINTERVIEWER: And then?",  # a role, not a person
+        "FAX: 0113 496 0000",  # a field, said once
         "Account Number: 12345678",
         "Sort Code: 12-34-56",
     ],

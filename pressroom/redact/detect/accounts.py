@@ -25,7 +25,7 @@ ABA_RE = re.compile(
 _LABEL_WORDS = (
     r"(?:account|acct|a/c|acc)\.?\s*(?:no\.?|number|num\.?|nr\.?|#)?"
     r"|(?:bank\s+)?account\s+details"
-    r"|card\s*(?:no\.?|number)|iban|bsb|clabe|routing\s*(?:no\.?|number)?"
+    r"|iban|bsb|clabe"
 )
 LABEL_RE = re.compile(
     rf"(?i)\b(?:{_LABEL_WORDS})\s*(?:is|was|:|#|-|=)?\s*(?:is\s*)?[:#]?\s*"
@@ -53,16 +53,20 @@ IBAN_LENGTHS = {
 # Maestro, UnionPay, Mir): a Luhn-valid digit run outside these is some other number (a national
 # id, an order number) and stays.
 CARD_PREFIX_RE = re.compile(
-    r"^(?:4\d{11,18}"
-    r"|5[1-5]\d{14}|2(?:2[2-9]|[3-6]\d|7[01])\d{13}|2720\d{12}"
-    r"|3[47]\d{13}"
-    r"|6(?:011|5\d\d|4[4-9]\d)\d{12,15}"
-    r"|35(?:2[89]|[3-8]\d)\d{12,15}"
-    r"|3(?:0[0-5]|[68]\d)\d{11,16}"
-    r"|(?:50|5[6-9]|6\d)(?:\d{10}|\d{12,17})"
-    r"|62\d{14,17}"
-    r"|220[0-4]\d{12})$"
+    r"^(?:4(?:\d{12}|\d{15}|\d{18})"  # Visa: 13, 16, 19
+    r"|5[1-5]\d{14}|2(?:2[2-9]|[3-6]\d|7[01])\d{13}|2720\d{12}"  # Mastercard
+    r"|3[47]\d{13}"  # Amex
+    r"|6(?:011|5\d\d|4[4-9]\d)\d{12,15}"  # Discover
+    r"|35(?:2[89]|[3-8]\d)\d{12,15}|(?:2131|1800)\d{11}"  # JCB
+    r"|3(?:0[0-5]|[89]\d)\d{11}|36\d{12}"  # Diners: 14
+    r"|(?:50|5[6-8])(?:\d{10}|\d{14}|\d{16,17})"  # Maestro: 12, 16, 18, 19 without a cue
+    r"|(?:6304|6759|676[1-3])(?:\d{8}|\d{12}|\d{14,15})"
+    r"|62\d{14,17}"  # UnionPay
+    r"|220[0-4]\d{12}"  # Mir
+    r"|1\d{14})$"  # UATP
 )
+# "card" nearby: a Luhn-valid number of card length is a card whatever its prefix
+CARD_CUE_RE = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|maestro|debit|credit|cc)\b")
 
 
 def _alnum(text: str) -> str:
@@ -115,13 +119,16 @@ class AccountNumberRecognizer:
         ibans = _iban_spans(text)
         for start, end in ibans:
             found.append(Finding(KIND, start, end, text[start:end], "iban"))
+        # an IBAN-shaped run, valid or not, is no place for a card number
+        runs = [(m.start(), m.end()) for m in IBAN_RUN_RE.finditer(text)]
         for m in CARD_RE.finditer(text):
-            if any(s <= m.start() < e or s < m.end() <= e for s, e in ibans):
+            if any(s < m.end() and m.start() < e for s, e in runs):
                 continue
             if _inside_code(text, m.start(), m.end()):
                 continue
             number = _alnum(m.group())
-            if CARD_PREFIX_RE.match(number) and luhn.is_valid(number):
+            cue = CARD_CUE_RE.search(text[max(0, m.start() - 40) : m.start()])
+            if (CARD_PREFIX_RE.match(number) or cue) and luhn.is_valid(number):
                 found.append(Finding(KIND, m.start(), m.end(), m.group(), "card-luhn"))
         for m in ABA_RE.finditer(text):
             # nine digits pass the ABA checksum one time in ten by chance: a routing number

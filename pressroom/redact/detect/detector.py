@@ -14,13 +14,16 @@ from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.names import (
+    _LO,
     _PARTICLE,
+    _UP,
     COMMON,
     HONORIFIC,
     LETTER,
     ROLES,
     STOP,
     NameRecognizer,
+    census,
 )
 from pressroom.redact.detect.ner import NerRecognizer, check_installed, model_name, ner_recognizer
 from pressroom.redact.detect.plugins import installed_recognizers
@@ -32,7 +35,8 @@ RULES = {
     "account-number": AccountNumberRecognizer,
 }
 # name findings that a model's "this is an organisation / a place" overrules
-WEAK_NAME_SOURCES = frozenset({"census", "speaker"})
+WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name"})
+LETTER_CHARS = re.escape(_UP + _LO)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
@@ -82,7 +86,7 @@ class Detector:
         if model and self.model is not None:
             found += self.model.find(text)
             others = self.model.others(text)
-        return resolve(found, others)
+        return resolve(extend_names(text, found), others)
 
     def find_all(self, text: str) -> list[Finding]:
         """Findings in one text as one document: detection, then every other mention, with
@@ -90,6 +94,55 @@ class Detector:
         found = self.find(text)
         found += propagate_text(text, found)
         return merge_spans(text, found)
+
+
+_PREV_TOKEN = re.compile(rf"({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?)[ \t]+$")
+_NEXT_TOKEN = re.compile(rf"^[ \t]+({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?)")
+
+
+def extend_names(text: str, found: Sequence[Finding]) -> list[Finding]:
+    """A name found in part ("Kwiatkowski" of "Juliusz A Kwiatkowski") grows over the
+    capitalised words beside it on its line: initials, known given names before it, known
+    surnames after it, and words found as part of another name in the same text."""
+    first, last = census()
+    known = name_tokens(f.value for f in found if f.kind == "name")
+    out: list[Finding] = []
+    for f in found:
+        if f.kind != "name":
+            out.append(f)
+            continue
+        start, end = f.start, f.end
+        for _ in range(3):
+            m = _PREV_TOKEN.search(text, max(0, start - 40), start)
+            if not m or not _grows(m.group(1), first | known):
+                break
+            start = m.start(1)
+        for _ in range(3):
+            m = _NEXT_TOKEN.search(text[end : end + 40])
+            if not m:
+                break
+            word = m.group(1)
+            initial = len(word.rstrip(".")) == 1 and word[:1].isupper()
+            if initial and _NEXT_TOKEN.search(text[end + m.end() : end + m.end() + 40]):
+                end += m.end()
+                continue
+            if not _grows(word, last | known) or word.endswith("."):
+                break
+            end += m.end()
+        if (start, end) != (f.start, f.end):
+            f = Finding(f.kind, start, end, text[start:end], f.recognizer, f.score)
+        out.append(f)
+    return out
+
+
+def _grows(word: str, names: frozenset[str] | set[str]) -> bool:
+    bare = word.rstrip(".")
+    if not bare[:1].isupper():
+        return False
+    if len(bare) == 1:
+        return True  # an initial
+    key = fold(_POSSESSIVE.sub("", bare))
+    return key in names and key not in STOP and key not in COMMON and key not in ROLES
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -120,7 +173,7 @@ def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) ->
         if (
             f.kind == "name"
             and f.recognizer in WEAK_NAME_SOURCES
-            and any(_overlap(span, o) for o in others)
+            and any(_vetoes(o, span, f.recognizer) for o in others)
             and not any(_overlap(span, p) for p in people)
         ):
             continue
@@ -148,6 +201,17 @@ def merge_spans(text: str, found: Iterable[Finding]) -> list[Finding]:
                 Finding(kind, current[0], current[1], text[current[0] : current[1]], current[2])
             )
     return sorted(out, key=lambda f: (f.start, f.end))
+
+
+def _vetoes(other: tuple[int, int], span: tuple[int, int], source: str) -> bool:
+    """The model's organisation or place overrules a weak name where they overlap; a lone given
+    name only when it is part of a longer one ("Rebecca Street"), since the small model's label
+    on one word is a guess."""
+    if source == "given-name":
+        return (
+            other[0] <= span[0] and span[1] <= other[1] and other[1] - other[0] > span[1] - span[0]
+        )
+    return _overlap(span, other)
 
 
 def _unique(found: Iterable[Finding]) -> list[Finding]:

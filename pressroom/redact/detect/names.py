@@ -21,7 +21,9 @@ UPPER = f"[{re.escape(_UP)}]"
 LETTER = f"[{re.escape(_UP + _LO)}]"
 APOSTROPHES = "'\u2019"
 # a name token: a capital, then letters, apostrophes or hyphens (O'Neill, Okafor-Smith, DE LA CRUZ)
-_TOKEN = rf"(?:{UPPER}(?:{LETTER}|[{APOSTROPHES}\-](?={LETTER}))+|{UPPER}\.)"
+_TOKEN = (
+    rf"(?:{UPPER}(?:{LETTER}|[{APOSTROPHES}\-](?={LETTER}))+|{UPPER}\.|{UPPER}(?=[ \t]+{UPPER}))"
+)
 # lower-case particles inside a name: "Ludwig van Beethoven", "Maria de la Cruz", "Ali bin Said"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|bin|binti|ibn|al|el|ter|ten)"
 _NAME = rf"{_TOKEN}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_TOKEN}){{0,3}}"
@@ -63,6 +65,11 @@ LABEL_RE = re.compile(
 )
 I_RE = re.compile(rf"\bI,[ \t]+(?P<name>{_NAME}),")
 # "my name is X", "I am X" / "I'm X" (a capitalised name only), "this is X speaking", "call me X"
+# after "my name is" a name may be written in lower case ("my name is vitoria")
+SELF_LOWER_RE = re.compile(
+    r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bcall\s+me|\bi\s+am\s+called)"
+    r"[ \t]+(?P<name>[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,})?)"
+)
 SELF_RE = re.compile(
     r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bname\s+is|\bcall\s+me|\bthis\s+is)"
     rf"[ \t]+(?P<name>{_NAME})"
@@ -74,8 +81,16 @@ CUE_RE = re.compile(
     r"|\battn\.?|\battention|\bc/o|\bcare\s+of|\bwritten\s+by|\breported\s+by"
     r"|\bspeaking\s+to|\bspoke\s+to|\binterviewed|\bmarried|\bdaughter\s+of|\bson\s+of"
     r"|\bwife\s+of|\bhusband\s+of|\bwidow\s+of|\bpaid\s+to|\bpayable\s+to|\btransfer\s+to"
-    r"|\btransfer\s+from)"
+    r"|\btransfer\s+from|\bcalled|\bnamed|\bchange\s+it\s+to|\bknown\s+as|\balias"
+    r"|\b(?:my|his|her|their|our|your)\s+(?:grand)?(?:mother|father|mom|mum|dad|son|daughter|"
+    r"wife|husband|kid|child|brother|sister|friend|boss|colleague|partner|uncle|aunt|cousin|"
+    r"nephew|niece|neighbou?r|manager|lawyer|doctor)(?:\s+(?:is|was))?,?)"
     rf"[ \t]*:?[ \t]+(?P<name>{_NAME})"
+)
+# a name asked for and given: "What's your last name? Arcuri", "maiden name is nyberg"
+ASKED_RE = re.compile(
+    r"(?i:\b(?:first|last|middle|family|given|full|maiden|sur)\s*name)"
+    r"(?:\s+(?:is|was))?[ \t]*[?:]?[ \t]+(?P<name>[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,})?)"
 )
 SIGN_OFF_RE = re.compile(
     r"(?i:\b(?:yours\s+(?:sincerely|faithfully|truly)|(?:kind|best|warm)\s+regards|regards"
@@ -376,6 +391,61 @@ def trim_name(name: str) -> tuple[int, int]:
     return (kept[0].start(), kept[-1].end()) if kept else (0, 0)
 
 
+_GIVEN_RE = re.compile(rf"(?<![{re.escape(_UP + _LO)}'\u2019\-])(?P<name>{UPPER}{LETTER}+)\b")
+_PERSON_VERB = re.compile(
+    r"(?:['\u2019]s\b|[ \t]+(?:is|was|has|had|said|says|told|asked|went|wants|wanted|thinks|"
+    r"thought|knows|knew|likes|loves|lives|lived|works|worked|did|does|will|would|can|could|"
+    r"should|and\s+I|and\s+his|and\s+her)\b)"
+)
+_AFTER_BREAK = re.compile(r"(?:^|[.!?:;\n\"\u201c(]\s*)$")
+# given names that are also ordinary capitalised words (a bank, a faith, a month, a verb)
+AMBIGUOUS_GIVEN = frozenset(
+    """chase christian frank earl guy pat sue gene dean ray victor king lane jack iris lily ivy
+    holly hazel heather amber ruby pearl crystal dawn eve autumn summer sky rocky dusty sandy
+    buddy carol carl bob rob don ken lee jean joan van hunter mason taylor tyler cooper parker
+    porter carter baker harper jordan austin dallas houston lincoln washington jackson madison
+    brooklyn florence georgia virginia carolina india china paris sydney london israel jesus
+    christ god lord allah angel queen prince princess duke baron countess""".split()
+)
+
+
+def _given_names(text: str) -> list[Finding]:
+    """A capitalised given name from the census lists standing inside a sentence ("Why is
+    Rebecca so impulsive?", "Don't go, Brandon!"): a person far more often than not. At a
+    sentence start a capitalised word says nothing, so it is left to the model and the cues."""
+    first_names, _last = census()
+    found: list[Finding] = []
+    for m in _GIVEN_RE.finditer(text):
+        word = m.group("name")
+        key = word.casefold()
+        if key not in first_names or key in COMMON or key in AMBIGUOUS_GIVEN or key in STOP:
+            continue
+        if len(word) < 3 or word.isupper():
+            continue
+        # at a sentence start only when a verb of a person follows ("Darren is …")
+        starts = _AFTER_BREAK.search(text[max(0, m.start() - 3) : m.start()])
+        if starts and not _PERSON_VERB.match(text, m.end()):
+            continue
+        found.append(Finding(KIND, m.start(), m.end(), word, "given-name"))
+    return found
+
+
+_NOT_A_NAME = frozenset(
+    """not unknown none the a an in on at and or but so just also very really here there this
+    that what who why when where how yes no ok okay sorry please thanks thank is was""".split()
+)
+
+
+def _lower_name(value: str) -> tuple[int, int]:
+    """A name given in any case after "my name is": its words until one that is no name."""
+    kept: list[re.Match[str]] = []
+    for token in re.finditer(r"\S+", value):
+        if token.group().casefold() in _NOT_A_NAME or token.group().casefold() in STOP:
+            break
+        kept.append(token)
+    return (kept[0].start(), kept[-1].end()) if kept else (0, 0)
+
+
 def _is_name(name: str) -> bool:
     letters = [c for c in name if c.isalpha()]
     return len(letters) >= 2 and not all(len(t.rstrip(".")) == 1 for t in name.split())
@@ -397,6 +467,8 @@ class NameRecognizer:
             (CUE_RE, "cue"),
             (SIGN_OFF_RE, "sign-off"),
             (SPEAKER_RE, "speaker"),
+            (SELF_LOWER_RE, "self-lower"),
+            (ASKED_RE, "asked"),
         ):
             for m in regex.finditer(text):
                 if source == "honorific" and _STREET_BEFORE.search(
@@ -410,11 +482,17 @@ class NameRecognizer:
                 name = m.group(group)[a:b]
                 if not name or not _is_name(name):
                     continue
-                if source in ("speaker", "cue") and not self._plausible(name, source):
+                if source in ("self-lower", "asked"):
+                    a, b = _lower_name(m.group(group))
+                    name = m.group(group)[a:b]
+                    if not name:
+                        continue
+                elif source in ("speaker", "cue") and not self._plausible(name, source, text):
                     continue
                 start = m.start(group) + a
                 found.append(Finding(KIND, start, start + len(name), name, source))
         if self.use_gazetteer:
+            found += _given_names(text)
             first_names, last_names = census()
             for m in PAIR_RE.finditer(text):
                 first, last = m.group("first").lower(), m.group("last").lower()
@@ -426,12 +504,21 @@ class NameRecognizer:
         return found
 
     @staticmethod
-    def _plausible(name: str, source: str) -> bool:
-        """Weak cues ("by", "told", a speaker label) need a name-like value: not a role, and
-        for one word, a capitalised word that is not at home in a form."""
+    def _plausible(name: str, source: str, text: str) -> bool:
+        """Weak cues (a speaker label, "called") need a name-like value: not a role; one word
+        must be a known name, or (a speaker label) stand as a label on more than one line —
+        transcripts repeat their speakers, forms do not ("Fax:", "When:")."""
         words = [_word(t) for t in name.split()]
-        if any(w in ROLES for w in words):
+        if any(w in ROLES or w in STOP for w in words):
             return False
+        if source == "speaker":
+            first_names, last_names = census()
+            known = any(w in first_names or w in last_names for w in words)
+            repeated = len(re.findall(rf"(?m)^[ \t]*{re.escape(name)}[ \t]*:", text)) >= 2
+            if len(words) > 1:
+                return known
+            given = words[0] in first_names and words[0] not in COMMON
+            return given or (repeated and (known or name.isupper()))
         if source == "cue" and len(words) == 1:
             first_names, last_names = census()
             return words[0] in first_names or words[0] in last_names

@@ -108,18 +108,29 @@ def clean_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _plausible(value: str) -> bool:
-    """A two-word name, or one word that is a known given name or surname: the small model
-    calls many a capitalised word at a sentence start a person ("Ünïcödé text …"). A surname
-    alone is still found once the full name stands anywhere (propagation)."""
+_STREET_END = frozenset(
+    """road rd street st avenue ave lane ln drive dr way boulevard blvd close court crescent
+    terrace place square strasse straße str weg gasse allee platz rue via calle avenida rua
+    ulica utca katu gatan vej""".split()
+)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:\n\"“]\s*|^\W*)$")
+
+
+def _plausible(text: str, start: int, end: int) -> bool:
+    """A name of two words or more that does not end in a street word, or one word that is a
+    known given name or surname, or that stands inside a sentence: the small model calls many
+    a capitalised word at a sentence start a person ("Ünïcödé text …", "Directed By:")."""
+    value = text[start:end]
     words = [w.strip(".,").casefold() for w in value.split()]
     if not words or not any(c.isupper() for c in value):
         return False
-    if all(w in STOP or w in ROLES for w in words):
+    if all(w in STOP or w in ROLES for w in words) or words[-1] in _STREET_END:
         return False
     if len(words) == 1:
         first, last = census()
-        return words[0] in first or words[0] in last
+        if words[0] in first or words[0] in last:
+            return True
+        return not _SENTENCE_START.search(text[max(0, start - 3) : start])
     return sum(c.isalpha() for c in value) >= 2
 
 
@@ -148,7 +159,7 @@ class NerRecognizer:
                     continue
                 start, end = clean_span(text, ent.start_char, ent.end_char)
                 value = text[start:end]
-                if end <= start or not _plausible(value):
+                if end <= start or not _plausible(text, start, end):
                     continue
                 # the recased reading only adds names that were in capitals
                 if n == 1 and not _CAPS_WORD.search(value):
