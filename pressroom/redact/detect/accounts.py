@@ -30,7 +30,7 @@ _LABEL_WORDS = (
 LABEL_RE = re.compile(
     rf"(?i)\b(?:{_LABEL_WORDS})\s*(?:is|was|:|#|-|=)?\s*(?:is\s*)?[:#]?\s*"
     # digits in groups (single spaces or hyphens): "Account number: 1234 5678   Reference …"
-    r"(?P<value>(?:[A-Z]{1,4}[ \-]?)?\d(?:[ \-]?\d){3,29})"
+    r"(?P<value>(?:(?-i:[A-Z]{1,4})[ \-]?)?\d(?:[ \-]?\d){3,29})"
 )
 SORT_RE = re.compile(
     r"(?i)\bsort\s*code\s*(?:is\s*)?[:#\-]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})(?!\d)"
@@ -84,10 +84,10 @@ def iban_ok(candidate: str) -> bool:
     return int(digits) % 97 == 1
 
 
-def _iban_spans(text: str) -> list[tuple[int, int]]:
-    """IBANs in runs that may carry a neighbour ("GB82 WEST 1234 5698 7654 32 REF"): the run is
-    cut to the country's length and kept only when the checksum holds."""
-    spans: list[tuple[int, int]] = []
+def _iban_candidates(text: str) -> list[tuple[int, int, bool]]:
+    """IBAN-shaped runs cut to their country's length ("GB82 WEST 1234 5698 7654 32 REF": the
+    run stops before "REF"), and whether the checksum holds."""
+    spans: list[tuple[int, int, bool]] = []
     for m in IBAN_RUN_RE.finditer(text):
         want = IBAN_LENGTHS.get(m.group()[:2].upper())
         if want is None:
@@ -97,16 +97,13 @@ def _iban_spans(text: str) -> list[tuple[int, int]]:
         for i in range(m.start(), m.end()):
             if text[i].isalnum():
                 count += 1
+                end = i + 1
                 if count == want:
-                    end = i + 1
                     break
-        if count != want:
-            continue
         # glued to more letters or digits: a longer code, not this IBAN
-        if end < len(text) and text[end].isalnum():
-            continue
-        if iban_ok(_alnum(text[m.start() : end])):
-            spans.append((m.start(), end))
+        glued = end < len(text) and text[end].isalnum()
+        valid = count == want and not glued and iban_ok(_alnum(text[m.start() : end]))
+        spans.append((m.start(), end, valid))
     return spans
 
 
@@ -116,11 +113,12 @@ class AccountNumberRecognizer:
 
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
-        ibans = _iban_spans(text)
-        for start, end in ibans:
-            found.append(Finding(KIND, start, end, text[start:end], "iban"))
+        candidates = _iban_candidates(text)
+        for start, end, valid in candidates:
+            if valid:
+                found.append(Finding(KIND, start, end, text[start:end], "iban"))
         # an IBAN-shaped run, valid or not, is no place for a card number
-        runs = [(m.start(), m.end()) for m in IBAN_RUN_RE.finditer(text)]
+        runs = [(s, e) for s, e, _valid in candidates]
         for m in CARD_RE.finditer(text):
             if any(s < m.end() and m.start() < e for s, e in runs):
                 continue

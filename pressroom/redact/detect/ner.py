@@ -109,9 +109,44 @@ def clean_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _STREET_END = frozenset(
-    """road rd street st avenue ave lane ln drive dr way boulevard blvd close court crescent
-    terrace place square strasse straße str weg gasse allee platz rue via calle avenida rua
-    ulica utca katu gatan vej""".split()
+    [
+        "road",
+        "rd",
+        "street",
+        "st",
+        "avenue",
+        "ave",
+        "lane",
+        "ln",
+        "drive",
+        "dr",
+        "way",
+        "boulevard",
+        "blvd",
+        "close",
+        "court",
+        "crescent",
+        "terrace",
+        "place",
+        "square",
+        "strasse",
+        "straße",
+        "str",
+        "weg",
+        "gasse",
+        "allee",
+        "platz",
+        "rue",
+        "via",
+        "calle",
+        "avenida",
+        "rua",
+        "ulica",
+        "utca",
+        "katu",
+        "gatan",
+        "vej",
+    ]
 )
 _SENTENCE_START = re.compile(r"(?:^|[.!?:\n\"“]\s*|^\W*)$")
 
