@@ -79,7 +79,9 @@ def rss_mb() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--presidio-research-repo", type=Path, default=REPOS["presidio_research"][0])
+    parser.add_argument(
+        "--presidio-research-repo", type=Path, default=REPOS["presidio_research"][0]
+    )
     args = parser.parse_args()
     if not args.presidio_research_repo.exists():
         sys.exit(f"no mirror at {args.presidio_research_repo}: pass --presidio-research-repo")
