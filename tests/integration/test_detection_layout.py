@@ -180,3 +180,18 @@ def test_a_held_document_goes_to_the_review_folder(tmp_path: Path) -> None:
         (1, "name", "Zephyrine Quillfeather")
     ]
     assert held.read_bytes().startswith(b"%PDF")
+
+
+def test_checking_a_policy_never_loads_the_model() -> None:
+    """The API checks at upload that the model is installed; loading it (and spaCy, ~130 MiB)
+    is for worker processes that redact."""
+    code = (
+        "import sys\n"
+        "from pressroom.redact.detect.detector import check_policy_classes\n"
+        "check_policy_classes(('name', 'address', 'account-number'))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spacy', 'thinc')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "[]"
