@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pikepdf
@@ -46,6 +46,10 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 from stdnum import iban, luhn
 
 from pressroom.synth import find_font, image_pdf, save_jpeg, save_png, save_tiff
+
+if TYPE_CHECKING:
+    from pressroom.pipeline.ocr import OcrEngine
+    from pressroom.redact.policy import RedactionPolicy
 
 CLASSES = ("name", "address", "account-number")
 KEEP = "keep"
@@ -206,11 +210,11 @@ class Mention:
     """One occurrence of a value (``kind`` is a class) or of a string that must stay (``keep``).
 
     ``form`` says how it is written: for names ``full``, ``surname`` (the name a person goes by
-    alone), ``given``, ``possessive``, ``title`` (Ms Okafor), ``capitals``, ``initial``
-    (K NAKASHIMA); for accounts ``iban``, ``iban-compact`` (no spaces), ``sort-code``,
-    ``account``, ``card``, ``routing``; for addresses ``block`` (several lines), ``inline``,
-    ``cell``. ``wrapped`` is added when the value runs over two lines, ``faint`` when it is
-    printed in light grey.
+    alone), ``given``, ``possessive``, ``title`` (Ms Okafor), ``capitals`` (OKAFOR, ADAEZE
+    OKAFOR, DR OKAFOR), ``initial`` (K NAKASHIMA), ``initial-last`` (WIŚNIEWSKA M); for accounts
+    ``iban``, ``iban-compact`` (no spaces), ``sort-code``, ``account``, ``card``; for addresses
+    ``block`` (several lines), ``inline``, ``cell``. ``+wrapped`` is added when the value runs
+    over two lines, ``+faint`` when it is printed in light grey.
     """
 
     kind: str
@@ -257,6 +261,8 @@ class _Rule:
 
 @dataclass
 class Page:
+    """One page as laid out, in points, upright."""
+
     width: float
     height: float
     scan_turn: int = 0  # clockwise degrees the page lies turned on the scanner glass
@@ -266,6 +272,8 @@ class Page:
 
 @dataclass
 class Document:
+    """A generated document: its pages as drawn, and the ground truth of what is on them."""
+
     id: str
     kind: str
     split: str
@@ -1799,11 +1807,16 @@ def corpus(count: int = len(KINDS), seed: int = 2026) -> dict[str, list[Document
 
 
 def ci_documents(seed: int = 7) -> list[Document]:
-    """A few small scanned documents for the CI recall check (about 20 s in all at 300 dpi with
-    readback): names in prose with surname-alone and possessive mentions, speaker labels and
+    """A few small scanned documents for the CI recall check (under 10 s in all at 300 dpi with
+    the read-back): names in prose with surname-alone and possessive mentions, speaker labels and
     payees in capitals, a statement table (sort code in its own cell, an IBAN without spaces in
     a description), an IBAN wrapped over two lines, and a name and an account number in faint
-    grey print. Drawn from the dev half's vocabulary."""
+    grey print. Drawn from the dev half's vocabulary. A test does::
+
+        for doc in ci_documents():
+            outcome = redact_and_score(doc, tmp_path, 300, engine, policy)
+            assert outcome.missed() == [], [s.mention.text for s in outcome.missed()]
+    """
     out: list[Document] = []
     rng = random.Random(seed)
     v = DEV
@@ -2157,7 +2170,7 @@ def _poppler(path: Path) -> list[tuple[float, float, list[tuple[str, Box]]]]:
     return pages
 
 
-def read_output(path: Path, doc: Document, engine: Any, dpi: float = 300.0) -> Reading:
+def read_output(path: Path, doc: Document, engine: OcrEngine, dpi: float = 300.0) -> Reading:
     """Read ``path`` (a redacted ``doc``) with PDFium's text, poppler's and OCR of its pixels
     (a second OCR pass on a high threshold where the document has faint print)."""
     from pressroom.engines import pdfium
@@ -2360,8 +2373,8 @@ def redact_and_score(
     doc: Document,
     folder: Path,
     dpi: int,
-    engine: Any,
-    policy: Any,
+    engine: OcrEngine,
+    policy: RedactionPolicy,
     *,
     source: Path | None = None,
 ) -> Outcome:
