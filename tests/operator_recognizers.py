@@ -33,9 +33,9 @@ def not_a_recognizer() -> object:
 
 @dataclass(frozen=True)
 class ContextDependent:
-    """Like a model whose reading depends on context: "Lighthouse" is a name only when the watched
-    name is not beside it. Redacting the watched name changes its mind on the output, which is
-    what the review hold exists for."""
+    """Like a model whose reading depends on context: "Lighthouse" is a name only when the
+    watched name is not beside it. Redacting the watched name changes its mind on the output;
+    the engine learns the new value and builds once more."""
 
     kind: str = "name"
 
@@ -48,5 +48,24 @@ class ContextDependent:
         ]
 
 
+@dataclass(frozen=True)
+class Restless:
+    """A detector that never settles: without the watched name beside it, the first capitalised
+    word it has not burned yet is a name. Every build shows it something new, so the document
+    must end with a person."""
+
+    kind: str = "name"
+
+    def find(self, text: str) -> list[Finding]:
+        if any(name in text for name in WATCHED):
+            return []
+        m = re.search(r"\b(?!The\b)[A-Z][a-z]{3,}\b", text)
+        return [Finding(self.kind, m.start(), m.end(), m.group(), "restless")] if m else []
+
+
 def watch_list_and_context() -> list[object]:
     return [WatchList(), ContextDependent()]
+
+
+def watch_list_and_restless() -> list[object]:
+    return [WatchList(), Restless()]

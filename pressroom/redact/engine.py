@@ -31,6 +31,7 @@ from pressroom.pipeline.runner import (
     output_builder,
 )
 from pressroom.pipeline.runner import remaining as time_left
+from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector, check_policy_classes, name_tokens
 from pressroom.redact.faint import faint_words
 from pressroom.redact.leaks import find_leaks
@@ -146,24 +147,84 @@ def redact_document(
     info = inspect_source(source, options.limits)
     ocr = OcrStage(engine)
     template = options.template
-    title = options.title or template.default_title
-    # a fresh document: nothing of the source comes along but page content
-    builder = output_builder(options, len(info.pages), engine, note="redacted")
-    total = len(info.pages)
+    offset = 1 if template.cover is not None else 0
     with ExitStack() as stack:
-        stack.callback(builder.discard_parts)
         src = _Source(stack, source, info.kind)
         src.single = len(info.pages) == 1
         # Pass one: read every page (its own text and OCR of its pixels) and find the values.
         scans = _scan_pages(src, info, ocr, engine, detector, options.deadline, progress)
         by_kind, tokens = _document_values(scans)
-        found_values = set().union(*by_kind.values())
-        counts: dict[str, int] = {}
-        checked: list[CheckedPage] = []
-        burned: list[tuple[int, float, list[Box]]] = []  # output page, dpi, boxes: to verify
-        offset = 1 if template.cover is not None else 0
-        # Pass two: every occurrence of every value, on every page; build each page.
-        frames = src.frames() if info.kind is not SourceKind.PDF else None
+        try:
+            # Pass two builds the output from every occurrence of every value; the checks read
+            # it back. What detection finds only on the output (a name whose context changed
+            # once its neighbour was burned) joins the values, and the output is built once
+            # more; what is still found after that goes to a human.
+            for attempt in (1, 2):
+                built = _build(
+                    stack, src, info, scans, by_kind, tokens, output, options, engine, progress
+                )
+                again = _check(
+                    output, built, scans, detector, by_kind, tokens, ocr, engine, template
+                )
+                if not again:
+                    break
+                if attempt == 2 or not _learn(again, by_kind):
+                    raise RedactionLeak(
+                        "detection run again on the output found "
+                        + "; ".join(
+                            f"page {page}: "
+                            + ", ".join(f"{n} {kind}" for kind, n in sorted(_counts(hits).items()))
+                            for page, hits in sorted(again.items())
+                        )
+                    )
+                tokens = name_tokens(by_kind.get("name", ()))
+        except ReviewRequired as exc:
+            # what a reviewer needs to judge the held copy: every finding, with its place
+            exc.findings = [f for scan in scans for f in _page_findings(scan, by_kind, tokens)]
+            raise
+    return DocumentResult.of(
+        info,
+        output,
+        built.checked,
+        offset,
+        options,
+        engine,
+        {"redact": time.perf_counter() - started},
+        built.counts,
+    )
+
+
+@dataclass
+class _Built:
+    checked: list[CheckedPage]
+    burned: list[tuple[int, float, list[Box]]]  # output page, dpi, boxes: to verify
+    counts: dict[str, int]
+
+
+def _build(
+    stack: ExitStack,
+    src: _Source,
+    info: Any,
+    scans: Sequence[_PageScan],
+    by_kind: dict[str, set[str]],
+    tokens: frozenset[str],
+    output: Path,
+    options: JobOptions,
+    engine: OcrEngine,
+    progress: Progress | None,
+) -> _Built:
+    """Pass two: every occurrence of every value, on every page; build and save the output."""
+    template = options.template
+    title = options.title or template.default_title
+    found_values = set().union(*by_kind.values())
+    # a fresh document: nothing of the source comes along but page content
+    builder = output_builder(options, len(info.pages), engine, note="redacted")
+    stack.callback(builder.discard_parts)
+    total = len(info.pages)
+    offset = 1 if template.cover is not None else 0
+    built = _Built([], [], {})
+    frames = src.frames() if info.kind is not SourceKind.PDF else None
+    try:
         for scan in scans:
             time_left(options.deadline)
             frame = next(frames) if frames is not None else None
@@ -171,7 +232,7 @@ def redact_document(
             hit_text = covered_words(scan.extracted, scan.hits_text, found_values, tokens)
             boxes = boxes_for(scan.ocr, hit_ocr) + boxes_for(scan.extracted, hit_text)
             for h in scan.hits_ocr + scan.hits_text:
-                counts[h.finding.kind] = counts.get(h.finding.kind, 0) + 1
+                built.counts[h.finding.kind] = built.counts.get(h.finding.kind, 0) + 1
             visible = visible_words(scan.extracted, scan.ocr)
             # Text a reader cannot see (a hidden layer, white, tiny or off-page text) must not
             # survive in vector content: such pages are rebuilt from pixels too.
@@ -182,7 +243,7 @@ def redact_document(
                 scan.extracted = visible
                 placed, text = _rebuilt_page(builder.pdf, src, scan, frame, boxes)
                 rotation = 0
-                burned.append((scan.info.index + offset, scan.dpi, boxes))
+                built.burned.append((scan.info.index + offset, scan.dpi, boxes))
             else:
                 placed = _vector_page(builder.pdf, src, scan, frame)
                 words = scan.ocr if not scan.extracted else []
@@ -199,61 +260,79 @@ def redact_document(
                 rotation = scan.rotation
             layout = builder.add_page(placed, text, rotation, scan.info.index + 1)
             _check_geometry(scan, layout)
-            if not checked and template.cover is not None:
+            if not built.checked and template.cover is not None:
                 builder.add_cover(layout.width, layout.height)
-            checked.append(CheckedPage.of(scan.info.index + offset, layout, text))
+            built.checked.append(CheckedPage.of(scan.info.index + offset, layout, text))
             if progress is not None:
                 progress(total + scan.info.index + 1, 2 * total)
+    finally:
         if frames is not None:
             frames.close()
-        real = sum(p.real_chars for p in checked)
-        if real < MIN_REAL_CHARS:
-            raise UnreadableScan(f"only {real} letters or digits could be read")
-        builder.save(output, title=title, created=options.when)
-    try:
-        check_output(output, len(checked) + offset, checked)
-        leaks = find_leaks(output, found_values)
-        if leaks:
-            summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
-            raise RedactionLeak(f"a redacted value is still in the output ({summary})")
-        # Pages whose scan the engine could not read with confidence cannot be judged: a human must.
-        doubtful = [
-            s.info.index + 1
-            for s in scans
-            if not s.extracted and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
-        ]
-        if doubtful:
-            raise OutputCheckFailed(
-                f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
-            )
-        unsolid = _unsolid_boxes(output, burned, template.header.height)
-        if unsolid:
-            raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
-        again = _redetect(
-            output, detector, found_values, tokens, ocr, engine, burned, template.header.height
+    real = sum(p.real_chars for p in built.checked)
+    if real < MIN_REAL_CHARS:
+        raise UnreadableScan(f"only {real} letters or digits could be read")
+    builder.save(output, title=title, created=options.when)
+    return built
+
+
+def _check(
+    output: Path,
+    built: _Built,
+    scans: Sequence[_PageScan],
+    detector: Detector,
+    by_kind: dict[str, set[str]],
+    tokens: frozenset[str],
+    ocr: OcrStage,
+    engine: OcrEngine,
+    template: Any,
+) -> dict[int, list[Hit]]:
+    """The output read back: it parses, no found value is left in any form, every page could be
+    judged, every box is solid. Then detection once more; what it finds is returned."""
+    found_values = set().union(*by_kind.values())
+    offset = 1 if template.cover is not None else 0
+    check_output(output, len(built.checked) + offset, built.checked)
+    leaks = find_leaks(output, found_values)
+    if leaks:
+        summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
+        raise RedactionLeak(f"a redacted value is still in the output ({summary})")
+    # Pages whose scan the engine could not read with confidence cannot be judged: a human must.
+    doubtful = [
+        s.info.index + 1
+        for s in scans
+        if not s.extracted and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
+    ]
+    if doubtful:
+        raise OutputCheckFailed(
+            f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
         )
-        if again:
-            raise RedactionLeak(
-                "detection run again on the output found "
-                + "; ".join(
-                    f"page {page}: " + ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-                    for page, kinds in sorted(again.items())
-                )
-            )
-    except ReviewRequired as exc:
-        # what a reviewer needs to judge the held copy: every finding, with its place
-        exc.findings = [f for scan in scans for f in _page_findings(scan, by_kind, tokens)]
-        raise
-    return DocumentResult.of(
-        info,
-        output,
-        checked,
-        offset,
-        options,
-        engine,
-        {"redact": time.perf_counter() - started},
-        counts,
+    unsolid = _unsolid_boxes(output, built.burned, template.header.height)
+    if unsolid:
+        raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
+    return _redetect(
+        output, detector, found_values, tokens, ocr, engine, built.burned, template.header.height
     )
+
+
+def _counts(hits: Sequence[Hit]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for h in hits:
+        counts[h.finding.kind] = counts.get(h.finding.kind, 0) + 1
+    return counts
+
+
+def _learn(again: dict[int, list[Hit]], by_kind: dict[str, set[str]]) -> bool:
+    """Values found only on the output join the document's values; False when there is nothing
+    new to learn (a known value still readable: a leak the next build cannot fix)."""
+    learnt = False
+    for hits in again.values():
+        for h in hits:
+            if h.finding.kind == "leak":
+                return False
+            known = by_kind.setdefault(h.finding.kind, set())
+            if h.finding.value not in known:
+                known.add(h.finding.value)
+                learnt = True
+    return learnt
 
 
 def _scan_pages(
@@ -437,11 +516,14 @@ def _redetect(
     engine: OcrEngine,
     burned: Sequence[tuple[int, float, list[Box]]] = (),
     header_pt: float = 0.0,
-) -> dict[int, dict[str, int]]:
+) -> dict[int, list[Hit]]:
     """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
-    (faint print included). Per page, the classes and counts of what it found (never values).
+    (faint print included). Per page (from 1), what it found; a known value still readable is a
+    finding of kind "leak".
 
-    What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading.
+    What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading: words
+    that overlap a burned box are left out, and so are findings of fewer than four letters or
+    digits, or in lower case (an OCR fragment is no name).
     """
     scale = REDACT_DPI / 72.0
     boxes_on: dict[int, list[Box]] = {}
@@ -449,7 +531,7 @@ def _redetect(
         k = REDACT_DPI / dpi
         top = header_pt * scale
         boxes_on[index] = [Box(b.x0 * k, b.y0 * k + top, b.x1 * k, b.y1 * k + top) for b in boxes]
-    flagged: dict[int, dict[str, int]] = {}
+    flagged: dict[int, list[Hit]] = {}
     with pdfium.RecyclingDocument(output) as doc:
         for i in range(len(doc)):
             page = doc[i]
@@ -461,18 +543,28 @@ def _redetect(
             gray = image.convert("L")
             seen = list(ocr.read_as_is(gray, REDACT_DPI).result.words)
             seen += faint_words(gray, seen, engine, REDACT_DPI)
-            read = [w for w in seen if not any(_centre_in(w.box, b) for b in boxes_on.get(i, ()))]
-            kinds: dict[str, int] = {}
+            near = [_grown(b, 6.0) for b in boxes_on.get(i, ())]
+            read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
             for source in (words, read):
-                for h in detect(source, detector):
-                    if sum(c.isalnum() for c in h.finding.value) >= 4:
-                        kinds[h.finding.kind] = kinds.get(h.finding.kind, 0) + 1
-                if covered_words(source, [], values, tokens):
-                    kinds["leak"] = kinds.get("leak", 0) + 1
-                if kinds:
-                    flagged[i + 1] = kinds
+                found = [h for h in detect(source, detector) if _judged(h.finding)]
+                leaked = covered_words(source, [], values, tokens)
+                if leaked:
+                    value = " ".join(source[j].text for j in sorted(leaked))
+                    found.append(Hit(Finding("leak", 0, 0, value, "leak"), tuple(sorted(leaked))))
+                if found:
+                    flagged[i + 1] = found
                     break
     return flagged
+
+
+def _grown(b: Box, pad: float) -> Box:
+    return Box(b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad)
+
+
+def _judged(f: Finding) -> bool:
+    if sum(c.isalnum() for c in f.value) < 4:
+        return False
+    return f.kind != "name" or any(c.isupper() for c in f.value)
 
 
 def _chars(words: Sequence[Word]) -> int:

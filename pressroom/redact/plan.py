@@ -11,6 +11,7 @@ from difflib import SequenceMatcher
 from pressroom.models import Box, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector, is_mention
+from pressroom.redact.detect.names import COMMON, HONORIFIC, ORG_WORDS, ROLES, STOP
 
 PAD_PX = 3.0
 
@@ -112,8 +113,11 @@ def detect(words: Sequence[Word], detector: Detector) -> list[Hit]:
         hits.append(Hit(f, tuple(reading.words_in(f.start, f.end))))
     rows = IndexedText.rows(words)
     if rows.text != reading.text:
+        seen = {(h.finding.kind, h.words) for h in hits}
         for f in detector.find(rows.text, model=False):
-            hits.append(Hit(f, tuple(rows.words_in(f.start, f.end))))
+            hit = Hit(f, tuple(rows.words_in(f.start, f.end)))
+            if (f.kind, hit.words) not in seen:  # the same finding read in both layouts
+                hits.append(hit)
     return hits
 
 
@@ -126,10 +130,20 @@ def covered_words(
     """Words covered by a finding on this page, by any value found anywhere in the document,
     or by a name token of a person found anywhere (a surname alone, a possessive, capitals)."""
     hit: set[int] = set()
+    names: set[int] = set()
     for h in hits:
         hit.update(h.words)
+        if h.finding.kind == "name":
+            names.update(h.words)
     if tokens:
-        hit.update(i for i, w in enumerate(words) if is_mention(w.text, tokens))
+        common = tokens & COMMON
+        for i, w in enumerate(words):
+            if is_mention(w.text, tokens) and (
+                not is_mention(w.text, common) or not _starts_sentence(words, i)
+            ):
+                names.add(i)
+        hit |= names
+    hit |= _given_names_beside(words, names)
     wanted = [v for v in (normalise(v) for v in values) if len(v) >= 3]
     if wanted:
         keys = [normalise(w.text) for w in words]
@@ -149,6 +163,37 @@ def covered_words(
                 if len(run) > longest + 64:
                     break
     return hit
+
+
+def _starts_sentence(words: Sequence[Word], i: int) -> bool:
+    return i == 0 or words[i - 1].line != words[i].line or words[i - 1].text[-1:] in '.!?:;"“'
+
+
+def _given_names_beside(words: Sequence[Word], names: set[int]) -> set[int]:
+    """Capitalised words just before a name on its line ("Zdeněk" of "Zdeněk Novák", "Võ" of
+    "Võ Quốc Bảo"): the rest of the person, when only part of the name was found. Not across a
+    sentence end, not form or role words, not titles."""
+    grown: set[int] = set()
+    for i in sorted(names):
+        j = i - 1
+        for _ in range(2):
+            if j < 0 or j in names or j in grown or _starts_sentence(words, j + 1):
+                break
+            word = words[j].text.strip(",;()\"'“”")
+            key = word.casefold().rstrip(".")
+            if (
+                not word[:1].isupper()
+                or not any(c.isalpha() for c in word)
+                or any(c.isdigit() for c in word)
+                or key in STOP
+                or key in ROLES
+                or key in ORG_WORDS
+                or re.fullmatch(rf"(?i:{HONORIFIC})\.?", word)
+            ):
+                break
+            grown.add(j)
+            j -= 1
+    return grown
 
 
 def boxes_for(words: Sequence[Word], indexes: Iterable[int], pad: float = PAD_PX) -> list[Box]:

@@ -143,31 +143,61 @@ def test_detect_on_a_file_prints_boxes_in_points(tmp_path: Path) -> None:
     assert "value" not in json.loads(quiet.stdout)
 
 
-def test_a_held_document_goes_to_the_review_folder(tmp_path: Path) -> None:
-    """Detection changes its mind on the output (as a model reading new context may): exit 3,
-    nothing delivered, the held copy and the findings in OUTDIR/review/, private."""
-    src = image_pdf(
-        [
-            page(
-                [
-                    (1.0, 1.0, "Zephyrine Quillfeather visited Lighthouse today.", 0),
-                    (1.0, 1.4, "The visit went well for everyone involved.", 0),
-                ]
-            )
-        ],
-        tmp_path / "visit.pdf",
-        DPI,
-    )
+def _visit(tmp: Path) -> Path:
+    lines = [
+        (1.0, 1.0, "Zephyrine Quillfeather visited Lighthouse today.", 0),
+        (1.0, 1.4, "The visit went well for Everyone involved.", 0),
+    ]
+    return image_pdf([page(lines)], tmp / "visit.pdf", DPI)
+
+
+def _with(factory: str) -> dict[str, str]:
     root = str(Path(__file__).resolve().parents[2])  # the subprocess imports tests.*
-    env = {
+    return {
         "PYTHONPATH": root,
         **os.environ,
-        "PRESSROOM_RECOGNIZERS": "tests.operator_recognizers:watch_list_and_context",
+        "PRESSROOM_RECOGNIZERS": f"tests.operator_recognizers:{factory}",
     }
+
+
+def test_a_value_found_only_on_the_output_is_learnt_and_burned(tmp_path: Path) -> None:
+    """Detection changes its mind on the output (as a model reading new context may): the new
+    value joins the document's values, the output is built once more, and it is delivered."""
     out = tmp_path / "out"
-    result = _pressroom("process", str(src), "-o", str(out), "--redact", "name", env=env)
+    result = _pressroom(
+        "process",
+        str(_visit(tmp_path)),
+        "-o",
+        str(out),
+        "--redact",
+        "name",
+        env=_with("watch_list_and_context"),
+    )
+    assert result.returncode == 0, result.stderr
+    text = subprocess.run(
+        ["pdftotext", str(out / "visit.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "Lighthouse" not in text and "Quillfeather" not in text
+    assert "visited" in text and "Everyone" in text
+    assert not (out / "review").exists()
+
+
+def test_a_held_document_goes_to_the_review_folder(tmp_path: Path) -> None:
+    """A detector that finds something new on every build: exit 3, nothing delivered, the held
+    copy and the findings in OUTDIR/review/, private; the reason has classes and counts only."""
+    out = tmp_path / "out"
+    result = _pressroom(
+        "process",
+        str(_visit(tmp_path)),
+        "-o",
+        str(out),
+        "--redact",
+        "name",
+        env=_with("watch_list_and_restless"),
+    )
     assert result.returncode == 3, result.stderr
-    assert "REDACTION_LEAK" in result.stderr and "Lighthouse" not in result.stderr
+    assert "REDACTION_LEAK" in result.stderr and "1 name" in result.stderr
+    assert "Everyone" not in result.stderr and "Lighthouse" not in result.stderr
     assert not (out / "visit.pdf").exists()
     review = out / "review"
     assert stat.S_IMODE(review.stat().st_mode) == 0o700
@@ -176,9 +206,9 @@ def test_a_held_document_goes_to_the_review_folder(tmp_path: Path) -> None:
         assert stat.S_IMODE(f.stat().st_mode) == 0o600
     data = json.loads(report.read_text())
     assert data["code"] == "REDACTION_LEAK" and "1 name" in data["reason"]
-    assert [(f["page"], f["class"], f["value"]) for f in data["findings"]] == [
-        (1, "name", "Zephyrine Quillfeather")
-    ]
+    found = [(f["page"], f["class"], f["value"]) for f in data["findings"]]
+    assert (1, "name", "Zephyrine Quillfeather") in found
+    assert all(cls == "name" for _page, cls, _value in found)
     assert held.read_bytes().startswith(b"%PDF")
 
 

@@ -32,8 +32,12 @@ LABEL_RE = re.compile(
     # digits in groups (single spaces or hyphens): "Account number: 1234 5678   Reference …"
     r"(?P<value>(?:(?-i:[A-Z]{1,4})[ \-]?)?\d(?:[ \-]?\d){3,29})"
 )
+# a UK sort code, an Irish NSC, a branch code: six digits in pairs after their label, beside it,
+# in the next cell or on the next line
 SORT_RE = re.compile(
-    r"(?i)\bsort\s*code\s*(?:is\s*)?[:#\-]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})(?!\d)"
+    r"(?i)\b(?:sort\s*code|sort|branch(?:\s*(?:code|no\.?|number|sort\s*code))?|nsc|bank\s*code"
+    r"|bsb|transit(?:\s*(?:no\.?|number))?)"
+    r"\s*(?:is\s*)?[:#\-]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})(?![\d\-])"
 )
 ROUTING_LABEL_RE = re.compile(r"(?i)\b(?:routing|aba|rtn|transit)\b")
 # IBAN lengths per country (ISO 13616 registry); a run is cut to its country's length

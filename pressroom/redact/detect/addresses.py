@@ -23,7 +23,8 @@ CA_POSTCODE = re.compile(r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b")
 US_ZIP_LINE = re.compile(r"\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b")
 # first lines of an address block that carry no house number
 BLOCK_LINE = re.compile(
-    r"(?i)^(?:p\.?\s*o\.?\s*box\s+\d+|(?:flat|apartment|apt|suite|unit|room)\s+\w+"
+    r"(?i)^(?:(?:p\.?\s*o\.?|post\s+office)\s*box\s*#?\s*\w+.*"
+    r"|(?:flat|apartment|apt|suite|unit|room|floor)\s+\w+.*"
     r"|[\w' \-]+\s(?:house|court|building|lodge|cottage|farm|mansions|tower|hall|manor|"
     r"chambers|buildings|barn|mill|centre|center|estate)\b.*"
     r"|[\w' \-]+\s(?:lane|road|street|avenue|close|drive|way|crescent|terrace|place|grove|"
@@ -31,6 +32,22 @@ BLOCK_LINE = re.compile(
     r"|\d+[A-Za-z]?(?:[ ,\-]+\d+)?\s+[A-Za-z].*)$"
 )
 _LEAD_NOISE = re.compile(r"(?:[\d,.]+[ \t]+(?:[a-z]+[ \t]+)+)+(?=\d)")
+STREET_TYPES = (
+    r"street|st|road|rd|lane|ln|row|way|avenue|ave|close|drive|dr|court|ct|crescent|cres|place|pl"
+    r"|square|sq|terrace|grove|gardens|gdns|hill|walk|mews|quay|wharf|parade|boulevard|blvd"
+    r"|highway|hwy|parkway|pkwy|circle|cir|trail|green|rise|view|wynd|gate|yard|broadway|causeway"
+)
+# "122 Chandlers Row, Penrith": a house number, a street with its type, and a town after it
+STREET_LINE_RE = re.compile(
+    r"(?<![\w/\-])(?P<value>\d{1,5}[A-Za-z]?(?:[\-\u2013]\d{1,5})?,?[ \t]+"
+    r"(?:[A-Z][\w'\u2019\-]*\.?[ \t]+){1,3}"
+    rf"(?i:{STREET_TYPES})\b\.?"
+    r"(?:[ \t]*,?[ \t]*(?:[A-Z][\w'\u2019\-]+)(?:[ \t]+[A-Z][\w'\u2019\-]+)?)?)"
+)
+PO_BOX_RE = re.compile(
+    r"(?i)(?P<value>\b(?:p\.?[ \t]?o\.?|post[ \t]+office)[ \t]*box[ \t]*#?[ \t]*[A-Z]?\d+"
+    r"(?:[ \t,]+[^\n]{0,60}?(?:\b[A-Z]{1,2}\d[A-Z\d]?[ \t]*\d[A-Z]{2}\b|\b\d{5}(?:-\d{4})?\b))?)"
+)
 ZIP = re.compile(r"^\d{5}(?:-\d{4})?[.,;]?$")
 
 
@@ -201,6 +218,12 @@ class AddressRecognizer:
     def find(self, text: str) -> list[Finding]:
         found = _pyap(text)
         found += _usaddress_lines(text)
+        for regex, source in ((STREET_LINE_RE, "street"), (PO_BOX_RE, "po-box")):
+            for m in regex.finditer(text):
+                value = m.group("value").rstrip(" ,.")
+                found.append(
+                    Finding(KIND, m.start("value"), m.start("value") + len(value), value, source)
+                )
         found += _blocks(text, found)
         found += _postcode_blocks(text)
         for m in LABEL_RE.finditer(text):

@@ -242,12 +242,7 @@ def name_tokens(values: Iterable[str]) -> frozenset[str]:
                 continue
             for part in {word, *word.split("-")}:
                 key = fold(part)
-                if (
-                    sum(c.isalpha() for c in key) >= 2
-                    and key not in STOP
-                    and key not in ROLES
-                    and key not in COMMON
-                ):
+                if sum(c.isalpha() for c in key) >= 2 and key not in STOP and key not in ROLES:
                     tokens.add(key)
     return frozenset(tokens)
 
@@ -271,7 +266,7 @@ def propagate_text(text: str, found: Sequence[Finding]) -> list[Finding]:
     out: list[Finding] = []
     tokens = name_tokens(f.value for f in found if f.kind == "name")
     if tokens:
-        common = _lowercase_words(text) & tokens
+        common = (_lowercase_words(text) | COMMON) & tokens
         for m in _WORD.finditer(text):
             word = m.group()
             if not is_mention(word, tokens):

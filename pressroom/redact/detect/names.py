@@ -62,6 +62,7 @@ LABEL_RE = re.compile(
     rf"(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-][ \t]*(?P<name>{_NAME})"
     rf"|(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-]?[ \t]*[\t\n][ \t]*(?P<cell>{_NAME})"
     r"(?=[ \t]*(?:\n|\t|$))"
+    rf"|(?m:^)[ \t]*(?i:(?:{'|'.join(LABELS)}))[ \t]+(?P<row>{_NAME})(?=[ \t]*(?:\n|\t|$))"
 )
 I_RE = re.compile(rf"\bI,[ \t]+(?P<name>{_NAME}),")
 # "my name is X", "I am X" / "I'm X" (a capitalised name only), "this is X speaking", "call me X"
@@ -102,6 +103,21 @@ HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Rev|Lady|Lord|Madam|Mme|Mlle
 # "Dr" after a street word or a house number is Drive: "12 Elm Dr Springfield"
 HONORIFIC_RE = re.compile(rf"(?<![0-9][ \t])(?<!\d)\b(?i:{HONORIFIC})\.?[ \t]+(?P<name>{_NAME})")
 _STREET_BEFORE = re.compile(r"\d+[A-Za-z]?[ \t]+(?:[A-Z][\w'\-]*[ \t]+){1,3}$")
+# bank statements: the payee after the transaction type ("BILL PAYMENT BRATHEN", "SEPA CT
+# <IBAN> SJOBERG", "PAYMENT TO T YAMAMOTO")
+_CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(_UP)}'\u2019\-]+|{UPPER}\.?)"
+STATEMENT_RE = re.compile(
+    r"(?:\bBILL\s+PAYMENT(?:\s+TO)?|\bPAYMENT\s+(?:TO|FROM)|\bTRANSFER\s+(?:TO|FROM)|\bTFR(?:\s+TO)?"
+    r"|\bDEPOSIT(?:\s+FROM)?|\bSEPA\s+CT|\bSTO|\bSO|\bFPO|\bFPI|\bBP|\bDD|\bCHQ|\bBGC|\bCR|\bDR)"
+    r"(?:\s+(?:TO|FROM))?(?:\s+[A-Z]{2}\d{2}[A-Z0-9 ]{8,40}?)?[ \t]+"
+    rf"(?P<name>{_CAPS_TOKEN}(?:[ \t]+{_CAPS_TOKEN}){{0,3}})"
+)
+# "T YAMAMOTO", "SIDDIQUI A", "R IBANEZ" in capitals: an initial beside a surname
+_CAPS_WORD = rf"{UPPER}[{re.escape(_UP)}'\u2019\-]{{2,}}"
+INITIAL_CAPS_RE = re.compile(
+    rf"(?<![{re.escape(_UP + _LO)}])(?P<name>[B-HJ-Z]\.?[ \t]+{_CAPS_WORD}"
+    rf"|{_CAPS_WORD}[ \t]+[B-HJ-Z](?![{re.escape(_UP + _LO)}.]))"
+)
 # transcripts: a speaker label at the start of a line ("OKAFOR:", "Maria Okafor:")
 SPEAKER_RE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME})[ \t]*:[ \t]")
 # a lookahead, so pairs overlap: in "Contact Mary Johnson" the pair "Mary Johnson" is tried too
@@ -161,164 +177,301 @@ COMMON = frozenset(
     ]
 )
 # Words that end a name in running text or are field names, never part of a person's name.
-STOP = frozenset(
+_MORE_STOP = frozenset(
     [
-        "date",
-        "signature",
-        "address",
-        "phone",
-        "telephone",
-        "tel",
-        "mobile",
-        "email",
-        "e-mail",
-        "account",
-        "number",
-        "no",
-        "sort",
-        "code",
-        "iban",
-        "bic",
-        "swift",
-        "reference",
-        "ref",
-        "amount",
-        "balance",
-        "total",
-        "description",
-        "payee",
-        "payer",
-        "the",
-        "and",
-        "of",
-        "for",
-        "to",
-        "from",
-        "at",
-        "in",
-        "on",
-        "by",
-        "with",
-        "street",
-        "road",
-        "avenue",
-        "city",
-        "town",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
         "postcode",
-        "zip",
-        "country",
-        "bank",
-        "branch",
-        "subject",
-        "re",
-        "note",
-        "question",
-        "answer",
-        "interviewer",
-        "interview",
-        "transcript",
-        "page",
-        "section",
-        "part",
-        "item",
-        "dear",
-        "regards",
-        "sincerely",
-        "yours",
-        "birth",
-        "born",
-        "id",
-        "card",
-        "statement",
-        "period",
-        "opening",
-        "closing",
-        "credit",
-        "debit",
-        "transaction",
-        "details",
-        "summary",
-        "name",
-        "full",
-        "print",
-        "signed",
-        "customer",
-        "client",
-        "member",
-        "policy",
-        "plan",
-        "order",
-        "invoice",
-        "receipt",
-        "paid",
+        "post",
+        "sort",
+        "acct",
+        "our",
+        "your",
+        "their",
+        "reference",
+        "bill",
+        "relation",
+        "relationship",
+        "sister",
+        "brother",
+        "mother",
+        "father",
+        "son",
+        "daughter",
+        "wife",
+        "husband",
+        "countersigned",
+        "pictures",
+        "picture",
+        "photo",
+        "photograph",
+        "caption",
         "payment",
+        "payments",
+        "deposit",
+        "refund",
         "transfer",
-        "standing",
+        "tfr",
+        "sepa",
+        "ct",
+        "bp",
+        "dd",
+        "so",
+        "sto",
+        "fpo",
+        "fpi",
+        "fps",
+        "chq",
+        "atm",
+        "pos",
+        "card",
+        "visa",
+        "debit",
+        "credit",
+        "interest",
+        "fee",
+        "fees",
+        "charge",
+        "charges",
+        "cash",
+        "withdrawal",
+        "salary",
+        "rent",
+        "loan",
+        "mortgage",
         "direct",
+        "standing",
+        "order",
         "faster",
-        "ltd",
-        "limited",
-        "plc",
-        "inc",
-        "llc",
-        "corp",
-        "company",
-        "group",
-        "university",
-        "college",
-        "school",
-        "hospital",
-        "council",
-        "ministry",
-        "department",
-        "office",
-        "agency",
-        "association",
-        "foundation",
-        "trust",
-        "society",
-        "club",
-        "committee",
-        "board",
-        "church",
-        "court",
-        "house",
-        "building",
-        "tower",
-        "centre",
-        "center",
-        "hall",
-        "station",
-        "airport",
-        "street",
-        "park",
-        "bridge",
-        "square",
-        "place",
-        "england",
-        "scotland",
-        "wales",
-        "ireland",
-        "london",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
+        "online",
+        "mobile",
+        "contactless",
+        "purchase",
+        "balance",
+        "brought",
+        "forward",
+        "carried",
+        "ref",
+        "inv",
+        "gbp",
+        "eur",
+        "usd",
+        "nok",
+        "sek",
+        "dkk",
+        "pln",
+        "czk",
+        "chf",
+        "partners",
+        "partner",
+        "shipping",
+        "freight",
+        "logistics",
+        "holdings",
+        "insurance",
+        "services",
+        "solutions",
+        "systems",
+        "consulting",
+        "capital",
+        "investments",
+        "properties",
+        "foods",
+        "motors",
+        "energy",
+        "media",
+        "press",
+        "news",
+        "times",
+        "herald",
+        "gazette",
+        "post",
+        "journal",
+        "tribune",
+        "chronicle",
     ]
+)
+STOP = (
+    frozenset(
+        [
+            "date",
+            "signature",
+            "address",
+            "phone",
+            "telephone",
+            "tel",
+            "mobile",
+            "email",
+            "e-mail",
+            "account",
+            "number",
+            "no",
+            "sort",
+            "code",
+            "iban",
+            "bic",
+            "swift",
+            "reference",
+            "ref",
+            "amount",
+            "balance",
+            "total",
+            "description",
+            "payee",
+            "payer",
+            "the",
+            "and",
+            "of",
+            "for",
+            "to",
+            "from",
+            "at",
+            "in",
+            "on",
+            "by",
+            "with",
+            "street",
+            "road",
+            "avenue",
+            "city",
+            "town",
+            "postcode",
+            "zip",
+            "country",
+            "bank",
+            "branch",
+            "subject",
+            "re",
+            "note",
+            "question",
+            "answer",
+            "interviewer",
+            "interview",
+            "transcript",
+            "page",
+            "section",
+            "part",
+            "item",
+            "dear",
+            "regards",
+            "sincerely",
+            "yours",
+            "birth",
+            "born",
+            "id",
+            "card",
+            "statement",
+            "period",
+            "opening",
+            "closing",
+            "credit",
+            "debit",
+            "transaction",
+            "details",
+            "summary",
+            "name",
+            "full",
+            "print",
+            "signed",
+            "customer",
+            "client",
+            "member",
+            "policy",
+            "plan",
+            "order",
+            "invoice",
+            "receipt",
+            "paid",
+            "payment",
+            "transfer",
+            "standing",
+            "direct",
+            "faster",
+            "ltd",
+            "limited",
+            "plc",
+            "inc",
+            "llc",
+            "corp",
+            "company",
+            "group",
+            "university",
+            "college",
+            "school",
+            "hospital",
+            "council",
+            "ministry",
+            "department",
+            "office",
+            "agency",
+            "association",
+            "foundation",
+            "trust",
+            "society",
+            "club",
+            "committee",
+            "board",
+            "church",
+            "court",
+            "house",
+            "building",
+            "tower",
+            "centre",
+            "center",
+            "hall",
+            "station",
+            "airport",
+            "street",
+            "park",
+            "bridge",
+            "square",
+            "place",
+            "england",
+            "scotland",
+            "wales",
+            "ireland",
+            "london",
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+            "sunday",
+            "january",
+            "february",
+            "march",
+            "april",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+    | _MORE_STOP
+)
+# Words of organisations and places: a "person" that holds one is not a person.
+ORG_WORDS = frozenset(
+    """partners shipping freight logistics holdings insurance services solutions systems
+    consulting capital investments properties foods motors energy media press news times herald
+    gazette journal tribune chronicle hospital council university college school bank group
+    company ltd limited plc inc llc corp corporation trust society club committee board church
+    cathedral court foundation association agency ministry department office station airport
+    centre center hotel restaurant cafe museum library theatre theater orchestra band quartet
+    fund institute laboratory labs clinic pharmacy studio studios gallery stadium arena""".split()
 )
 # Speaker labels and cues that name a role, not a person.
 ROLES = frozenset(
@@ -502,12 +655,23 @@ def _given_names(text: str) -> list[Finding]:
             continue
         if len(word) < 3 or word.isupper():
             continue
+        if re.search(r"\d[ \t]*$", text[max(0, m.start() - 3) : m.start()]) or re.match(
+            r"[ \t]*\d", text[m.end() : m.end() + 3]
+        ):
+            continue  # "02 Jun", "Jan 2026": a date
         # at a sentence start only when a verb of a person follows ("Darren is …")
         starts = _AFTER_BREAK.search(text[max(0, m.start() - 3) : m.start()])
         if starts and not _PERSON_VERB.match(text, m.end()):
             continue
         found.append(Finding(KIND, m.start(), m.end(), word, "given-name"))
     return found
+
+
+def _caps_name(name: str) -> bool:
+    """Words in capitals that may be a person: none is a form, money or statement word."""
+    words = [w.strip(".").casefold() for w in name.split()]
+    long = [w for w in words if len(w) > 1]
+    return bool(long) and not any(w in STOP or w in ROLES or w in COMMON for w in long)
 
 
 _NOT_A_NAME = frozenset(
@@ -586,6 +750,8 @@ class NameRecognizer:
             (SPEAKER_RE, "speaker"),
             (SELF_LOWER_RE, "self-lower"),
             (ASKED_RE, "asked"),
+            (STATEMENT_RE, "statement"),
+            (INITIAL_CAPS_RE, "initial-caps"),
         ):
             for m in regex.finditer(text):
                 if source == "honorific" and _STREET_BEFORE.search(
@@ -593,7 +759,7 @@ class NameRecognizer:
                 ):
                     continue  # "12 Elm Dr Springfield": Drive, not a doctor
                 group = next(
-                    g for g in ("name", "cell", "am", "alone") if g in m.groupdict() and m[g]
+                    g for g in ("name", "cell", "row", "am", "alone") if g in m.groupdict() and m[g]
                 )
                 a, b = trim_name(m.group(group))
                 name = m.group(group)[a:b]
@@ -604,7 +770,7 @@ class NameRecognizer:
                     name = m.group(group)[a:b]
                     if not name:
                         continue
-                elif source in ("speaker", "cue") and not self._plausible(name, source, text):
+                elif not self._confirmed(name, source, text):
                     continue
                 start = m.start(group) + a
                 found.append(Finding(KIND, start, start + len(name), name, source))
@@ -619,6 +785,13 @@ class NameRecognizer:
                     start = m.start("pair")
                     found.append(Finding(KIND, start, m.end("pair"), m.group("pair"), "census"))
         return found
+
+    def _confirmed(self, name: str, source: str, text: str) -> bool:
+        if source in ("speaker", "cue"):
+            return self._plausible(name, source, text)
+        if source in ("statement", "initial-caps"):
+            return _caps_name(name)
+        return True
 
     @staticmethod
     def _plausible(name: str, source: str, text: str) -> bool:

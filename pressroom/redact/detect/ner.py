@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.names import HONORIFIC, ROLES, STOP, UPPER, census
+from pressroom.redact.detect.names import HONORIFIC, ORG_WORDS, ROLES, STOP, UPPER, census
 from pressroom.redact.detect.plugins import RecognizerConfigError
 
 ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
@@ -161,6 +161,8 @@ def _plausible(text: str, start: int, end: int) -> bool:
         return False
     if all(w in STOP or w in ROLES for w in words) or words[-1] in _STREET_END:
         return False
+    if any(w in ORG_WORDS for w in words):
+        return False
     if len(words) == 1:
         first, last = census()
         if words[0] in first or words[0] in last:
@@ -182,9 +184,12 @@ class NerRecognizer:
             return self._last[1], self._last[2]
         people: list[Finding] = []
         others: list[tuple[int, int]] = []
-        texts = [text]
-        if _CAPS_WORD.search(text):
-            texts.append(recase(text))
+        # the model reads lines as running text (a name wrapped at a line end is one name);
+        # whether a word starts a line is judged on the text as it stands
+        flat = text.replace("\n", " ")
+        texts = [flat]
+        if _CAPS_WORD.search(flat):
+            texts.append(recase(flat))
         for n, variant in enumerate(texts):
             doc = self.nlp(variant)
             for ent in doc.ents:
