@@ -66,6 +66,81 @@ class IndexedText:
         return cls._join(words, order, seps)
 
     @classmethod
+    def columns(cls, words: Sequence[Word]) -> IndexedText:
+        """Cells (runs of a row between wide gaps) stacked by the column their left edges
+        share, top to bottom: a value wrapped inside a narrow column is one value again, even
+        when OCR read its second line into the row of the table beside it."""
+        rows = cls._rows(words)
+        cells: list[list[int]] = []
+        for row in rows:
+            cell: list[int] = []
+            for k, i in enumerate(row):
+                if cell:
+                    prev = words[row[k - 1]].box
+                    if words[i].box.x0 - prev.x1 > 1.5 * max(prev.height, 1.0):
+                        cells.append(cell)
+                        cell = []
+                cell.append(i)
+            if cell:
+                cells.append(cell)
+        columns: list[tuple[float, float, list[list[int]]]] = []  # left edge, line height, cells
+        for cell in cells:
+            x0 = words[cell[0]].box.x0
+            h = max(words[cell[0]].box.height, 1.0)
+            for n, (cx, ch, members) in enumerate(columns):
+                if abs(cx - x0) <= 1.5 * max(h, ch):
+                    members.append(cell)
+                    columns[n] = (cx, ch, members)
+                    break
+            else:
+                columns.append((x0, h, [cell]))
+        order: list[int] = []
+        seps: list[str] = []
+        for _x, _h, members in sorted(columns, key=lambda c: c[0]):
+            for c, cell in enumerate(members):
+                for k, i in enumerate(cell):
+                    seps.append(
+                        " " if k else ("\n" if order else " ") if c else ("\n\n" if order else " ")
+                    )
+                    order.append(i)
+        return cls._join_seps(words, order, seps)
+
+    @classmethod
+    def _rows(cls, words: Sequence[Word]) -> list[list[int]]:
+        rows: list[list[int]] = []
+        for i in sorted(range(len(words)), key=lambda i: words[i].box.y0 + words[i].box.y1):
+            b = words[i].box
+            centre = (b.y0 + b.y1) / 2
+            if rows:
+                last = [words[j].box for j in rows[-1]]
+                top = sum(x.y0 for x in last) / len(last)
+                bottom = sum(x.y1 for x in last) / len(last)
+                if top <= centre <= bottom:
+                    rows[-1].append(i)
+                    continue
+            rows.append([i])
+        for row in rows:
+            row.sort(key=lambda i: words[i].box.x0)
+        return rows
+
+    @classmethod
+    def _join_seps(cls, words: Sequence[Word], order: list[int], seps: list[str]) -> IndexedText:
+        """Like ``_join``, with separators of any length."""
+        parts: list[str] = []
+        starts: list[int] = []
+        pos = 0
+        for k, i in enumerate(order):
+            if k:
+                parts.append(seps[k])
+                pos += len(seps[k])
+            starts.append(pos)
+            parts.append(words[i].text)
+            pos += len(words[i].text)
+        return cls(
+            "".join(parts), tuple(starts), tuple(order), tuple(len(words[i].text) for i in order)
+        )
+
+    @classmethod
     def _join(cls, words: Sequence[Word], order: list[int], seps: list[str]) -> IndexedText:
         parts: list[str] = []
         starts: list[int] = []
@@ -111,12 +186,16 @@ def detect(words: Sequence[Word], detector: Detector) -> list[Hit]:
     reading = IndexedText.of(words)
     for f in detector.find(reading.text):
         hits.append(Hit(f, tuple(reading.words_in(f.start, f.end))))
-    rows = IndexedText.rows(words)
-    if rows.text != reading.text:
-        seen = {(h.finding.kind, h.words) for h in hits}
-        for f in detector.find(rows.text, model=False):
-            hit = Hit(f, tuple(rows.words_in(f.start, f.end)))
-            if (f.kind, hit.words) not in seen:  # the same finding read in both layouts
+    seen = {(h.finding.kind, h.words) for h in hits}
+    texts = {reading.text}
+    for layout in (IndexedText.rows(words), IndexedText.columns(words)):
+        if layout.text in texts:
+            continue
+        texts.add(layout.text)
+        for f in detector.find(layout.text, model=False):
+            hit = Hit(f, tuple(layout.words_in(f.start, f.end)))
+            if (f.kind, hit.words) not in seen:  # the same finding read in another layout
+                seen.add((f.kind, hit.words))
                 hits.append(hit)
     return hits
 

@@ -27,3 +27,23 @@ def test_generated_forms_and_letters_lose_every_value_in_context(
     assert leaks == []  # recall 1.0 for every class, on every page (a leak names its value)
     assert score.recall["name"][1] == 12 and score.recall["account-number"][1] >= 8
     assert score.precision >= 0.9
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["prose-capitals", "table-wrapped", "faint"])
+def test_documents_as_a_reader_sees_them_lose_every_mention(
+    tmp_path: Path, engine: TesseractEngine, index: int
+) -> None:
+    """Names in prose (surnames alone, possessives, speaker labels in capitals), a statement
+    table (sort code in its own cell, an IBAN without spaces, payees in capitals), an IBAN
+    wrapped over two lines, and a name and an account number in faint grey: every mention is
+    gone from every reader (PDFium, poppler, OCR of the pixels) and burned where it stood, the
+    document is delivered (not held), and the text that must stay is still searchable."""
+    from pressroom.redact.documents import ci_documents, redact_and_score
+
+    doc = ci_documents()[index]
+    policy = parse_policy("name,address,account-number", now=0)
+    outcome = redact_and_score(doc, tmp_path, 300, engine, policy)
+    assert outcome.error is None
+    assert outcome.held is None, outcome.held
+    assert [s.mention.text for s in outcome.missed()] == []
+    assert [s.mention.text for s in outcome.dropped()] == []

@@ -220,6 +220,8 @@ class AddressRecognizer:
         found += _usaddress_lines(text)
         for regex, source in ((STREET_LINE_RE, "street"), (PO_BOX_RE, "po-box")):
             for m in regex.finditer(text):
+                if source == "street" and not _street_words(m.group("value")):
+                    continue
                 value = m.group("value").rstrip(" ,.")
                 found.append(
                     Finding(KIND, m.start("value"), m.start("value") + len(value), value, source)
@@ -231,6 +233,20 @@ class AddressRecognizer:
             start = m.start("value")
             found.append(Finding(KIND, start, start + len(value), value, "label"))
         return [f for f in found if _looks_like_address(f.value)]
+
+
+def _street_words(value: str) -> bool:
+    """ "12 Mar SEPA CT" is a statement row, not 12 Mar Sepa Court: a street's name holds no
+    month, money or form word."""
+    from pressroom.redact.detect.names import STOP
+
+    words = [w.strip(",.").casefold() for w in value.split()[1:-1]]
+    return not any(w in STOP and w not in _STREETISH for w in words)
+
+
+_STREETISH = frozenset(
+    "street road lane avenue park hall court house station bridge square".split()
+)
 
 
 def _looks_like_address(value: str) -> bool:

@@ -155,7 +155,11 @@ def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) ->
     found = list(found)
     accounts = [(f.start, f.end) for f in found if f.kind == "account-number"]
     people = [(f.start, f.end) for f in found if f.kind == "name" and f.recognizer == "ner"]
-    addresses = [(f.start, f.end) for f in found if f.kind == "address"]
+    addresses = [
+        (f.start, f.end)
+        for f in found
+        if f.kind == "address" and not any(_overlap((f.start, f.end), a) for a in accounts)
+    ]
     kept: list[Finding] = []
     for f in found:
         span = (f.start, f.end)
@@ -165,7 +169,7 @@ def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) ->
             any(c.isdigit() for c in f.value)
             # a town the model took for a person, inside an address found whole
             or (
-                f.recognizer != "label"
+                f.recognizer in ("ner", *WEAK_NAME_SOURCES)
                 and any(a[0] <= f.start and f.end <= a[1] for a in addresses)
             )
         ):

@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.names import HONORIFIC, ORG_WORDS, ROLES, STOP, UPPER, census
+from pressroom.redact.detect.names import (
+    HONORIFIC,
+    ORG_WORDS,
+    ROLES,
+    STOP,
+    UPPER,
+    census,
+    trim_name,
+)
 from pressroom.redact.detect.plugins import RecognizerConfigError
 
 ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
@@ -198,6 +206,9 @@ class NerRecognizer:
                 if ent.label_ not in PERSON_LABELS:
                     continue
                 start, end = clean_span(text, ent.start_char, ent.end_char)
+                # "Adaeze Okafor\nIBAN": a field word after a name is not part of it
+                a, b = trim_name(text[start:end])
+                start, end = start + a, start + b
                 value = text[start:end]
                 if end <= start or not _plausible(text, start, end):
                     continue
