@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
 from pikepdf import Name
 from PIL import Image, ImageDraw
@@ -84,20 +85,32 @@ class _PageScan:
 
 
 def _burn(image: Image.Image, boxes: Sequence[Box]) -> Image.Image:
-    out = image.convert("RGB")
+    """Boxes burned into the pixels; a page with no colour stays grey (a third of the bytes to
+    compress and store)."""
+    out = image.convert("L") if _grey(image) else image.convert("RGB")
     draw = ImageDraw.Draw(out)
     for b in boxes:
-        draw.rectangle((b.x0, b.y0, b.x1, b.y1), fill=(0, 0, 0))
+        draw.rectangle((b.x0, b.y0, b.x1, b.y1), fill=0)
     return out
 
 
+def _grey(image: Image.Image) -> bool:
+    if image.mode in ("L", "1"):
+        return True
+    if image.mode != "RGB":
+        return False
+    r, g, b = (np.asarray(c, dtype=np.int16) for c in image.split())
+    return bool(np.abs(r - g).max() <= 2 and np.abs(g - b).max() <= 2)
+
+
 def _image_stream(pdf: pikepdf.Pdf, image: Image.Image) -> pikepdf.Stream:
-    stream = pdf.make_stream(zlib.compress(image.tobytes(), 6))
+    # level 1: a scan's pixels gain little from harder work (measured: ~5x the time for ~10 %)
+    stream = pdf.make_stream(zlib.compress(image.tobytes(), 1))
     stream.Filter = Name.FlateDecode
     stream.Type = Name.XObject
     stream.Subtype = Name.Image
     stream.Width, stream.Height = image.size
-    stream.ColorSpace = Name.DeviceRGB
+    stream.ColorSpace = Name.DeviceGray if image.mode == "L" else Name.DeviceRGB
     stream.BitsPerComponent = 8
     return stream
 
@@ -159,15 +172,26 @@ def redact_document(
             # it back. What detection finds only on the output (a name whose context changed
             # once its neighbour was burned) joins the values, and the output is built once
             # more; what is still found after that goes to a human.
+            recheck: set[int] | None = None  # every page the first time
+            before: dict[int, list[Box]] = {}
             for attempt in (1, 2):
                 built = _build(
                     stack, src, info, scans, by_kind, tokens, output, options, engine, progress
                 )
+                if recheck is not None:
+                    # read again: the pages flagged, and every page whose boxes moved
+                    recheck |= {
+                        index + 1
+                        for (index, _dpi, boxes) in built.burned
+                        if boxes != before.get(index)
+                    }
                 again = _check(
-                    output, built, scans, detector, by_kind, tokens, ocr, engine, template
+                    output, built, scans, detector, by_kind, tokens, ocr, engine, template, recheck
                 )
                 if not again:
                     break
+                recheck = set(again)
+                before = {index: boxes for (index, _dpi, boxes) in built.burned}
                 if attempt == 2 or not _learn(again, by_kind):
                     raise RedactionLeak(
                         "detection run again on the output found "
@@ -285,9 +309,11 @@ def _check(
     ocr: OcrStage,
     engine: OcrEngine,
     template: Any,
+    pages: set[int] | None = None,
 ) -> dict[int, list[Hit]]:
     """The output read back: it parses, no found value is left in any form, every page could be
-    judged, every box is solid. Then detection once more; what it finds is returned."""
+    judged, every box is solid. Then detection once more (on ``pages``, from 1; all by
+    default); what it finds is returned."""
     found_values = set().union(*by_kind.values())
     offset = 1 if template.cover is not None else 0
     check_output(output, len(built.checked) + offset, built.checked)
@@ -309,7 +335,15 @@ def _check(
     if unsolid:
         raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
     return _redetect(
-        output, detector, found_values, tokens, ocr, engine, built.burned, template.header.height
+        output,
+        detector,
+        found_values,
+        tokens,
+        ocr,
+        engine,
+        built.burned,
+        template.header.height,
+        pages,
     )
 
 
@@ -516,6 +550,7 @@ def _redetect(
     engine: OcrEngine,
     burned: Sequence[tuple[int, float, list[Box]]] = (),
     header_pt: float = 0.0,
+    pages: set[int] | None = None,
 ) -> dict[int, list[Hit]]:
     """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
     (faint print included). Per page (from 1), what it found; a known value still readable is a
@@ -534,6 +569,8 @@ def _redetect(
     flagged: dict[int, list[Hit]] = {}
     with pdfium.RecyclingDocument(output) as doc:
         for i in range(len(doc)):
+            if pages is not None and i + 1 not in pages:
+                continue
             page = doc[i]
             try:
                 image = page.render(scale=REDACT_DPI / 72.0, grayscale=True).to_pil()

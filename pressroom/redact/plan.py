@@ -222,7 +222,8 @@ def covered_words(
             ):
                 names.add(i)
         hit |= names
-    hit |= _given_names_beside(words, names)
+    beside = _given_names_beside(words, names)
+    hit |= beside | _titles_before(words, names | beside)
     wanted = [v for v in (normalise(v) for v in values) if len(v) >= 3]
     if wanted:
         keys = [normalise(w.text) for w in words]
@@ -273,6 +274,18 @@ def _given_names_beside(words: Sequence[Word], names: set[int]) -> set[int]:
             grown.add(j)
             j -= 1
     return grown
+
+
+def _titles_before(words: Sequence[Word], names: set[int]) -> set[int]:
+    """The title in front of a burned name goes with it ("Dr ████" would leave a title that the
+    next reading takes for the start of a new name)."""
+    return {
+        i - 1
+        for i in names
+        if i > 0
+        and words[i - 1].line == words[i].line
+        and re.fullmatch(rf"(?i:{HONORIFIC})\.?", words[i - 1].text.strip(",;:()"))
+    }
 
 
 def boxes_for(words: Sequence[Word], indexes: Iterable[int], pad: float = PAD_PX) -> list[Box]:

@@ -475,6 +475,11 @@ ORG_WORDS = frozenset(
 )
 # Speaker labels and cues that name a role, not a person.
 ROLES = frozenset(
+    """director manager officer head chair secretary treasurer editor correspondent caseworker
+    administrator coordinator assistant adviser advisor consultant engineer accountant
+    solicitor barrister attorney inspector superintendent supervisor president executive
+    senior junior principal chief deputy team department inst""".split()
+) | frozenset(
     [
         "interviewer",
         "interviewee",
