@@ -286,34 +286,72 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def _detect_jsonl(classes: Sequence[str], json: Any) -> int:
-    """One output line per input line, in order; each line is its own document."""
+    """Exactly one output line per input line, in order; each line is its own document. A line
+    that cannot be read (not UTF-8, not a JSON object with a string "text", a lone surrogate)
+    is answered with an "error" and no findings, the run goes on, and the exit code says so."""
+    from decimal import Decimal
+
     from pressroom.redact.detect.detector import Detector
 
     detector = Detector.for_classes(classes)
-    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="strict", closefd=False)  # noqa: SIM115
+    stdin = open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115
     out = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    for n, raw in enumerate(stdin, 1):
-        if not raw.strip():
-            continue
+    bad = 0
+
+    def refuse(_name: str) -> Any:
+        raise ValueError("not JSON")  # NaN, Infinity: no JSON number
+
+    for raw in stdin:
+        item: Any = None
         try:
-            item = json.loads(raw)
+            line = raw.decode("utf-8")
+            item = json.loads(line, parse_float=Decimal, parse_constant=refuse)
             text = item["text"]
             if not isinstance(text, str):
                 raise TypeError
-        except (ValueError, KeyError, TypeError):
-            print(
-                f'BAD_INPUT: line {n}: expected a JSON object with a string "text"', file=sys.stderr
-            )
-            return 2
-        findings = [
-            {"class": f.kind, "start": f.start, "end": f.end, "value": text[f.start : f.end]}
-            for f in detector.find_all(text)
-        ]
-        out.write(
-            json.dumps({"id": item.get("id"), "findings": findings}, ensure_ascii=False) + "\n"
-        )
+            text.encode("utf-8")  # a lone surrogate cannot be read, nor written back
+            findings = [
+                {"class": f.kind, "start": f.start, "end": f.end, "value": text[f.start : f.end]}
+                for f in detector.find_all(text)
+            ]
+            answer = {"id": item.get("id"), "findings": findings}
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeError):
+            bad += 1
+            ident = item.get("id") if isinstance(item, dict) else None
+            answer = {"id": ident, "findings": [], "error": "BAD_INPUT"}
+        out.write(_json_line(answer, json) + "\n")
         out.flush()
+    if bad:
+        print(
+            f"BAD_INPUT: {bad} line(s) were not a JSON object with a string text", file=sys.stderr
+        )
+        return 2
     return EXIT_OK
+
+
+def _json_line(value: Any, json: Any) -> str:
+    """JSON with numbers as they came in: an id of 1.10 goes back as 1.10, not 1.1."""
+    from decimal import Decimal
+
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return (
+            "{"
+            + ", ".join(
+                f"{json.dumps(k, ensure_ascii=False)}: {_json_line(v, json)}"
+                for k, v in value.items()
+            )
+            + "}"
+        )
+    if isinstance(value, list):
+        return "[" + ", ".join(_json_line(v, json) for v in value) + "]"
+    dumped = str(json.dumps(value, ensure_ascii=False))
+    try:
+        dumped.encode("utf-8")
+    except UnicodeError:  # a lone surrogate in an id: escaped, as JSON allows
+        dumped = str(json.dumps(value))
+    return dumped
 
 
 def cmd_templates(args: argparse.Namespace) -> int:

@@ -245,6 +245,19 @@ def covered_words(
     return hit
 
 
+# words that open a sentence or a clause and are never part of a name
+FUNCTION_WORDS = frozenset(
+    """then when while but and or so if after before as since because yesterday today tomorrow
+    now here there this that these those however meanwhile also still only even just thus hence
+    later earlier once every each all some many most both neither either no not yes what who
+    why how where which whose whom said says according with without from for in on at by to of
+    about into over under between against during through like unlike dear hello hi thanks
+    thank please sorry welcome is was are were has had have will would can could should may
+    might must shall do does did the a an my his her their our your its we you they he she it
+    i me us them mr mrs ms dr""".split()
+)
+
+
 def _starts_sentence(words: Sequence[Word], i: int) -> bool:
     return i == 0 or words[i - 1].line != words[i].line or words[i - 1].text[-1:] in '.!?:;"“'
 
@@ -262,7 +275,8 @@ def _given_names_beside(words: Sequence[Word], names: set[int]) -> set[int]:
             word = words[j].text.strip(",;()\"'“”")
             key = word.casefold().rstrip(".")
             if (
-                not word[:1].isupper()
+                key in FUNCTION_WORDS
+                or not word[:1].isupper()
                 or not any(c.isalpha() for c in word)
                 or any(c.isdigit() for c in word)
                 or key in STOP

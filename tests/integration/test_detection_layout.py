@@ -95,30 +95,44 @@ def _pressroom(
 
 def test_detect_jsonl_scores_text_lines_in_order() -> None:
     lines = [
-        {
-            "id": "a",
-            "text": f"Dear Ms Okafor, your IBAN {IBAN.lower()} is noted. Okafor\u2019s file.",
-        },
-        {"id": 7, "text": "Nothing personal here: the Bank of England met in Leeds."},
-        {"id": None, "text": "Send it to 1600 Pennsylvania Avenue NW, Washington, DC 20500."},
+        json.dumps({"id": "a", "text": f"Dear Ms Okafor, your IBAN {IBAN.lower()} is noted."}),
+        json.dumps({"id": 7, "text": "Nothing personal here: the Bank of England met in Leeds."}),
+        json.dumps(
+            {"id": None, "text": "Send it to 1600 Pennsylvania Avenue NW, Washington, DC 20500."}
+        ),
+        "",  # a blank line is a line too
+        "not json",
+        '{"id": 1.10, "text": ' + json.dumps("\U0001f600 Stra\u00dfe 5. Dear Ms Okafor, hi") + "}",
     ]
-    result = _pressroom("detect", "--jsonl", stdin="".join(json.dumps(x) + "\n" for x in lines))
-    assert result.returncode == 0, result.stderr
-    out = [json.loads(x) for x in result.stdout.splitlines()]
-    assert [o["id"] for o in out] == ["a", 7, None]
-    for item, o in zip(lines, out, strict=True):
-        for f in o["findings"]:
-            assert item["text"][f["start"] : f["end"]] == f["value"]
-    first = {(f["class"], f["value"]) for f in out[0]["findings"]}
-    assert first >= {
-        ("name", "Okafor"),
-        ("account-number", IBAN.lower()),
-        ("name", "Okafor\u2019s"),
-    }
-    assert out[1]["findings"] == []
-    assert [f["class"] for f in out[2]["findings"]] == ["address"]
+    result = _pressroom("detect", "--jsonl", stdin="\n".join(lines) + "\n")
+    assert result.returncode == 2 and "BAD_INPUT: 2 line(s)" in result.stderr
+    out = result.stdout.splitlines()
+    assert len(out) == len(lines)
+    parsed = [json.loads(x) for x in out]
+    assert [o["id"] for o in parsed] == ["a", 7, None, None, None, 1.1]
+    assert out[5].startswith('{"id": 1.10,')  # echoed as it came
+    found = [(f["class"], f["start"], f["end"], f["value"]) for f in parsed[0]["findings"]]
+    iban_at = lines[0].index  # offsets are into the text, not the JSON line
+    text0 = json.loads(lines[0])["text"]
+    assert found == [
+        ("name", 8, 14, "Okafor"),
+        (
+            "account-number",
+            text0.index(IBAN.lower()),
+            text0.index(IBAN.lower()) + len(IBAN),
+            IBAN.lower(),
+        ),
+    ], iban_at
+    assert parsed[1]["findings"] == []
+    assert [f["class"] for f in parsed[2]["findings"]] == ["address"]
+    assert parsed[3] == {"id": None, "findings": [], "error": "BAD_INPUT"}
+    assert parsed[4]["error"] == "BAD_INPUT"
+    # code points, not UTF-16 units or bytes: the emoji is one character
+    assert [(f["start"], f["end"], f["value"]) for f in parsed[5]["findings"]] == [
+        (20, 26, "Okafor")
+    ]
     # names only, when asked
-    only = _pressroom("detect", "--jsonl", "--redact", "name", stdin=json.dumps(lines[0]) + "\n")
+    only = _pressroom("detect", "--jsonl", "--redact", "name", stdin=lines[0] + "\n")
     assert {f["class"] for f in json.loads(only.stdout)["findings"]} == {"name"}
 
 

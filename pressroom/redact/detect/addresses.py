@@ -76,7 +76,8 @@ def _trim_start(text: str, start: int, end: int) -> int:
 
 
 _PYAP_STEPS = (
-    (re.compile(r"[ \t]*(?:,[ \t]*)+"), ", "),
+    # from the start of a run only: tried inside a long run of spaces it is quadratic
+    (re.compile(r"(?<![ \t])[ \t]*(?:,[ \t]*)+"), ", "),
     (re.compile(r" +"), " "),
     (re.compile("[\u2010-\u2015]"), "-"),
 )

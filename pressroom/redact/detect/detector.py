@@ -38,7 +38,7 @@ RULES = {
 WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name"})
 LETTER_CHARS = re.escape(_UP + _LO)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
-_POSSESSIVE = re.compile(r"['\u2019]s?$")
+_POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")
 _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
 
@@ -252,12 +252,17 @@ def name_tokens(values: Iterable[str]) -> frozenset[str]:
 
 
 def is_mention(word: str, tokens: frozenset[str]) -> bool:
-    """A capitalised word (or a word in capitals) that is one of the tokens: a surname alone,
-    a possessive, a hyphenated or apostrophe form."""
-    if not word[:1].isupper():
-        return False
-    base = _POSSESSIVE.sub("", word.strip(".,;:()\"'\u201c\u201d"))
-    return any(fold(p) in tokens for p in {base, *base.split("-")} if p)
+    """A word as OCR or a PDF gives it, punctuation and all ("(Okafor)", "Okafor!", quoted),
+    holding a capitalised name token: a surname alone, a possessive, a hyphenated or apostrophe
+    form, capitals."""
+    for m in _WORD.finditer(word):
+        part = m.group()
+        if not part[:1].isupper():
+            continue
+        base = _POSSESSIVE.sub("", part)
+        if any(fold(p) in tokens for p in {base, *base.split("-")} if p):
+            return True
+    return False
 
 
 def _lowercase_words(text: str) -> frozenset[str]:
@@ -290,12 +295,15 @@ def propagate_text(text: str, found: Sequence[Finding]) -> list[Finding]:
 
 
 def _alnum_map(text: str) -> tuple[str, list[int]]:
+    """Letters and digits folded, and the offset each folded character came from ("ß" folds to
+    two characters, both from the one offset)."""
     keys: list[str] = []
     where: list[int] = []
     for i, c in enumerate(text):
         if c.isalnum():
-            keys.append(fold(c))
-            where.append(i)
+            for folded in fold(c):
+                keys.append(folded)
+                where.append(i)
     return "".join(keys), where
 
 

@@ -6,8 +6,9 @@ the ones a model misses (capitals, unusual names right after a label)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from pressroom.redact.detect import Finding
@@ -60,7 +61,8 @@ LABELS = (
 # ("Payee:" then a sentence on the next line is not a name: the value must look like one)
 LABEL_RE = re.compile(
     rf"(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-][ \t]*(?P<name>{_NAME})"
-    rf"|(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-]?[ \t]*[\t\n][ \t]*(?P<cell>{_NAME})"
+    # possessive runs: a page of tabs after a label must not take cubic time
+    rf"|(?i:\b(?:{'|'.join(LABELS)}))[ ]*+(?:[:\-][ ]*+)?[\t\n][ \t]*+(?P<cell>{_NAME})"
     r"(?=[ \t]*(?:\n|\t|$))"
     rf"|(?m:^)[ \t]*(?i:(?:{'|'.join(LABELS)}))[ \t]+(?P<row>{_NAME})(?=[ \t]*(?:\n|\t|$))"
 )
@@ -95,8 +97,8 @@ ASKED_RE = re.compile(
 )
 SIGN_OFF_RE = re.compile(
     r"(?i:\b(?:yours\s+(?:sincerely|faithfully|truly)|(?:kind|best|warm)\s+regards|regards"
-    rf"|best\s+wishes|sincerely))[ \t]*,?[ \t]*\n?[ \t]*(?P<name>{_NAME})"
-    r"|(?i:\b(?:cheers|thanks|many\s+thanks|love|warmly|respectfully))[ \t]*,?[ \t]*\n[ \t]*"
+    rf"|best\s+wishes|sincerely))[ \t]*+,?+[ \t]*+\n?+[ \t]*+(?P<name>{_NAME})"
+    r"|(?i:\b(?:cheers|thanks|many\s+thanks|love|warmly|respectfully))[ \t]*+,?+[ \t]*+\n[ \t]*+"
     rf"(?P<alone>{_NAME})[ \t]*(?:\n|$)"
 )
 HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Rev|Lady|Lord|Madam|Mme|Mlle|Herr|Frau|Sr|Sra)"
@@ -737,6 +739,12 @@ def _is_name(name: str) -> bool:
     return len(letters) >= 2 and not all(len(t.rstrip(".")) == 1 for t in name.split())
 
 
+@lru_cache(maxsize=4)
+def _speaker_labels(text: str) -> Counter[str]:
+    """How often each speaker label stands at a line start: transcripts repeat their speakers."""
+    return Counter(m.group("name") for m in SPEAKER_RE.finditer(text))
+
+
 @dataclass(frozen=True, slots=True)
 class NameRecognizer:
     kind: str = KIND
@@ -809,7 +817,7 @@ class NameRecognizer:
         if source == "speaker":
             first_names, last_names = census()
             known = any(w in first_names or w in last_names for w in words)
-            repeated = len(re.findall(rf"(?m)^[ \t]*{re.escape(name)}[ \t]*:", text)) >= 2
+            repeated = _speaker_labels(text)[name] >= 2
             if len(words) > 1:
                 return known
             given = words[0] in first_names and words[0] not in COMMON

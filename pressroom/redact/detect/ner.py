@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.names import (
@@ -179,6 +179,15 @@ def _plausible(text: str, start: int, end: int) -> bool:
     return sum(c.isalpha() for c in value) >= 2
 
 
+class _Entity(NamedTuple):
+    label_: str
+    start_char: int
+    end_char: int
+
+
+_NOISE = re.compile(r"[^\w\s]{100,}")
+
+
 @dataclass
 class NerRecognizer:
     """PERSON entities as ``name`` findings; the other entities are kept for vetoes."""
@@ -199,8 +208,7 @@ class NerRecognizer:
         if _CAPS_WORD.search(flat):
             texts.append(recase(flat))
         for n, variant in enumerate(texts):
-            doc = self.nlp(variant)
-            for ent in doc.ents:
+            for ent in self._entities(variant):
                 if ent.label_ in OTHER_LABELS and n == 0:
                     others.append((ent.start_char, ent.end_char))
                 if ent.label_ not in PERSON_LABELS:
@@ -218,6 +226,23 @@ class NerRecognizer:
                 people.append(Finding(self.kind, start, end, value, "ner", 0.85))
         self._last = (text, people, others)
         return people, others
+
+    def _entities(self, text: str) -> list[Any]:
+        """The model's entities, with offsets into ``text``. Runs of 100 or more characters
+        that are neither letters nor spaces are blanked first (spaCy's tokenizer is quadratic
+        in them), and a text longer than the model takes is read in pieces cut at spaces."""
+        text = _NOISE.sub(lambda m: " " * len(m.group()), text)
+        limit = min(int(getattr(self.nlp, "max_length", 1_000_000)), 200_000)
+        out: list[Any] = []
+        start = 0
+        while start < len(text):
+            end = len(text) if len(text) - start <= limit else text.rfind(" ", start, start + limit)
+            if end <= start:
+                end = min(len(text), start + limit)
+            for ent in self.nlp(text[start:end]).ents:
+                out.append(_Entity(ent.label_, ent.start_char + start, ent.end_char + start))
+            start = end
+        return out
 
     def find(self, text: str) -> list[Finding]:
         return list(self._read(text)[0])
