@@ -28,7 +28,8 @@ _LABEL_WORDS = (
     r"|iban|bsb|clabe"
 )
 LABEL_RE = re.compile(
-    rf"(?i)\b(?:{_LABEL_WORDS})\s*(?:is|was|:|#|-|=)?\s*(?:is\s*)?[:#]?\s*"
+    # a table rule read as "|" stands between a label and its value as often as a colon
+    rf"(?i)\b(?:{_LABEL_WORDS})\s*(?:is|was|:|#|-|=|\|)?\s*(?:is\s*)?[:#]?\s*"
     # digits in groups (single spaces or hyphens): "Account number: 1234 5678   Reference …"
     r"(?P<value>(?:(?-i:[A-Z]{1,4})[ \-]?)?\d(?:[ \-]?\d){3,29})"
 )
@@ -37,7 +38,7 @@ LABEL_RE = re.compile(
 SORT_RE = re.compile(
     r"(?i)\b(?:sort\s*code|sort|branch(?:\s*(?:code|no\.?|number|sort\s*code))?|nsc|bank\s*code"
     r"|bsb|transit(?:\s*(?:no\.?|number))?)"
-    r"\s*(?:is\s*)?[:#\-]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})(?![\d\-])"
+    r"\s*(?:is\s*)?[:#\-|]?\s*(?P<value>\d{2}[ \-]?\d{2}[ \-]?\d{2})(?![\d\-])"
 )
 ROUTING_LABEL_RE = re.compile(r"(?i)\b(?:routing|aba|rtn|transit)\b")
 # IBAN lengths per country (ISO 13616 registry); a run is cut to its country's length

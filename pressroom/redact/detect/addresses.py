@@ -26,7 +26,8 @@ BLOCK_LINE = re.compile(
     r"(?i)^(?:(?:p\.?\s*o\.?|post\s+office)\s*box\s*#?\s*\w+.*"
     r"|(?:flat|apartment|apt|suite|unit|room|floor)\s+\w+.*"
     r"|[\w' \-]+\s(?:house|court|building|lodge|cottage|farm|mansions|tower|hall|manor|"
-    r"chambers|buildings|barn|mill|centre|center|estate)\b.*"
+    r"chambers|buildings|barn|mill|centre|center|estate|forge|granary|grange|rectory|vicarage|"
+    r"villa|stables|works|chapel|oast|croft|steading|bothy|lodge)\b.*"
     r"|[\w' \-]+\s(?:lane|road|street|avenue|close|drive|way|crescent|terrace|place|grove|"
     r"gardens|hill|row|walk|mews|square|court|rd|st|ave)\.?"
     r"|\d+[A-Za-z]?(?:[ ,\-]+\d+)?\s+[A-Za-z].*)$"
@@ -40,7 +41,8 @@ STREET_TYPES = (
 # "122 Chandlers Row, Penrith": a house number, a street with its type, and a town after it
 STREET_LINE_RE = re.compile(
     r"(?<![\w/\-])(?P<value>\d{1,5}[A-Za-z]?(?:[\-\u2013]\d{1,5})?,?[ \t]+"
-    r"(?:[A-Z][\w'\u2019\-]*\.?[ \t]+){1,3}"
+    # a street name wrapped at a line end in a narrow column is one street
+    r"(?:[A-Z][\w'\u2019\-]*\.?(?:[ \t]+|[ \t]*\n[ \t]*)){1,3}"
     rf"(?i:{STREET_TYPES})\b\.?"
     r"(?:[ \t]*,?[ \t]*(?:[A-Z][\w'\u2019\-]+)(?:[ \t]+[A-Z][\w'\u2019\-]+)?)?)"
 )

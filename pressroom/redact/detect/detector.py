@@ -35,7 +35,7 @@ RULES = {
     "account-number": AccountNumberRecognizer,
 }
 # name findings that a model's "this is an organisation / a place" overrules
-WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name"})
+WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name", "news"})
 LETTER_CHARS = re.escape(_UP + _LO)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
 _POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")

@@ -60,7 +60,7 @@ LABELS = (
 # the name follows its label on the same line, or in the cell or line right after it
 # ("Payee:" then a sentence on the next line is not a name: the value must look like one)
 LABEL_RE = re.compile(
-    rf"(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-][ \t]*(?P<name>{_NAME})"
+    rf"(?i:\b(?:{'|'.join(LABELS)}))[ \t]*[:\-|][ \t]*(?P<name>{_NAME})"
     # possessive runs: a page of tabs after a label must not take cubic time
     rf"|(?i:\b(?:{'|'.join(LABELS)}))[ ]*+(?:[:\-][ ]*+)?[\t\n][ \t]*+(?P<cell>{_NAME})"
     r"(?=[ \t]*(?:\n|\t|$))"
@@ -90,6 +90,14 @@ CUE_RE = re.compile(
     r"nephew|niece|neighbou?r|manager|lawyer|doctor)(?:\s+(?:is|was))?,?)"
     rf"[ \t]*:?[ \t]+(?P<name>{_NAME})"
 )
+# news prose: "Priyanka Raghunathan, who …", "… said Priyanka Raghunathan", "according to …"
+_FULL = rf"{UPPER}{LETTER}+(?:[{APOSTROPHES}\-]{LETTER}+)?"
+NEWS_RE = re.compile(
+    rf"(?P<name>{_FULL}[ \t]+(?:{UPPER}\.?[ \t]+)?{_FULL}),[ \t]+(?:who|whose|aged|a|an|the)\b"
+    rf"|(?P<before>{_FULL}[ \t]+{_FULL})[ \t]+(?:said|says|told|added|explained|recalled|wrote|"
+    r"argued|admitted|insisted|warned|noted)\b"
+    rf"|\b(?:said|says|according\s+to|added|wrote)[ \t]+(?P<after>{_FULL}[ \t]+{_FULL})\b"
+)
 # a name asked for and given: "What's your last name? Arcuri", "maiden name is nyberg"
 ASKED_RE = re.compile(
     r"(?i:\b(?:first|last|middle|family|given|full|maiden|sur)\s*name)"
@@ -110,6 +118,7 @@ _STREET_BEFORE = re.compile(r"\d+[A-Za-z]?[ \t]+(?:[A-Z][\w'\-]*[ \t]+){1,3}$")
 _CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(_UP)}'\u2019\-]+|{UPPER}\.?)"
 STATEMENT_RE = re.compile(
     r"(?:\bBILL\s+PAYMENT(?:\s+TO)?|\bPAYMENT\s+(?:TO|FROM)|\bTRANSFER\s+(?:TO|FROM)|\bTFR(?:\s+TO)?"
+    r"|\bSTANDING\s+ORDER(?:\s+TO)?|\bDIRECT\s+DEBIT(?:\s+TO)?|\bCHEQUE(?:\s+TO)?"
     r"|\bDEPOSIT(?:\s+FROM)?|\bSEPA\s+CT|\bSTO|\bSO|\bFPO|\bFPI|\bBP|\bDD|\bCHQ|\bBGC|\bCR|\bDR)"
     r"(?:\s+(?:TO|FROM))?(?:\s+[A-Z]{2}\d{2}[A-Z0-9 ]{8,40}?)?[ \t]+"
     rf"(?P<name>{_CAPS_TOKEN}(?:[ \t]+{_CAPS_TOKEN}){{0,3}})"
@@ -434,7 +443,6 @@ STOP = (
             "station",
             "airport",
             "street",
-            "park",
             "bridge",
             "square",
             "place",
@@ -764,6 +772,7 @@ class NameRecognizer:
             (SELF_LOWER_RE, "self-lower"),
             (ASKED_RE, "asked"),
             (STATEMENT_RE, "statement"),
+            (NEWS_RE, "news"),
             (INITIAL_CAPS_RE, "initial-caps"),
         ):
             for m in regex.finditer(text):
@@ -772,7 +781,9 @@ class NameRecognizer:
                 ):
                     continue  # "12 Elm Dr Springfield": Drive, not a doctor
                 group = next(
-                    g for g in ("name", "cell", "row", "am", "alone") if g in m.groupdict() and m[g]
+                    g
+                    for g in ("name", "cell", "row", "am", "alone", "before", "after")
+                    if g in m.groupdict() and m[g]
                 )
                 a, b = trim_name(m.group(group))
                 name = m.group(group)[a:b]
@@ -802,6 +813,11 @@ class NameRecognizer:
     def _confirmed(self, name: str, source: str, text: str) -> bool:
         if source in ("speaker", "cue"):
             return self._plausible(name, source, text)
+        if source == "news":  # two words of a name, none of them a field or an organisation
+            words = [_word(t) for t in name.split()]
+            return len(words) >= 2 and not any(
+                w in STOP or w in ROLES or w in ORG_WORDS for w in words
+            )
         if source in ("statement", "initial-caps"):
             return _caps_name(name)
         return True
