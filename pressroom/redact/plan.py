@@ -16,6 +16,11 @@ from pressroom.redact.detect.names import COMMON, HONORIFIC, ORG_WORDS, ROLES, S
 PAD_PX = 3.0
 
 
+def _wide_gap(left: Box, right: Box) -> bool:
+    """A gap wider than one and a half line heights: a table's cells, not words of a phrase."""
+    return right.x0 - left.x1 > 1.5 * max(left.height, 1.0)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexedText:
     """Words joined into one text in some order, and where each word's characters start.
@@ -37,31 +42,16 @@ class IndexedText:
 
     @classmethod
     def rows(cls, words: Sequence[Word]) -> IndexedText:
-        rows: list[list[int]] = []
-        for i in sorted(range(len(words)), key=lambda i: words[i].box.y0 + words[i].box.y1):
-            b = words[i].box
-            centre = (b.y0 + b.y1) / 2
-            if rows:
-                last = [words[j].box for j in rows[-1]]
-                top = sum(x.y0 for x in last) / len(last)
-                bottom = sum(x.y1 for x in last) / len(last)
-                if top <= centre <= bottom:
-                    rows[-1].append(i)
-                    continue
-            rows.append([i])
         order: list[int] = []
         seps: list[str] = []
-        for row in rows:
-            row.sort(key=lambda i: words[i].box.x0)
+        for row in cls._rows(words):
             for k, i in enumerate(row):
                 if not order:
                     seps.append(" ")
                 elif k == 0:
                     seps.append("\n")
                 else:
-                    prev = words[row[k - 1]].box
-                    gap = words[i].box.x0 - prev.x1
-                    seps.append("\t" if gap > 1.5 * max(prev.height, 1.0) else " ")
+                    seps.append("\t" if _wide_gap(words[row[k - 1]].box, words[i].box) else " ")
                 order.append(i)
         return cls._join(words, order, seps)
 
@@ -75,11 +65,9 @@ class IndexedText:
         for row in rows:
             cell: list[int] = []
             for k, i in enumerate(row):
-                if cell:
-                    prev = words[row[k - 1]].box
-                    if words[i].box.x0 - prev.x1 > 1.5 * max(prev.height, 1.0):
-                        cells.append(cell)
-                        cell = []
+                if cell and _wide_gap(words[row[k - 1]].box, words[i].box):
+                    cells.append(cell)
+                    cell = []
                 cell.append(i)
             if cell:
                 cells.append(cell)
@@ -103,7 +91,7 @@ class IndexedText:
                         " " if k else ("\n" if order else " ") if c else ("\n\n" if order else " ")
                     )
                     order.append(i)
-        return cls._join_seps(words, order, seps)
+        return cls._join(words, order, seps)
 
     @classmethod
     def _rows(cls, words: Sequence[Word]) -> list[list[int]]:
@@ -124,8 +112,8 @@ class IndexedText:
         return rows
 
     @classmethod
-    def _join_seps(cls, words: Sequence[Word], order: list[int], seps: list[str]) -> IndexedText:
-        """Like ``_join``, with separators of any length."""
+    def _join(cls, words: Sequence[Word], order: list[int], seps: list[str]) -> IndexedText:
+        """The words in ``order``, each after its separator (the first separator unused)."""
         parts: list[str] = []
         starts: list[int] = []
         pos = 0
@@ -133,22 +121,6 @@ class IndexedText:
             if k:
                 parts.append(seps[k])
                 pos += len(seps[k])
-            starts.append(pos)
-            parts.append(words[i].text)
-            pos += len(words[i].text)
-        return cls(
-            "".join(parts), tuple(starts), tuple(order), tuple(len(words[i].text) for i in order)
-        )
-
-    @classmethod
-    def _join(cls, words: Sequence[Word], order: list[int], seps: list[str]) -> IndexedText:
-        parts: list[str] = []
-        starts: list[int] = []
-        pos = 0
-        for k, i in enumerate(order):
-            if k:
-                parts.append(seps[k])
-                pos += 1
             starts.append(pos)
             parts.append(words[i].text)
             pos += len(words[i].text)
