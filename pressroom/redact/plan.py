@@ -11,7 +11,7 @@ from difflib import SequenceMatcher
 from pressroom.models import Box, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector, is_mention
-from pressroom.redact.detect.names import COMMON, HONORIFIC, ORG_WORDS, ROLES, STOP
+from pressroom.redact.detect.names import COMMON, HONORIFIC, ORG_WORDS, ROLES, STOP, TITLES
 
 PAD_PX = 3.0
 
@@ -37,7 +37,15 @@ class IndexedText:
 
     @classmethod
     def of(cls, words: Sequence[Word]) -> IndexedText:
-        seps = ["\n" if i and w.line != words[i - 1].line else " " for i, w in enumerate(words)]
+        seps = [
+            "\n"
+            if i and w.line != words[i - 1].line
+            # a wide gap inside a line is two cells ("Beacon Court      3 April 2026")
+            else "\t"
+            if i and _wide_gap(words[i - 1].box, w.box)
+            else " "
+            for i, w in enumerate(words)
+        ]
         return cls._join(words, list(range(len(words))), seps)
 
     @classmethod
@@ -253,6 +261,7 @@ def _given_names_beside(words: Sequence[Word], names: set[int]) -> set[int]:
                 or any(c.isdigit() for c in word)
                 or key in STOP
                 or key in ROLES
+                or key in TITLES
                 or key in ORG_WORDS
                 or re.fullmatch(rf"(?i:{HONORIFIC})\.?", word)
             ):

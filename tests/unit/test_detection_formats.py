@@ -122,13 +122,25 @@ def test_pyap_offsets_survive_its_normalisation() -> None:
             "Ms A Okafor\nPO Box 4411\nHarbour House\n12 Quay Road\nBristol BS1 4DY\nDear Ms A",
             "PO Box 4411\nHarbour House\n12 Quay Road\nBristol BS1 4DY",
         ),
-        ("Rose Cottage\nMill Lane\nYork YO1 7HH", "Rose Cottage\nMill Lane\nYork YO1 7HH"),
+        (
+            "Rose Cottage\nMill Lane\nYork YO1 7HH\nDear Sir",
+            "Rose Cottage\nMill Lane\nYork YO1 7HH",
+        ),
     ],
 )
 def test_address_blocks_are_taken_whole(text: str, address: str) -> None:
     spans = [(f.start, f.end) for f in AddressRecognizer().find(text)]
     start = text.index(address)
-    assert any(s <= start and start + len(address) <= e for s, e in spans)
+    covered = {i for s, e in spans for i in range(s, e)}
+    wanted = {start + k for k, c in enumerate(address) if c != "\n"}
+    assert wanted <= covered  # every line of the block, each found whole
+    assert not covered & set(range(text.index("Dear"), len(text)))
+
+
+def test_a_date_beside_an_address_block_is_no_address() -> None:
+    text = "Flat 4, Beacon Court\t3 April 2026\n161 Orchard Way\nStirling FK8 1QE"
+    found = " | ".join(f.value for f in AddressRecognizer().find(text))
+    assert "Flat 4, Beacon Court" in found and "April" not in found
 
 
 def test_an_iban_is_not_an_address() -> None:

@@ -162,34 +162,41 @@ def _is_last_line(line: str) -> bool:
     return bool(UK_POSTCODE.search(line) or CA_POSTCODE.search(line) or US_ZIP_LINE.search(line))
 
 
+def _left_cell(text: str, start: int, end: int) -> tuple[int, int]:
+    """The first cell of a line: "Flat 4, Beacon Court<tab>3 April 2026" holds two."""
+    line = text[start:end]
+    cut = line.find("\t")
+    cell = line if cut < 0 else line[:cut]
+    lead = len(cell) - len(cell.lstrip())
+    return start + lead, start + len(cell.rstrip())
+
+
 def _blocks(text: str, found: list[Finding]) -> list[Finding]:
     """Grow a finding upwards over the block lines above it (PO box, building, street), so an
-    address written as a block is taken whole, not cut to its last line."""
+    address written as a block is taken whole, not cut to its last line. Each line above is a
+    finding of its own, its first cell only (a date beside the block is no address)."""
     grown: list[Finding] = []
     for f in found:
         line_start = text.rfind("\n", 0, f.start) + 1
         if text[line_start : f.start].strip() and not _is_last_line(text[f.start : f.end]):
             continue
         start = line_start if not text[line_start : f.start].strip() else f.start
-        moved = False
         for _ in range(3):
             if start == 0:
                 break
             prev_start = text.rfind("\n", 0, start - 1) + 1
-            prev = text[prev_start : start - 1].strip()
+            a, b = _left_cell(text, prev_start, start - 1)
+            prev = text[a:b]
             if not prev or len(prev) > 60 or not BLOCK_LINE.match(prev):
                 break
-            start = prev_start + (
-                len(text[prev_start : start - 1]) - len(text[prev_start : start - 1].lstrip())
-            )
-            moved = True
-        if moved:
-            grown.append(Finding(KIND, start, f.end, text[start : f.end], f.recognizer + "-block"))
+            grown.append(Finding(KIND, a, b, prev, f.recognizer + "-block"))
+            start = prev_start
     return grown
 
 
 def _postcode_blocks(text: str) -> list[Finding]:
-    """A postcode line under one or two address lines, where no recogniser saw the whole."""
+    """A postcode line under one or two address lines, where no recogniser saw the whole:
+    each line's first cell."""
     found: list[Finding] = []
     lines = text.split("\n")
     offsets = []
@@ -202,15 +209,17 @@ def _postcode_blocks(text: str) -> list[Finding]:
             continue
         first = i
         while first > 0 and i - first < 3:
-            prev = lines[first - 1].strip()
+            a, b = _left_cell(text, offsets[first - 1], offsets[first - 1] + len(lines[first - 1]))
+            prev = text[a:b]
             if not prev or len(prev) > 60 or not BLOCK_LINE.match(prev):
                 break
             first -= 1
         if first == i:
             continue
-        start = offsets[first] + (len(lines[first]) - len(lines[first].lstrip()))
-        end = offsets[i] + len(lines[i].rstrip())
-        found.append(Finding(KIND, start, end, text[start:end], "block"))
+        for k in range(first, i + 1):
+            a, b = _left_cell(text, offsets[k], offsets[k] + len(lines[k]))
+            if b > a:
+                found.append(Finding(KIND, a, b, text[a:b], "block"))
     return found
 
 
@@ -235,7 +244,8 @@ class AddressRecognizer:
             value = m.group("value").strip()
             start = m.start("value")
             found.append(Finding(KIND, start, start + len(value), value, "label"))
-        return [f for f in found if _looks_like_address(f.value)]
+        # a line of a block stands with the address it belongs to ("Harbour House")
+        return [f for f in found if f.recognizer.endswith("block") or _looks_like_address(f.value)]
 
 
 def _street_words(value: str) -> bool:

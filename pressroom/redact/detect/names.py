@@ -118,7 +118,7 @@ _STREET_BEFORE = re.compile(r"\d+[A-Za-z]?[ \t]+(?:[A-Z][\w'\-]*[ \t]+){1,3}$")
 _CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(_UP)}'\u2019\-]+|{UPPER}\.?)"
 STATEMENT_RE = re.compile(
     r"(?:\bBILL\s+PAYMENT(?:\s+TO)?|\bPAYMENT\s+(?:TO|FROM)|\bTRANSFER\s+(?:TO|FROM)|\bTFR(?:\s+TO)?"
-    r"|\bSTANDING\s+ORDER(?:\s+TO)?|\bDIRECT\s+DEBIT(?:\s+TO)?|\bCHEQUE(?:\s+TO)?"
+    r"|\bSTANDING\s+ORDER(?:\s+TO)?|\bCHEQUE(?:\s+TO)?"
     r"|\bDEPOSIT(?:\s+FROM)?|\bSEPA\s+CT|\bSTO|\bSO|\bFPO|\bFPI|\bBP|\bDD|\bCHQ|\bBGC|\bCR|\bDR)"
     r"(?:\s+(?:TO|FROM))?(?:\s+[A-Z]{2}\d{2}[A-Z0-9 ]{8,40}?)?[ \t]+"
     rf"(?P<name>{_CAPS_TOKEN}(?:[ \t]+{_CAPS_TOKEN}){{0,3}})"
@@ -481,7 +481,15 @@ ORG_WORDS = frozenset(
     company ltd limited plc inc llc corp corporation trust society club committee board church
     cathedral court foundation association agency ministry department office station airport
     centre center hotel restaurant cafe museum library theatre theater orchestra band quartet
-    fund institute laboratory labs clinic pharmacy studio studios gallery stadium arena""".split()
+    fund institute laboratory labs clinic pharmacy studio studios gallery stadium arena water
+    savings gas electric electricity telecom broadband transit transport airways airlines rail
+    railway motors utilities housing homes""".split()
+)
+# titles of office before a name: burned with it never, part of it never
+TITLES = frozenset(
+    """councillor minister mayor senator governor professor judge detective sergeant captain
+    colonel general bishop rabbi imam reverend pastor chancellor secretary president chief
+    inspector constable lieutenant major commander admiral ambassador dean""".split()
 )
 # Speaker labels and cues that name a role, not a person.
 ROLES = frozenset(
@@ -682,11 +690,25 @@ def _given_names(text: str) -> list[Finding]:
     return found
 
 
+_NEXT_WORDS = re.compile(r"[ \t]+([\w'\u2019\-]+)(?:[ \t]+([\w'\u2019\-]+))?")
+
+
+def before_organisation(text: str, end: int) -> bool:
+    """A "name" followed on its line by an organisation's word is the organisation's name
+    ("Silverbirch Building Society", "VALLEY WATER")."""
+    m = _NEXT_WORDS.match(text, end)
+    if m is None:
+        return False
+    return any(w and w.casefold() in ORG_WORDS for w in m.groups())
+
+
 def _caps_name(name: str) -> bool:
     """Words in capitals that may be a person: none is a form, money or statement word."""
     words = [w.strip(".").casefold() for w in name.split()]
     long = [w for w in words if len(w) > 1]
-    return bool(long) and not any(w in STOP or w in ROLES or w in COMMON for w in long)
+    return bool(long) and not any(
+        w in STOP or w in ROLES or w in COMMON or w in ORG_WORDS for w in long
+    )
 
 
 _NOT_A_NAME = frozenset(
@@ -797,6 +819,10 @@ class NameRecognizer:
                 elif not self._confirmed(name, source, text):
                     continue
                 start = m.start(group) + a
+                if source not in ("label", "i-comma", "self", "self-lower", "asked") and (
+                    before_organisation(text, start + len(name))
+                ):
+                    continue  # "BRIGHTSPARK ENERGY", "Danube Freight Partners"
                 found.append(Finding(KIND, start, start + len(name), name, source))
         if self.use_gazetteer:
             found += _given_names(text)

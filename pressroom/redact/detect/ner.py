@@ -30,6 +30,7 @@ from pressroom.redact.detect.names import (
     ROLES,
     STOP,
     UPPER,
+    before_organisation,
     census,
     trim_name,
 )
@@ -219,6 +220,8 @@ class NerRecognizer:
                 start, end = start + a, start + b
                 value = text[start:end]
                 if end <= start or not _plausible(text, start, end):
+                    continue
+                if before_organisation(text, end):
                     continue
                 # the recased reading only adds names that were in capitals
                 if n == 1 and not _CAPS_WORD.search(value):
