@@ -203,6 +203,7 @@ def covered_words(
                 names.add(i)
         hit |= names
     beside = _given_names_beside(words, names)
+    beside |= _surnames_after(words, names | beside)
     hit |= beside | _titles_before(words, names | beside)
     wanted = [v for v in (normalise(v) for v in values) if len(v) >= 3]
     if wanted:
@@ -269,6 +270,38 @@ def _given_names_beside(words: Sequence[Word], names: set[int]) -> set[int]:
             grown.add(j)
             j -= 1
     return grown
+
+
+def _surnames_after(words: Sequence[Word], names: set[int]) -> set[int]:
+    """A capitalised word just after a found given name on its line, inside a sentence
+    ("Sjöberg" of "Mikael Sjöberg" when the model found only "Mikael"): the rest of the
+    person. Not after punctuation, not form, role, title or organisation words."""
+    grown: set[int] = set()
+    for i in sorted(names):
+        j = i + 1
+        if j >= len(words) or j in names or words[j].line != words[i].line:
+            continue
+        if words[i].text[-1:] in ".,;:!?)\"'\u201d\u2019" or _wide_gap(words[i].box, words[j].box):
+            continue
+        word = words[j].text.strip(",;.:!?()\"'“”")
+        key = _possessive(word.casefold())
+        if (
+            len(word) >= 2
+            and word[:1].isupper()
+            and not any(c.isdigit() for c in word)
+            and key not in FUNCTION_WORDS
+            and key not in STOP
+            and key not in ROLES
+            and key not in TITLES
+            and key not in ORG_WORDS
+            and key not in COMMON
+        ):
+            grown.add(j)
+    return grown
+
+
+def _possessive(word: str) -> str:
+    return re.sub(r"(?:['\u2019]s?)+$", "", word)
 
 
 def _titles_before(words: Sequence[Word], names: set[int]) -> set[int]:

@@ -10,11 +10,12 @@ from stdnum import luhn
 from stdnum.za import idnr
 
 from pressroom.models import Box, Word
+from pressroom.redact.detect import Finding
 from pressroom.redact.detect.accounts import AccountNumberRecognizer, iban_ok
 from pressroom.redact.detect.addresses import AddressRecognizer, normalised_with_map
 from pressroom.redact.detect.detector import Detector, name_tokens, occurrences
 from pressroom.redact.detect.names import NameRecognizer
-from pressroom.redact.plan import covered_words
+from pressroom.redact.plan import Hit, covered_words
 
 
 def make_iban(country: str, bban: str) -> str:
@@ -239,3 +240,20 @@ def test_folded_letters_keep_their_offsets() -> None:
     text = "Weiß Account number: 12345678 paid, see 12345678 later. Straße"
     found = Detector.for_classes(["account-number"]).find_all(text)
     assert [(f.start, f.end) for f in found] == [(21, 29), (40, 48)]
+
+
+def test_the_surname_after_a_found_given_name_goes_with_it() -> None:
+    words = _words("Yesterday Mikael Sjöberg met Okafor. Mikael Holdings paid.")
+    hit = Hit(Finding("name", 0, 0, "Mikael", "ner"), (1,))
+    covered = covered_words(words, [hit], (), name_tokens(["Mikael"]))
+    # the surname after the given name goes; an organisation's word after it does not
+    assert [words[i].text for i in sorted(covered)] == ["Mikael", "Sjöberg", "Mikael"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We met at 238 Foundry Lane,\nOban last week.", "They lived at 238\nFoundry Lane, Oban."],
+)
+def test_an_address_wrapped_in_a_column_is_one_address(text: str) -> None:
+    found = [f.value for f in AddressRecognizer().find(text)]
+    assert any("238" in v and "Oban" in v for v in found)

@@ -40,11 +40,12 @@ STREET_TYPES = (
 )
 # "122 Chandlers Row, Penrith": a house number, a street with its type, and a town after it
 STREET_LINE_RE = re.compile(
-    r"(?<![\w/\-])(?P<value>\d{1,5}[A-Za-z]?(?:[\-\u2013]\d{1,5})?,?[ \t]+"
-    # a street name wrapped at a line end in a narrow column is one street
+    # an address wrapped at a line end in a narrow column is one address: a line break may
+    # stand wherever a space does
+    r"(?<![\w/\-])(?P<value>\d{1,5}[A-Za-z]?(?:[\-\u2013]\d{1,5})?,?(?:[ \t]+|[ \t]*\n[ \t]*)"
     r"(?:[A-Z][\w'\u2019\-]*\.?(?:[ \t]+|[ \t]*\n[ \t]*)){1,3}"
     rf"(?i:{STREET_TYPES})\b\.?"
-    r"(?:[ \t]*,?[ \t]*(?:[A-Z][\w'\u2019\-]+)(?:[ \t]+[A-Z][\w'\u2019\-]+)?)?)"
+    r"(?:,?(?:[ \t]+|[ \t]*\n[ \t]*)(?:[A-Z][\w'\u2019\-]+)(?:[ \t]+[A-Z][\w'\u2019\-]+)?)?)"
 )
 PO_BOX_RE = re.compile(
     r"(?i)(?P<value>\b(?:p\.?[ \t]?o\.?|post[ \t]+office)[ \t]*box[ \t]*#?[ \t]*[A-Z]?\d+"
