@@ -257,3 +257,9 @@ def test_the_surname_after_a_found_given_name_goes_with_it() -> None:
 def test_an_address_wrapped_in_a_column_is_one_address(text: str) -> None:
     found = [f.value for f in AddressRecognizer().find(text)]
     assert any("238" in v and "Oban" in v for v in found)
+
+
+def test_form_name_fields_and_not_their_labels() -> None:
+    text = "Surname\tCastañeda\nForename\tXimena\nWhat is your surname? Let me see."
+    found = [(f.value, text[f.start : f.end]) for f in NameRecognizer().find(text)]
+    assert [v for v, _ in found] == ["Castañeda", "Ximena"]

@@ -100,7 +100,7 @@ NEWS_RE = re.compile(
 )
 # a name asked for and given: "What's your last name? Arcuri", "maiden name is nyberg"
 ASKED_RE = re.compile(
-    r"(?i:\b(?:first|last|middle|family|given|full|maiden|sur)\s*name)"
+    r"(?i:\b(?:first|last|middle|family|given|full|maiden|sur|fore|christian)\s*names?)"
     r"(?:\s+(?:is|was))?[ \t]*[?:]?[ \t]+(?P<name>[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,})?)"
 )
 SIGN_OFF_RE = re.compile(
@@ -311,6 +311,10 @@ _MORE_STOP = frozenset(
         "tribune",
         "chronicle",
     ]
+)
+_MORE_STOP |= frozenset(
+    """surname surnames forename forenames firstname lastname initials code photographs
+    photography illustration illustrations graphics bgc invoice prepared""".split()
 )
 STOP = (
     frozenset(
@@ -751,6 +755,10 @@ _NOT_A_NAME = frozenset(
         "is",
         "was",
     ]
+)
+_NOT_A_NAME |= frozenset(
+    """let me see you it i we they he she hmm um er well sure right wait sorry pardon again
+    same spelled spelt like""".split()
 )
 
 
