@@ -174,19 +174,17 @@ def _with(factory: str) -> dict[str, str]:
     }
 
 
+def _redact_visit(tmp: Path, out: Path, factory: str) -> subprocess.CompletedProcess[str]:
+    return _pressroom(
+        "process", str(_visit(tmp)), "-o", str(out), "--redact", "name", env=_with(factory)
+    )
+
+
 def test_a_value_found_only_on_the_output_is_learnt_and_burned(tmp_path: Path) -> None:
     """Detection changes its mind on the output (as a model reading new context may): the new
     value joins the document's values, the output is built once more, and it is delivered."""
     out = tmp_path / "out"
-    result = _pressroom(
-        "process",
-        str(_visit(tmp_path)),
-        "-o",
-        str(out),
-        "--redact",
-        "name",
-        env=_with("watch_list_and_context"),
-    )
+    result = _redact_visit(tmp_path, out, "watch_list_and_context")
     assert result.returncode == 0, result.stderr
     text = subprocess.run(
         ["pdftotext", str(out / "visit.pdf"), "-"], capture_output=True, text=True, check=True
@@ -200,15 +198,7 @@ def test_a_held_document_goes_to_the_review_folder(tmp_path: Path) -> None:
     """A detector that finds something new on every build: exit 3, nothing delivered, the held
     copy and the findings in OUTDIR/review/, private; the reason has classes and counts only."""
     out = tmp_path / "out"
-    result = _pressroom(
-        "process",
-        str(_visit(tmp_path)),
-        "-o",
-        str(out),
-        "--redact",
-        "name",
-        env=_with("watch_list_and_restless"),
-    )
+    result = _redact_visit(tmp_path, out, "watch_list_and_restless")
     assert result.returncode == 3, result.stderr
     assert "REDACTION_LEAK" in result.stderr and "1 name" in result.stderr
     assert "Everyone" not in result.stderr and "Lighthouse" not in result.stderr
