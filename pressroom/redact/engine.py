@@ -33,7 +33,7 @@ from pressroom.pipeline.runner import (
 )
 from pressroom.pipeline.runner import remaining as time_left
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.detector import Detector, check_policy_classes, name_tokens
+from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.faint import faint_words
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import (
@@ -57,12 +57,6 @@ Progress = Callable[[int, int], None]
 
 class RedactionLeak(ReviewRequired):
     code = "REDACTION_LEAK"
-
-
-def check_policy(policy: RedactionPolicy) -> None:
-    """At the door: every class can be detected, the configured model is installed (it is not
-    loaded here), the operator's recognisers load."""
-    check_policy_classes(policy.classes)
 
 
 def detector_for(policy: RedactionPolicy) -> Detector:

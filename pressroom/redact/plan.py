@@ -10,7 +10,7 @@ from difflib import SequenceMatcher
 
 from pressroom.models import Box, Word
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.detector import Detector, is_mention
+from pressroom.redact.detect.detector import Detector, is_mention, without_possessive
 from pressroom.redact.detect.names import COMMON, HONORIFIC, ORG_WORDS, ROLES, STOP, TITLES
 
 PAD_PX = 3.0
@@ -284,7 +284,7 @@ def _surnames_after(words: Sequence[Word], names: set[int]) -> set[int]:
         if words[i].text[-1:] in ".,;:!?)\"'\u201d\u2019" or _wide_gap(words[i].box, words[j].box):
             continue
         word = words[j].text.strip(",;.:!?()\"'“”")
-        key = _possessive(word.casefold())
+        key = without_possessive(word.casefold())
         if (
             len(word) >= 2
             and word[:1].isupper()
@@ -298,10 +298,6 @@ def _surnames_after(words: Sequence[Word], names: set[int]) -> set[int]:
         ):
             grown.add(j)
     return grown
-
-
-def _possessive(word: str) -> str:
-    return re.sub(r"(?:['\u2019]s?)+$", "", word)
 
 
 def _titles_before(words: Sequence[Word], names: set[int]) -> set[int]:

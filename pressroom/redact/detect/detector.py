@@ -251,6 +251,11 @@ def name_tokens(values: Iterable[str]) -> frozenset[str]:
     return frozenset(tokens)
 
 
+def without_possessive(word: str) -> str:
+    """A word without its possessive ending, straight or curly ("Okafor's" -> "Okafor")."""
+    return _POSSESSIVE.sub("", word)
+
+
 def is_mention(word: str, tokens: frozenset[str]) -> bool:
     """A word as OCR or a PDF gives it, punctuation and all ("(Okafor)", "Okafor!", quoted),
     holding a capitalised name token: a surname alone, a possessive, a hyphenated or apostrophe
