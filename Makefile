@@ -6,7 +6,7 @@ APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-c
 TEST_APT_PACKAGES := chromium
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test deps system-deps test-system-deps postgres lint unit bench samples clean
+.PHONY: run test deps system-deps test-system-deps readers postgres lint unit bench samples clean
 
 system-deps:
 	@scripts/ensure-system-deps.sh $(APT_PACKAGES)
@@ -26,6 +26,9 @@ postgres:
 test-system-deps:
 	@scripts/ensure-system-deps.sh $(TEST_APT_PACKAGES)
 
+readers:
+	@scripts/ensure-readers.sh
+
 run: deps
 	@scripts/run.sh
 
@@ -37,7 +40,7 @@ lint: deps
 unit: deps
 	$(VENV)/bin/pytest tests/unit -q
 
-test: deps test-system-deps postgres lint
+test: deps test-system-deps readers postgres lint
 	$(VENV)/bin/pytest
 
 bench: deps

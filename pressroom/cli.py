@@ -126,6 +126,7 @@ def process_one(
     title: str | None,
     progress: bool = False,
     policy: RedactionPolicy | None = None,
+    keep_pixels: bool = False,
 ) -> Outcome:
     """Process one input into ``dest``; every failure becomes a one-line Outcome."""
     global _ENGINE
@@ -143,7 +144,9 @@ def process_one(
     try:
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
-            options = JobOptions(template=template, title=title, limits=settings.limits)
+            options = JobOptions(
+                template=template, title=title, limits=settings.limits, keep_pixels=keep_pixels
+            )
             if policy is not None and not policy.empty:
                 from pressroom.redact.engine import redact_document
 
@@ -168,6 +171,7 @@ def process_one(
         EXIT_OK,
         f"ok  {dest}  {result.pages} page(s): {result.ocr_pages} OCR, {result.kept_pages} kept text"
         + (f", {turned} turned upright" if turned else "")
+        + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
         + f"  {time.monotonic() - t0:.1f}s",
         result.pages,
     )
@@ -207,12 +211,23 @@ def cmd_process(args: argparse.Namespace) -> int:
         if args.jobs <= 1 or len(work) == 1:
             show = sys.stderr.isatty() and not args.quiet
             for path, dest in work:
-                outcomes.append(process_one(path, dest, template, args.title, show, policy))
+                outcomes.append(
+                    process_one(path, dest, template, args.title, show, policy, args.keep_pixels)
+                )
                 _report(outcomes[-1], args.quiet)
         else:
             with ProcessPoolExecutor(max_workers=args.jobs) as pool:
                 futures = [
-                    pool.submit(process_one, path, dest, template, args.title, False, policy)
+                    pool.submit(
+                        process_one,
+                        path,
+                        dest,
+                        template,
+                        args.title,
+                        False,
+                        policy,
+                        args.keep_pixels,
+                    )
                     for path, dest in work
                 ]
                 for future in as_completed(futures):
@@ -509,6 +524,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         title=args.title,
         lane=args.lane,
         redact=args.redact,
+        keep_pixels=args.keep_pixels,
         wait=args.wait or args.output is not None,
         outdir=args.output,
     )
@@ -554,6 +570,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1,
         help="files processed at once, one process each (default 1)",
+    )
+    p.add_argument(
+        "--keep-pixels",
+        action="store_true",
+        help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
+        "layer is laid level either way)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)
@@ -645,6 +667,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="CLASSES",
         help="comma list of name, address, account-number",
+    )
+    sm.add_argument(
+        "--keep-pixels",
+        action="store_true",
+        help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
+        "layer is laid level either way)",
     )
     sm.add_argument("--wait", action="store_true", help="follow each job to its end")
     sm.add_argument(

@@ -24,6 +24,7 @@ class SubmitOptions:
     title: str | None = None
     lane: str | None = None
     redact: str | None = None
+    keep_pixels: bool = False
     wait: bool = False
     outdir: Path | None = None
     timeout_s: float = 3600.0
@@ -48,6 +49,7 @@ def submit_one(client: httpx.Client, path: Path, opts: SubmitOptions) -> dict[st
             ("title", opts.title),
             ("lane", opts.lane),
             ("redact", opts.redact),
+            ("keep_pixels", "true" if opts.keep_pixels else None),
         )
         if v
     }

@@ -255,6 +255,8 @@ def create_app(services: Services) -> FastAPI:
             if not policy.empty:
                 check_policy_classes(policy.classes)  # refused here, nothing loaded
             options: dict[str, Any] = policy.as_options() if not policy.empty else {}
+            if _flag(fields.get("keep_pixels"), "keep_pixels"):
+                options["keep_pixels"] = True
             if fields.get("webhook_url"):
                 from pressroom.notify.webhooks import check_url
 
@@ -545,6 +547,15 @@ def _copy_blob(services: Services, src: str, dest: str) -> None:
     with job_scratch(services.settings.scratch_dir) as scratch:
         services.blobs.get_to_path(src, scratch / "copy")
         services.blobs.put_if_absent(dest, scratch / "copy")
+
+
+def _flag(raw: str | None, name: str) -> bool:
+    """A boolean form field: absent, ``true`` or ``false``; anything else is refused."""
+    if raw is None or raw == "false":
+        return False
+    if raw == "true":
+        return True
+    raise BadRequest(f"{name} must be 'true' or 'false'")
 
 
 def _number(raw: str | None, name: str) -> float | None:

@@ -30,6 +30,7 @@ STAGE_ORDER = (
     "inspect",
     "raster",
     "ocr",
+    "straighten",
     "redact",
     "render",
     "check",

@@ -15,6 +15,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
+from pressroom.engines.straighten import Encoding, image_stream
 from pressroom.errors import Corrupt, PageLimit, PixelLimit
 from pressroom.models import SourceKind
 from pressroom.settings import Limits
@@ -166,18 +167,9 @@ def image_xobject(
         passed = _png_passthrough(pdf, path.read_bytes())
         if passed is not None:
             return passed
-    image = frame
-    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
-        rgba = image.convert("RGBA")
-        flat = Image.new("RGB", rgba.size, (255, 255, 255))
-        flat.paste(rgba, mask=rgba.getchannel("A"))
-        image = flat
-    elif image.mode == "P":
-        image = image.convert("RGB")
-    elif image.mode in ("I;16", "I;16B", "I;16L", "I"):
-        image = image.point(lambda v: v / 256).convert("L")
-    elif image.mode not in ("1", "L", "RGB", "CMYK"):
-        image = image.convert("RGB")
+    image = flatten(frame)
+    if image.mode == "1":  # group 4, as fax and document scanners store it: lossless, small
+        return image_stream(pdf, image, Encoding("bilevel"))
     space_for = {
         "1": Name.DeviceGray,
         "L": Name.DeviceGray,
@@ -191,6 +183,23 @@ def image_xobject(
     )
 
 
+def flatten(frame: Image.Image) -> Image.Image:
+    """A frame in a mode PDF stores as it is (1, L, RGB or CMYK); transparency onto white."""
+    image = frame
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        flat = Image.new("RGB", rgba.size, (255, 255, 255))
+        flat.paste(rgba, mask=rgba.getchannel("A"))
+        image = flat
+    elif image.mode == "P":
+        image = image.convert("RGB")
+    elif image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        image = image.point(lambda v: v / 256).convert("L")
+    elif image.mode not in ("1", "L", "RGB", "CMYK"):
+        image = image.convert("RGB")
+    return image
+
+
 def _finish(stream: pikepdf.Stream, w: int, h: int, space: Name, bpc: int) -> pikepdf.Stream:
     stream.Type = Name.XObject
     stream.Subtype = Name.Image
@@ -201,8 +210,9 @@ def _finish(stream: pikepdf.Stream, w: int, h: int, space: Name, bpc: int) -> pi
     return stream
 
 
-def decode_scan_image(page: pikepdf.Page) -> Image.Image | None:
-    """The grey pixels of a plain scan page's one image, or None when PDFium must render.
+def decode_scan_image(page: pikepdf.Page) -> tuple[Image.Image, Encoding] | None:
+    """The pixels of a plain scan page's one image (mode 1, L or RGB) and how they are stored,
+    or None when PDFium must render.
 
     Only images whose pixels are exactly what a viewer shows: no masks, no /Decode, grey or RGB.
     """
@@ -228,9 +238,33 @@ def decode_scan_image(page: pikepdf.Page) -> Image.Image | None:
             warnings.simplefilter("ignore")
             image = pdf_image.as_pil_image()
         image.load()
-        return image if image.mode == "L" else image.convert("L")
+        if image.mode not in ("1", "L", "RGB"):
+            image = image.convert("RGB")
+        filters = [str(f) for f in pdf_image.filters]
+        if pdf_image.bits_per_component == 1:
+            encoding = Encoding("bilevel")
+        elif filters == ["/DCTDecode"]:
+            encoding = Encoding.of_jpeg(raw.read_raw_bytes())
+        else:
+            encoding = Encoding("lossless")
+        return image, encoding
     except Exception:  # any doubt at all: PDFium renders the page instead
         return None
+
+
+def frame_encoding(kind: SourceKind, frame: Image.Image) -> Encoding:
+    """How an image file's frame is stored: a levelled copy is stored the same way."""
+    if frame.mode == "1":
+        return Encoding("bilevel")
+    tables = getattr(frame, "quantization", None)
+    if kind is SourceKind.JPEG and tables:
+        sampling = -1
+        if frame.mode == "RGB":
+            from PIL import JpegImagePlugin
+
+            sampling = JpegImagePlugin.get_sampling(frame)
+        return Encoding("jpeg", {k: list(v) for k, v in tables.items()}, sampling)
+    return Encoding("lossless")
 
 
 def logo_xobject(pdf: pikepdf.Pdf, data: bytes) -> tuple[pikepdf.Stream, float]:

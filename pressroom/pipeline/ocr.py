@@ -9,6 +9,7 @@ from typing import Protocol
 import numpy as np
 from PIL import Image
 
+from pressroom.engines.straighten import level
 from pressroom.models import Box, OcrResult, Word
 
 ROTATIONS = (0, 90, 180, 270)
@@ -46,6 +47,13 @@ class PageReading:
     skew: float  # counter-clockwise degrees of the text lines in the upright frame
     size: tuple[int, int]  # upright image size in pixels
     attempts: int
+    # Degrees the upright pixels were turned clockwise to level the lines, when the stage
+    # straightens: the words are then in that levelled frame, and ``image`` is what was read.
+    straightened: float = 0.0
+    image: Image.Image | None = None
+    # ``image`` holds the page's own grey values (no contrast stretch, no tiles): an output may
+    # use it as the levelled scan instead of turning the source's pixels a second time.
+    unaltered: bool = False
 
 
 def rotate_cw(image: Image.Image, degrees: int) -> Image.Image:
@@ -264,6 +272,10 @@ class OcrStage:
     # Tesseract reads skews below this nearly as well on its own (measured: 0 % CER at 1.5°,
     # 0.4 % at 2.5°), and turning a 300 dpi page costs ~0.2 s: only larger skews are removed.
     deskew_threshold: float = 2.0
+    # Set (degrees): skews from this size up are levelled for good, the words stay in the
+    # levelled frame and the reading carries the levelled image. None: the scan is kept as it
+    # is; only larger skews are levelled, for recognition alone, and the words mapped back.
+    straighten_min: float | None = None
     osd_dpi: float = 150.0
     min_osd_confidence: float = 2.0  # below this the detector is guessing: read as scanned
 
@@ -275,7 +287,8 @@ class OcrStage:
         asked_engine = guess is None
         if guess is None:
             guess = self._detect(base, dpi)
-        first = self._read(base, dpi, guess, timeout)
+        unaltered = base is image
+        first = self._read(base, dpi, guess, timeout, unaltered=unaltered)
         if not is_garbage(first.result):
             return first
         tried = {guess: first}
@@ -290,7 +303,7 @@ class OcrStage:
         for rotation in dict.fromkeys(order):
             if rotation in tried:
                 continue
-            reading = self._read(base, dpi, rotation, timeout)
+            reading = self._read(base, dpi, rotation, timeout, unaltered=unaltered)
             tried[rotation] = reading
             if quality(reading.result) > quality(best.result):
                 best = reading
@@ -302,7 +315,9 @@ class OcrStage:
             # (a highlighter, a translucent box) binarises to a solid block. Tiles, once more,
             # on the page as it was: stretching its grey range is what made the tint dark.
             gray = image if image.mode == "L" else image.convert("L")
-            again = self._read(gray, dpi, best.rotation, timeout, adaptive=True)
+            again = self._read(
+                gray, dpi, best.rotation, timeout, adaptive=True, unaltered=gray is image
+            )
             attempts += 1
             if quality(again.result) > quality(best.result):
                 best = again
@@ -312,7 +327,8 @@ class OcrStage:
         self, image: Image.Image, dpi: float, *, timeout: float | None = None
     ) -> PageReading:
         """Read without turning the page (its own text already says which way is up)."""
-        return self._read(normalise_contrast(image), dpi, 0, timeout)
+        base = normalise_contrast(image)
+        return self._read(base, dpi, 0, timeout, unaltered=base is image)
 
     def _detect(self, base: Image.Image, dpi: float) -> int:
         factor = max(1, round(dpi / self.osd_dpi))
@@ -327,22 +343,25 @@ class OcrStage:
         timeout: float | None,
         *,
         adaptive: bool = False,
+        unaltered: bool = False,
     ) -> PageReading:
         upright = rotate_cw(base, rotation)
         skew = estimate_skew(upright)
+        keep = self.straighten_min is None
         # Below the threshold the engine reads the sloped lines itself and reports their slope.
-        applied = skew if abs(skew) >= self.deskew_threshold else 0.0
-        straight = (
-            upright.rotate(-applied, resample=Image.Resampling.BILINEAR, fillcolor=255)
-            if applied
-            else upright
-        )
+        threshold = self.deskew_threshold if keep else self.straighten_min
+        applied = skew if threshold is not None and abs(skew) >= threshold else 0.0
+        straight = level(upright, applied)
         result = self.engine.recognize(straight, dpi=dpi, timeout=timeout, adaptive=adaptive)
-        words = unskew_words(result.words, applied, upright.size)
+        if keep:
+            result = replace(result, words=unskew_words(result.words, applied, upright.size))
         return PageReading(
-            result=replace(result, words=words),
+            result=result,
             rotation=rotation,
             skew=skew,
             size=upright.size,
             attempts=1,
+            straightened=0.0 if keep else applied,
+            image=None if keep else straight,
+            unaltered=unaltered and not keep,
         )

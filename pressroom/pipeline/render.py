@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -151,7 +152,17 @@ def turn_cw(degrees: int, w: float, h: float) -> tuple[Matrix, tuple[float, floa
     return IDENTITY, (w, h)
 
 
-def _fmt(m: Matrix) -> str:
+def levelling(degrees: float, w: float, h: float) -> Matrix:
+    """Turn the frame [0,w]x[0,h] clockwise on screen by ``degrees`` about its centre."""
+    th = math.radians(degrees)
+    c, s = math.cos(th), math.sin(th)
+    cx, cy = w / 2.0, h / 2.0
+    # clockwise on screen is a negative angle in PDF's y-up space
+    turn: Matrix = (c, -s, s, c, 0.0, 0.0)
+    return then(then((1.0, 0.0, 0.0, 1.0, -cx, -cy), turn), (1.0, 0.0, 0.0, 1.0, cx, cy))
+
+
+def _fmt(m: tuple[float, ...]) -> str:
     return " ".join(f"{v:.4f}".rstrip("0").rstrip(".") or "0" for v in m)
 
 
@@ -249,14 +260,30 @@ class OutputBuilder:
         return key.format_map(values)
 
     def add_page(
-        self, source: PlacedSource, text: PageText | None, rotation: int, page_number: int
+        self,
+        source: PlacedSource,
+        text: PageText | None,
+        rotation: int,
+        page_number: int,
+        *,
+        level: float = 0.0,
     ) -> PageLayout:
-        """One output page: source turned upright by ``rotation`` (cw), bands above and below."""
+        """One output page: source turned upright by ``rotation`` (cw), bands above and below.
+
+        ``level``: degrees by which the upright source is turned clockwise about its centre to
+        level its lines (a page drawn from vectors; scans are levelled in their pixels).
+        """
         header, footer = self.template.header, self.template.footer
         turn, (w, h) = turn_cw(rotation, source.width, source.height)
-        placement = then(then(source.to_frame, turn), (1.0, 0.0, 0.0, 1.0, 0.0, footer.height))
+        upright = then(source.to_frame, turn)
+        clip = ""
+        if level:
+            upright = then(upright, levelling(level, w, h))
+            # the turned corners must not reach into the bands
+            clip = f"0 {footer.height:.4f} {w:.4f} {h:.4f} re W n "
+        placement = then(upright, (1.0, 0.0, 0.0, 1.0, 0.0, footer.height))
         page_w, page_h = w, h + header.height + footer.height
-        ops = [f"q {_fmt(placement)} cm /Src Do Q\n".encode()]
+        ops = [f"q {clip}{_fmt(placement)} cm /Src Do Q\n".encode()]
         fonts = Dictionary()
         xobjects = Dictionary(Src=source.xobject)
         if text is not None and text.words:

@@ -15,11 +15,12 @@ from PIL import Image
 
 from pressroom import ENGINE_VERSION, __version__, tracing
 from pressroom.engines import images, pdfium
+from pressroom.engines.straighten import STRAIGHTEN_MIN, Encoding, image_stream, level
 from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256, inspect_source, render_dpi
-from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
+from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
 from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
 from pressroom.settings import Limits
 from pressroom.templates import Template
@@ -36,6 +37,9 @@ class JobOptions:
     when: datetime = field(default_factory=lambda: datetime.now(UTC))
     limits: Limits = field(default_factory=Limits)
     deadline: float | None = None  # time.monotonic() by which the job must be done
+    # Keep each scan's pixels as they are: skewed pages are not levelled (the text layer is
+    # still laid level, line by line); pages are turned upright by placement only.
+    keep_pixels: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,7 @@ class DocumentResult:
     engine: str
     timings: dict[str, float]
     redacted: dict[str, int] = field(default_factory=dict)  # boxes burned, by class
+    levelled_pages: int = 0  # skewed pages whose scan was levelled
 
     @classmethod
     def of(
@@ -66,6 +71,7 @@ class DocumentResult:
         engine: OcrEngine,
         timings: dict[str, float],
         redacted: dict[str, int] | None = None,
+        levelled_pages: int = 0,
     ) -> DocumentResult:
         """The result of a checked output: counts from its pages, the output's own hash."""
         return cls(
@@ -83,6 +89,7 @@ class DocumentResult:
             engine=f"{ENGINE_VERSION}; {engine.name}",
             timings=timings,
             redacted=redacted or {},
+            levelled_pages=levelled_pages,
         )
 
 
@@ -145,12 +152,13 @@ def process_document(
     clock = _Clock()
     with clock.stage("inspect"):
         info = inspect_source(source, options.limits)
-    ocr = OcrStage(engine)
+    ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
     template = options.template
     title = options.title or template.default_title
     offset = 1 if template.cover is not None else 0
     checked: list[CheckedPage] = []
     total = len(info.pages)
+    levelled_pages = 0
     with ExitStack() as stack:
         base = None
         if info.kind is SourceKind.PDF:
@@ -165,31 +173,35 @@ def process_document(
         chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
         for page_info, placed, raster in rasters:
             remaining(options.deadline)
+            level = 0.0
             if raster is None:
                 text = PageText(
                     index=page_info.index, method="kept", real_chars=page_info.text_chars
                 )
                 rotation = 0
             else:
-                image, dpi = raster
                 with clock.stage("ocr"):
-                    reading = ocr(image, dpi, timeout=remaining(options.deadline))
-                del image, raster
+                    reading = ocr(raster.image, raster.dpi, timeout=remaining(options.deadline))
                 text = PageText(
                     index=page_info.index,
                     method="ocr",
                     words=reading.result.words,
                     width_px=reading.size[0],
                     height_px=reading.size[1],
-                    dpi=dpi,
+                    dpi=raster.dpi,
                     rotation=reading.rotation,
                     skew=reading.skew,
                     mean_confidence=reading.result.mean_confidence,
                     real_chars=reading.result.real_chars,
                 )
                 rotation = reading.rotation
+                if reading.straightened:
+                    levelled_pages += 1
+                    with clock.stage("straighten"):
+                        placed, rotation, level = _levelled(builder.pdf, placed, raster, reading)
+                del raster, reading
             with clock.stage("render"):
-                layout = builder.add_page(placed, text, rotation, page_info.index + 1)
+                layout = builder.add_page(placed, text, rotation, page_info.index + 1, level=level)
                 if not checked and template.cover is not None:
                     builder.add_cover(layout.width, layout.height)
                 if chunk and len(builder.pdf.pages) >= chunk:
@@ -206,10 +218,47 @@ def process_document(
             builder.save(output, title=title, created=options.when)
     with clock.stage("check"):
         check_output(output, len(checked) + offset, checked)
-    return DocumentResult.of(info, output, checked, offset, options, engine, clock.totals)
+    return DocumentResult.of(
+        info, output, checked, offset, options, engine, clock.totals, None, levelled_pages
+    )
 
 
-Raster = tuple[Image.Image, float] | None
+@dataclass(frozen=True, slots=True)
+class Raster:
+    """A page's pixels for recognition, and its own pixels where the page is its image."""
+
+    image: Image.Image  # grey, turned by the page's own rotation
+    dpi: float
+    # the page's own pixels (mode 1, L or RGB) on the same grid and turn as ``image``, and how
+    # they are stored; None where the page is more than one image (it was rendered)
+    pixels: Callable[[], Image.Image] | None = None
+    encoding: Encoding | None = None
+
+
+def _levelled(
+    pdf: pikepdf.Pdf, placed: PlacedSource, raster: Raster, reading: PageReading
+) -> tuple[PlacedSource, int, float]:
+    """The page levelled: returns what to place, the turn still to apply and the angle by which
+    the placement itself must level it.
+
+    A page that is its image gets that image turned upright and levelled once, encoded like
+    the source (JPEG with the source's own tables, bilevel as CCITT G4, else lossless). A page
+    drawn from more than an image is levelled by its placement: vectors turn without loss.
+    """
+    if raster.pixels is None or raster.encoding is None:
+        return placed, reading.rotation, reading.straightened
+    pixels = raster.pixels()
+    if reading.image is not None and reading.unaltered and pixels.mode in ("1", "L"):
+        # the recognition image is these very grey values, already turned and levelled
+        levelled = reading.image
+    else:
+        levelled = level(rotate_cw(pixels, reading.rotation), reading.straightened)
+    del pixels
+    if levelled.size != reading.size:  # pragma: no cover - both come from the same grid
+        raise Corrupt("a page's pixels and its recognition image disagree in size")
+    xobject = image_stream(pdf, levelled, raster.encoding)
+    _turn, (w, h) = turn_cw(reading.rotation, placed.width, placed.height)
+    return PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h), 0, 0.0
 
 
 def _rasters(
@@ -219,7 +268,7 @@ def _rasters(
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     clock: _Clock,
-) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
+) -> Iterator[tuple[PageInfo, PlacedSource, Raster | None]]:
     """Each page placed into ``out()``, with its pixels when it needs OCR; one page at a time."""
     if info.kind is SourceKind.PDF:
         yield from _pdf_pages(stack, source, info, out(), limits, clock)
@@ -234,7 +283,7 @@ def _pdf_pages(
     src: pikepdf.Pdf,
     limits: Limits,
     clock: _Clock,
-) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
+) -> Iterator[tuple[PageInfo, PlacedSource, Raster | None]]:
     """Pages of a PDF source, placed as form XObjects of ``src`` itself (see OutputBuilder)."""
     doc: Any = stack.enter_context(pdfium.RecyclingDocument(source))
     for page_info in info.pages:
@@ -255,17 +304,19 @@ def _pdf_pages(
             continue
         dpi = render_dpi(page_info.native_dpi, limits)
         with clock.stage("raster"):
-            image = None
+            raster = None
             native = page_info.native_dpi
             if page_info.plain_scan and native and limits.min_dpi <= native <= limits.max_dpi:
                 # the page is its image: decoding it is rendering it at its own resolution
-                image = images.decode_scan_image(page)
-                if image is not None:
-                    image = rotate_cw(image, page_info.rotate)
-                    dpi = native
-            if image is None:
-                image = pdfium.render_gray(doc, page_info.index, dpi)
-        yield page_info, placed, (image, dpi)
+                decoded = images.decode_scan_image(page)
+                if decoded is not None:
+                    own = rotate_cw(decoded[0], page_info.rotate)
+                    grey = own if own.mode == "L" else own.convert("L")
+                    raster = Raster(grey, native, _held(own), decoded[1])
+                    del decoded
+            if raster is None:
+                raster = Raster(pdfium.render_gray(doc, page_info.index, dpi), dpi)
+        yield page_info, placed, raster
 
 
 def _image_pages(
@@ -275,7 +326,7 @@ def _image_pages(
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     clock: _Clock,
-) -> Iterator[tuple[PageInfo, PlacedSource, Raster]]:
+) -> Iterator[tuple[PageInfo, PlacedSource, Raster | None]]:
     single = len(info.pages) == 1
     frames = images.iter_frames(source)
     stack.callback(frames.close)
@@ -289,7 +340,28 @@ def _image_pages(
             w, h = page_info.width_pt, page_info.height_pt
             placed = PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
             image, dpi = _recognition_image(frame, page_info, limits)
-        yield page_info, placed, (image, dpi)
+            encoding = images.frame_encoding(info.kind, frame)
+        yield page_info, placed, Raster(image, dpi, _own_pixels(frame, image.size), encoding)
+
+
+def _held(image: Image.Image) -> Callable[[], Image.Image]:
+    return lambda: image
+
+
+def _own_pixels(frame: Image.Image, size: tuple[int, int]) -> Callable[[], Image.Image]:
+    """The frame's pixels in a mode PDF stores (1, L or RGB), on the recognition grid."""
+
+    def pixels() -> Image.Image:
+        image = images.flatten(frame)
+        if image.mode == "CMYK":
+            image = image.convert("RGB")
+        if image.size == size:
+            return image
+        if image.mode == "1":
+            image = image.convert("L")
+        return image.resize(size, Image.Resampling.BILINEAR)
+
+    return pixels
 
 
 def _recognition_image(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 
 import pikepdf
@@ -16,23 +17,29 @@ FONT_NAME = "/PressroomGlyphless"
 # Every glyph of the glyphless font is 500 units wide (DW below); the width of a word at size 1.
 _CHAR_WIDTH = 0.5
 
-_TO_UNICODE = b"""/CIDInit /ProcSet findresource begin
-12 dict begin
-begincmap
-/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
-/CMapName /Adobe-Identity-UCS def
-/CMapType 2 def
-1 begincodespacerange
-<0000> <FFFF>
-endcodespacerange
-1 beginbfrange
-<0000> <FFFF> <0000>
-endbfrange
-endcmap
-CMapName currentdict /CMap defineresource pop
-end
-end
-"""
+
+def _to_unicode() -> bytes:
+    """CID = code point, written as 248 ranges of 256 codes: in each range only the last byte
+    varies, as the CMap format asks (one range over the whole plane is read differently by
+    different readers). Surrogate codes map to nothing."""
+    ranges = [
+        f"<{hi:02X}00> <{hi:02X}FF> <{hi:02X}00>" for hi in range(256) if not 0xD8 <= hi <= 0xDF
+    ]
+    body = "".join(
+        f"{len(chunk)} beginbfrange\n" + "\n".join(chunk) + "\nendbfrange\n"
+        for chunk in (ranges[i : i + 100] for i in range(0, len(ranges), 100))
+    )
+    return (
+        "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+        "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n"
+        + body
+        + "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n"
+    ).encode()
+
+
+_TO_UNICODE = _to_unicode()
 
 
 def glyphless_font(pdf: pikepdf.Pdf) -> pikepdf.Object:
@@ -48,11 +55,14 @@ def glyphless_font(pdf: pikepdf.Pdf) -> pikepdf.Object:
             Type=Name.FontDescriptor,
             FontName=Name("/GlyphLessFont"),
             Flags=5,
-            FontBBox=Array([0, 0, 500, 1000]),
+            # the metrics of ordinary type: readers size each glyph's box from these, and a box
+            # that sits on the baseline and spans an em groups lines into paragraphs as the
+            # print does
+            FontBBox=Array([0, -200, 500, 800]),
             ItalicAngle=0,
-            Ascent=1000,
-            Descent=-1,
-            CapHeight=1000,
+            Ascent=800,
+            Descent=-200,
+            CapHeight=700,
             StemV=80,
             FontFile2=font_file,
         )
@@ -90,6 +100,73 @@ def _num(v: float) -> str:
     return "0" if s in ("", "-0") else s
 
 
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    text: str
+    x0: float  # left end on the line's baseline, frame pixels
+    x1: float  # right end
+
+
+@dataclass(frozen=True, slots=True)
+class TextLine:
+    """One line of the text layer: words left to right on one horizontal baseline."""
+
+    words: tuple[_Placed, ...]
+    baseline: float  # y of the baseline, frame pixels (y down)
+    size: float  # font size, frame pixels
+
+
+# Words carry their line's ascent (baseline to the top of its tallest letter, about 0.75 em in
+# Latin type); the layer's font size is the em that ascent implies.
+_EM_PER_ASCENT = 1.0 / 0.75
+# The narrowest space kept between two words, as a share of the line's size: readers must
+# see a gap as well as a space glyph, or some of them glue the words together.
+_MIN_GAP = 0.08
+
+
+def text_lines(words: Sequence[Word]) -> list[TextLine]:
+    """Words grouped into their lines (in the order lines first appear), each line levelled.
+
+    A line's words all sit on its mean baseline with one font size: readers group glyphs into
+    lines by baseline and height, so a line that climbs (a skewed scan kept as it is) or changes
+    size mid-way is read as several lines and interleaved with its neighbours. On a straightened
+    scan the baseline moves by a pixel or two; on a kept skewed one each word stays at its own
+    x, and the text sits at most half the line's rise away from its ink.
+    """
+    groups: dict[int, list[Word]] = {}
+    for w in words:
+        if any(ord(c) < 0x10000 and not c.isspace() for c in w.text):
+            groups.setdefault(w.line, []).append(w)
+    lines: list[TextLine] = []
+    for members in groups.values():
+        members.sort(key=lambda w: w.origin[0])
+        size = max(w.size for w in members)
+        spans: list[tuple[str, float, float, float]] = []
+        for w in members:
+            th = math.radians(w.angle)
+            x0 = w.origin[0]
+            x1 = x0 + max(w.advance * math.cos(th), 1.0)
+            # the baseline's height under the word's middle (y down; a positive angle climbs)
+            y = w.origin[1] - math.sin(th) * w.advance / 2
+            text = "".join(c for c in w.text if ord(c) < 0x10000 and not c.isspace())
+            spans.append((text, x0, x1, y))
+        weight = sum(x1 - x0 for _t, x0, x1, _y in spans)
+        baseline = sum((x1 - x0) * y for _t, x0, x1, y in spans) / weight
+        placed: list[_Placed] = []
+        gap = _MIN_GAP * size
+        for i, (text, x0, x1, _y) in enumerate(spans):
+            if placed:
+                # never start before the previous word has ended plus a gap
+                x0 = max(x0, placed[-1].x1 + gap)
+            if i + 1 < len(spans):
+                x1 = min(x1, spans[i + 1][1] - gap)
+            # a word squeezed by overlapping neighbours still gets some width
+            x1 = max(x1, x0 + 0.1 * size * len(text))
+            placed.append(_Placed(text, x0, x1))
+        lines.append(TextLine(tuple(placed), baseline, size))
+    return lines
+
+
 def text_layer_ops(
     words: Sequence[Word],
     *,
@@ -102,43 +179,36 @@ def text_layer_ops(
 
     ``origin`` is where the frame's bottom-left corner lands on the page (points) and ``scale``
     the points per pixel along x and y.
+
+    One text object per line, in reading order, on one horizontal baseline at one size. Each
+    word is shown once, stretched (Tz) to its width; between words a real space glyph stretched
+    to fill the gap exactly, so every extractor sees both the glyph and the gap and none splits
+    a word or glues two together. Glyph advances alone carry the position along the line.
     """
-    if not words:
-        return b""
     sx, sy = scale
     ox, oy = origin
-    out = [b"q BT\n3 Tr\n"]
-    # One text matrix per line, turned to the line's baseline; words then step along it with
-    # Td. Extractors (PDFium, poppler) keep such a line together even on a skewed scan, where
-    # one matrix per word made them break lines apart or split words.
-    line_start: tuple[float, float] | None = None
-    line_id: int | None = None
-    cos = sin = 0.0
-    for i, w in enumerate(words):
-        chars = "".join(c for c in w.text if ord(c) < 0x10000)
-        if not chars:
-            continue
-        last_in_line = i + 1 == len(words) or words[i + 1].line != w.line
-        size = max(w.size * sy, 0.5)
-        advance = w.advance * sx
-        natural = len(chars) * _CHAR_WIDTH * size
-        stretch = 100.0 * advance / natural if natural > 0 else 100.0
-        x = ox + w.origin[0] * sx
-        y = oy + (frame_height_px - w.origin[1]) * sy
-        if line_id != w.line or line_start is None:
-            line_id = w.line
-            th = math.radians(w.angle)
-            cos, sin = math.cos(th), math.sin(th)
-            move = f"{_num(cos)} {_num(sin)} {_num(-sin)} {_num(cos)} {_num(x)} {_num(y)} Tm"
-        else:
-            # the step from the previous word's origin, in the line's turned frame
-            dx, dy = x - line_start[0], y - line_start[1]
-            move = f"{_num(dx * cos + dy * sin)} {_num(-dx * sin + dy * cos)} Td"
-        line_start = (x, y)
-        # A space after the word (scaled like it) lets every extractor see the word boundary.
-        payload = _encode(chars if last_in_line else chars + " ")
-        out.append(
-            f"{font} {_num(size)} Tf {_num(stretch)} Tz {move} <{payload.hex()}> Tj\n".encode()
-        )
-    out.append(b"ET Q\n")
-    return b"".join(out)
+    out: list[bytes] = []
+    for line in text_lines(words):
+        size = max(line.size * _EM_PER_ASCENT * sy, 0.5)
+        em = _CHAR_WIDTH * size  # one glyph's width at 100 % scaling, points
+        first = line.words[0]
+        x = ox + first.x0 * sx
+        y = oy + (frame_height_px - line.baseline) * sy
+        ops = [f"BT 3 Tr {font} {_num(size)} Tf 1 0 0 1 {_num(x)} {_num(y)} Tm"]
+        for i, word in enumerate(line.words):
+            width = (word.x1 - word.x0) * sx
+            ops.append(
+                f"{_tz(100.0 * width / (len(word.text) * em))} Tz <{_encode(word.text).hex()}> Tj"
+            )
+            if i + 1 < len(line.words):
+                gap = (line.words[i + 1].x0 - word.x1) * sx
+                ops.append(f"{_tz(100.0 * gap / em)} Tz <0020> Tj")
+        ops.append("ET\n")
+        out.append("\n".join(ops).encode())
+    if not out:
+        return b""
+    return b"q\n" + b"".join(out) + b"Q\n"
+
+
+def _tz(v: float) -> str:
+    return f"{v:.4f}".rstrip("0").rstrip(".")

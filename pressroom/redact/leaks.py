@@ -8,6 +8,7 @@ punctuation. Reports say which parser and how many, never the value.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -67,8 +68,11 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
                 # object stream's objects are walked one by one below, its raw bytes are PDF
                 # syntax — "/ToUnicode" is no leak of a name "Unicode")
                 data = _stream_bytes(obj)
-                n = max(_hits(t, wanted) for t in _decodings(data))
-                n = max(n, _content_strings_hits(obj, wanted))
+                if _is_cmap(data):
+                    n = _cmap_hits(data, wanted)
+                else:
+                    n = max(_hits(t, wanted) for t in _decodings(data))
+                    n = max(n, _content_strings_hits(obj, wanted))
                 if n:
                     leaks.append(Leak("pikepdf-walk", "stream", n))
             n = _object_strings_hits(obj, wanted)
@@ -78,6 +82,27 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
         if n:
             leaks.append(Leak("pikepdf-walk", "trailer", n))
     return leaks
+
+
+def _is_cmap(data: bytes) -> bool:
+    return b"begincmap" in data[:2048] and b"endcmap" in data
+
+
+_HEX = re.compile(rb"<([0-9A-Fa-f\s]+)>")
+
+
+def _cmap_hits(data: bytes, wanted: list[str]) -> int:
+    """A CMap's ranges are hex code numbers, not text (read as text they spell digit runs that
+    match account numbers by chance). What a CMap can carry is a code that stands for several
+    characters at once: those destinations are decoded and searched, one by one and joined."""
+    targets: list[str] = []
+    for match in _HEX.finditer(data):
+        raw = bytes.fromhex(re.sub(rb"\s", b"", match.group(1)).decode())
+        if len(raw) >= 4 and len(raw) % 2 == 0:
+            targets.append(raw.decode("utf-16-be", errors="ignore"))
+    if not targets:
+        return 0
+    return max(_hits(t, wanted) for t in (*targets, "".join(targets)))
 
 
 def _object_strings_hits(obj: object, wanted: list[str], depth: int = 0) -> int:

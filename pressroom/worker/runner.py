@@ -36,10 +36,16 @@ from pressroom.templates import resolve_template
 log = logging.getLogger("pressroom.worker")
 
 
-def artifact_digest(source_sha256: str, template_hash: str, policy: RedactionPolicy) -> str:
-    """What makes an output: the source, the template's content, the policy, the engine — and
-    nothing else on the job (a webhook URL or a policy's expiry changes no byte of it)."""
-    material = json.dumps([source_sha256, template_hash, list(policy.classes), ENGINE_VERSION])
+def artifact_digest(
+    source_sha256: str, template_hash: str, policy: RedactionPolicy, *, keep_pixels: bool = False
+) -> str:
+    """What makes an output: the source, the template's content, the policy, whether pixels are
+    kept, the engine — and nothing else on the job (a webhook URL or a policy's expiry changes
+    no byte of it)."""
+    parts: list[object] = [source_sha256, template_hash, list(policy.classes), ENGINE_VERSION]
+    if keep_pixels:  # appended only when set: digests of earlier jobs stay what they were
+        parts.append("keep-pixels")
+    material = json.dumps(parts)
     return hashlib.sha256(material.encode()).hexdigest()
 
 
@@ -187,6 +193,7 @@ class JobRunner:
                     when=datetime.fromtimestamp(job.created_at, UTC),
                     limits=services.settings.limits,
                     deadline=deadline,
+                    keep_pixels=bool(job.options.get("keep_pixels")),
                 )
                 built = scratch / "output.pdf"
                 policy = RedactionPolicy(
@@ -206,7 +213,12 @@ class JobRunner:
                 if heartbeat.lost:
                     # another worker has the job now (our lease lapsed): leave it to them
                     raise LeaseLost
-                digest = artifact_digest(job.source_sha256, template.content_hash, policy)
+                digest = artifact_digest(
+                    job.source_sha256,
+                    template.content_hash,
+                    policy,
+                    keep_pixels=options.keep_pixels,
+                )
                 key = artifact_key(job.tenant, job.id, digest)
                 with self._stage(job, "publish"):
                     written = services.blobs.put_if_absent(key, built)
