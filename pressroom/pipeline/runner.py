@@ -121,6 +121,7 @@ def output_builder(
         "title": options.title or template.default_title,
         "date": options.when.astimezone(UTC).date().isoformat(),
         "pages": str(pages),
+        "page_count": f"{pages} page" if pages == 1 else f"{pages} pages",
         "organisation": template.organisation,
         "page": "",
     }
@@ -248,14 +249,20 @@ def _levelled(
     if raster.pixels is None or raster.encoding is None:
         return placed, reading.rotation, reading.straightened
     pixels = raster.pixels()
-    if reading.image is not None and reading.unaltered and pixels.mode in ("1", "L"):
+    upright_size = pixels.size if reading.rotation in (0, 180) else pixels.size[::-1]
+    if (
+        reading.image is not None
+        and reading.unaltered
+        and pixels.mode in ("1", "L")
+        and upright_size == reading.image.size
+    ):
         # the recognition image is these very grey values, already turned and levelled
         levelled = reading.image
     else:
+        # on its own grid (recognition may have read a resampled copy): square pixels turn
+        # by the same angle at any scale
         levelled = level(rotate_cw(pixels, reading.rotation), reading.straightened)
     del pixels
-    if levelled.size != reading.size:  # pragma: no cover - both come from the same grid
-        raise Corrupt("a page's pixels and its recognition image disagree in size")
     xobject = image_stream(pdf, levelled, raster.encoding)
     _turn, (w, h) = turn_cw(reading.rotation, placed.width, placed.height)
     return PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h), 0, 0.0
@@ -341,22 +348,27 @@ def _image_pages(
             placed = PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
             image, dpi = _recognition_image(frame, page_info, limits)
             encoding = images.frame_encoding(info.kind, frame)
-        yield page_info, placed, Raster(image, dpi, _own_pixels(frame, image.size), encoding)
+        yield page_info, placed, Raster(image, dpi, _own_pixels(frame, page_info), encoding)
 
 
 def _held(image: Image.Image) -> Callable[[], Image.Image]:
     return lambda: image
 
 
-def _own_pixels(frame: Image.Image, size: tuple[int, int]) -> Callable[[], Image.Image]:
-    """The frame's pixels in a mode PDF stores (1, L or RGB), on the recognition grid."""
+def _own_pixels(frame: Image.Image, page: PageInfo) -> Callable[[], Image.Image]:
+    """The frame's pixels in a mode PDF stores (1, L or RGB), on its own grid when its pixels
+    are square; otherwise made square at its finer resolution (a fax's 204x98 dpi)."""
 
     def pixels() -> Image.Image:
         image = images.flatten(frame)
         if image.mode == "CMYK":
             image = image.convert("RGB")
-        if image.size == size:
+        dpi_x = page.native_dpi or 300.0
+        dpi_y = frame.height * 72.0 / page.height_pt
+        if abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y):
             return image
+        dpi = max(dpi_x, dpi_y)
+        size = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
         if image.mode == "1":
             image = image.convert("L")
         return image.resize(size, Image.Resampling.BILINEAR)

@@ -13,7 +13,7 @@ from pressroom.errors import UnknownTemplate
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
 DEFAULT_TEMPLATE = "plain"
-PLACEHOLDERS = frozenset({"title", "date", "page", "pages", "organisation"})
+PLACEHOLDERS = frozenset({"title", "date", "page", "pages", "page_count", "organisation"})
 
 RGB = tuple[float, float, float]
 

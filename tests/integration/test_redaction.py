@@ -523,3 +523,25 @@ def test_an_operator_installed_recognizer_adds_to_its_class(
     for text in extractions(tmp_path / "with.pdf"):
         assert "Quillfeather" not in text
         assert "seven years." in text
+
+
+def test_a_cmap_is_searched_for_what_it_maps_to_not_for_its_code_numbers(tmp_path: Path) -> None:
+    from pressroom.pipeline.textlayer import _TO_UNICODE
+
+    def pdf_with(stream_data: bytes) -> Path:
+        path = tmp_path / f"cmap{len(stream_data)}.pdf"
+        with pikepdf.new() as pdf:
+            pdf.add_blank_page()
+            pdf.Root.Extra = pdf.make_stream(stream_data)
+            pdf.save(path)
+        return path
+
+    # our own identity map spells long digit runs when read as text: no account number in it
+    assert find_leaks(pdf_with(_TO_UNICODE), [ACCOUNT, "0100 01FF"]) == []
+    # a code that stands for a whole name is a leak, whatever the code numbers are
+    name = "Ottoline Marsh".encode("utf-16-be").hex().upper()
+    crafted = _TO_UNICODE.replace(
+        b"endcmap", f"1 beginbfchar\n<0001> <{name}>\nendbfchar\nendcmap".encode()
+    )
+    leaks = find_leaks(pdf_with(crafted), ["Ottoline Marsh"])
+    assert [(leak.parser, leak.where) for leak in leaks] == [("pikepdf-walk", "stream")]

@@ -7,15 +7,17 @@ import io
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
 import pytest
 from fastapi.testclient import TestClient
+from PIL import Image
 
 from pressroom.api.app import create_app
 from pressroom.jobs.model import JobState, Lane
 from pressroom.service import Services
 from pressroom.storage import StorageUnavailable as StorageUnavailableForTests
-from pressroom.synth import save_png, text_pdf
+from pressroom.synth import distort, save_png, text_pdf
 from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner
 from tests.conftest import FakeClock
@@ -92,6 +94,9 @@ def test_missing_wrong_key_and_other_tenants_job(
         (b"%PDF-1.7\n", {"template": "nope"}, 400, "UNKNOWN_TEMPLATE"),
         (b"%PDF-1.7\n", {"lane": "express"}, 400, "BAD_REQUEST"),
         (b"%PDF-1.7\n", {"deadline": "soon"}, 400, "BAD_REQUEST"),
+        (b"%PDF-1.7\n", {"keep_pixels": "yes"}, 400, "BAD_REQUEST"),
+        (b"%PDF-1.7\n", {"keep_pixels": "1"}, 400, "BAD_REQUEST"),
+        (b"%PDF-1.7\n", {"keep_pixels": ""}, 400, "BAD_REQUEST"),
     ],
 )
 def test_bad_uploads_are_refused_at_the_door_and_leave_nothing(
@@ -145,6 +150,38 @@ def test_idempotency_key_replay_returns_the_same_job(
     clash = post(client, {**headers, "Idempotency-Key": "abc"}, data, title="different")
     assert clash.status_code == 422 and clash.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
     assert len(list(services.blobs.list("sources"))) == 1
+
+
+def test_keep_pixels_is_part_of_the_request_and_of_the_artifact(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    data = save_png(
+        distort(small_scan(dpi=100, lines=2).image, skew=1.5), tmp_path / "s.png", 100
+    ).read_bytes()
+    kept = post(client, {**headers, "Idempotency-Key": "k"}, data, keep_pixels="true").json()
+    assert services.store.get(kept["id"]).options["keep_pixels"] is True  # type: ignore[union-attr]
+    # the same key with the other choice is another request, not a replay
+    clash = post(client, {**headers, "Idempotency-Key": "k"}, data, keep_pixels="false")
+    assert clash.status_code == 422 and clash.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
+    levelled = post(client, headers, data, keep_pixels="false").json()
+    assert "keep_pixels" not in services.store.get(levelled["id"]).options  # type: ignore[union-attr]
+    work(services)
+    jobs = [client.get(f"/v1/jobs/{j['id']}", headers=headers).json() for j in (kept, levelled)]
+    assert [j["state"] for j in jobs] == ["complete", "complete"]
+    keys = [services.store.get(j["id"]).artifact_key for j in (kept, levelled)]  # type: ignore[union-attr]
+    assert keys[0] != keys[1]
+    pixels = []
+    for job in jobs:
+        body = client.get(job["artifact_url"]).content
+        with pikepdf.open(io.BytesIO(body)) as pdf:
+            (image,) = pdf.pages[0].get_images().values()
+            pixels.append(np.asarray(pikepdf.PdfImage(image).as_pil_image().convert("L")))
+    with Image.open(io.BytesIO(data)) as png:
+        source = np.asarray(png.convert("L"))
+    # the kept scan is the PNG's own pixels; the levelled one is turned on the same grid
+    assert np.array_equal(pixels[0], source)
+    assert pixels[1].shape == source.shape and not np.array_equal(pixels[1], source)
 
 
 def test_tampered_and_expired_links(

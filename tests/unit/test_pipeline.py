@@ -161,6 +161,7 @@ def test_sample_brand_adds_cover_and_bands_without_moving_content(tmp_path: Path
     assert h == pytest.approx(sh + template.header.height + template.footer.height, abs=0.01)
     cover = output_text(out, 0)
     assert "Harbour Lane Services" in cover and "Quarterly payout forms" in cover
+    assert "1 page" in cover and "1 pages" not in cover
     page = output_text(out, 1)
     assert "Page 1 of 1" in page and "Harbour Lane Services" in page
     # the content region renders exactly as the source page did: same geometry, same pixels

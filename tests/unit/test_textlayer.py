@@ -1,0 +1,120 @@
+"""The text layer's shape: what every reader relies on to group glyphs into words and lines."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pikepdf
+
+from pressroom.models import Box, Word
+from pressroom.pipeline.textlayer import _TO_UNICODE, glyphless_font, text_layer_ops, text_lines
+
+
+def word(
+    text: str, x: float, y: float, line: int, *, angle: float = 0.0, size: float = 30.0
+) -> Word:
+    advance = 20.0 * len(text)
+    return Word(
+        text=text,
+        confidence=90.0,
+        box=Box(x, y - size, x + advance, y),
+        origin=(x, y),
+        advance=advance,
+        size=size,
+        angle=angle,
+        line=line,
+    )
+
+
+def objects(ops: bytes) -> list[str]:
+    return re.findall(r"BT .*?\nET", ops.decode(), flags=re.S)
+
+
+def test_each_line_is_one_level_text_object_with_its_words_once_and_real_spaces() -> None:
+    # a line climbing 2 degrees (a scan kept as it is), then a level one
+    climb = math.tan(math.radians(2.0))
+    first = [
+        word(t, 100 + 200 * i, 500 - 200 * i * climb, 0, angle=2.0)
+        for i, t in enumerate(["Waiver", "signed", "today"])
+    ]
+    second = [word(t, 100 + 200 * i, 600, 1) for i, t in enumerate(["Payout", "approved"])]
+    ops = text_layer_ops(
+        first + second, font="/F", origin=(0, 0), frame_height_px=1000, scale=(0.24, 0.24)
+    )
+    found = objects(ops)
+    assert len(found) == 2
+    for obj in found:
+        # one matrix per line and it is level: no rotation, no Td steps that could drift
+        assert len(re.findall(r" Tm", obj)) == 1 and " Td" not in obj
+        assert re.search(r"BT 3 Tr /F [\d.]+ Tf 1 0 0 1 [\d.]+ [\d.]+ Tm", obj)
+    shown = [
+        bytes.fromhex(h).decode("utf-16-be") for h in re.findall(r"<([0-9a-f]+)> Tj", found[0])
+    ]
+    assert shown == ["Waiver", " ", "signed", " ", "today"]
+    # the line sits on its mean baseline: the middle word's, for an evenly climbing line
+    y = float(re.search(r"1 0 0 1 [\d.]+ ([\d.]+) Tm", found[0]).group(1))  # type: ignore[union-attr]
+    middle = first[1].origin[1] - math.sin(math.radians(2.0)) * first[1].advance / 2
+    assert abs(y - (1000 - middle) * 0.24) < 0.5
+
+
+def test_glyph_advances_land_each_word_on_its_place_and_never_overlap() -> None:
+    words = [word("Claims", 100, 500, 0), word("must", 215, 500, 0), word("be", 300, 500, 0)]
+    # "Claims" (120 px wide) overlaps "must" at 215: the layout must cut it back, not overlap
+    (line,) = text_lines(words)
+    for a, b in zip(line.words, line.words[1:], strict=False):
+        assert a.x1 < b.x0
+    assert [w.x0 for w in line.words] == [100, 215, 300]
+    ops = text_layer_ops(words, font="/F", origin=(0, 0), frame_height_px=1000, scale=(1.0, 1.0))
+    (obj,) = objects(ops)
+    size = float(re.search(r"/F ([\d.]+) Tf", obj).group(1))  # type: ignore[union-attr]
+    x = float(re.search(r"1 0 0 1 ([\d.]+) ", obj).group(1))  # type: ignore[union-attr]
+    starts = []
+    for tz, hexed in re.findall(r"([\d.]+) Tz <([0-9a-f]+)> Tj", obj):
+        text = bytes.fromhex(hexed).decode("utf-16-be")
+        if text != " ":
+            starts.append(x)
+        x += len(text) * 0.5 * size * float(tz) / 100
+    assert [round(s, 2) for s in starts] == [100, 215, 300]
+    assert round(x, 2) == 340  # "be" ends where its box does
+
+
+def test_lines_keep_the_order_they_were_read_in_even_when_a_line_comes_back() -> None:
+    # faint print found afterwards joins its line: each line is still one object
+    words = [word("alpha", 100, 300, 0), word("gamma", 100, 400, 1), word("beta", 300, 300, 0)]
+    lines = text_lines(words)
+    assert [[w.text for w in line.words] for line in lines] == [["alpha", "beta"], ["gamma"]]
+
+
+def test_characters_outside_the_font_and_blank_words_are_left_out() -> None:
+    words = [word("ok\U0001f600", 100, 300, 0), word("  ", 300, 300, 0)]
+    (line,) = text_lines(words)
+    assert [w.text for w in line.words] == ["ok"]
+    assert (
+        text_layer_ops(
+            [word(" ", 1, 1, 0)], font="/F", origin=(0, 0), frame_height_px=10, scale=(1, 1)
+        )
+        == b""
+    )
+
+
+def test_to_unicode_ranges_never_carry_past_a_byte_and_cover_the_plane() -> None:
+    cmap = _TO_UNICODE.decode()
+    ranges = re.findall(r"<([0-9A-F]{4})> <([0-9A-F]{4})> <([0-9A-F]{4})>", cmap)
+    covered = set()
+    for lo, hi, dst in ranges:
+        assert lo[:2] == hi[:2] == dst[:2] and lo[2:] == "00" and hi[2:] == "FF" and lo == dst
+        covered.add(int(lo[:2], 16))
+    assert covered == set(range(256)) - set(range(0xD8, 0xE0))
+    for block in re.findall(r"(\d+) beginbfrange", cmap):
+        assert int(block) <= 100  # the CMap format's limit per block
+
+
+def test_the_glyphless_font_says_what_its_glyphs_are() -> None:
+    pdf = pikepdf.new()
+    font = glyphless_font(pdf)
+    cid = font.DescendantFonts[0]
+    assert cid.DW == 500  # the embedded glyph is 1024 of 2048 units wide
+    assert font.ToUnicode.read_bytes() == _TO_UNICODE
+    descriptor = cid.FontDescriptor
+    assert descriptor.Ascent - descriptor.Descent == 1000
