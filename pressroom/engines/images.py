@@ -15,7 +15,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
-from pressroom.engines.straighten import Encoding, image_stream
+from pressroom.engines.straighten import Encoding, image_stream, jpeg_quality
 from pressroom.errors import Corrupt, PageLimit, PixelLimit
 from pressroom.models import SourceKind
 from pressroom.settings import Limits
@@ -264,6 +264,11 @@ def frame_encoding(kind: SourceKind, frame: Image.Image) -> Encoding:
 
             sampling = JpegImagePlugin.get_sampling(frame)
         return Encoding("jpeg", {k: list(v) for k, v in tables.items()}, sampling)
+    if kind is SourceKind.TIFF and frame.info.get("compression") == "jpeg":
+        # a JPEG TIFF: the same quality, judged from its own tables
+        raw = getattr(frame, "tag_v2", {}).get(347)
+        quality = jpeg_quality(bytes(raw)) if isinstance(raw, bytes | bytearray) else None
+        return Encoding("jpeg", quality=quality or 90)
     return Encoding("lossless")
 
 

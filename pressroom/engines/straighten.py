@@ -8,7 +8,6 @@ pixels puts the text on horizontal baselines over the ink, as OCRmyPDF and Paper
 from __future__ import annotations
 
 import io
-import zlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,6 +60,7 @@ class Encoding:
     kind: Literal["jpeg", "bilevel", "lossless"]
     qtables: dict[int, list[int]] | None = None  # the source's own JPEG quantisation tables
     subsampling: int = -1  # Pillow's code for the source's chroma subsampling
+    quality: int = 90  # where the tables themselves cannot be had (JPEG inside a TIFF)
 
     @classmethod
     def of_jpeg(cls, data: bytes) -> Encoding:
@@ -74,6 +74,35 @@ class Encoding:
         except (OSError, ValueError, SyntaxError):
             return cls("lossless")
         return cls("jpeg", tables or None, sampling)
+
+
+# The IJG standard luminance table (zigzag order), against which a table's quality is judged.
+_STD_LUMA = (
+    16, 11, 12, 14, 12, 10, 16, 14, 13, 14, 18, 17, 16, 19, 24, 40, 26, 24, 22, 22, 24, 49, 35,
+    37, 29, 40, 58, 51, 61, 60, 57, 51, 56, 55, 64, 72, 92, 78, 64, 68, 87, 69, 55, 56, 80, 109,
+    81, 87, 95, 98, 103, 104, 103, 62, 77, 113, 121, 112, 100, 120, 92, 101, 103, 99,
+)  # fmt: skip
+
+
+def jpeg_quality(tables: bytes) -> int | None:
+    """The IJG quality a JPEG stream's (or a TIFF's JPEGTables') luminance table was made
+    with, as libjpeg's cjpeg scales it; None when there is no 8-bit table 0."""
+    i = 0
+    while True:
+        i = tables.find(b"\xff\xdb", i)
+        if i < 0 or i + 4 > len(tables):
+            return None
+        length = int.from_bytes(tables[i + 2 : i + 4], "big")
+        j, end = i + 4, i + 2 + length
+        while j < end and j + 65 <= len(tables):
+            precision, table = tables[j] >> 4, tables[j] & 15
+            if precision == 0 and table == 0:
+                values = tables[j + 1 : j + 65]
+                scale = 100.0 * sum(v / s for v, s in zip(values, _STD_LUMA, strict=True)) / 64
+                quality = (200 - scale) / 2 if scale <= 100 else 5000 / scale
+                return max(1, min(100, round(quality)))
+            j += 1 + (128 if precision else 64)
+        i = end
 
 
 def image_stream(pdf: pikepdf.Pdf, image: Image.Image, encoding: Encoding) -> pikepdf.Stream:
@@ -102,14 +131,33 @@ def image_stream(pdf: pikepdf.Pdf, image: Image.Image, encoding: Encoding) -> pi
             if picture.mode == "RGB" and encoding.subsampling >= 0:
                 options["subsampling"] = encoding.subsampling
         else:
-            options["quality"] = 90
+            options["quality"] = encoding.quality
         picture.save(buf, format="JPEG", **options)
         stream = pdf.make_stream(buf.getvalue())
         stream.Filter = Name.DCTDecode
         return _finish(stream, picture, space, 8)
-    stream = pdf.make_stream(zlib.compress(picture.tobytes(), 6))
+    # lossless: Flate over PNG's row predictors, as a PNG file stores it (a third smaller
+    # than plain Flate on a scan)
+    stream = pdf.make_stream(_png_rows(picture))
     stream.Filter = Name.FlateDecode
+    stream.DecodeParms = Dictionary(
+        Predictor=15, Colors=len(picture.getbands()), BitsPerComponent=8, Columns=picture.width
+    )
     return _finish(stream, picture, space, 8)
+
+
+def _png_rows(image: Image.Image) -> bytes:
+    """The compressed, predicted rows of ``image`` as Pillow's PNG writer makes them."""
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=6)
+    data = buf.getvalue()
+    pos, rows = 8, []
+    while pos + 8 <= len(data):
+        length = int.from_bytes(data[pos : pos + 4], "big")
+        if data[pos + 4 : pos + 8] == b"IDAT":
+            rows.append(data[pos + 8 : pos + 8 + length])
+        pos += 12 + length
+    return b"".join(rows)
 
 
 def _group4(image: Image.Image) -> bytes:

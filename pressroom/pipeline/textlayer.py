@@ -124,23 +124,39 @@ _EM_PER_ASCENT = 1.0 / 0.75
 _MIN_GAP = 0.08
 
 
-def text_lines(words: Sequence[Word]) -> list[TextLine]:
-    """Words grouped into their lines (in the order lines first appear), each line levelled.
+@dataclass(slots=True)
+class _Row:
+    """A line before placement: its words' spans (text, x0, x1, baseline under the middle)."""
 
-    A line's words all sit on its mean baseline with one font size: readers group glyphs into
-    lines by baseline and height, so a line that climbs (a skewed scan kept as it is) or changes
-    size mid-way is read as several lines and interleaved with its neighbours. On a straightened
-    scan the baseline moves by a pixel or two; on a kept skewed one each word stays at its own
-    x, and the text sits at most half the line's rise away from its ink.
-    """
+    spans: list[tuple[str, float, float, float]]
+    sizes: list[tuple[float, int]]  # (size, characters) of each line merged into this one
+
+    @property
+    def baseline(self) -> float:
+        weight = sum(x1 - x0 for _t, x0, x1, _y in self.spans)
+        return sum((x1 - x0) * y for _t, x0, x1, y in self.spans) / weight
+
+    @property
+    def size(self) -> float:
+        """The size most of the line's characters have (a speck read as a tall letter on a
+        short stretch of the line does not make the whole line tall)."""
+        total = sum(n for _s, n in self.sizes)
+        seen = 0
+        for size, n in sorted(self.sizes):
+            seen += n
+            if 2 * seen >= total:
+                return size
+        return self.sizes[-1][0]
+
+
+def _rows(words: Sequence[Word]) -> list[_Row]:
     groups: dict[int, list[Word]] = {}
     for w in words:
         if any(ord(c) < 0x10000 and not c.isspace() for c in w.text):
             groups.setdefault(w.line, []).append(w)
-    lines: list[TextLine] = []
+    rows: list[_Row] = []
     for members in groups.values():
         members.sort(key=lambda w: w.origin[0])
-        size = max(w.size for w in members)
         spans: list[tuple[str, float, float, float]] = []
         for w in members:
             th = math.radians(w.angle)
@@ -150,8 +166,36 @@ def text_lines(words: Sequence[Word]) -> list[TextLine]:
             y = w.origin[1] - math.sin(th) * w.advance / 2
             text = "".join(c for c in w.text if ord(c) < 0x10000 and not c.isspace())
             spans.append((text, x0, x1, y))
-        weight = sum(x1 - x0 for _t, x0, x1, _y in spans)
-        baseline = sum((x1 - x0) * y for _t, x0, x1, y in spans) / weight
+        row = _Row(spans, [(max(w.size for w in members), sum(len(t) for t, *_ in spans))])
+        last = rows[-1] if rows else None
+        if (
+            last is not None
+            and spans[0][1] >= last.spans[-1][2]
+            and abs(row.baseline - last.baseline) <= 0.5 * min(row.size, last.size)
+        ):
+            # The engine split one printed line in two (a wide gap, a speck): one line again,
+            # or readers that sort by baseline put its halves in either order.
+            last.spans += spans
+            last.sizes += row.sizes
+        else:
+            rows.append(row)
+    return rows
+
+
+def text_lines(words: Sequence[Word]) -> list[TextLine]:
+    """Words grouped into their lines (in the order lines first appear), each line levelled.
+
+    A line's words all sit on its mean baseline with one font size: readers group glyphs into
+    lines by baseline and height, so a line that climbs (a skewed scan kept as it is) or changes
+    size mid-way is read as several lines and interleaved with its neighbours. On a straightened
+    scan the baseline moves by a pixel or two; on a kept skewed one each word stays at its own
+    x, and the text sits at most half the line's rise away from its ink. Consecutive lines on
+    one row, the second to the right of the first, are one line.
+    """
+    lines: list[TextLine] = []
+    for row in _rows(words):
+        size = row.size
+        spans = row.spans
         placed: list[_Placed] = []
         gap = _MIN_GAP * size
         for i, (text, x0, x1, _y) in enumerate(spans):
@@ -163,7 +207,7 @@ def text_lines(words: Sequence[Word]) -> list[TextLine]:
             # a word squeezed by overlapping neighbours still gets some width
             x1 = max(x1, x0 + 0.1 * size * len(text))
             placed.append(_Placed(text, x0, x1))
-        lines.append(TextLine(tuple(placed), baseline, size))
+        lines.append(TextLine(tuple(placed), row.baseline, size))
     return lines
 
 

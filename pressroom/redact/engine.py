@@ -9,7 +9,7 @@ import time
 import zlib
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +19,12 @@ from pikepdf import Name
 from PIL import Image, ImageDraw
 
 from pressroom.engines import images, pdfium
+from pressroom.engines.straighten import STRAIGHTEN_MIN, level
 from pressroom.errors import Corrupt, OutputCheckFailed, ReviewRequired, UnreadableScan
 from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import inspect_source
-from pressroom.pipeline.ocr import OcrEngine, OcrStage, rotate_cw
+from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource, then, turn_cw
 from pressroom.pipeline.runner import (
     MIN_REAL_CHARS,
@@ -76,6 +77,9 @@ class _PageScan:
     hits_ocr: list[Hit] = field(default_factory=list)
     hits_text: list[Hit] = field(default_factory=list)
     confidence: float = 100.0
+    # degrees the upright page is turned clockwise to level its lines; the words above are in
+    # that levelled frame, and so is everything built from them
+    level: float = 0.0
 
 
 def _burn(image: Image.Image, boxes: Sequence[Box]) -> Image.Image:
@@ -152,7 +156,7 @@ def redact_document(
     policy.check_current(time.time())
     detector = detector_for(policy)
     info = inspect_source(source, options.limits)
-    ocr = OcrStage(engine)
+    ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
     template = options.template
     offset = 1 if template.cover is not None else 0
     with ExitStack() as stack:
@@ -276,7 +280,9 @@ def _build(
                     real_chars=_chars(words or scan.extracted),
                 )
                 rotation = scan.rotation
-            layout = builder.add_page(placed, text, rotation, scan.info.index + 1)
+            # a page rebuilt from pixels is levelled in them; one kept as it was, by placement
+            level = 0.0 if boxes or hidden else scan.level
+            layout = builder.add_page(placed, text, rotation, scan.info.index + 1, level=level)
             _check_geometry(scan, layout)
             if not built.checked and template.cover is not None:
                 builder.add_cover(layout.width, layout.height)
@@ -378,13 +384,15 @@ def _scan_pages(
         gray = raster.convert("L")
         dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
         reading = ocr(gray, dpi, timeout=time_left(deadline))
-        # the page's own words, in the upright frame OCR settled on
+        # the page's own words, in the upright (and levelled) frame OCR settled on
         words = turn_words(words, reading.rotation, gray.size)
+        words = list(level_words(tuple(words), reading.straightened, reading.size))
         seen = list(reading.result.words)
         # faint print a person reads and the first reading dropped
-        upright = rotate_cw(gray, reading.rotation)
+        upright = level(rotate_cw(gray, reading.rotation), reading.straightened)
         seen += faint_words(upright, seen, engine, dpi, timeout=time_left(deadline))
         scan = _PageScan(page_info, reading.rotation, dpi, reading.size, seen, words)
+        scan.level = reading.straightened
         scan.confidence = reading.result.mean_confidence
         scan.hits_ocr = detect(scan.ocr, detector)
         scan.hits_text = detect(scan.extracted, detector)
@@ -572,7 +580,8 @@ def _redetect(
             finally:
                 page.close()
             gray = image.convert("L")
-            seen = list(ocr.read_as_is(gray, REDACT_DPI).result.words)
+            # read as it is: the words must stay where the output has them
+            seen = list(replace(ocr, straighten_min=None).read_as_is(gray, REDACT_DPI).result.words)
             seen += faint_words(gray, seen, engine, REDACT_DPI)
             near = [_grown(b, 6.0) for b in boxes_on.get(i, ())]
             read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
@@ -624,7 +633,7 @@ def _rebuilt_page(
     else:
         assert frame is not None
         raster = frame.convert("RGB")
-    upright = rotate_cw(raster, scan.rotation)
+    upright = level(rotate_cw(raster, scan.rotation), scan.level)
     burned = _burn(upright, boxes)
     w = burned.width * 72.0 / scan.dpi
     h = burned.height * 72.0 / scan.dpi

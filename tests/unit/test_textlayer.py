@@ -118,3 +118,28 @@ def test_the_glyphless_font_says_what_its_glyphs_are() -> None:
     assert font.ToUnicode.read_bytes() == _TO_UNICODE
     descriptor = cid.FontDescriptor
     assert descriptor.Ascent - descriptor.Descent == 1000
+
+
+def test_a_printed_line_the_engine_split_in_two_is_one_line_again() -> None:
+    # a fax header: the engine read "07:48" and "FROM: +6" as two lines of one row,
+    # the first with a speck read as a tall letter; then the body's next line below
+    words = [
+        word("07:48", 100, 300, 0, size=60.0),
+        word("FROM:", 400, 303, 1),
+        word("+6", 560, 303, 1),
+        word("Councillors", 100, 400, 2),
+    ]
+    lines = text_lines(words)
+    assert [[w.text for w in line.words] for line in lines] == [
+        ["07:48", "FROM:", "+6"],
+        ["Councillors"],
+    ]
+    assert lines[0].size == 30.0  # the size of most of its characters, not the speck's
+
+
+def test_lines_stacked_or_overlapping_across_are_never_merged() -> None:
+    above = [word("left", 100, 300, 0), word("column", 300, 300, 0)]
+    # the next line starts left of where this one ends: another line, even at the same height
+    beside = [word("again", 250, 305, 1)]
+    below = [word("next", 700, 340, 2)]  # to the right, but a line lower
+    assert len(text_lines(above + beside + below)) == 3
