@@ -1,0 +1,335 @@
+"""How every reader reads the output, side by side with OCRmyPDF, on scans as varied as real ones.
+
+For each half of the generated corpus (tests/scans.py: ``dev``, which we tune on, and
+``held-out``, which we never do) and each kind of page (skewed, rotated, faint, fax, phone
+photo, small print, two columns or a table), in one run on one pinned core:
+
+- Tesseract's bare recognise time on the same pixels (the limit), Pressroom levelled (the
+  default), Pressroom with ``--keep-pixels``, and OCRmyPDF (``--rotate-pages --deskew``),
+  in interleaved rounds (best of ``--rounds``): pages/min/core from CPU time;
+- the CER of every page in each of seven readers (poppler, PDFium, pdfminer, pdf.js, PDFBox,
+  MuPDF, Ghostscript), for each system;
+- each output's size as a share of its source's;
+- what levelling costs: the ``straighten`` stage's time per levelled page, as a share of its
+  page's time, and the levelled run against the kept one.
+
+Prints figures; asserts nothing. About 10-15 minutes with ``--per-kind 1 --rounds 2``.
+
+    .venv/bin/python bench/reading_bench.py [--per-kind 1] [--rounds 2] [--halves dev,held-out]
+
+OCRmyPDF is looked for in .venv-bench (``python3 -m venv .venv-bench &&
+.venv-bench/bin/pip install ocrmypdf``) or on PATH; without it its columns are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pressroom.bench import cpu_children, find_ocrmypdf  # noqa: E402
+from tests.readers import READERS, cer, read_all  # noqa: E402
+from tests.scans import HALVES, KINDS, Document, generate  # noqa: E402
+
+SYSTEMS = ("pressroom", "keep-pixels", "ocrmypdf")
+HEAVY = ("skewed", "rotated", "faint", "fax", "photo")  # the issue's held-out-style pages
+
+# Run in a child so each system's CPU time is its own, Tesseract included (tesserocr runs
+# in-process). One line of JSON per document: CPU seconds, stage timings, page skews.
+_PRESSROOM = """
+import json, sys, time
+from pathlib import Path
+from pressroom.engines.tesseract import TesseractEngine
+from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.templates import resolve_template
+keep = sys.argv[1] == "keep"
+engine = TesseractEngine()
+for line in sys.stdin:
+    src, out = line.rstrip("\\n").split("\\t")
+    t = time.process_time()
+    r = process_document(Path(src), Path(out),
+        JobOptions(template=resolve_template(None), keep_pixels=keep), engine)
+    print(json.dumps({"cpu": time.process_time() - t, "timings": r.timings,
+        "skews": list(r.skews), "levelled": r.levelled_pages, "pages": r.pages}), flush=True)
+"""
+
+
+@dataclass
+class Run:
+    cpu: float = float("inf")  # best over rounds
+    output: Path | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    skews: list[float] = field(default_factory=list)
+    levelled: int = 0
+
+
+def limit_seconds(docs: list[Document]) -> dict[str, float]:
+    """Bare Tesseract recognise CPU time per document, on the pixels as scanned."""
+    code = """
+import io, json, sys, time
+from pathlib import Path
+import pikepdf
+from PIL import Image, ImageSequence
+from pressroom.engines.tesseract import TesseractEngine
+api = TesseractEngine()._recognizer()
+def frames(path):
+    if path.suffix == ".pdf":
+        with pikepdf.open(path) as pdf:
+            for page in pdf.pages:
+                (raw,) = page.get_images().values()
+                yield pikepdf.PdfImage(raw).as_pil_image()
+    else:
+        with Image.open(path) as im:
+            for f in ImageSequence.Iterator(im):
+                yield f.copy()
+for line in sys.stdin:
+    path = Path(line.strip())
+    total = 0.0
+    for im in frames(path):
+        g = im.convert("L"); data = g.tobytes()
+        t = time.process_time()
+        api.SetImageBytes(data, g.width, g.height, 1, g.width)
+        api.SetSourceResolution(300); api.Recognize(); api.Clear()
+        total += time.process_time() - t
+    print(json.dumps({"cpu": total}), flush=True)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input="".join(f"{d.path}\n" for d in docs),
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(),
+    )
+    return {
+        d.path.stem: json.loads(line)["cpu"]
+        for d, line in zip(docs, out.stdout.splitlines(), strict=True)
+    }
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "OMP_THREAD_LIMIT": "1", "PYTHONPATH": str(ROOT)}
+
+
+def run_pressroom(docs: list[Document], folder: Path, keep: bool, runs: dict[str, Run]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = "".join(f"{d.path}\t{folder / (d.path.stem + '.pdf')}\n" for d in docs)
+    out = subprocess.run(
+        [sys.executable, "-c", _PRESSROOM, "keep" if keep else "level"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    if out.returncode:
+        raise SystemExit(f"pressroom failed:\n{out.stderr[-2000:]}")
+    for d, line in zip(docs, out.stdout.splitlines(), strict=True):
+        got = json.loads(line)
+        run = runs.setdefault(d.path.stem, Run())
+        if got["cpu"] < run.cpu:
+            run.cpu, run.timings = got["cpu"], got["timings"]
+        run.output = folder / (d.path.stem + ".pdf")
+        run.skews, run.levelled = got["skews"], got["levelled"]
+
+
+def run_ocrmypdf(exe: str, docs: list[Document], folder: Path, runs: dict[str, Run]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for d in docs:
+        out = folder / (d.path.stem + ".pdf")
+        before = cpu_children()
+        done = subprocess.run(
+            [
+                exe,
+                "--jobs",
+                "1",
+                "--output-type",
+                "pdf",
+                "--optimize",
+                "0",
+                "--rotate-pages",
+                "--deskew",
+                "--quiet",
+                str(d.path),
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            env=_env(),
+        )
+        run = runs.setdefault(d.path.stem, Run())
+        if done.returncode:
+            print(f"  ocrmypdf failed on {d.path.name}: {done.stderr.strip()[-300:]}")
+            continue
+        run.cpu = min(run.cpu, cpu_children() - before)
+        run.output = out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-kind", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--halves", default=",".join(HALVES))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-ocrmypdf", action="store_true")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the files in this folder")
+    args = parser.parse_args()
+    try:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, children too
+    except (AttributeError, OSError):
+        print("(could not pin to one core)")
+    exe = None if args.no_ocrmypdf else find_ocrmypdf()
+    systems = [s for s in SYSTEMS if s != "ocrmypdf" or exe]
+    with tempfile.TemporaryDirectory(prefix="pressroom-reading-") as tmp:
+        root = args.keep or Path(tmp)
+        for half in args.halves.split(","):
+            report(half, root / half, args, exe, systems)
+
+
+def report(
+    half: str, folder: Path, args: argparse.Namespace, exe: str | None, systems: list[str]
+) -> None:
+    t0 = time.perf_counter()
+    docs = generate(folder / "scans", half, per_kind=args.per_kind, seed=args.seed)
+    pages = sum(len(d.pages) for d in docs)
+    print(
+        f"\n=== {half}: {len(docs)} documents, {pages} pages "
+        f"(generated in {time.perf_counter() - t0:.0f} s)"
+    )
+    runs: dict[str, dict[str, Run]] = {s: {} for s in systems}
+    limit: dict[str, float] = {}
+    for r in range(args.rounds):
+        # interleaved: every system once per round, the limit too, best of the rounds kept
+        for doc, seconds in limit_seconds(docs).items():
+            limit[doc] = min(limit.get(doc, float("inf")), seconds)
+        run_pressroom(docs, folder / "pressroom", False, runs["pressroom"])
+        run_pressroom(docs, folder / "keep-pixels", True, runs["keep-pixels"])
+        if exe:
+            run_ocrmypdf(exe, docs, folder / "ocrmypdf", runs["ocrmypdf"])
+        print(f"  round {r + 1}/{args.rounds} done ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+    # throughput
+    print(f"\nthroughput, pages/min/core (CPU time, best of {args.rounds} interleaved rounds):")
+    total_limit = sum(limit.values())
+    print(f"  {'recognise-only limit':24s} {60 * pages / total_limit:7.1f}")
+    for s in systems:
+        cpu = sum(run.cpu for run in runs[s].values() if run.output is not None)
+        done = sum(len(d.pages) for d in docs if runs[s].get(d.path.stem, Run()).output)
+        share = total_limit / cpu * done / pages
+        line = f"  {s:24s} {60 * done / cpu:7.1f}   {share:5.0%} of the limit"
+        if exe and s != "ocrmypdf":
+            oc = sum(r.cpu for r in runs["ocrmypdf"].values() if r.output is not None)
+            line += f"   {oc / cpu:4.1f}x OCRmyPDF"
+        print(line)
+
+    # what levelling costs
+    level_pages = [
+        (run.timings.get("straighten", 0.0), run.cpu / max(1, len(run.skews)), run.levelled)
+        for run in runs["pressroom"].values()
+        if run.levelled
+    ]
+    if level_pages:
+        per_page = sum(t for t, _c, _n in level_pages) / sum(n for _t, _c, n in level_pages)
+        page_time = statistics.mean(c for _t, c, _n in level_pages)
+        print(
+            f"\nlevelling: {sum(n for *_x, n in level_pages)} pages levelled, "
+            f"{1000 * per_page:.0f} ms a levelled page = "
+            f"{per_page / page_time:.1%} of its page's time"
+        )
+    lv = sum(r.cpu for r in runs["pressroom"].values())
+    kp = sum(r.cpu for r in runs["keep-pixels"].values())
+    print(f"  levelled run {lv:.1f} s CPU, pixels kept {kp:.1f} s CPU ({lv / kp - 1:+.1%})")
+
+    # CER in every reader
+    print("\nCER per page in each reader (%):")
+    header = f"  {'page':24s} {'system':12s} " + " ".join(f"{r[:7]:>7s}" for r in READERS)
+    print(header)
+    worst: dict[tuple[str, str, str], float] = {}
+    for doc in docs:
+        for s in systems:
+            run = runs[s].get(doc.path.stem)
+            if run is None or run.output is None:
+                print(f"  {doc.path.stem:24s} {s:12s} (no output)")
+                continue
+            read = read_all(run.output)
+            for i, page in enumerate(doc.pages):
+                errors = [cer(page.truth, read[r][i]) for r in READERS]
+                for r, e in zip(READERS, errors, strict=True):
+                    key = (s, page.kind, r)
+                    worst[key] = max(worst.get(key, 0.0), e)
+                flag = "  <-- over 2 %" if max(errors) > 0.02 else ""
+                print(
+                    f"  {page.name[:24]:24s} {s:12s} "
+                    + " ".join(f"{100 * e:7.2f}" for e in errors)
+                    + flag
+                )
+    print("\nworst page per kind and reader (%):")
+    print(f"  {'kind':8s} {'system':12s} " + " ".join(f"{r[:7]:>7s}" for r in READERS))
+    for kind in KINDS:
+        for s in systems:
+            if (s, kind, READERS[0]) in worst:
+                print(
+                    f"  {kind:8s} {s:12s} "
+                    + " ".join(f"{100 * worst[s, kind, r]:7.2f}" for r in READERS)
+                )
+    for s in systems:
+        heavy = [worst[s, k, r] for k in HEAVY for r in READERS if (s, k, r) in worst]
+        over = sum(1 for e in heavy if e > 0.02)
+        print(
+            f"  {s}: skewed/rotated/faint/fax/photo pages, worst in any reader "
+            f"{100 * max(heavy):.2f} %; "
+            f"{over} kind x reader cells over 2 %"
+        )
+
+    # sizes
+    print("\noutput size / source size:")
+    print(f"  {'document':24s} {'source':>10s} " + " ".join(f"{s:>12s}" for s in systems))
+    for doc in docs:
+        size = doc.path.stat().st_size
+        cells = []
+        for s in systems:
+            run = runs[s].get(doc.path.stem)
+            cells.append(
+                f"{run.output.stat().st_size / size:12.2f}" if run and run.output else f"{'-':>12s}"
+            )
+        print(f"  {doc.path.name[:24]:24s} {size / 1024:8.0f}KB " + " ".join(cells))
+    jpeg = [d for d in docs if _is_jpeg(d.path)]
+    for s in systems:
+        ratios = [
+            runs[s][d.path.stem].output.stat().st_size / d.path.stat().st_size  # type: ignore[union-attr]
+            for d in jpeg
+            if runs[s].get(d.path.stem) and runs[s][d.path.stem].output
+        ]
+        if ratios:
+            print(
+                f"  {s}: JPEG scans, largest {max(ratios):.2f}x, "
+                f"mean {statistics.mean(ratios):.2f}x the source"
+            )
+
+
+def _is_jpeg(path: Path) -> bool:
+    if path.suffix.lower() in (".jpg", ".jpeg"):
+        return True
+    if path.suffix != ".pdf":
+        return False
+    import pikepdf
+
+    with pikepdf.open(path) as pdf:
+        return all(
+            pikepdf.PdfImage(raw).filters == ["/DCTDecode"]
+            for page in pdf.pages
+            for raw in page.get_images().values()
+        )
+
+
+if __name__ == "__main__":
+    main()
