@@ -8,6 +8,7 @@ pixels puts the text on horizontal baselines over the ink, as OCRmyPDF and Paper
 from __future__ import annotations
 
 import io
+import zlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -136,28 +137,11 @@ def image_stream(pdf: pikepdf.Pdf, image: Image.Image, encoding: Encoding) -> pi
         stream = pdf.make_stream(buf.getvalue())
         stream.Filter = Name.DCTDecode
         return _finish(stream, picture, space, 8)
-    # lossless: Flate over PNG's row predictors, as a PNG file stores it (a third smaller
-    # than plain Flate on a scan)
-    stream = pdf.make_stream(_png_rows(picture))
+    # lossless, at zlib's fastest level: on a noisy grey scan PNG's row predictors at level 6
+    # save 10-15 % more bytes for 5-8 times the time (measured: 786 ms against 93 ms a page)
+    stream = pdf.make_stream(zlib.compress(picture.tobytes(), 1))
     stream.Filter = Name.FlateDecode
-    stream.DecodeParms = Dictionary(
-        Predictor=15, Colors=len(picture.getbands()), BitsPerComponent=8, Columns=picture.width
-    )
     return _finish(stream, picture, space, 8)
-
-
-def _png_rows(image: Image.Image) -> bytes:
-    """The compressed, predicted rows of ``image`` as Pillow's PNG writer makes them."""
-    buf = io.BytesIO()
-    image.save(buf, format="PNG", compress_level=6)
-    data = buf.getvalue()
-    pos, rows = 8, []
-    while pos + 8 <= len(data):
-        length = int.from_bytes(data[pos : pos + 4], "big")
-        if data[pos + 4 : pos + 8] == b"IDAT":
-            rows.append(data[pos + 8 : pos + 8 + length])
-        pos += 12 + length
-    return b"".join(rows)
 
 
 def _group4(image: Image.Image) -> bytes:
