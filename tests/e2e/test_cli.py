@@ -106,3 +106,25 @@ def test_jobs_process_files_in_parallel_with_the_same_results(tmp_path: Path) ->
         assert cer(s.text, output_text(out / f"f{i}.pdf")) <= 0.05
     assert "3/4 delivered" in done.stdout
     assert list(scratch.iterdir()) == []
+
+
+def test_skewed_scans_are_levelled_unless_the_pixels_must_be_kept(tmp_path: Path) -> None:
+    import pikepdf
+
+    from pressroom.synth import distort, save_jpeg
+
+    scan = small_scan(seed=9, lines=4)
+    jpeg = save_jpeg(distort(scan.image, skew=1.5), tmp_path / "skewed.jpg", 300)
+    outputs = {}
+    for flag in ((), ("--keep-pixels",)):
+        out = tmp_path / ("kept" if flag else "levelled")
+        done = run_cli("process", str(jpeg), "-o", str(out), *flag, scratch=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert ("1 levelled" in done.stdout) is not bool(flag), done.stdout
+        result = out / "skewed.pdf"
+        assert cer(scan.text, output_text(result)) <= 0.05
+        with pikepdf.open(result) as pdf:
+            (image,) = pdf.pages[0].get_images().values()
+            outputs[bool(flag)] = bytes(image.read_raw_bytes())
+    assert outputs[True] == jpeg.read_bytes()  # kept: the very bytes of the source
+    assert outputs[False] != jpeg.read_bytes() and outputs[False][:2] == b"\xff\xd8"  # a JPEG

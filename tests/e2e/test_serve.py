@@ -139,6 +139,40 @@ def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Pat
     assert b"Jane Doe" not in stored
 
 
+def test_submit_keep_pixels_keeps_the_scan_as_it_was(server: Server, tmp_path: Path) -> None:
+    import subprocess
+
+    from pressroom.synth import distort, save_jpeg
+    from tests.e2e.conftest import PRESSROOM
+
+    scan = small_scan(seed=45, lines=3)
+    jpeg = save_jpeg(distort(scan.image, skew=-1.5), tmp_path / "skewed.jpg", 300)
+    env = {**os.environ, "PRESSROOM_DATA_DIR": str(server.data_dir)}
+    done = subprocess.run(
+        [
+            str(PRESSROOM),
+            "submit",
+            str(jpeg),
+            "--keep-pixels",
+            "--url",
+            server.url,
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = tmp_path / "out" / "skewed.pdf"
+    assert cer(scan.text, output_text(result)) <= 0.05
+    with pikepdf.open(result) as pdf:
+        (image,) = pdf.pages[0].get_images().values()
+        assert bytes(image.read_raw_bytes()) == jpeg.read_bytes()
+
+
 def test_logs_of_a_redaction_job_hold_no_personal_data(server: Server, tmp_path: Path) -> None:
     name, account = "Olusegun Adebayo", "12345678"
     address = "1600 Pennsylvania Avenue NW, Washington, DC 20500"
