@@ -229,6 +229,9 @@ def decode_scan_image(page: pikepdf.Page) -> tuple[Image.Image, Encoding] | None
             k in raw for k in ("/SMask", "/Mask", "/Decode", "/ImageMask")
         ):
             return None
+        parms = raw.get("/DecodeParms")
+        if isinstance(parms, pikepdf.Dictionary) and "/ColorTransform" in parms:
+            return None  # a JPEG whose colour transform the PDF overrides: PDFium renders it
         pdf_image = pikepdf.PdfImage(raw)
         if pdf_image.bits_per_component not in (1, 8) or pdf_image.colorspace not in (
             "/DeviceGray",

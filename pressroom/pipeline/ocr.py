@@ -305,7 +305,9 @@ class OcrStage:
         first = self._read(base, dpi, guess, timeout, unaltered=unaltered)
         if not is_garbage(first.result):
             return first
-        tried = {guess: first}
+        # Only the best reading so far is kept (with its levelled image): a garbage page may be
+        # read five times, and each reading's image is a whole page.
+        tried = {guess}
         order: list[int] = []
         if not asked_engine:
             order.append(self._detect(base, dpi))
@@ -314,14 +316,17 @@ class OcrStage:
             order.append((guess + 270) % 360)
         order += list(ROTATIONS)
         best = first
+        del first
         for rotation in dict.fromkeys(order):
             if rotation in tried:
                 continue
             reading = self._read(base, dpi, rotation, timeout, unaltered=unaltered)
-            tried[rotation] = reading
+            tried.add(rotation)
+            readable = not is_garbage(reading.result)
             if quality(reading.result) > quality(best.result):
                 best = reading
-            if not is_garbage(reading.result):
+            del reading
+            if readable:
                 break
         attempts = len(tried)
         if is_garbage(best.result):
@@ -376,6 +381,6 @@ class OcrStage:
             size=upright.size,
             attempts=1,
             straightened=0.0 if keep else applied,
-            image=None if keep else straight,
+            image=straight if applied and not keep else None,
             unaltered=unaltered and not keep,
         )

@@ -13,7 +13,7 @@ from pikepdf import Array, Dictionary, Name
 
 from pressroom.engines.images import logo_xobject
 from pressroom.models import PageText
-from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops
+from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, to_unicode
 from pressroom.templates import Band, Template
 
 Matrix = tuple[float, float, float, float, float, float]
@@ -225,6 +225,7 @@ class OutputBuilder:
         self.values = dict(values)
         self.producer = producer
         self._glyphless: pikepdf.Object | None = None
+        self._codes: set[int] = set()  # code points the text layer uses beyond U+00FF
         self._helvetica: pikepdf.Object | None = None
         self._logo: tuple[pikepdf.Stream, float] | None = None
         self.parts: list[Path] = []
@@ -288,6 +289,7 @@ class OutputBuilder:
         xobjects = Dictionary(Src=source.xobject)
         if text is not None and text.words:
             fonts.Gly = self.glyphless
+            self._codes.update(ord(c) for w in text.words for c in w.text if ord(c) > 0xFF)
             ops.append(
                 text_layer_ops(
                     text.words,
@@ -419,8 +421,14 @@ class OutputBuilder:
         )
         self.pdf.pages.insert(self._first_new, page)
 
+    def _finish_font(self) -> None:
+        """The glyphless font's ToUnicode map, now that every code point it shows is known."""
+        if self._glyphless is not None:
+            self._glyphless.ToUnicode.write(to_unicode(self._codes))
+
     def flush_part(self, path: Path) -> None:
         """Write the pages so far to ``path`` and go on in a new, empty document."""
+        self._finish_font()
         self.pdf.save(
             path, compress_streams=True, stream_decode_level=pikepdf.StreamDecodeLevel.none
         )
@@ -428,6 +436,7 @@ class OutputBuilder:
         self.parts.append(path)
         self.pdf = pikepdf.Pdf.new()
         self._glyphless = self._helvetica = self._logo = None
+        self._codes = set()
 
     def save(self, path: Path, *, title: str, created: datetime) -> None:
         """Write the whole output to ``path``: the parts written so far, then the rest."""
@@ -463,6 +472,7 @@ class OutputBuilder:
                 del self.pdf.trailer[key]
 
     def _write(self, path: Path, *, title: str, created: datetime) -> None:
+        self._finish_font()
         self._drop_source()
         with self.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["dc:title"] = title

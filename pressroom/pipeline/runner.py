@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
 from PIL import Image
 
@@ -172,9 +173,11 @@ def process_document(
         rasters = _rasters(stack, source, info, lambda: builder.pdf, options.limits, clock)
         # Image sources' pages live in memory until written: write them out in parts.
         chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
-        for page_info, placed, raster in rasters:
+        for page in rasters:
+            page_info, raster = page.info, page.raster
             remaining(options.deadline)
             level = 0.0
+            placed: PlacedSource | None = None
             if raster is None:
                 text = PageText(
                     index=page_info.index, method="kept", real_chars=page_info.text_chars
@@ -199,10 +202,13 @@ def process_document(
                 if reading.straightened:
                     levelled_pages += 1
                     with clock.stage("straighten"):
-                        placed, rotation, level = _levelled(builder.pdf, placed, raster, reading)
+                        placed, rotation, level = _levelled(builder.pdf, page, reading)
                 del raster, reading
             with clock.stage("render"):
+                if placed is None:
+                    placed = page.place()
                 layout = builder.add_page(placed, text, rotation, page_info.index + 1, level=level)
+                del page
                 if not checked and template.cover is not None:
                     builder.add_cover(layout.width, layout.height)
                 if chunk and len(builder.pdf.pages) >= chunk:
@@ -228,16 +234,30 @@ def process_document(
 class Raster:
     """A page's pixels for recognition, and its own pixels where the page is its image."""
 
-    image: Image.Image  # grey, turned by the page's own rotation
+    image: Image.Image  # grey, square pixels, turned by the page's own rotation
     dpi: float
-    # the page's own pixels (mode 1, L or RGB) on the same grid and turn as ``image``, and how
+    # the page's own pixels (mode 1, L or RGB, square) with the same turn as ``image``, and how
     # they are stored; None where the page is more than one image (it was rendered)
     pixels: Callable[[], Image.Image] | None = None
     encoding: Encoding | None = None
+    # ``image`` is exactly the page's own pixels (grey or bilevel, same grid): levelled for
+    # recognition, it is the levelled page itself
+    image_is_pixels: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePage:
+    """One source page: its displayed size, how to place it unchanged, its pixels for OCR."""
+
+    info: PageInfo
+    width: float  # displayed frame, points
+    height: float
+    place: Callable[[], PlacedSource]  # built only when the page is placed as it is
+    raster: Raster | None  # None: the page keeps its own text
 
 
 def _levelled(
-    pdf: pikepdf.Pdf, placed: PlacedSource, raster: Raster, reading: PageReading
+    pdf: pikepdf.Pdf, page: SourcePage, reading: PageReading
 ) -> tuple[PlacedSource, int, float]:
     """The page levelled: returns what to place, the turn still to apply and the angle by which
     the placement itself must level it.
@@ -246,25 +266,18 @@ def _levelled(
     the source (JPEG with the source's own tables, bilevel as CCITT G4, else lossless). A page
     drawn from more than an image is levelled by its placement: vectors turn without loss.
     """
-    if raster.pixels is None or raster.encoding is None:
-        return placed, reading.rotation, reading.straightened
-    pixels = raster.pixels()
-    upright_size = pixels.size if reading.rotation in (0, 180) else pixels.size[::-1]
-    if (
-        reading.image is not None
-        and reading.unaltered
-        and pixels.mode in ("1", "L")
-        and upright_size == reading.image.size
-    ):
-        # the recognition image is these very grey values, already turned and levelled
+    raster = page.raster
+    if raster is None or raster.pixels is None or raster.encoding is None:
+        return page.place(), reading.rotation, reading.straightened
+    if reading.image is not None and reading.unaltered and raster.image_is_pixels:
+        # the recognition image is these very pixels, already turned and levelled
         levelled = reading.image
     else:
         # on its own grid (recognition may have read a resampled copy): square pixels turn
         # by the same angle at any scale
-        levelled = level(rotate_cw(pixels, reading.rotation), reading.straightened)
-    del pixels
+        levelled = level(rotate_cw(raster.pixels(), reading.rotation), reading.straightened)
     xobject = image_stream(pdf, levelled, raster.encoding)
-    _turn, (w, h) = turn_cw(reading.rotation, placed.width, placed.height)
+    _turn, (w, h) = turn_cw(reading.rotation, page.width, page.height)
     return PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h), 0, 0.0
 
 
@@ -275,8 +288,8 @@ def _rasters(
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     clock: _Clock,
-) -> Iterator[tuple[PageInfo, PlacedSource, Raster | None]]:
-    """Each page placed into ``out()``, with its pixels when it needs OCR; one page at a time."""
+) -> Iterator[SourcePage]:
+    """Each page with its pixels when it needs OCR; one page at a time."""
     if info.kind is SourceKind.PDF:
         yield from _pdf_pages(stack, source, info, out(), limits, clock)
     else:
@@ -290,7 +303,7 @@ def _pdf_pages(
     src: pikepdf.Pdf,
     limits: Limits,
     clock: _Clock,
-) -> Iterator[tuple[PageInfo, PlacedSource, Raster | None]]:
+) -> Iterator[SourcePage]:
     """Pages of a PDF source, placed as form XObjects of ``src`` itself (see OutputBuilder)."""
     doc: Any = stack.enter_context(pdfium.RecyclingDocument(source))
     for page_info in info.pages:
@@ -300,30 +313,56 @@ def _pdf_pages(
                 crop = [float(v) for v in page.cropbox]
                 form = page.as_form_xobject(handle_transformations=False)
                 form.BBox = pikepdf.Array(crop)
-                xobject = form
             except (pikepdf.PdfError, ValueError, TypeError):
                 raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
             x0, y0, x1, y1 = crop
             turn, (w, h) = turn_cw(page_info.rotate, x1 - x0, y1 - y0)
-            placed = PlacedSource(xobject, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h)
-        if page_info.has_text:
-            yield page_info, placed, None
-            continue
-        dpi = render_dpi(page_info.native_dpi, limits)
-        with clock.stage("raster"):
-            raster = None
-            native = page_info.native_dpi
-            if page_info.plain_scan and native and limits.min_dpi <= native <= limits.max_dpi:
-                # the page is its image: decoding it is rendering it at its own resolution
-                decoded = images.decode_scan_image(page)
-                if decoded is not None:
-                    own = rotate_cw(decoded[0], page_info.rotate)
-                    grey = own if own.mode == "L" else own.convert("L")
-                    raster = Raster(grey, native, _held(own), decoded[1])
-                    del decoded
-            if raster is None:
-                raster = Raster(pdfium.render_gray(doc, page_info.index, dpi), dpi)
-        yield page_info, placed, raster
+            placed = PlacedSource(form, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h)
+            del form
+        raster = None
+        if not page_info.has_text:
+            with clock.stage("raster"):
+                raster = _pdf_raster(doc, page, page_info, (x1 - x0, y1 - y0), limits)
+        # (a helper builds the raster: no page image outlives its page in this frame)
+        yield SourcePage(page_info, w, h, _held(placed), raster)
+        del raster, placed
+
+
+def _pdf_raster(
+    doc: Any,
+    page: pikepdf.Page,
+    page_info: PageInfo,
+    crop_size: tuple[float, float],
+    limits: Limits,
+) -> Raster:
+    native = page_info.native_dpi
+    if page_info.plain_scan and native and limits.min_dpi <= native <= limits.max_dpi:
+        # the page is its image: decoding it is rendering it at its own resolution
+        decoded = images.decode_scan_image(page)
+        if decoded is not None and _square(decoded[0].size, crop_size):
+            image, encoding = decoded
+            own = rotate_cw(image, page_info.rotate)
+            if own.mode in ("1", "L"):  # grey or bilevel: small enough to hold
+                grey = own if own.mode == "L" else own.convert("L")
+                return Raster(grey, native, _held(own), encoding, image_is_pixels=True)
+            # colour: decoded again only if the page is levelled
+            turn = page_info.rotate
+
+            def again() -> Image.Image:
+                redecoded = images.decode_scan_image(page)
+                if redecoded is None:  # pragma: no cover - it decoded a moment ago
+                    raise Corrupt(f"page {page_info.index + 1} cannot be decoded again")
+                return rotate_cw(redecoded[0], turn)
+
+            return Raster(own.convert("L"), native, again, encoding)
+    dpi = render_dpi(native, limits)
+    return Raster(pdfium.render_gray(doc, page_info.index, dpi), dpi)
+
+
+def _square(pixels: tuple[int, int], points: tuple[float, float]) -> bool:
+    """Whether an image filling ``points`` has square pixels (a fax's 204x98 does not)."""
+    dpi_x, dpi_y = pixels[0] / points[0], pixels[1] / points[1]
+    return abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y)
 
 
 def _image_pages(
@@ -333,7 +372,7 @@ def _image_pages(
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     clock: _Clock,
-) -> Iterator[tuple[PageInfo, PlacedSource, Raster | None]]:
+) -> Iterator[SourcePage]:
     single = len(info.pages) == 1
     frames = images.iter_frames(source)
     stack.callback(frames.close)
@@ -343,16 +382,31 @@ def _image_pages(
                 frame = next(frames)
             except StopIteration:
                 raise Corrupt("the image has fewer frames than its header says") from None
+            raster = _image_raster(frame, info.kind, page_info, limits)
+        w, h = page_info.width_pt, page_info.height_pt
+
+        def place(frame: Image.Image = frame, w: float = w, h: float = h) -> PlacedSource:
+            # the frame's own bytes where PDF allows, built only when the page is not levelled
             xobject = images.image_xobject(out(), info.kind, source, frame, single)
-            w, h = page_info.width_pt, page_info.height_pt
-            placed = PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
-            image, dpi = _recognition_image(frame, page_info, limits)
-            encoding = images.frame_encoding(info.kind, frame)
-        yield page_info, placed, Raster(image, dpi, _own_pixels(frame, page_info), encoding)
+            return PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
+
+        yield SourcePage(page_info, w, h, place, raster)
+        del raster, place
 
 
-def _held(image: Image.Image) -> Callable[[], Image.Image]:
-    return lambda: image
+def _held(thing: Any) -> Callable[[], Any]:
+    return lambda: thing
+
+
+def _image_raster(frame: Image.Image, kind: SourceKind, page: PageInfo, limits: Limits) -> Raster:
+    flat = images.flatten(frame)
+    if flat.mode == "CMYK":
+        flat = flat.convert("RGB")
+    grey = flat if flat.mode == "L" else flat.convert("L")
+    image, dpi = _recognition_image(grey, page, limits)
+    exact = image is grey and flat.mode in ("1", "L")
+    del flat, grey
+    return Raster(image, dpi, _own_pixels(frame, page), images.frame_encoding(kind, frame), exact)
 
 
 def _own_pixels(frame: Image.Image, page: PageInfo) -> Callable[[], Image.Image]:
@@ -363,6 +417,8 @@ def _own_pixels(frame: Image.Image, page: PageInfo) -> Callable[[], Image.Image]
         image = images.flatten(frame)
         if image.mode == "CMYK":
             image = image.convert("RGB")
+        if frame.mode in ("P", "PA", "LA") and image.mode == "RGB" and _is_grey(image):
+            image = image.convert("L")  # a grey palette or grey with alpha: grey it stays
         dpi_x = page.native_dpi or 300.0
         dpi_y = frame.height * 72.0 / page.height_pt
         if abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y):
@@ -376,11 +432,17 @@ def _own_pixels(frame: Image.Image, page: PageInfo) -> Callable[[], Image.Image]
     return pixels
 
 
+def _is_grey(image: Image.Image) -> bool:
+    r, g, b = (np.asarray(c, dtype=np.int16) for c in image.split())
+    return bool(np.abs(r - g).max() <= 2 and np.abs(g - b).max() <= 2)
+
+
 def _recognition_image(
-    frame: Image.Image, page: PageInfo, limits: Limits
+    grey: Image.Image, page: PageInfo, limits: Limits
 ) -> tuple[Image.Image, float]:
     """Grey pixels with square pixels at a resolution Tesseract reads well."""
-    image = frame if frame.mode == "L" else frame.convert("L")
+    image = grey
+    frame = grey
     dpi_x = page.native_dpi or 300.0
     dpi_y = frame.height * 72.0 / page.height_pt
     dpi = float(min(max(max(dpi_x, dpi_y), limits.min_dpi), limits.max_dpi))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -18,16 +18,17 @@ FONT_NAME = "/PressroomGlyphless"
 _CHAR_WIDTH = 0.5
 
 
-def _to_unicode() -> bytes:
-    """CID = code point, written as 248 ranges of 256 codes: in each range only the last byte
-    varies, as the CMap format asks (one range over the whole plane is read differently by
-    different readers). Surrogate codes map to nothing."""
-    ranges = [
-        f"<{hi:02X}00> <{hi:02X}FF> <{hi:02X}00>" for hi in range(256) if not 0xD8 <= hi <= 0xDF
-    ]
-    body = "".join(
-        f"{len(chunk)} beginbfrange\n" + "\n".join(chunk) + "\nendbfrange\n"
-        for chunk in (ranges[i : i + 100] for i in range(0, len(ranges), 100))
+def to_unicode(codes: Iterable[int] = ()) -> bytes:
+    """The ToUnicode map of the glyphless font, whose CIDs are code points: one range for
+    U+0000-00FF and one entry for each other code point in ``codes`` (the ones a document
+    uses). In a range only the last byte may vary, as the CMap format asks; Ghostscript reads a
+    range whose destination starts with another byte wrongly (U+2019 as "9"), and one range
+    over the whole plane breaks that rule."""
+    extra = sorted({c for c in codes if 0x100 <= c < 0x10000 and not 0xD800 <= c <= 0xDFFF})
+    chars = [f"<{c:04X}> <{c:04X}>" for c in extra]
+    body = "1 beginbfrange\n<0000> <00FF> <0000>\nendbfrange\n" + "".join(
+        f"{len(chunk)} beginbfchar\n" + "\n".join(chunk) + "\nendbfchar\n"
+        for chunk in (chars[i : i + 100] for i in range(0, len(chars), 100))
     )
     return (
         "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
@@ -37,9 +38,6 @@ def _to_unicode() -> bytes:
         + body
         + "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n"
     ).encode()
-
-
-_TO_UNICODE = _to_unicode()
 
 
 def glyphless_font(pdf: pikepdf.Pdf) -> pikepdf.Object:
@@ -85,7 +83,7 @@ def glyphless_font(pdf: pikepdf.Pdf) -> pikepdf.Object:
             BaseFont=Name("/GlyphLessFont"),
             Encoding=Name("/Identity-H"),
             DescendantFonts=Array([cid_font]),
-            ToUnicode=pdf.make_stream(_TO_UNICODE),
+            ToUnicode=pdf.make_stream(to_unicode()),
         )
     )
 

@@ -213,6 +213,7 @@ def redact_document(
         engine,
         {"redact": time.perf_counter() - started},
         built.counts,
+        sum(1 for scan in scans if scan.level),
     )
 
 
@@ -380,10 +381,16 @@ def _scan_pages(
 ) -> list[_PageScan]:
     scans: list[_PageScan] = []
     total = len(info.pages)
+    as_it_is = replace(ocr, straighten_min=None)
     for n, (page_info, raster, words) in enumerate(_rasters(src, info)):
         gray = raster.convert("L")
         dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
-        reading = ocr(gray, dpi, timeout=time_left(deadline))
+        # Levelled only where it is a scan with square pixels: a page with its own text is
+        # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
+        # an angle measured in pixels is not the page's.
+        square = info.kind is SourceKind.PDF or _square_frame(gray.size, page_info)
+        reader = ocr if square and not words else as_it_is
+        reading = reader(gray, dpi, timeout=time_left(deadline))
         # the page's own words, in the upright (and levelled) frame OCR settled on
         words = turn_words(words, reading.rotation, gray.size)
         words = list(level_words(tuple(words), reading.straightened, reading.size))
@@ -601,6 +608,12 @@ def _grown(b: Box, pad: float) -> Box:
     return Box(b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad)
 
 
+def _square_frame(size: tuple[int, int], page: PageInfo) -> bool:
+    dpi_x = page.native_dpi or 300.0
+    dpi_y = size[1] * 72.0 / page.height_pt
+    return abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y)
+
+
 def _judged(f: Finding) -> bool:
     if sum(c.isalnum() for c in f.value) < 4:
         return False
@@ -620,7 +633,7 @@ def _rasters(src: _Source, info: Any) -> Iterator[tuple[PageInfo, Image.Image, l
         frames = src.frames()
         try:
             for page_info, frame in zip(info.pages, frames, strict=False):
-                yield page_info, frame.convert("RGB"), []
+                yield page_info, images.flatten(frame).convert("RGB"), []
         finally:
             frames.close()
 
@@ -632,7 +645,7 @@ def _rebuilt_page(
         raster, _words = src.render(scan.info.index)
     else:
         assert frame is not None
-        raster = frame.convert("RGB")
+        raster = images.flatten(frame).convert("RGB")
     upright = level(rotate_cw(raster, scan.rotation), scan.level)
     burned = _burn(upright, boxes)
     w = burned.width * 72.0 / scan.dpi

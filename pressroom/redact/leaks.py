@@ -68,11 +68,15 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
                 # object stream's objects are walked one by one below, its raw bytes are PDF
                 # syntax — "/ToUnicode" is no leak of a name "Unicode")
                 data = _stream_bytes(obj)
-                if _is_cmap(data):
-                    n = _cmap_hits(data, wanted)
+                if _is_cmap(data) and _identity_cmap(data):
+                    # code numbers mapped to themselves (our own text layer's map): read as
+                    # text they spell digit runs, never text
+                    n = 0
                 else:
                     n = max(_hits(t, wanted) for t in _decodings(data))
                     n = max(n, _content_strings_hits(obj, wanted))
+                    if _is_cmap(data):
+                        n = max(n, _cmap_hits(data, wanted))
                 if n:
                     leaks.append(Leak("pikepdf-walk", "stream", n))
             n = _object_strings_hits(obj, wanted)
@@ -91,13 +95,36 @@ def _is_cmap(data: bytes) -> bool:
 _HEX = re.compile(rb"<([0-9A-Fa-f\s]+)>")
 
 
+_BLOCK = re.compile(rb"beginbf(char|range)(.*?)endbf(?:char|range)", re.S)
+_CODE = re.compile(rb"<([0-9A-Fa-f]*)>|(\[)")
+
+
+def _identity_cmap(data: bytes) -> bool:
+    """Every mapping of the CMap maps a code to the same number: it carries no text."""
+    blocks = _BLOCK.findall(data)
+    for kind, body in blocks:
+        codes = []
+        for hexed, bracket in _CODE.findall(body):
+            if bracket:
+                return False  # a range mapped to an array of strings
+            codes.append(int(hexed or b"0", 16))
+        step = 2 if kind == b"char" else 3
+        if len(codes) % step:
+            return False
+        for i in range(0, len(codes), step):
+            if codes[i] != codes[i + step - 1]:
+                return False
+    return bool(blocks)
+
+
 def _cmap_hits(data: bytes, wanted: list[str]) -> int:
-    """A CMap's ranges are hex code numbers, not text (read as text they spell digit runs that
-    match account numbers by chance). What a CMap can carry is a code that stands for several
-    characters at once: those destinations are decoded and searched, one by one and joined."""
+    """What a CMap can carry beyond code numbers: a code that stands for several characters at
+    once. Those destinations are decoded and searched, one by one and joined."""
     targets: list[str] = []
     for match in _HEX.finditer(data):
-        raw = bytes.fromhex(re.sub(rb"\s", b"", match.group(1)).decode())
+        digits = re.sub(rb"\s", b"", match.group(1)).decode()
+        # an odd number of digits is allowed: the last is followed by a 0
+        raw = bytes.fromhex(digits + "0" * (len(digits) % 2))
         if len(raw) >= 4 and len(raw) % 2 == 0:
             targets.append(raw.decode("utf-16-be", errors="ignore"))
     if not targets:

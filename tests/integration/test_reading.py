@@ -10,13 +10,17 @@ reads some tables by column whatever a PDF holds; the benchmark prints their fig
 from __future__ import annotations
 
 import io
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pikepdf
+import pypdfium2
 import pytest
 from PIL import Image
 
 from pressroom.engines.tesseract import TesseractEngine
+from pressroom.pipeline.ocr import estimate_skew
 from pressroom.pipeline.runner import DocumentResult, JobOptions, process_document
 from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import parse_policy
@@ -69,6 +73,16 @@ def test_every_page_reads_within_two_percent_in_every_reader(
         for error, reader, i in _worst([p.truth for p in doc.pages], read):
             if error > MAX_CER:
                 failures.append(f"{doc.pages[i].name} in {reader}: {error:.1%}")
+        # Word for word: no reader splits a word ("a" / "nd") or glues two together, whatever
+        # the engine read. PDFium reads the layer's words exactly as written.
+        for i, page in enumerate(doc.pages):
+            written = Counter(read["pdfium"][i].split())
+            for reader in READERS:
+                got = Counter(read[reader][i].split())
+                if got != written:
+                    extra = sorted((got - written).elements())[:5]
+                    missing = sorted((written - got).elements())[:5]
+                    failures.append(f"{page.name} in {reader}: +{extra} -{missing}")
     assert not failures, failures
 
 
@@ -88,9 +102,14 @@ def test_skewed_scans_are_levelled_in_their_own_encoding(
                 if abs(result.skews[n]) < 0.3:
                     continue
                 levelled += 1
+                # level now: the page image's own lines are horizontal
+                assert abs(estimate_skew(image.as_pil_image())) <= 0.2, doc.pages[n].name
                 if doc.pages[n].kind == "fax":
                     assert image.bits_per_component == 1
                     assert image.filters == ["/CCITTFaxDecode"]  # bilevel stays bilevel, lossless
+                    # and black print on white paper, as a viewer shows it
+                    shown = pypdfium2.PdfDocument(out)[n].render(scale=0.5, grayscale=True)
+                    assert np.asarray(shown.to_pil().convert("L")).mean() > 180
                 elif doc.path.suffix in (".pdf", ".jpg"):
                     assert image.filters == ["/DCTDecode"]  # JPEG stays JPEG, same tables
                     assert _tables(raw.read_raw_bytes()) == _source_tables(doc.path)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pikepdf
 
 from pressroom.models import Box, Word
-from pressroom.pipeline.textlayer import _TO_UNICODE, glyphless_font, text_layer_ops, text_lines
+from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, text_lines, to_unicode
 
 
 def word(
@@ -98,16 +100,35 @@ def test_characters_outside_the_font_and_blank_words_are_left_out() -> None:
     )
 
 
-def test_to_unicode_ranges_never_carry_past_a_byte_and_cover_the_plane() -> None:
-    cmap = _TO_UNICODE.decode()
+def test_to_unicode_maps_latin_1_by_range_and_every_other_code_point_used_by_itself() -> None:
+    cmap = to_unicode([0x20AC, 0x2019, 0x20AC, 0xD800, 0x1F600, *range(0x400, 0x4C8)]).decode()
+    cmap = cmap.split("endcodespacerange")[1]
     ranges = re.findall(r"<([0-9A-F]{4})> <([0-9A-F]{4})> <([0-9A-F]{4})>", cmap)
-    covered = set()
-    for lo, hi, dst in ranges:
-        assert lo[:2] == hi[:2] == dst[:2] and lo[2:] == "00" and hi[2:] == "FF" and lo == dst
-        covered.add(int(lo[:2], 16))
-    assert covered == set(range(256)) - set(range(0xD8, 0xE0))
-    for block in re.findall(r"(\d+) beginbfrange", cmap):
+    # one range, its destination starting with 00: only its last byte varies
+    assert ranges == [("0000", "00FF", "0000")]
+    pairs = re.findall(r"^<([0-9A-F]{4})> <([0-9A-F]{4})>$", cmap, flags=re.M)
+    assert all(a == b for a, b in pairs)
+    assert {int(a, 16) for a, _b in pairs} == {0x20AC, 0x2019} | set(range(0x400, 0x4C8))
+    for block in re.findall(r"(\d+) beginbf(?:char|range)", cmap):
         assert int(block) <= 100  # the CMap format's limit per block
+
+
+def test_the_documents_map_names_what_its_pages_show(tmp_path: Path) -> None:
+    from pressroom.models import PageText
+    from pressroom.pipeline.render import OutputBuilder, PlacedSource
+    from pressroom.templates import resolve_template
+
+    builder = OutputBuilder(resolve_template(None), {}, producer="test")
+    blank = builder.pdf.make_stream(b"")
+    placed = PlacedSource(blank, (1, 0, 0, 1, 0, 0), 600, 800)
+    for text in ("\u20ac294.13 days\u2019", "na\u00efve \u03a9mega"):
+        words = tuple(word(t, 100 + 300 * i, 400, 0) for i, t in enumerate(text.split()))
+        builder.add_page(placed, PageText(0, "ocr", words, 1000, 1000), 0, 1)
+    out = tmp_path / "o.pdf"
+    builder.save(out, title="t", created=datetime(2026, 1, 1, tzinfo=UTC))
+    with pikepdf.open(out) as pdf:
+        font = pdf.pages[0].Resources.Font.Gly
+        assert font.ToUnicode.read_bytes() == to_unicode([0x20AC, 0x2019, 0x3A9])
 
 
 def test_the_glyphless_font_says_what_its_glyphs_are() -> None:
@@ -115,7 +136,7 @@ def test_the_glyphless_font_says_what_its_glyphs_are() -> None:
     font = glyphless_font(pdf)
     cid = font.DescendantFonts[0]
     assert cid.DW == 500  # the embedded glyph is 1024 of 2048 units wide
-    assert font.ToUnicode.read_bytes() == _TO_UNICODE
+    assert font.ToUnicode.read_bytes() == to_unicode()
     descriptor = cid.FontDescriptor
     assert descriptor.Ascent - descriptor.Descent == 1000
 
