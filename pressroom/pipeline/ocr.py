@@ -179,10 +179,27 @@ def guess_orientation(
     the page gives no clear answer (little text, all capitals, pictures, tables): then the
     engine's own detector decides.
     """
+    return orientation_and_skew(
+        image, min_axis_margin=min_axis_margin, min_updown_margin=min_updown_margin
+    )[0]
+
+
+def orientation_and_skew(
+    image: Image.Image, *, min_axis_margin: float = 1.2, min_updown_margin: float = 1.8
+) -> tuple[int | None, float | None]:
+    """``guess_orientation`` and, from the same profiles, the skew of the page as it is
+    (``estimate_skew`` of the unturned page, without measuring it twice; None: no ink)."""
     ink = _Ink.of(image)
     if ink is None:
-        return None
+        return None, None
     row_angle, row_peaky = ink.best_angle()
+    turn = _turn(ink, row_angle, row_peaky, min_axis_margin, min_updown_margin)
+    return turn, row_angle
+
+
+def _turn(
+    ink: _Ink, row_angle: float, row_peaky: float, min_axis_margin: float, min_updown_margin: float
+) -> int | None:
     col_angle, col_peaky = ink.best_angle(across=True)
     horizontal = row_peaky >= col_peaky
     axis_margin = max(row_peaky, col_peaky) / max(min(row_peaky, col_peaky), 1e-9)
@@ -297,12 +314,16 @@ class OcrStage:
         self, image: Image.Image, dpi: float, *, timeout: float | None = None
     ) -> PageReading:
         base = normalise_contrast(image)
-        guess = guess_orientation(base)
+        guess, skew = orientation_and_skew(base)
+        # the rows' angle of the page as it is is its skew read unturned, and upside down (a
+        # half turn keeps every line's slope)
+        known = skew if skew is not None else 0.0
+        self_skew = {0: known, 180: known}
         asked_engine = guess is None
         if guess is None:
             guess = self._detect(base, dpi)
         unaltered = base is image
-        first = self._read(base, dpi, guess, timeout, unaltered=unaltered)
+        first = self._read(base, dpi, guess, timeout, unaltered=unaltered, skews=self_skew)
         if not is_garbage(first.result):
             return first
         # Only the best reading so far is kept (with its levelled image): a garbage page may be
@@ -320,7 +341,7 @@ class OcrStage:
         for rotation in dict.fromkeys(order):
             if rotation in tried:
                 continue
-            reading = self._read(base, dpi, rotation, timeout, unaltered=unaltered)
+            reading = self._read(base, dpi, rotation, timeout, unaltered=unaltered, skews=self_skew)
             tried.add(rotation)
             readable = not is_garbage(reading.result)
             if quality(reading.result) > quality(best.result):
@@ -363,9 +384,11 @@ class OcrStage:
         *,
         adaptive: bool = False,
         unaltered: bool = False,
+        skews: dict[int, float] | None = None,
     ) -> PageReading:
         upright = rotate_cw(base, rotation)
-        skew = estimate_skew(upright)
+        known = (skews or {}).get(rotation)
+        skew = known if known is not None else estimate_skew(upright)
         keep = self.straighten_min is None
         # Below the threshold the engine reads the sloped lines itself and reports their slope.
         threshold = self.deskew_threshold if keep else self.straighten_min

@@ -357,3 +357,29 @@ def test_long_image_documents_are_written_in_parts_and_joined_in_order(
     for n in range(1, 6):
         assert f"Page {n} of 5" in output_text(out, n)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["long.tif", "out.pdf"]
+
+
+@pytest.mark.parametrize("mode", ["I;16", "P", "LA", "CMYK-JPEG"])
+def test_odd_image_modes_are_levelled_as_a_viewer_shows_them(tmp_path: Path, mode: str) -> None:
+    scan = distort(small_scan(dpi=150, lines=5).image, skew=2.0)
+    if mode == "I;16":
+        image = Image.fromarray(np.asarray(scan).astype(np.uint16) * 257)  # 16-bit grey
+        src = tmp_path / "scan.png"
+        image.save(src, dpi=(150, 150))
+    elif mode == "CMYK-JPEG":
+        src = tmp_path / "scan.jpg"
+        scan.convert("CMYK").save(src, format="JPEG", dpi=(150, 150))
+    else:
+        src = tmp_path / "scan.png"
+        (scan.convert("P") if mode == "P" else scan.convert("LA")).save(src, dpi=(150, 150))
+    out, result = run(src, tmp_path)
+    assert result.levelled_pages == 1
+    with Image.open(src) as raw:
+        shown = np.asarray(raw.convert("RGB").convert("L") if mode != "I;16" else scan)
+    levelled = render(out, 0, scale=150 / 72)
+    # the same ink, turned: as much dark as the source shows (a clipped 16-bit grey lost it)
+    assert abs((levelled < 128).mean() - (shown < 128).mean()) < 0.25 * (shown < 128).mean()
+    with pikepdf.open(out) as pdf:
+        (raw_image,) = pdf.pages[0].get_images().values()
+        if mode in ("P", "LA", "I;16"):
+            assert raw_image.ColorSpace == pikepdf.Name.DeviceGray  # grey stays grey
