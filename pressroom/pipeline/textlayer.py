@@ -114,9 +114,13 @@ class TextLine:
     size: float  # font size, frame pixels
 
 
-# Words carry their line's ascent (baseline to the top of its tallest letter, about 0.75 em in
-# Latin type); the layer's font size is the em that ascent implies.
-_EM_PER_ASCENT = 1.0 / 0.75
+# Words carry their line's ascent (baseline to the top of its tallest letter, about 0.7 em in
+# Latin type). The layer's font size is 1.5 ascents, about the height of a single-spaced line:
+# pdfminer then groups a column's lines into one block and reads two columns one after the
+# other (measured on a two-column page not our own: 14.8 % CER at 1.33 ascents, 2.0 % at 1.5,
+# 3.3 % at 1.7; poppler interleaved columns at 1.9), and a glyph's box (baseline - 0.2 size to
+# + 0.8 size) still stays clear of the next line's.
+_SIZE_PER_ASCENT = 1.5
 # The narrowest space kept between two words, as a share of the line's size: readers must
 # see a gap as well as a space glyph, or some of them glue the words together.
 _MIN_GAP = 0.08
@@ -231,7 +235,7 @@ def text_layer_ops(
     ox, oy = origin
     out: list[bytes] = []
     for line in text_lines(words):
-        size = max(line.size * _EM_PER_ASCENT * sy, 0.5)
+        size = max(line.size * _SIZE_PER_ASCENT * sy, 0.5)
         em = _CHAR_WIDTH * size  # one glyph's width at 100 % scaling, points
         first = line.words[0]
         x = ox + first.x0 * sx

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -108,25 +109,27 @@ def test_sigterm_stops_serve_and_its_workers(server: Server) -> None:
     assert poll(lambda: not any(Path(f"/proc/{p}").exists() for p in workers), timeout=10)
 
 
-def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Path) -> None:
-    import subprocess
-
+def submit(server: Server, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pressroom submit`` as a user runs it, against the server, with its data dir's key."""
     from tests.e2e.conftest import PRESSROOM
 
+    return subprocess.run(
+        [str(PRESSROOM), "submit", *args, "--url", server.url],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PRESSROOM_DATA_DIR": str(server.data_dir)},
+        timeout=180,
+        check=False,
+    )
+
+
+def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Path) -> None:
     scan = small_scan(seed=44, lines=3)
     good = image_pdf([scan.image], tmp_path / "Jane Doe waiver.pdf", 300)
     bad = tmp_path / "notes.pdf"
     bad.write_bytes(b"<html>not a pdf</html>")
     out = tmp_path / "results"
-    env = {**os.environ, "PRESSROOM_DATA_DIR": str(server.data_dir)}
-    done = subprocess.run(
-        [str(PRESSROOM), "submit", str(good), str(bad), "--url", server.url, "-o", str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=180,
-        check=False,
-    )
+    done = submit(server, str(good), str(bad), "-o", str(out))
     assert done.returncode == 2, done.stderr
     assert (
         done.stderr.strip()
@@ -140,31 +143,11 @@ def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Pat
 
 
 def test_submit_keep_pixels_keeps_the_scan_as_it_was(server: Server, tmp_path: Path) -> None:
-    import subprocess
-
     from pressroom.synth import distort, save_jpeg
-    from tests.e2e.conftest import PRESSROOM
 
     scan = small_scan(seed=45, lines=3)
     jpeg = save_jpeg(distort(scan.image, skew=-1.5), tmp_path / "skewed.jpg", 300)
-    env = {**os.environ, "PRESSROOM_DATA_DIR": str(server.data_dir)}
-    done = subprocess.run(
-        [
-            str(PRESSROOM),
-            "submit",
-            str(jpeg),
-            "--keep-pixels",
-            "--url",
-            server.url,
-            "-o",
-            str(tmp_path / "out"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=180,
-        check=False,
-    )
+    done = submit(server, str(jpeg), "--keep-pixels", "-o", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     result = tmp_path / "out" / "skewed.pdf"
     assert cer(scan.text, output_text(result)) <= 0.05
