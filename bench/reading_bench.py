@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pressroom.bench import cpu_children, find_ocrmypdf  # noqa: E402
+from pressroom.bench import OCRMYPDF_ARGS, cpu_children, find_ocrmypdf  # noqa: E402
 from pressroom.engines.straighten import STRAIGHTEN_MIN  # noqa: E402
 from tests.readers import READERS, cer, read_all  # noqa: E402
 from tests.scans import HALVES, KINDS, Document, generate  # noqa: E402
@@ -164,14 +164,7 @@ def run_ocrmypdf(exe: str, docs: list[Document], folder: Path, runs: dict[str, R
         done = subprocess.run(
             [
                 exe,
-                "--jobs",
-                "1",
-                "--output-type",
-                "pdf",
-                "--optimize",
-                "0",
-                "--rotate-pages",
-                "--deskew",
+                *OCRMYPDF_ARGS,
                 "--image-dpi",  # for images whose own resolution is not credible (a phone's 72)
                 "300",
                 "--quiet",
