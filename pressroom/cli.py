@@ -426,15 +426,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # uvicorn re-raises the SIGTERM it caught once it has shut down; turned into SystemExit, it
     # unwinds through the finally below, so the workers are stopped instead of orphaned.
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(services),
-            host=args.host,
-            port=args.port,
-            log_level="warning",
-            access_log=False,
-        )
-    )
+    server = uvicorn.Server(server_config(create_app(services), args.host, args.port, settings))
     try:
         server.run()
     finally:
@@ -529,6 +521,25 @@ def cmd_submit(args: argparse.Namespace) -> int:
         outdir=args.output,
     )
     return run_submit(list(args.files), opts)
+
+
+def server_config(app: Any, host: str, port: int, settings: Settings) -> Any:
+    """uvicorn's settings for ``serve``. Proxy headers are believed only from the proxies the
+    operator names (``PRESSROOM_TRUSTED_PROXIES``), never by default: uvicorn would otherwise
+    take X-Forwarded-For from any local peer (or from anyone, with FORWARDED_ALLOW_IPS=*) as
+    the client's address, and a forged one would open what is open to loopback."""
+    import uvicorn
+
+    trusted = ",".join(settings.trusted_proxies)
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or "",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -59,6 +59,9 @@ class Settings:
     webhook_allow_private: bool = False
     storage_timeout_s: float = 30.0  # S3 read timeout; connects give up after 5 s
     stop_timeout_s: float = 60.0  # on SIGTERM, how long running jobs may take to finish
+    # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or networks);
+    # none by default: the socket peer is the client. With any, nothing is open without a key.
+    trusted_proxies: tuple[str, ...] = ()
 
     @property
     def sqlite_default(self) -> str:
@@ -89,4 +92,7 @@ class Settings:
             limits=Limits.from_env(env),
             template_dirs=extra,
             languages=langs or ("eng",),
+            trusted_proxies=tuple(
+                p.strip() for p in env.get("PRESSROOM_TRUSTED_PROXIES", "").split(",") if p.strip()
+            ),
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import json
 import logging
 import math
@@ -120,15 +121,32 @@ async def operator(request: Request, authorization: Annotated[str | None, Header
 
 
 Operator = Annotated[str, Depends(operator)]
-LOOPBACK = ("127.0.0.1", "::1", "localhost", "testclient")
+
+
+def loopback_peer(request: Request, trusted_proxies: tuple[str, ...]) -> bool:
+    """Whether the socket peer is this host. Addresses only, never names: a client is not
+    "localhost" because a header or a test says so. With trusted proxies every request may
+    carry a forwarded address in its place, so none counts as local."""
+    if trusted_proxies:
+        return False
+    client = request.scope.get("client")
+    if not client:
+        return False
+    try:
+        address = ipaddress.ip_address(client[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # a dual-stack socket's view of an IPv4 peer
+    return address.is_loopback
 
 
 async def operator_off_loopback(
     request: Request, authorization: Annotated[str | None, Header()] = None
 ) -> None:
     """Open on loopback (the embedded default); an operator key from anywhere else."""
-    host = request.client.host if request.client else ""
-    if host not in LOOPBACK:
+    services: Services = request.app.state.services
+    if not loopback_peer(request, services.settings.trusted_proxies):
         await operator(request, authorization)
 
 

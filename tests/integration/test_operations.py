@@ -32,7 +32,9 @@ from tests.integration.test_service import png_bytes, post, work
 @pytest.fixture
 def api(services: Services) -> tuple[TestClient, dict[str, str]]:
     key = services.store.create_key("acme", now=services.clock())
-    return TestClient(create_app(services)), {"Authorization": f"Bearer {key}"}
+    # the embedded default: the service's own host talks to it over loopback
+    local = TestClient(create_app(services), client=("127.0.0.1", 50000))
+    return local, {"Authorization": f"Bearer {key}"}
 
 
 def job(client: TestClient, headers: dict[str, str], job_id: str) -> dict[str, Any]:
@@ -414,7 +416,36 @@ def test_metrics_off_loopback_need_an_operator_key(services: Services, tmp_path:
         remote.get("/metrics", headers={"Authorization": f"Bearer {tenant_key}"}).status_code == 403
     )
     assert remote.get("/metrics", headers={"Authorization": f"Bearer {op_key}"}).status_code == 200
-    assert TestClient(app).get("/metrics").status_code == 200  # loopback
+    for peer in ("127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"):  # loopback: open
+        assert TestClient(app, client=(peer, 50000)).get("/metrics").status_code == 200
+    # a name is no address: "localhost" or "testclient" as a peer proves nothing
+    for peer in ("localhost", "testclient", "::ffff:203.0.113.9"):
+        assert TestClient(app, client=(peer, 50000)).get("/metrics").status_code == 401
+    # a forged proxy header changes nothing: the socket peer decides
+    forged = {
+        "X-Forwarded-For": "127.0.0.1",
+        "X-Real-IP": "127.0.0.1",
+        "Forwarded": "for=127.0.0.1",
+    }
+    assert remote.get("/metrics", headers=forged).status_code == 401
+    assert remote.get("/dashboard", headers=forged).status_code == 401
+    # behind trusted proxies every address may be a forwarded one: nothing is open without a key
+    from dataclasses import replace
+
+    services.settings = replace(services.settings, trusted_proxies=("10.0.0.0/8",))
+    local = TestClient(app, client=("127.0.0.1", 50000))
+    assert local.get("/metrics").status_code == 401
+    assert local.get("/metrics", headers={"Authorization": f"Bearer {op_key}"}).status_code == 200
+
+
+def test_serve_believes_proxy_headers_only_from_the_proxies_named() -> None:
+    from pressroom.cli import server_config
+    from pressroom.settings import Settings
+
+    plain = server_config(object(), "127.0.0.1", 8080, Settings())
+    assert plain.proxy_headers is False
+    named = server_config(object(), "0.0.0.0", 8080, Settings(trusted_proxies=("10.1.2.3",)))
+    assert named.proxy_headers is True and named.forwarded_allow_ips == "10.1.2.3"
 
 
 # --- metrics -----------------------------------------------------------------------------------

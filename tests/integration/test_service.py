@@ -29,7 +29,9 @@ LINES = ("Waiver signed by the participant", "Payout approved 2026")
 @pytest.fixture
 def api(services: Services) -> tuple[TestClient, dict[str, str]]:
     key = services.store.create_key("acme", now=services.clock())
-    return TestClient(create_app(services)), {"Authorization": f"Bearer {key}"}
+    # the embedded default: the service's own host talks to it over loopback
+    local = TestClient(create_app(services), client=("127.0.0.1", 50000))
+    return local, {"Authorization": f"Bearer {key}"}
 
 
 def png_bytes(tmp_path: Path) -> bytes:
