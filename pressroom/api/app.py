@@ -45,7 +45,7 @@ from pressroom.redact.policy import parse_policy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import TENANT_RE, source_key
-from pressroom.templates import resolve_template
+from pressroom.templates import registered_template
 
 log = logging.getLogger("pressroom.api")
 MAX_TITLE = 200
@@ -250,7 +250,7 @@ def create_app(services: Services) -> FastAPI:
             fields = form.fields
             template_name = fields.get("template") or "plain"
             await run_in_threadpool(
-                resolve_template, template_name, services.settings.template_dirs
+                registered_template, template_name, services.settings.template_dirs
             )
             try:
                 lane = Lane(fields.get("lane") or "bulk")

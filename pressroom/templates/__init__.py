@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import string
 import tomllib
 from collections.abc import Iterable
@@ -163,6 +164,22 @@ def template_folders(extra: Iterable[Path] = ()) -> dict[str, Path]:
             if (child / "template.toml").is_file():
                 found[child.name] = child
     return found
+
+
+REGISTERED_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def registered_template(name: str | None, extra: Iterable[Path] = ()) -> Template:
+    """A template by registered name only, as the API and its workers take it: never a path
+    (``../../srv/evil`` or ``/srv/evil`` with a template.toml of its own), and an unknown name
+    says nothing of the names there are (another tenant's brand is not for listing)."""
+    name = name or DEFAULT_TEMPLATE
+    if not REGISTERED_NAME.match(name):
+        raise UnknownTemplate("template must be a registered template's name (a-z, 0-9, _ and -)")
+    folders = template_folders(extra)
+    if name not in folders:
+        raise UnknownTemplate("unknown template")
+    return load_template(folders[name])
 
 
 def resolve_template(name: str | None, extra: Iterable[Path] = ()) -> Template:

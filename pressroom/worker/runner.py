@@ -31,7 +31,7 @@ from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import BlobNotFound, artifact_key, review_key
-from pressroom.templates import resolve_template
+from pressroom.templates import registered_template
 
 log = logging.getLogger("pressroom.worker")
 
@@ -186,7 +186,7 @@ class JobRunner:
                             "the job's source is missing from storage", code="SOURCE_MISSING"
                         ) from None
                 remaining(deadline)
-                template = resolve_template(job.template, services.settings.template_dirs)
+                template = registered_template(job.template, services.settings.template_dirs)
                 options = JobOptions(
                     template=template,
                     title=job.title,

@@ -118,6 +118,26 @@ def test_bad_uploads_are_refused_at_the_door_and_leave_nothing(
     assert services.store.counts() == {}
 
 
+def test_templates_are_taken_by_registered_name_only(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    # a brand planted outside the registered folders, reachable by a relative or absolute path
+    evil = tmp_path / "srv" / "evil"
+    evil.mkdir(parents=True)
+    (evil / "template.toml").write_text('name = "evil"\nversion = "1"\n')
+    relative = "../" * 12 + str(evil).lstrip("/")
+    for name in (str(evil), relative, "./evil", "Sample", "sample/../plain", "a" * 65):
+        response = post(client, headers, png_bytes(tmp_path), template=name)
+        assert response.status_code == 400, name
+        assert response.json()["error"]["code"] == "UNKNOWN_TEMPLATE"
+    unknown = post(client, headers, png_bytes(tmp_path), template="nope").json()["error"]
+    # no listing of the brands there are
+    assert unknown["code"] == "UNKNOWN_TEMPLATE" and "sample" not in unknown["message"]
+    assert services.store.counts() == {}
+    assert post(client, headers, png_bytes(tmp_path), template="sample").status_code == 202
+
+
 def test_upload_over_the_size_cap_is_stopped_mid_stream(services: Services, tmp_path: Path) -> None:
     from dataclasses import replace
 
