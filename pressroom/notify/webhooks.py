@@ -43,9 +43,37 @@ def check_url(url: str, *, allow_private: bool) -> str:
         raise BadRequest("webhook_url's host does not resolve") from None
     for info in infos:
         address = ipaddress.ip_address(info[4][0])
-        if not address.is_global:
+        if not all(a.is_global for a in (address, *embedded_ipv4(address))):
             raise PrivateAddress("webhook_url points at a private or local address")
     return url
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052's well-known prefix
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: local use, never a webhook
+_COMPATIBLE = ipaddress.ip_network("::/96")  # the deprecated IPv4-compatible form
+
+
+def embedded_ipv4(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The IPv4 addresses an IPv6 address reaches through a translator or tunnel: mapped,
+    IPv4-compatible, NAT64, 6to4 and Teredo (its client). ``64:ff9b::a9fe:a9fe`` is the cloud
+    metadata service and ``[::127.0.0.1]`` this host, however global Python calls them."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return []
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    found: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = []
+    if address.ipv4_mapped is not None:
+        found.append(address.ipv4_mapped)
+    if address in _NAT64 or (address in _COMPATIBLE and int(address) > 1):
+        found.append(low)
+    if address in _NAT64_LOCAL:
+        found.append(ipaddress.IPv4Address("0.0.0.0"))  # not global, whatever it embeds
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.append(address.teredo[1])
+    return found
 
 
 def signature(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:

@@ -399,6 +399,32 @@ def test_webhook_to_a_private_address_is_refused_unless_allowed(
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "BAD_REQUEST"
 
 
+@pytest.mark.parametrize(
+    "host",
+    [
+        "[64:ff9b::a9fe:a9fe]",  # NAT64 of 169.254.169.254, the cloud metadata service
+        "[64:ff9b::a00:1]",  # NAT64 of 10.0.0.1
+        "[64:ff9b:1::a00:1]",  # RFC 8215 local-use NAT64
+        "[2002:a9fe:a9fe::]",  # 6to4 of 169.254.169.254
+        "[::127.0.0.1]",  # IPv4-compatible loopback
+        "[::ffff:10.0.0.1]",  # IPv4-mapped
+        "[2001:0:4136:e378:8000:63bf:3fff:fdd2]",  # Teredo, client 192.0.2.45
+    ],
+)
+def test_webhook_addresses_embedding_a_private_ipv4_are_refused(host: str) -> None:
+    from pressroom.notify.webhooks import PrivateAddress, check_url
+
+    with pytest.raises(PrivateAddress):
+        check_url(f"http://{host}/hook", allow_private=False)
+
+
+def test_webhook_addresses_embedding_a_public_ipv4_are_taken() -> None:
+    from pressroom.notify.webhooks import check_url
+
+    for host in ("[64:ff9b::808:808]", "[2002:808:808::1]"):  # 8.8.8.8 through NAT64, 6to4
+        assert check_url(f"http://{host}/hook", allow_private=False) == f"http://{host}/hook"
+
+
 def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
 ) -> None:
