@@ -339,7 +339,8 @@ def _pdf_raster(
     if page_info.plain_scan and native and limits.min_dpi <= native <= limits.max_dpi:
         # the page is its image: decoding it is rendering it at its own resolution
         decoded = images.decode_scan_image(page)
-        if decoded is not None and _square(decoded[0].size, crop_size):
+        size = decoded[0].size if decoded is not None else (0, 0)
+        if decoded is not None and square(size[0] / crop_size[0], size[1] / crop_size[1]):
             image, encoding = decoded
             own = rotate_cw(image, page_info.rotate)
             if own.mode in ("1", "L"):  # grey or bilevel: small enough to hold
@@ -359,10 +360,14 @@ def _pdf_raster(
     return Raster(pdfium.render_gray(doc, page_info.index, dpi), dpi)
 
 
-def _square(pixels: tuple[int, int], points: tuple[float, float]) -> bool:
-    """Whether an image filling ``points`` has square pixels (a fax's 204x98 does not)."""
-    dpi_x, dpi_y = pixels[0] / points[0], pixels[1] / points[1]
+def square(dpi_x: float, dpi_y: float) -> bool:
+    """Whether pixels of these resolutions are square (a fax's 204x98 are not)."""
     return abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y)
+
+
+def frame_resolution(height_px: int, page: PageInfo) -> tuple[float, float]:
+    """An image frame's resolution across (as inspected) and down (from its height)."""
+    return page.native_dpi or 300.0, height_px * 72.0 / page.height_pt
 
 
 def _image_pages(
@@ -419,9 +424,8 @@ def _own_pixels(frame: Image.Image, page: PageInfo) -> Callable[[], Image.Image]
             image = image.convert("RGB")
         if frame.mode in ("P", "PA", "LA") and image.mode == "RGB" and _is_grey(image):
             image = image.convert("L")  # a grey palette or grey with alpha: grey it stays
-        dpi_x = page.native_dpi or 300.0
-        dpi_y = frame.height * 72.0 / page.height_pt
-        if abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y):
+        dpi_x, dpi_y = frame_resolution(frame.height, page)
+        if square(dpi_x, dpi_y):
             return image
         dpi = max(dpi_x, dpi_y)
         size = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
@@ -442,9 +446,7 @@ def _recognition_image(
 ) -> tuple[Image.Image, float]:
     """Grey pixels with square pixels at a resolution Tesseract reads well."""
     image = grey
-    frame = grey
-    dpi_x = page.native_dpi or 300.0
-    dpi_y = frame.height * 72.0 / page.height_pt
+    dpi_x, dpi_y = frame_resolution(grey.height, page)
     dpi = float(min(max(max(dpi_x, dpi_y), limits.min_dpi), limits.max_dpi))
     target = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
     if target != image.size:

@@ -30,7 +30,9 @@ from pressroom.pipeline.runner import (
     MIN_REAL_CHARS,
     DocumentResult,
     JobOptions,
+    frame_resolution,
     output_builder,
+    square,
 )
 from pressroom.pipeline.runner import remaining as time_left
 from pressroom.redact.detect import Finding
@@ -388,8 +390,8 @@ def _scan_pages(
         # Levelled only where it is a scan with square pixels: a page with its own text is
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
         # an angle measured in pixels is not the page's.
-        square = info.kind is SourceKind.PDF or _square_frame(gray.size, page_info)
-        reader = ocr if square and not words else as_it_is
+        level_it = info.kind is SourceKind.PDF or square(*frame_resolution(gray.height, page_info))
+        reader = ocr if level_it and not words else as_it_is
         reading = reader(gray, dpi, timeout=time_left(deadline))
         # the page's own words, in the upright (and levelled) frame OCR settled on
         words = turn_words(words, reading.rotation, gray.size)
@@ -606,12 +608,6 @@ def _redetect(
 
 def _grown(b: Box, pad: float) -> Box:
     return Box(b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad)
-
-
-def _square_frame(size: tuple[int, int], page: PageInfo) -> bool:
-    dpi_x = page.native_dpi or 300.0
-    dpi_y = size[1] * 72.0 / page.height_pt
-    return abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y)
 
 
 def _judged(f: Finding) -> bool:
