@@ -164,3 +164,28 @@ class Overloaded(Refused):
 
 class QuotaExceeded(Refused):
     code = "QUOTA_EXCEEDED"
+
+
+class ContentLimit(PermanentError):
+    """A page's drawing instructions inflate past the per-page caps (a content-stream bomb)."""
+
+    code = "CONTENT_LIMIT"
+    http_status = 413
+
+
+class MemoryLimit(TransientError):
+    """The worker passed its resident-memory ceiling on this job; retried once, then permanent."""
+
+    code = "MEMORY_LIMIT"
+
+
+class ReviewExpired(PermanentError):
+    """A held copy waited in review past the retention window; the job ends rejected."""
+
+    code = "REVIEW_EXPIRED"
+
+
+class StorageFull(TransientError):
+    """Local disk or the blob store is out of space: 503 with Retry-After, nothing kept."""
+
+    code = "STORAGE_FULL"
