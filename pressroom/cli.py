@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pressroom import __version__
-from pressroom.errors import PressroomError, ReviewRequired
+from pressroom.errors import BadConfig, PressroomError, ReviewRequired
 from pressroom.fsutil import staged_copy
 from pressroom.settings import Settings
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
+EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
@@ -373,7 +374,16 @@ def cmd_templates(args: argparse.Namespace) -> int:
     from pressroom.templates import load_template, template_folders
 
     settings = Settings.from_env()
-    for name, folder in template_folders(settings.template_dirs).items():
+    folders = template_folders(settings.template_dirs)
+    if getattr(args, "tenant", None):
+        from pressroom.service import open_services
+
+        allowed = open_services(settings).store.allowed_templates(args.tenant)
+        if allowed is None:
+            print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
+        else:
+            folders = {k: v for k, v in folders.items() if k in allowed}
+    for name, folder in folders.items():
         try:
             t = load_template(folder)
         except PressroomError as exc:
@@ -381,6 +391,39 @@ def cmd_templates(args: argparse.Namespace) -> int:
             continue
         cover = "cover" if t.cover else "no cover"
         print(f"{name:<12} {t.identity:<36} {cover}")
+    return EXIT_OK
+
+
+def cmd_templates_allow(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+    from pressroom.templates import REGISTERED_NAME, template_folders
+
+    settings = Settings.from_env()
+    known = template_folders(settings.template_dirs)
+    unknown = [n for n in args.names if not REGISTERED_NAME.match(n) or n not in known]
+    if unknown:
+        print(f"error: UNKNOWN_TEMPLATE: {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_USAGE
+    services = open_services(settings)
+    services.store.allow_templates(args.tenant, list(args.names), now=services.clock())
+    allowed = sorted(services.store.allowed_templates(args.tenant) or ())
+    print(f"tenant {args.tenant!r} may use: {', '.join(allowed)}")
+    return EXIT_OK
+
+
+def cmd_templates_disallow(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    if not args.all and not args.names:
+        print("error: BAD_REQUEST: name templates, or --all to drop the list", file=sys.stderr)
+        return EXIT_USAGE
+    services = open_services(Settings.from_env())
+    services.store.disallow_templates(args.tenant, None if args.all else list(args.names))
+    allowed = services.store.allowed_templates(args.tenant)
+    if allowed is None:
+        print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
+    else:
+        print(f"tenant {args.tenant!r} may use: {', '.join(sorted(allowed))}")
     return EXIT_OK
 
 
@@ -465,15 +508,85 @@ def _tenant(value: str) -> str:
     return value
 
 
+def _expiry(value: str) -> float:
+    """``--expires``: a duration from now (``90d``, ``12h``, ``30m``) or a UTC date/time
+    (``2027-01-31``, ``2027-01-31T18:00:00Z``); returns an epoch time."""
+    import datetime as dt
+    import re
+    import time
+
+    m = re.fullmatch(r"(\d{1,6})([dhm])", value.strip())
+    if m:
+        unit = {"d": 86400, "h": 3600, "m": 60}[m.group(2)]
+        return time.time() + int(m.group(1)) * unit
+    try:
+        when = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "give a duration (90d, 12h, 30m) or a date/time (2027-01-31, 2027-01-31T18:00:00Z)"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return when.timestamp()
+
+
+def _when(epoch: float | None) -> str:
+    import datetime as dt
+
+    if epoch is None:
+        return "-"
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def cmd_keys_create(args: argparse.Namespace) -> int:
     from pressroom.service import open_services
 
     services = open_services(Settings.from_env())
     role = "operator" if args.operator else "tenant"
-    key = services.store.create_key(args.tenant, now=services.clock(), role=role)
+    try:
+        key_id, key = services.store.new_key(
+            args.tenant, now=services.clock(), role=role, expires_at=args.expires
+        )
+    except ValueError as exc:
+        print(f"error: BAD_REQUEST: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     what = "operator key" if args.operator else "API key for tenant"
-    print(f"New {what} {args.tenant!r} (shown once; it is stored hashed):")
+    expiry = "" if args.expires is None else f", expires {_when(args.expires)}"
+    print(f"New {what} {args.tenant!r}{expiry} (shown once; it is stored hashed):")
+    print(f"id: {key_id}")
     print(key)
+    return EXIT_OK
+
+
+def cmd_keys_list(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    now = services.clock()
+    for row in services.store.list_keys(args.tenant):
+        if row["revoked_at"] is not None:
+            status = f"revoked {_when(row['revoked_at'])}"
+        elif row["expires_at"] is not None and row["expires_at"] <= now:
+            status = "expired"
+        else:
+            status = "live"
+        print(
+            f"{row['id']}  tenant={row['tenant']}  role={row['role']}  "
+            f"created={_when(row['created_at'])}  last_used={_when(row['last_used_at'])}  "
+            f"expires={_when(row['expires_at'])}  {status}"
+        )
+    return EXIT_OK
+
+
+def cmd_keys_revoke(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    key_id = services.store.revoke_key(args.key, now=services.clock())
+    if key_id is None:
+        print("error: NOT_FOUND: no live key with that id or value", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"revoked {key_id}")
     return EXIT_OK
 
 
@@ -530,11 +643,16 @@ def server_config(app: Any, host: str, port: int, settings: Settings) -> Any:
     the client's address, and a forged one would open what is open to loopback."""
     import uvicorn
 
+    from pressroom.api.server import protocol_with_header_timeout
+
     trusted = ",".join(settings.trusted_proxies)
     return uvicorn.Config(
         app,
         host=host,
         port=port,
+        # request headers must arrive within the deadline (a half-sent header is closed)
+        http=protocol_with_header_timeout(settings.header_timeout_s),
+        timeout_keep_alive=5,
         log_level="warning",
         access_log=False,
         proxy_headers=bool(trusted),
@@ -611,7 +729,21 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_detect)
 
     t = sub.add_parser("templates", help="list brand templates with their content-hash identity")
+    t.add_argument("--tenant", type=_tenant, help="only the templates this tenant may use")
     t.set_defaults(func=cmd_templates)
+    tsub = t.add_subparsers(dest="templates_command")
+    ta = tsub.add_parser(
+        "allow",
+        help="let a tenant use these templates (a tenant with no list may use every template)",
+    )
+    ta.add_argument("--tenant", required=True, type=_tenant)
+    ta.add_argument("names", nargs="+", metavar="NAME")
+    ta.set_defaults(func=cmd_templates_allow)
+    td = tsub.add_parser("disallow", help="take templates off a tenant's allow-list")
+    td.add_argument("--tenant", required=True, type=_tenant)
+    td.add_argument("names", nargs="*", metavar="NAME")
+    td.add_argument("--all", action="store_true", help="drop the list: every template allowed")
+    td.set_defaults(func=cmd_templates_disallow)
 
     sv = sub.add_parser("serve", help="the HTTP API plus worker pools for both lanes")
     sv.add_argument("--host", default="127.0.0.1")
@@ -642,7 +774,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="an operator key: redrive jobs, manage customers, /metrics and /dashboard",
     )
+    kc.add_argument(
+        "--expires",
+        type=_expiry,
+        help="when the key stops working: 90d, 12h, 30m, or a UTC date/time (2027-01-31)",
+    )
     kc.set_defaults(func=cmd_keys_create)
+    kl = keys.add_parser("list", help="one key per line, id first (never the secret)")
+    kl.add_argument("--tenant", type=_tenant, help="only this tenant's keys")
+    kl.set_defaults(func=cmd_keys_list)
+    kr = keys.add_parser("revoke", help="revoke a key by id or by the key itself, at once")
+    kr.add_argument("key", metavar="ID_OR_KEY")
+    kr.set_defaults(func=cmd_keys_revoke)
 
     customers = sub.add_parser("customers", help="a tenant's customer registry").add_subparsers(
         dest="customers_command", required=True
@@ -707,7 +850,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     parser = build_parser()
     args = parser.parse_args(args_list)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except BadConfig as exc:  # a setting out of range: say which, no traceback
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
     return code
 
 

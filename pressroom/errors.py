@@ -189,3 +189,17 @@ class StorageFull(TransientError):
     """Local disk or the blob store is out of space: 503 with Retry-After, nothing kept."""
 
     code = "STORAGE_FULL"
+
+
+class RequestTimeout(BadRequest):
+    """The client stopped sending its request (headers or body) for too long."""
+
+    code = "REQUEST_TIMEOUT"
+    http_status = 408
+
+
+class BadConfig(PressroomError):
+    """A setting is missing or out of range; the process refuses to start."""
+
+    code = "BAD_CONFIG"
+    exit_code = 2

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pressroom.api.signing import Signer
-from pressroom.errors import PressroomError
+from pressroom.errors import BadConfig, PressroomError
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
@@ -26,6 +26,7 @@ KEY_FILE = "api-key"
 ORPHAN_AGE_S = 3600.0
 HISTORY_S = 30 * 24 * 3600.0  # job events and stage timings behind metrics and the dashboard
 SECRET_FILE = "signing.key"
+MIN_SIGNING_KEY = 32
 
 
 @dataclass
@@ -86,12 +87,19 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
     secret = os.environ.get("PRESSROOM_SIGNING_KEY", "").encode() or _private_file(
         settings.data_dir / SECRET_FILE, lambda: secrets.token_hex(32).encode()
     )
+    if len(secret.strip()) < MIN_SIGNING_KEY:
+        # a short key makes download links guessable offline from one signed URL
+        raise BadConfig(
+            f"PRESSROOM_SIGNING_KEY must be at least {MIN_SIGNING_KEY} characters "
+            "(e.g. `openssl rand -hex 32`)"
+        )
     return Services(
         settings=settings,
         store=store,
         blobs=blobs,
         signer=Signer(secret, ttl_s=settings.link_ttl_s),
         retry=RetryPolicy(max_attempts=settings.max_attempts),
+        clock=store.clock(),
         admission=Admission.from_env(),
         verifier=verifier_from_env(store),
     )
@@ -101,7 +109,13 @@ def housekeeping(services: Services) -> dict[str, int]:
     """Delete expired artifacts, sources kept for dead letters past the retention window,
     orphan sources (a crash between blob and row), and old events and timings."""
     now = services.clock()
-    removed = {"artifacts": 0, "orphans": 0, "dead_sources": 0}
+    removed = {"artifacts": 0, "orphans": 0, "dead_sources": 0, "expired_reviews": 0}
+    for job_id in services.store.expired_reviews(before=now - services.settings.review_retention_s):
+        keys = services.store.expire_review(job_id, now=services.clock())
+        for key in keys or ():
+            if key:
+                services.blobs.delete(key)
+        removed["expired_reviews"] += keys is not None
     before = now - services.settings.retention_s
     for job_id, key in services.store.expired_rejected_sources(before=before):
         # a dead letter keeps its source for a redrive, but not forever: it holds personal data
@@ -113,15 +127,26 @@ def housekeeping(services: Services) -> dict[str, int]:
         services.blobs.delete(key)
         services.store.forget_artifact(job_id)
         removed["artifacts"] += 1
-    for key, mtime in list(services.blobs.list("sources")):
-        if now - mtime < ORPHAN_AGE_S:
-            continue
-        parts = key.split("/")
-        job = services.store.get(parts[2]) if len(parts) == 4 else None
-        if job is None or job.source_key != key:
-            services.blobs.delete(key)
-            removed["orphans"] += 1
+    for prefix in ("sources", "review"):
+        for key, mtime in list(services.blobs.list(prefix)):
+            if now - mtime < ORPHAN_AGE_S:
+                continue
+            parts = key.split("/")
+            job = services.store.get(parts[2]) if len(parts) == 4 else None
+            if job is None or key not in (job.source_key, job.artifact_key):
+                services.blobs.delete(key)
+                removed["orphans"] += 1
+    removed["staging"] = sweep_staging(services.blobs, ORPHAN_AGE_S)
     return removed
+
+
+def sweep_staging(blobs: object, max_age_s: float) -> int:
+    """Half-written local copies a crash left (S3 writes are atomic and leave none)."""
+    while blobs is not None:
+        if isinstance(blobs, LocalBlobStore):
+            return blobs.sweep_staging(max_age_s)
+        blobs = getattr(blobs, "inner", None)
+    return 0
 
 
 def start_housekeeping(services: Services, every_s: float = 300.0) -> threading.Event:

@@ -62,6 +62,18 @@ class Settings:
     # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or networks);
     # none by default: the socket peer is the client. With any, nothing is open without a key.
     trusted_proxies: tuple[str, ...] = ()
+    # a held copy waits this long for a reviewer, then the job ends REVIEW_EXPIRED
+    review_retention_s: float = 30 * 24 * 3600.0
+    # a client must finish sending its request headers this soon after connecting (or after
+    # its previous response), and may pause its body no longer than this between chunks
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 15.0
+    upload_deadline_s: float = 600.0  # a whole upload, however it trickles
+    # per tenant: bytes of sources still held (0: no cap) and bytes uploaded in the last hour
+    tenant_max_stored_bytes: int = 0
+    tenant_max_bytes_per_hour: int = 0
+    # resident memory a worker process may reach before its job is stopped (MEMORY_LIMIT)
+    worker_memory_limit_bytes: int = 1536 * 1024 * 1024
 
     @property
     def sqlite_default(self) -> str:
@@ -94,5 +106,16 @@ class Settings:
             languages=langs or ("eng",),
             trusted_proxies=tuple(
                 p.strip() for p in env.get("PRESSROOM_TRUSTED_PROXIES", "").split(",") if p.strip()
+            ),
+            review_retention_s=float(
+                env.get("PRESSROOM_REVIEW_RETENTION_SECONDS", str(30 * 24 * 3600))
+            ),
+            header_timeout_s=float(env.get("PRESSROOM_HEADER_TIMEOUT_SECONDS", "10")),
+            body_timeout_s=float(env.get("PRESSROOM_BODY_TIMEOUT_SECONDS", "15")),
+            upload_deadline_s=float(env.get("PRESSROOM_UPLOAD_DEADLINE_SECONDS", "600")),
+            tenant_max_stored_bytes=int(env.get("PRESSROOM_TENANT_MAX_STORED_BYTES", "0")),
+            tenant_max_bytes_per_hour=int(env.get("PRESSROOM_TENANT_MAX_BYTES_PER_HOUR", "0")),
+            worker_memory_limit_bytes=int(
+                float(env.get("PRESSROOM_WORKER_MEMORY_LIMIT_MB", "1536")) * 1024 * 1024
             ),
         )

@@ -12,6 +12,7 @@ import re
 import secrets
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Request
@@ -25,23 +26,25 @@ from fastapi.responses import (
 from starlette.concurrency import run_in_threadpool
 
 from pressroom import __version__, tracing
-from pressroom.api.uploads import receive_upload
+from pressroom.api.uploads import MAX_FORM_OVERHEAD, receive_upload
 from pressroom.errors import (
     BadRequest,
     Conflict,
     Forbidden,
     NotFound,
     PressroomError,
+    QuotaExceeded,
     Refused,
     TooLarge,
     TransientError,
     Unauthorized,
+    UnknownTemplate,
 )
 from pressroom.jobs.admission import REFUSALS, admit, count_pages
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.detector import check_policy_classes
-from pressroom.redact.policy import parse_policy
+from pressroom.redact.policy import RedactionPolicy, parse_policy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import TENANT_RE, source_key
@@ -60,6 +63,23 @@ def _error(
     return JSONResponse(
         {"error": {"code": code, "message": message}}, status_code=status, headers=headers
     )
+
+
+def own_base_url(request: Request) -> str:
+    """Where links point: ``PRESSROOM_PUBLIC_URL`` when set, else the address the client's
+    socket reached — never the request's Host header, which the client writes."""
+    settings = request.app.state.services.settings
+    if settings.public_url:
+        return str(settings.public_url)
+    server = request.scope.get("server")
+    if not server:
+        return str(request.base_url).rstrip("/")
+    host, port = str(server[0]), server[1]
+    if ":" in host:
+        host = f"[{host}]"
+    scheme = request.url.scheme
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}" + ("" if port in (None, default) else f":{port}")
 
 
 def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
@@ -97,9 +117,12 @@ async def tenant(request: Request, authorization: Annotated[str | None, Header()
     if not authorization or not authorization.startswith("Bearer "):
         raise Unauthorized("send Authorization: Bearer <API key>")
     services: Services = request.app.state.services
-    found = await run_in_threadpool(services.store.tenant_for_key, authorization[7:].strip())
+    key = authorization[7:].strip()
+    found = await run_in_threadpool(
+        lambda: services.store.tenant_for_key(key, now=services.clock())
+    )
     if found is None:
-        raise Unauthorized("unknown or revoked API key")
+        raise Unauthorized("unknown, expired or revoked API key")
     return found
 
 
@@ -112,9 +135,10 @@ async def operator(request: Request, authorization: Annotated[str | None, Header
     if not authorization or not authorization.startswith("Bearer "):
         raise Unauthorized("send Authorization: Bearer <operator key>")
     services: Services = request.app.state.services
-    found = await run_in_threadpool(services.store.key_info, authorization[7:].strip())
+    key = authorization[7:].strip()
+    found = await run_in_threadpool(lambda: services.store.key_info(key, now=services.clock()))
     if found is None:
-        raise Unauthorized("unknown or revoked API key")
+        raise Unauthorized("unknown, expired or revoked API key")
     if found[1] != "operator":
         raise Forbidden("this needs an operator key")
     return found[0]
@@ -188,7 +212,8 @@ def create_app(services: Services) -> FastAPI:
         if isinstance(exc, Refused):
             headers = {"Retry-After": str(exc.retry_after)}
         elif isinstance(exc, TransientError):
-            headers = {"Retry-After": "5"}
+            headers = {"Retry-After": "30" if exc.code == "STORAGE_FULL" else "5"}
+            log.warning("request refused for now", extra={"code": exc.code})
         return _error(exc.code, exc.message, exc.http_status, headers)
 
     @app.get("/healthz")
@@ -232,48 +257,38 @@ def create_app(services: Services) -> FastAPI:
         trace_id: str,
         span_id: str,
     ) -> Response:
+        settings = services.settings
         declared = request.headers.get("content-length")
-        if (
-            declared
-            and declared.isdigit()
-            and int(declared) > services.settings.limits.max_bytes + 65536
-        ):
-            raise TooLarge(f"the upload exceeds {services.settings.limits.max_bytes:,} bytes")
-        with job_scratch(services.settings.scratch_dir) as scratch:
+        declared_bytes = int(declared) if declared and declared.isdigit() else None
+        if declared_bytes is not None and declared_bytes > settings.limits.max_bytes + 65536:
+            raise TooLarge(f"the upload exceeds {settings.limits.max_bytes:,} bytes")
+        allowed = await run_in_threadpool(services.store.allowed_templates, who)
+        # over quota already (or certainly after this body): refused before reading a byte
+        least = max(0, (declared_bytes or 0) - MAX_FORM_OVERHEAD)
+        await run_in_threadpool(lambda: _check_quota(services, who, least))
+
+        def check(fields: dict[str, str]) -> _Fields:
+            return _check_fields(fields, settings, allowed, idempotency_key, services.clock())
+
+        with job_scratch(settings.scratch_dir) as scratch:
             form = await receive_upload(
                 request.headers.get("content-type", ""),
                 request.stream(),
                 scratch / "upload",
-                max_bytes=services.settings.limits.max_bytes,
+                max_bytes=settings.limits.max_bytes,
+                before_file=check,
+                idle_s=settings.body_timeout_s,
+                deadline_s=settings.upload_deadline_s,
             )
             kind = sniff_bytes(form.head)
             fields = form.fields
-            template_name = fields.get("template") or "plain"
-            await run_in_threadpool(
-                registered_template, template_name, services.settings.template_dirs
-            )
-            try:
-                lane = Lane(fields.get("lane") or "bulk")
-            except ValueError:
-                raise BadRequest("lane must be 'bulk' or 'interactive'") from None
-            title = fields.get("title") or None
-            if title is not None and (len(title) > MAX_TITLE or "\x00" in title):
-                raise BadRequest(f"title must be at most {MAX_TITLE} printable characters")
-            if idempotency_key is not None and (
-                not idempotency_key.strip() or len(idempotency_key) > MAX_IDEMPOTENCY_KEY
-            ):
-                raise BadRequest(f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
-            deadline = _number(fields.get("deadline"), "deadline")
-            customer = fields.get("customer") or None
-            if customer is not None and not _CUSTOMER.match(customer):
-                raise BadRequest("customer must be an id of letters, digits and ._@:- (≤ 128)")
-            policy = parse_policy(
-                fields.get("redact"), fields.get("expires_at"), now=services.clock()
-            )
+            checked = await run_in_threadpool(check, fields)
+            template_name, lane, title = checked.template, checked.lane, checked.title
+            deadline, customer, policy = checked.deadline, checked.customer, checked.policy
             if not policy.empty:
                 check_policy_classes(policy.classes)  # refused here, nothing loaded
             options: dict[str, Any] = policy.as_options() if not policy.empty else {}
-            if _flag(fields.get("keep_pixels"), "keep_pixels"):
+            if checked.keep_pixels:
                 options["keep_pixels"] = True
             if fields.get("webhook_url"):
                 from pressroom.notify.webhooks import check_url
@@ -304,6 +319,7 @@ def create_app(services: Services) -> FastAPI:
                 services.store.find_idempotent, who, idempotency_key
             )
             if not replay:  # a replay was admitted the first time; it adds no work
+                await run_in_threadpool(lambda: _check_quota(services, who, form.size))
                 await run_in_threadpool(
                     lambda: admit(
                         services.store,
@@ -394,7 +410,7 @@ def create_app(services: Services) -> FastAPI:
                 await asyncio.sleep(min(PREFER_POLL_S, max(0.0, end - time.monotonic())))
                 found = await run_in_threadpool(services.store.get, job.id)
                 job = found or job
-        body = job_json(job, services, str(request.base_url))
+        body = job_json(job, services, own_base_url(request))
         headers = {"Location": f"/v1/jobs/{job.id}"}
         if wait is not None:
             headers["Preference-Applied"] = f"wait={wait:g}"
@@ -414,7 +430,7 @@ def create_app(services: Services) -> FastAPI:
     async def review_queue(request: Request, who: Tenant) -> dict[str, Any]:
         """Jobs held for a human: why (codes and counts, never the values), since when."""
         held = await run_in_threadpool(services.store.in_review, who)
-        return {"jobs": [job_json(job, services, str(request.base_url)) for job in held]}
+        return {"jobs": [job_json(job, services, own_base_url(request)) for job in held]}
 
     @app.get("/v1/jobs/{job_id}/held")
     async def held_copy(job_id: str, who: Tenant) -> Response:
@@ -423,7 +439,7 @@ def create_app(services: Services) -> FastAPI:
         if job is None or job.state is not JobState.REVIEW or not job.artifact_key:
             raise NotFound("no held output for this job")
         data = await run_in_threadpool(_read_blob, services, job.artifact_key)
-        return Response(data, media_type="application/pdf")
+        return Response(data, media_type="application/pdf", headers=dict(PRIVATE_HEADERS))
 
     @app.post("/v1/jobs/{job_id}/approve")
     async def approve(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:
@@ -452,7 +468,7 @@ def create_app(services: Services) -> FastAPI:
             await run_in_threadpool(services.store.delete_source_key, job_id)
         done = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
         assert done is not None
-        return job_json(done, services, str(request.base_url))
+        return job_json(done, services, own_base_url(request))
 
     @app.post("/v1/jobs/{job_id}/reject")
     async def reject(job_id: str, request: Request, who: Tenant) -> dict[str, Any]:
@@ -464,11 +480,12 @@ def create_app(services: Services) -> FastAPI:
         )
         if not ok:
             raise NotFound("the job is no longer in review")
-        if job.artifact_key:
-            await run_in_threadpool(services.blobs.delete, job.artifact_key)
+        for key in (job.artifact_key, job.source_key):
+            if key:
+                await run_in_threadpool(services.blobs.delete, key)
         done = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
         assert done is not None
-        return job_json(done, services, str(request.base_url))
+        return job_json(done, services, own_base_url(request))
 
     @app.post("/v1/jobs/{job_id}/retry")
     async def redrive(job_id: str, request: Request, _op: Operator) -> dict[str, Any]:
@@ -484,7 +501,7 @@ def create_app(services: Services) -> FastAPI:
         log.info("job redriven", extra={"job_id": job_id, "tenant": job.tenant})
         again = await run_in_threadpool(lambda: services.store.get(job_id))
         assert again is not None
-        return job_json(again, services, str(request.base_url))
+        return job_json(again, services, own_base_url(request))
 
     @app.post("/v1/customers", status_code=201)
     async def set_customer(request: Request, _op: Operator) -> dict[str, str]:
@@ -513,7 +530,7 @@ def create_app(services: Services) -> FastAPI:
         job = await run_in_threadpool(lambda: services.store.get(job_id, tenant=who))
         if job is None:
             raise NotFound("no such job")
-        return job_json(job, services, str(request.base_url))
+        return job_json(job, services, own_base_url(request))
 
     @app.get("/v1/artifacts/{job_id}")
     async def download(job_id: str, expires: str = "", signature: str = "") -> Response:
@@ -532,7 +549,7 @@ def create_app(services: Services) -> FastAPI:
         )
         if url is not None:
             # S3: the client fetches straight from the bucket, on a link that lives minutes
-            return RedirectResponse(url, status_code=307)
+            return RedirectResponse(url, status_code=307, headers=dict(PRIVATE_HEADERS))
         size = await run_in_threadpool(services.blobs.size, key)
         handle = await run_in_threadpool(services.blobs.open, key)
 
@@ -547,6 +564,7 @@ def create_app(services: Services) -> FastAPI:
             headers={
                 "Content-Length": str(size),
                 "Content-Disposition": f'attachment; filename="{job.id}.pdf"',
+                **PRIVATE_HEADERS,
             },
         )
 
@@ -554,6 +572,78 @@ def create_app(services: Services) -> FastAPI:
 
 
 PRESIGN_TTL_S = 300.0
+# documents hold personal data: no cache keeps a copy, no browser guesses another type
+PRIVATE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Fields:
+    template: str
+    lane: Lane
+    title: str | None
+    deadline: float | None
+    customer: str | None
+    policy: RedactionPolicy
+    keep_pixels: bool
+
+
+def _check_fields(
+    fields: dict[str, str],
+    settings: Any,
+    allowed: frozenset[str] | None,
+    idempotency_key: str | None,
+    now: float,
+) -> _Fields:
+    """Every small field judged, without touching the network; called before the file is
+    written (on the fields sent ahead of it) and again on all of them."""
+    template_name = fields.get("template") or "plain"
+    registered_template(template_name, settings.template_dirs)
+    if allowed is not None and template_name not in allowed:
+        # the same answer as for a name that does not exist: another tenant's brand is private
+        raise UnknownTemplate("unknown template")
+    try:
+        lane = Lane(fields.get("lane") or "bulk")
+    except ValueError:
+        raise BadRequest("lane must be 'bulk' or 'interactive'") from None
+    title = fields.get("title") or None
+    if title is not None and (len(title) > MAX_TITLE or "\x00" in title):
+        raise BadRequest(f"title must be at most {MAX_TITLE} printable characters")
+    if idempotency_key is not None and (
+        not idempotency_key.strip() or len(idempotency_key) > MAX_IDEMPOTENCY_KEY
+    ):
+        raise BadRequest(f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+    deadline = _number(fields.get("deadline"), "deadline")
+    customer = fields.get("customer") or None
+    if customer is not None and not _CUSTOMER.match(customer):
+        raise BadRequest("customer must be an id of letters, digits and ._@:- (≤ 128)")
+    policy = parse_policy(fields.get("redact"), fields.get("expires_at"), now=now)
+    keep_pixels = _flag(fields.get("keep_pixels"), "keep_pixels")
+    url = fields.get("webhook_url")
+    if url and (len(url) > 2048 or not url.startswith(("https://", "http://"))):
+        raise BadRequest("webhook_url must be an http(s) URL of at most 2048 characters")
+    return _Fields(template_name, lane, title, deadline, customer, policy, keep_pixels)
+
+
+def _check_quota(services: Services, tenant: str, incoming: int) -> None:
+    """Per-tenant byte quotas: sources still held, and bytes accepted in the last hour."""
+    settings = services.settings
+    if not settings.tenant_max_stored_bytes and not settings.tenant_max_bytes_per_hour:
+        return
+    now = services.clock()
+    held, last_hour = services.store.tenant_bytes(tenant, since=now - 3600.0)
+    if settings.tenant_max_stored_bytes and held + incoming > settings.tenant_max_stored_bytes:
+        raise QuotaExceeded(
+            f"this tenant's stored sources would pass {settings.tenant_max_stored_bytes:,} bytes",
+            retry_after=3600.0,
+        )
+    if settings.tenant_max_bytes_per_hour and (
+        last_hour + incoming > settings.tenant_max_bytes_per_hour
+    ):
+        raise QuotaExceeded(
+            f"this tenant's uploads would pass {settings.tenant_max_bytes_per_hour:,} bytes "
+            "in an hour",
+            retry_after=600.0,
+        )
 
 
 def _read_blob(services: Services, key: str) -> bytes:

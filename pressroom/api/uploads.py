@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import hashlib
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from pressroom.errors import BadRequest, PressroomError, TooLarge
+from pressroom.errors import (
+    BadRequest,
+    PressroomError,
+    RequestTimeout,
+    StorageFull,
+    TooLarge,
+)
 
 MAX_FIELD_BYTES = 8192
 MAX_FIELDS = 32
 HEAD_BYTES = 1024
+# Everything that is not the file — every field, every part header, the boundaries — counts
+# against this, so a body of many small fields cannot grow past the file cap.
+MAX_FORM_OVERHEAD = 64 * 1024
 
 
 @dataclass
@@ -29,9 +41,16 @@ class UploadedForm:
 class _Collector:
     """python-multipart callbacks: small fields into memory, the one ``file`` part to disk."""
 
-    def __init__(self, dest: Path, max_bytes: int) -> None:
+    def __init__(
+        self,
+        dest: Path,
+        max_bytes: int,
+        before_file: Callable[[dict[str, str]], object] | None = None,
+    ) -> None:
         self.dest = dest
         self.max_bytes = max_bytes
+        self.before_file = before_file
+        self.parts = 0
         self.form = UploadedForm()
         self.error: PressroomError | None = None
         self._header_field = b""
@@ -62,6 +81,9 @@ class _Collector:
         setattr(self, attr, value)
 
     def part_begin(self) -> None:
+        self.parts += 1
+        if self.parts > MAX_FIELDS + 1:  # nameless parts count too
+            self.error = self.error or BadRequest("too many form parts")
         self._headers = {}
         self._name = None
         self._is_file = False
@@ -82,8 +104,23 @@ class _Collector:
             if self.form.path is not None:
                 self.error = self.error or BadRequest("send exactly one 'file' part")
                 return
+            if self.error is not None:
+                return
+            if self.before_file is not None:
+                # the fields sent before the file are judged before a byte of it is written
+                try:
+                    self.before_file(dict(self.form.fields))
+                except PressroomError as exc:
+                    self.error = exc
+                    return
             self.form.path = self.dest
-            self._out = self.dest.open("xb")
+            try:
+                self._out = self._open_dest()
+            except OSError as exc:
+                self.error = _write_error(exc)
+
+    def _open_dest(self) -> IO[bytes]:
+        return self.dest.open("xb")
 
     def part_data(self, data: bytes, start: int, end: int) -> None:
         if self.error is not None:
@@ -97,7 +134,10 @@ class _Collector:
             if len(self.form.head) < HEAD_BYTES:
                 self.form.head += chunk[: HEAD_BYTES - len(self.form.head)]
             self._digest.update(chunk)
-            self._out.write(chunk)
+            try:
+                self._out.write(chunk)
+            except OSError as exc:
+                self.error = _write_error(exc)
         else:
             self._value += chunk
             if len(self._value) > MAX_FIELD_BYTES:
@@ -115,22 +155,67 @@ class _Collector:
 
     def close(self) -> None:
         if self._out is not None:
-            self._out.close()
+            try:
+                self._out.close()
+            except OSError as exc:  # the last buffered bytes did not fit
+                self.error = self.error or _write_error(exc)
             self._out = None
 
 
+def _write_error(exc: OSError) -> PressroomError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return StorageFull("no space left for the upload; try again later")
+    return BadRequest(f"the upload could not be stored ({exc.errno})")
+
+
+async def _chunks(
+    body: AsyncIterator[bytes], idle_s: float, deadline_s: float
+) -> AsyncIterator[bytes]:
+    """``body``'s chunks, refused when the client pauses longer than ``idle_s`` or the whole
+    body takes longer than ``deadline_s`` (a trickle of bytes cannot hold a connection and its
+    scratch file open forever)."""
+    ends = time.monotonic() + deadline_s
+    it = body.__aiter__()
+    while True:
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise RequestTimeout(f"the upload took longer than {deadline_s:g} s")
+        try:
+            chunk = await asyncio.wait_for(it.__anext__(), min(idle_s, left))
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise RequestTimeout("the upload stalled; send the body without long pauses") from None
+        yield chunk
+
+
 async def receive_upload(
-    content_type: str, body: AsyncIterator[bytes], dest: Path, *, max_bytes: int
+    content_type: str,
+    body: AsyncIterator[bytes],
+    dest: Path,
+    *,
+    max_bytes: int,
+    before_file: Callable[[dict[str, str]], object] | None = None,
+    idle_s: float = 15.0,
+    deadline_s: float = 600.0,
 ) -> UploadedForm:
-    """Parse ``body`` as multipart/form-data; the ``file`` part lands at ``dest`` (0600)."""
+    """Parse ``body`` as multipart/form-data; the ``file`` part lands at ``dest`` (0600).
+
+    ``before_file`` sees the fields sent ahead of the file and may refuse them before any of
+    the file is written. The whole body may not exceed ``max_bytes`` plus a small allowance
+    for fields and part headers."""
     mime, params = parse_options_header(content_type)
     boundary = params.get(b"boundary")
     if mime != b"multipart/form-data" or not boundary:
         raise BadRequest("send multipart/form-data with the document in a part named 'file'")
-    collector = _Collector(dest, max_bytes)
+    collector = _Collector(dest, max_bytes, before_file)
     parser = MultipartParser(boundary, collector.callbacks())  # type: ignore[arg-type]
+    received = 0
     try:
-        async for chunk in body:
+        async for chunk in _chunks(body, idle_s, deadline_s):
+            received += len(chunk)
+            if received > max_bytes + MAX_FORM_OVERHEAD:
+                raise TooLarge(f"the upload exceeds {max_bytes:,} bytes")
             parser.write(chunk)
             if collector.error is not None:
                 raise collector.error
@@ -143,6 +228,8 @@ async def receive_upload(
         raise BadRequest("the multipart body is malformed") from None
     finally:
         collector.close()
+    if collector.error is not None:
+        raise collector.error
     form = collector.form
     if form.path is None:
         raise BadRequest("no part named 'file' in the upload")

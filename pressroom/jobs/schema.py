@@ -83,6 +83,19 @@ api_keys = Table(
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float),
     Column("role", String(16), nullable=False, server_default="tenant"),  # tenant | operator
+    Column("id", String(16)),  # shown and used to revoke; never the secret
+    Column("expires_at", Float),
+    Column("last_used_at", Float),
+)
+Index("ix_api_keys_id", api_keys.c.id, unique=True)
+
+# Brands a tenant may use; a tenant with no rows may use every registered template.
+template_allow = Table(
+    "template_allow",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("template", String(64), primary_key=True),
+    Column("created_at", Float, nullable=False),
 )
 
 customers = Table(

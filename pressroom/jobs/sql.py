@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -41,6 +42,7 @@ from pressroom.jobs.schema import (
     job_events,
     jobs,
     stage_timings,
+    template_allow,
     webhook_deliveries,
     webhook_secrets,
     workers,
@@ -101,8 +103,42 @@ def make_engine(url: str) -> Engine:
     )
 
 
+# last-use times are this coarse: a write at most once a minute per key
+KEY_USE_GRAIN_S = 60.0
+
+
 def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+class DatabaseClock:
+    """PostgreSQL's clock, read once a minute and carried forward on this host's monotonic
+    clock: every host times leases and deadlines alike, and a jump of one host's wall clock
+    cannot make every lease look expired (which would run every job twice)."""
+
+    def __init__(self, engine: Engine, resync_s: float = 60.0) -> None:
+        self.engine = engine
+        self.resync_s = resync_s
+        self._offset = time.time() - time.monotonic()
+        self._synced = -math.inf
+
+    def _sync(self) -> None:
+        try:
+            with self.engine.connect() as conn:
+                before = time.monotonic()
+                db_now = float(
+                    conn.execute(select(func.extract("epoch", func.clock_timestamp()))).scalar_one()
+                )
+                after = time.monotonic()
+        except SQLAlchemyError:
+            return  # keep the last offset; the store's own calls report the outage
+        self._offset = db_now - (before + after) / 2
+        self._synced = after
+
+    def __call__(self) -> float:
+        if time.monotonic() - self._synced > self.resync_s:
+            self._sync()
+        return time.monotonic() + self._offset
 
 
 class SqlJobStore:
@@ -496,6 +532,8 @@ class SqlJobStore:
                 "reason": "REVIEW_REJECTED",
                 "message": "rejected in review",
                 "artifact_key": None,
+                # a person said no: nothing will run it again, so the source goes now
+                "source_key": None,
             }
         )
         with self._tx() as conn:
@@ -840,6 +878,63 @@ class SqlJobStore:
         """Sources kept for a redrive of jobs dead-lettered before ``before``."""
         return self._finished_before(JobState.REJECTED, jobs.c.source_key, before)
 
+    def expired_reviews(self, *, before: float) -> list[str]:
+        """Jobs held for review since before ``before``: nobody decided in time."""
+        with self._tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(jobs.c.id).where(
+                    jobs.c.state == JobState.REVIEW.value, jobs.c.finished_at < before
+                )
+            ).all()
+        return [str(r[0]) for r in rows]
+
+    def expire_review(self, job_id: str, *, now: float) -> tuple[str | None, str | None] | None:
+        """End a held job ``REVIEW_EXPIRED`` (webhook and dead-letter event with it); returns
+        the (held copy, source) keys for the caller to delete, None when a reviewer decided
+        first."""
+        with self._tx() as conn:
+            row = conn.execute(
+                select(jobs.c.artifact_key, jobs.c.source_key).where(
+                    jobs.c.id == job_id, jobs.c.state == JobState.REVIEW.value
+                )
+            ).first()
+            if row is None:
+                return None
+            done = conn.execute(
+                update(jobs)
+                .where(jobs.c.id == job_id, jobs.c.state == JobState.REVIEW.value)
+                .values(
+                    state=JobState.REJECTED.value,
+                    reason="REVIEW_EXPIRED",
+                    message="nobody reviewed the held copy within the retention window",
+                    artifact_key=None,
+                    source_key=None,
+                    updated_at=now,
+                    finished_at=now,
+                )
+            )
+            if done.rowcount != 1:
+                return None
+            self._enqueue_webhook(conn, job_id, "job.rejected", now)
+            self._event(conn, job_id, "dead_letter", "REVIEW_EXPIRED", now)
+            return row[0], row[1]
+
+    def tenant_bytes(self, tenant: str, *, since: float) -> tuple[int, int]:
+        """(bytes of this tenant's sources still held, bytes of sources accepted since
+        ``since``): what the per-tenant byte quotas count."""
+        with self._tx(read_only=True) as conn:
+            held = conn.execute(
+                select(func.coalesce(func.sum(jobs.c.source_bytes), 0)).where(
+                    jobs.c.tenant == tenant, jobs.c.source_key.is_not(None)
+                )
+            ).scalar_one()
+            recent = conn.execute(
+                select(func.coalesce(func.sum(jobs.c.source_bytes), 0)).where(
+                    jobs.c.tenant == tenant, jobs.c.created_at >= since
+                )
+            ).scalar_one()
+        return int(held), int(recent)
+
     def prune_history(self, *, before: float) -> int:
         """Drop job events, stage timings and worker rows older than ``before``; returns rows
         removed."""
@@ -998,40 +1093,144 @@ class SqlJobStore:
     # --- keys --------------------------------------------------------------------------------
 
     def create_key(self, tenant: str, *, now: float, role: str = "tenant") -> str:
-        """A new API key (stored hashed). ``role="operator"``: redrive, metrics and dashboard
-        for every tenant; its ``tenant`` is only a label."""
+        """A new key that never expires; the key alone (see ``new_key``)."""
+        return self.new_key(tenant, now=now, role=role)[1]
+
+    def new_key(
+        self,
+        tenant: str,
+        *,
+        now: float,
+        role: str = "tenant",
+        expires_at: float | None = None,
+    ) -> tuple[str, str]:
+        """A new API key (stored hashed): ``(id, key)``. The id names the key in lists and
+        revocations; the key itself is shown once. ``role="operator"``: redrive, metrics and
+        dashboard for every tenant; its ``tenant`` is only a label."""
         from pressroom.storage import TENANT_RE
 
         if role not in ("tenant", "operator"):
             raise ValueError("role must be tenant or operator")
         if not TENANT_RE.match(tenant):
             raise ValueError("a tenant name is 1-64 letters, digits, '.', '_' or '-'")
+        if expires_at is not None and expires_at <= now:
+            raise ValueError("the expiry is in the past")
         key = ("po_" if role == "operator" else "pr_") + secrets.token_urlsafe(32)
+        key_id = "k_" + secrets.token_hex(6)
         with self._tx() as conn:
             conn.execute(
                 api_keys.insert().values(
-                    key_hash=hash_key(key), tenant=tenant, created_at=now, role=role
+                    key_hash=hash_key(key),
+                    id=key_id,
+                    tenant=tenant,
+                    created_at=now,
+                    role=role,
+                    expires_at=expires_at,
                 )
             )
-        return key
+        return key_id, key
 
-    def key_info(self, key: str) -> tuple[str, str] | None:
-        """(tenant, role) of a live key."""
+    def key_info(self, key: str, *, now: float | None = None) -> tuple[str, str] | None:
+        """(tenant, role) of a live key: not revoked, not expired. Records its last use (at
+        most once a minute, so a busy client does not turn every request into a write)."""
+        now = time.time() if now is None else now
+        digest = hash_key(key)
         with self._tx(read_only=True) as conn:
             row = conn.execute(
-                select(api_keys.c.tenant, api_keys.c.role).where(
-                    api_keys.c.key_hash == hash_key(key), api_keys.c.revoked_at.is_(None)
-                )
+                select(
+                    api_keys.c.tenant,
+                    api_keys.c.role,
+                    api_keys.c.expires_at,
+                    api_keys.c.last_used_at,
+                ).where(api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None))
             ).first()
-        return None if row is None else (str(row[0]), str(row[1]))
+        if row is None or (row[2] is not None and float(row[2]) <= now):
+            return None
+        if row[3] is None or now - float(row[3]) > KEY_USE_GRAIN_S:
+            with contextlib.suppress(TransientError), self._tx() as conn:
+                conn.execute(
+                    update(api_keys).where(api_keys.c.key_hash == digest).values(last_used_at=now)
+                )
+        return str(row[0]), str(row[1])
 
-    def tenant_for_key(self, key: str) -> str | None:
-        info = self.key_info(key)
+    def list_keys(self, tenant: str | None = None) -> list[dict[str, Any]]:
+        """Every key's id, tenant, role and dates (never the secret or its hash)."""
+        query = select(
+            api_keys.c.id,
+            api_keys.c.tenant,
+            api_keys.c.role,
+            api_keys.c.created_at,
+            api_keys.c.last_used_at,
+            api_keys.c.expires_at,
+            api_keys.c.revoked_at,
+        ).order_by(api_keys.c.created_at, api_keys.c.id)
+        if tenant is not None:
+            query = query.where(api_keys.c.tenant == tenant)
+        with self._tx(read_only=True) as conn:
+            return [dict(row) for row in conn.execute(query).mappings().all()]
+
+    def revoke_key(self, id_or_key: str, *, now: float) -> str | None:
+        """Revoke by id or by the key itself; returns the id, None when there is no such live
+        key. Every API host reads keys from this table per request, so it holds at once."""
+        match = (
+            api_keys.c.id == id_or_key
+            if id_or_key.startswith("k_")
+            else api_keys.c.key_hash == hash_key(id_or_key)
+        )
+        with self._tx() as conn:
+            row = conn.execute(
+                select(api_keys.c.id).where(match, api_keys.c.revoked_at.is_(None))
+            ).first()
+            if row is None:
+                return None
+            conn.execute(update(api_keys).where(match).values(revoked_at=now))
+            return str(row[0])
+
+    def tenant_for_key(self, key: str, *, now: float | None = None) -> str | None:
+        info = self.key_info(key, now=now)
         return None if info is None or info[1] != "tenant" else info[0]
 
     def has_keys(self) -> bool:
         with self._tx(read_only=True) as conn:
             return conn.execute(select(func.count()).select_from(api_keys)).scalar_one() > 0
+
+    def clock(self) -> Callable[[], float]:
+        """The clock leases and deadlines are measured on: the database's (PostgreSQL, shared
+        by every host); SQLite lives on one host, whose clock it is."""
+        return DatabaseClock(self.engine) if self.is_postgres else time.time
+
+    # --- template allow-lists ------------------------------------------------------------------
+
+    def allow_templates(self, tenant: str, names: list[str], *, now: float) -> None:
+        with self._tx() as conn:
+            have = set(
+                conn.execute(
+                    select(template_allow.c.template).where(template_allow.c.tenant == tenant)
+                ).scalars()
+            )
+            for name in sorted(set(names) - have):
+                conn.execute(
+                    template_allow.insert().values(tenant=tenant, template=name, created_at=now)
+                )
+
+    def disallow_templates(self, tenant: str, names: list[str] | None) -> None:
+        """Take names off a tenant's list; ``None`` drops the list (every template allowed)."""
+        where = [template_allow.c.tenant == tenant]
+        if names is not None:
+            where.append(template_allow.c.template.in_(names))
+        with self._tx() as conn:
+            conn.execute(template_allow.delete().where(*where))
+
+    def allowed_templates(self, tenant: str) -> frozenset[str] | None:
+        """The templates a tenant may use; ``None`` while it has no list (all allowed)."""
+        with self._tx(read_only=True) as conn:
+            names = frozenset(
+                str(x)
+                for x in conn.execute(
+                    select(template_allow.c.template).where(template_allow.c.tenant == tenant)
+                ).scalars()
+            )
+        return names or None
 
     # --- rows to values ----------------------------------------------------------------------
 

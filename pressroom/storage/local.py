@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from pressroom.errors import StorageFull
 from pressroom.fsutil import staged_copy
 from pressroom.storage import BlobNotFound, StorageUnavailable, check_key
+
+STAGING = ".incoming-"
+
+
+def _write_failed(exc: OSError) -> Exception:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return StorageFull("local storage is full")
+    return StorageUnavailable(f"local storage write failed ({exc.errno})")
 
 
 class LocalBlobStore:
@@ -24,14 +35,14 @@ class LocalBlobStore:
         """A private copy of ``path`` next to where ``key`` lives, ready to be linked in."""
         dest = self._path(key)
         dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return staged_copy(path, dest.parent, ".incoming-")
+        return staged_copy(path, dest.parent, STAGING)
 
     def put_file(self, key: str, path: Path) -> None:
         try:
             staged = self._staged(key, path)
             staged.replace(self._path(key))
         except OSError as exc:
-            raise StorageUnavailable(f"local storage write failed ({exc.errno})") from None
+            raise _write_failed(exc) from None
 
     def put_if_absent(self, key: str, path: Path) -> bool:
         try:
@@ -44,7 +55,7 @@ class LocalBlobStore:
             finally:
                 staged.unlink(missing_ok=True)
         except OSError as exc:
-            raise StorageUnavailable(f"local storage write failed ({exc.errno})") from None
+            raise _write_failed(exc) from None
 
     def get_to_path(self, key: str, dest: Path) -> None:
         try:
@@ -85,8 +96,22 @@ class LocalBlobStore:
         if not base.exists():
             return
         for path in base.rglob("*"):
-            if path.is_file() and not path.name.startswith(".incoming-"):
+            if path.is_file() and not path.name.startswith(STAGING):
                 yield path.relative_to(self.root).as_posix(), path.stat().st_mtime
+
+    def sweep_staging(self, max_age_s: float) -> int:
+        """Remove half-written copies (``.incoming-*``) a crash left behind; returns the count.
+        A live write finishes in seconds, so anything older than ``max_age_s`` is debris."""
+        removed = 0
+        now = time.time()
+        for path in self.root.rglob(STAGING + "*"):
+            try:
+                if path.is_file() and now - path.stat().st_mtime > max_age_s:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                continue
+        return removed
 
     def download_url(self, key: str, ttl_s: float, filename: str) -> str | None:
         return None  # a path on this host: the API streams it

@@ -24,8 +24,15 @@ IDLE_WAIT_S = 2.0  # PostgreSQL: longest sleep between claims without a NOTIFY
 RESCUE_EVERY_S = 5.0
 
 
-def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs: int) -> None:
-    """The body of one worker process: claim, run, repeat; stop when told or after N jobs."""
+def worker_main(
+    lanes: tuple[str, ...],
+    settings: Settings,
+    stop: Any,
+    max_jobs: int,
+    current: Any = None,
+) -> None:
+    """The body of one worker process: claim, run, repeat; stop when told or after N jobs.
+    ``current`` (shared with the supervisor) names the job being run, for the memory guard."""
     os.environ["OMP_THREAD_LIMIT"] = "1"
     os.umask(0o077)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop
@@ -46,6 +53,12 @@ def worker_main(lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs:
     sweep_stale(settings.scratch_dir)
     owner = f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     runner = JobRunner(services, TesseractEngine(languages=settings.languages), owner)
+    if current is not None:
+
+        def running(job_id: str | None) -> None:
+            current.value = f"{job_id} {owner}".encode() if job_id else b""
+
+        runner.on_job = running
     claim_lanes = tuple(Lane(x) for x in lanes)
     parent = os.getppid()
     try:
@@ -101,6 +114,21 @@ class _Slot:
     lanes: tuple[str, ...]
     process: SpawnProcess | None = None
     restarts: int = 0
+    current: Any = None  # "job_id owner" of the job the worker runs now, b"" between jobs
+
+
+def resident_bytes(pid: int) -> int:
+    """Resident memory of a process (Linux /proc; 0 when unknown or gone). Resident, not
+    address space: Tesseract, NumPy and the NER model reserve far more than they touch."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:  # noqa: PTH123  (procfs, read per tick)
+            return int(fh.read().split()[1]) * PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+MEMORY_TICK_S = 0.2
 
 
 @dataclass
@@ -110,6 +138,7 @@ class Supervisor:
     settings: Settings
     pools: dict[Lane, int]
     max_jobs: int = 200
+    target: Any = worker_main  # what each worker process runs (tests give a misbehaving one)
     _ctx: Any = field(default_factory=lambda: mp.get_context("spawn"))
     _slots: list[_Slot] = field(default_factory=list)
     _thread: threading.Thread | None = None
@@ -117,13 +146,18 @@ class Supervisor:
 
     def __post_init__(self) -> None:
         self._stop_event = self._ctx.Event()
+        self._services: Any = None
         for lane, count in self.pools.items():
-            self._slots += [_Slot((lane.value,)) for _ in range(count)]
+            self._slots += [
+                _Slot((lane.value,), current=self._ctx.Array("c", 160, lock=False))
+                for _ in range(count)
+            ]
 
     def _spawn(self, slot: _Slot) -> None:
+        slot.current.value = b""
         slot.process = self._ctx.Process(
-            target=worker_main,
-            args=(slot.lanes, self.settings, self._stop_event, self.max_jobs),
+            target=self.target,
+            args=(slot.lanes, self.settings, self._stop_event, self.max_jobs, slot.current),
             name=f"pressroom-worker-{slot.lanes[0]}",
             daemon=False,
         )
@@ -136,7 +170,16 @@ class Supervisor:
         self._thread.start()
 
     def _watch(self) -> None:
-        while not self._stopping.wait(1.0):
+        last_restart_check = 0.0
+        while not self._stopping.wait(MEMORY_TICK_S):
+            limit = self.settings.worker_memory_limit_bytes
+            for slot in self._slots:
+                pid = slot.process.pid if slot.process is not None else None
+                if limit and pid and resident_bytes(pid) > limit:
+                    self._over_memory(slot)
+            if time.monotonic() - last_restart_check < 1.0:
+                continue
+            last_restart_check = time.monotonic()
             for slot in self._slots:
                 if slot.process is not None and not slot.process.is_alive():
                     code = slot.process.exitcode
@@ -148,6 +191,49 @@ class Supervisor:
                         )
                     slot.restarts += 1
                     self._spawn(slot)
+
+    def _over_memory(self, slot: _Slot) -> None:
+        """A worker passed the resident-memory ceiling: stop it at once (nothing it could
+        still do is worth the host), and end its job's attempt MEMORY_LIMIT — retried once,
+        in case something else crowded it; the second time, permanent."""
+        assert slot.process is not None
+        running = slot.current.value.decode(errors="replace").split()
+        slot.process.kill()
+        slot.process.join(5.0)
+        log.warning(
+            "worker over its memory limit; stopped",
+            extra={
+                "lane": slot.lanes[0],
+                "job_id": running[0] if running else None,
+                "code": "MEMORY_LIMIT",
+                "bytes": self.settings.worker_memory_limit_bytes,
+            },
+        )
+        if len(running) != 2:
+            return
+        job_id, owner = running
+        slot.current.value = b""
+        try:
+            if self._services is None:
+                from pressroom.service import open_services
+
+                self._services = open_services(self.settings, migrate=False)
+            services = self._services
+            job = services.store.get(job_id)
+            services.store.fail(
+                job_id,
+                owner,
+                code="MEMORY_LIMIT",
+                message=(
+                    "the worker passed its memory limit of "
+                    f"{self.settings.worker_memory_limit_bytes // (1024 * 1024)} MiB"
+                ),
+                permanent=job is not None and job.reason == "MEMORY_LIMIT",
+                now=services.clock(),
+                policy=services.retry,
+            )
+        except Exception:  # the lease lapses and the rescuer retries it instead
+            log.warning("could not record MEMORY_LIMIT", extra={"job_id": job_id})
 
     def pids(self) -> list[int]:
         return [s.process.pid for s in self._slots if s.process is not None and s.process.pid]

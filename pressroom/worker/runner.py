@@ -8,7 +8,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -91,6 +91,8 @@ class JobRunner:
     services: Services
     engine: OcrEngine
     owner: str
+    # told the id of each job as it starts and None as it ends (the supervisor's memory guard)
+    on_job: Callable[[str | None], None] | None = None
 
     def run_next(self, lanes: tuple[Lane, ...]) -> Job | None:
         """Claim and run one job; None when no job was waiting."""
@@ -100,7 +102,13 @@ class JobRunner:
         )
         if job is None:
             return None
-        self.run(job)
+        if self.on_job is not None:
+            self.on_job(job.id)
+        try:
+            self.run(job)
+        finally:
+            if self.on_job is not None:
+                self.on_job(None)
         return job
 
     @contextmanager

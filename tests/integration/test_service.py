@@ -440,7 +440,7 @@ def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
     dead = post(client, headers, png_bytes(tmp_path), customer="gone").json()["id"]
     work(services)  # dead-lettered: its source stays for a redrive, for a while
     waiting = post(client, headers, png_bytes(tmp_path)).json()["id"]  # its source must stay
-    empty = {"artifacts": 0, "orphans": 0, "dead_sources": 0}
+    empty = {"artifacts": 0, "orphans": 0, "dead_sources": 0, "expired_reviews": 0, "staging": 0}
     assert housekeeping(services) == empty  # too young for any
     clock.advance(services.settings.retention_s + 1)
     import os
@@ -448,7 +448,7 @@ def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
     for key, _ in services.blobs.list("sources"):  # age the files on disk as well
         path = services.settings.data_dir / "blobs" / key
         os.utime(path, (clock.now - 7200, clock.now - 7200))
-    assert housekeeping(services) == {"artifacts": 1, "orphans": 1, "dead_sources": 1}
+    assert housekeeping(services) == {**empty, "artifacts": 1, "orphans": 1, "dead_sources": 1}
     gone = services.store.get(dead)
     assert gone is not None and gone.source_key is None
     assert not services.store.redrive(dead, now=clock())  # nothing left to run
