@@ -437,6 +437,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from pressroom.api.app import create_app
     from pressroom.jobs.model import Lane
     from pressroom.logs import configure_logging
+    from pressroom.notify.config import DeliveryConfig
+    from pressroom.notify.pool import DeliveryPool
     from pressroom.service import ensure_default_key, open_services, start_housekeeping
     from pressroom.worker.pool import Supervisor
 
@@ -447,6 +449,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     os.umask(0o077)
     services = open_services(settings)
+    webhooks = DeliveryPool(services, DeliveryConfig.from_env())  # also with --workers 0
     from pressroom.scratch import sweep_stale
 
     settings.scratch_dir.mkdir(parents=True, exist_ok=True)
@@ -460,6 +463,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         supervisor = Supervisor(settings, {Lane.BULK: bulk, Lane.INTERACTIVE: args.interactive})
         supervisor.start()
     housekeeping = start_housekeeping(services)
+    webhooks.start()
     print(
         f"Pressroom {__version__} on http://{args.host}:{args.port} "
         f"(workers: {bulk} bulk, {args.interactive if bulk else 0} interactive; "
@@ -474,6 +478,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.run()
     finally:
         housekeeping.set()
+        webhooks.stop()
         if supervisor is not None:
             supervisor.stop(settings.stop_timeout_s)
     return EXIT_OK
@@ -481,19 +486,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from pressroom.jobs.model import Lane
+    from pressroom.notify.config import DeliveryConfig
+    from pressroom.notify.pool import DeliveryPool
+    from pressroom.service import open_services
     from pressroom.worker.pool import Supervisor
 
     settings = Settings.from_env()
+    webhooks = DeliveryPool(open_services(settings, migrate=False), DeliveryConfig.from_env())
     supervisor = Supervisor(settings, {Lane(args.lane): args.concurrency})
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     supervisor.start()
+    webhooks.start()
     print(
         f"{args.concurrency} {args.lane} worker(s) running; Ctrl-C or SIGTERM stops them",
         flush=True,
     )
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
+    webhooks.stop()
     supervisor.stop(settings.stop_timeout_s)
     return EXIT_OK
 

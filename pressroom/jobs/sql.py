@@ -7,7 +7,7 @@ import hashlib
 import math
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -984,8 +984,17 @@ class SqlJobStore:
         )
 
     def claim_deliveries(
-        self, owner: str, *, now: float, lease_s: float, limit: int = 10
+        self,
+        owner: str,
+        *,
+        now: float,
+        lease_s: float,
+        limit: int = 10,
+        skip_tenants: Collection[str] = (),
     ) -> list[dict[str, Any]]:
+        """Lease up to ``limit`` due deliveries, oldest first, none of ``skip_tenants`` (those
+        already at their share of this process's senders: one tenant's burst to a slow
+        endpoint must not fill every sender while other tenants' deliveries wait)."""
         with self._tx() as conn:
             pick = (
                 select(webhook_deliveries.c.id)
@@ -1000,6 +1009,8 @@ class SqlJobStore:
                 .order_by(webhook_deliveries.c.next_attempt_at)
                 .limit(limit)
             )
+            if skip_tenants:
+                pick = pick.where(webhook_deliveries.c.tenant.not_in(sorted(skip_tenants)))
             if self.is_postgres:
                 pick = pick.with_for_update(skip_locked=True)
             ids = [str(x) for x in conn.execute(pick).scalars()]

@@ -105,25 +105,40 @@ class DeliveryPool:
 
     def fill(self) -> int:
         """Claim as many due deliveries as there are idle senders and start what may start;
-        returns how many were claimed. The claim thread calls this; tests may too."""
+        returns how many were claimed. The claim thread calls this; tests may too.
+
+        One delivery per claim, skipping tenants already at their share: a tenant with a burst
+        of deliveries to a slow endpoint takes its share of the senders, and the others go to
+        other tenants' deliveries, however much older the burst is."""
+        claimed = 0
         with self._filling:
-            with self._lock:
-                self._start_ready()
-                room = self.config.senders - len(self._running) - len(self._waiting)
-            if room <= 0 or self._stop.is_set():
-                return 0
-            claimed_at = self._clock()
-            rows = self.services.store.claim_deliveries(
-                self.owner, now=self.services.clock(), lease_s=self.config.lease_s, limit=room
-            )
-            with self._lock:
-                for row in rows:
-                    item = _Claimed(row, claimed_at)
-                    if item.id in self._running:  # cannot happen while deadline < lease
-                        continue
-                    self._waiting.append(item)
-                self._start_ready()
-            return len(rows)
+            while not self._stop.is_set():
+                with self._lock:
+                    self._start_ready()
+                    room = self.config.senders - len(self._running) - len(self._waiting)
+                    busy = {t for t, n in self._per_tenant.items() if n >= self.config.per_tenant}
+                    busy |= {item.tenant for item in self._waiting}
+                if room <= 0:
+                    break
+                claimed_at = self._clock()
+                rows = self.services.store.claim_deliveries(
+                    self.owner,
+                    now=self.services.clock(),
+                    lease_s=self.config.lease_s,
+                    limit=1,
+                    skip_tenants=busy,
+                )
+                if not rows:
+                    break
+                claimed += len(rows)
+                with self._lock:
+                    for row in rows:
+                        item = _Claimed(row, claimed_at)
+                        if item.id in self._running:  # cannot happen while deadline < lease
+                            continue
+                        self._waiting.append(item)
+                    self._start_ready()
+        return claimed
 
     def _start_ready(self) -> None:
         """Hand each waiting delivery whose tenant has room to a sender (the lock held)."""

@@ -79,7 +79,6 @@ def _work(
     parent: int,
 ) -> None:
     from pressroom.errors import TransientError
-    from pressroom.notify.webhooks import deliver_due
 
     done = 0
     last_rescue = 0.0
@@ -94,7 +93,6 @@ def _work(
                 services.store.worker_seen(owner, lanes, now=services.clock())
                 last_rescue = time.monotonic()
             job = runner.run_next(claim_lanes)
-            deliver_due(services, owner)
         except TransientError as exc:
             log.warning("store unavailable", extra={"code": exc.code})
             stop.wait(2.0)

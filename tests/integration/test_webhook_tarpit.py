@@ -259,6 +259,31 @@ def test_one_tenants_tarpit_takes_at_most_its_share_and_others_are_delivered(
             pool.stop(timeout=10)
 
 
+def test_a_burst_to_a_tarpit_does_not_hold_other_tenants_webhooks_behind_it(
+    hooks: Services, tmp_path: Path, tarpit: Tarpit
+) -> None:
+    """Older deliveries of one tenant, more than the senders, all to a tarpit: the pool still
+    claims the other tenant's newer delivery and delivers it while the burst is stuck."""
+    api = Api(hooks, tmp_path)
+    burst = [api.submit("acme", webhook_url=tarpit.url) for _ in range(4)]
+    run_jobs(hooks)
+    with receiving() as receiver:
+        other = api.submit("globex", webhook_url=receiver.url)
+        run_jobs(hooks)
+        pool = DeliveryPool(hooks, DeliveryConfig(senders=2, per_tenant=1, deadline_s=HOLD))
+        pool.start()
+        try:
+            assert wait_until(lambda: len(receiver.received) == 1, 30)
+            (row,) = hooks.store.deliveries(other)
+            assert row["state"] == "delivered"
+            assert tarpit.open == 1  # acme holds its one sender, no more
+            leased = [r for j in burst for r in hooks.store.deliveries(j) if r["attempts"]]
+            assert len(leased) == 1  # the rest of the burst was never claimed, so never lost
+        finally:
+            tarpit.close()
+            pool.stop(timeout=10)
+
+
 def test_the_pool_delivers_signed_and_records_the_outcome(hooks: Services, tmp_path: Path) -> None:
     from pressroom.notify.webhooks import signature
 
