@@ -17,9 +17,29 @@ class Limits:
 
     max_bytes: int = 256 * MIB
     max_pages: int = 2000
-    max_pixels: int = 150_000_000  # per page, at the resolution we would decode it
+    max_pixels: int = 150_000_000  # per bitmap made (render, upscale, redaction raster)
     max_dpi: int = 400  # rendering above this costs time and buys no accuracy
     min_dpi: int = 150
+    # Every bitmap one pass over a document makes, summed: a document at the page limit of
+    # letter pages at the highest resolution we render (2,000 x 15 Mpx = 30 Gpx) fits; 2,000
+    # pages each just under max_pixels (300 Gpx, hours of work) does not.
+    max_document_pixels: int = 32_000_000_000
+    # A page's drawing instructions, inflated, with every form they draw counted each time it
+    # is drawn (PDFium parses a form again at each use). Scans have a handful of operators and
+    # heavy born-digital pages (charts, maps, CAD) tens to hundreds of thousands. PDFium holds
+    # 5-180 bytes per operator once parsed (measured: paths ~90, rectangles ~180); a page of
+    # 950 thousand rectangles peaked at 560 MB in a worker with the model loaded, ~10 s. A
+    # 40 KB file can otherwise inflate to 10 million (measured: 2.7 GB, 70 s).
+    max_page_operators: int = 1_000_000
+    # The inflated bytes themselves (held while parsed); a million operators take 5-20 MiB.
+    max_page_content_bytes: int = 32 * MIB
+    # Bytes of text a page's strings show: PDFium's text page keeps ~110 bytes per character
+    # (measured), and every page's text is extracted. A dense page has 5-20 thousand; a sheet
+    # of tiny print on a poster a few hundred thousand. A million is ~120 MB.
+    max_page_text_bytes: int = 1_000_000
+    # Streams walked to measure one page (forms, images, patterns, glyph procedures,
+    # appearances): a scan has one, a heavy page hundreds; the walk itself must stay cheap.
+    max_page_objects: int = 10_000
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Limits:
@@ -39,6 +59,13 @@ class Limits:
             max_pixels=_int("PRESSROOM_MAX_PIXELS", d.max_pixels),
             max_dpi=_int("PRESSROOM_MAX_DPI", d.max_dpi),
             min_dpi=_int("PRESSROOM_MIN_DPI", d.min_dpi),
+            max_document_pixels=_int("PRESSROOM_MAX_DOCUMENT_PIXELS", d.max_document_pixels),
+            max_page_operators=_int("PRESSROOM_MAX_PAGE_OPERATORS", d.max_page_operators),
+            max_page_content_bytes=_int(
+                "PRESSROOM_MAX_PAGE_CONTENT_BYTES", d.max_page_content_bytes
+            ),
+            max_page_text_bytes=_int("PRESSROOM_MAX_PAGE_TEXT_BYTES", d.max_page_text_bytes),
+            max_page_objects=_int("PRESSROOM_MAX_PAGE_OBJECTS", d.max_page_objects),
         )
 
 

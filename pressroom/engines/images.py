@@ -15,6 +15,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
+from pressroom.engines import streams
 from pressroom.engines.straighten import Encoding, image_stream, jpeg_quality
 from pressroom.errors import Corrupt, PageLimit, PixelLimit
 from pressroom.models import SourceKind
@@ -211,11 +212,13 @@ def _finish(stream: pikepdf.Stream, w: int, h: int, space: Name, bpc: int) -> pi
     return stream
 
 
-def decode_scan_image(page: pikepdf.Page) -> tuple[Image.Image, Encoding] | None:
+def decode_scan_image(page: pikepdf.Page, max_pixels: int) -> tuple[Image.Image, Encoding] | None:
     """The pixels of a plain scan page's one image (mode 1, L or RGB) and how they are stored,
     or None when PDFium must render.
 
-    Only images whose pixels are exactly what a viewer shows: no masks, no /Decode, grey or RGB.
+    Only images whose pixels are exactly what a viewer shows: no masks, no /Decode, grey or RGB;
+    and only when decoding allocates no more than its size says: qpdf inflates a whole stream
+    and Pillow decodes a JPEG at its own size, where PDFium reads an image row by row.
     """
     try:
         xobjects = page.resources.get("/XObject")
@@ -237,6 +240,13 @@ def decode_scan_image(page: pikepdf.Page) -> tuple[Image.Image, Encoding] | None
             "/DeviceGray",
             "/DeviceRGB",
         ):
+            return None
+        w, h = pdf_image.width, pdf_image.height
+        if w * h > max_pixels or streams.image_pixels(raw) != w * h:
+            return None
+        channels = 3 if pdf_image.colorspace == "/DeviceRGB" else 1
+        row = (w * channels * pdf_image.bits_per_component + 7) // 8
+        if not streams.fits(raw, (row + 1) * h + 4096):  # +1: a PNG predictor's tag byte
             return None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

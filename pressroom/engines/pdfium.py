@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +16,8 @@ from pressroom.errors import Corrupt, Encrypted
 
 if TYPE_CHECKING:
     from PIL import Image
+
+    from pressroom.pipeline.pixels import PixelBudget
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +154,23 @@ def _is_plain_scan(page: Any) -> bool:
     return all(abs(x - y) < 1.0 for x, y in ((e, left), (f, bottom), (e + a, right), (f + d, top)))
 
 
-def render_gray(doc: Any, index: int, dpi: float) -> Image.Image:
-    """Render one page as displayed (its /Rotate applied) to an 8-bit grey image."""
+def bitmap_size(page: Any, scale: float) -> tuple[int, int]:
+    """The size of the bitmap ``page.render(scale=scale)`` allocates, known before it does."""
+    width, height = page.get_size()
+    return math.ceil(width * scale), math.ceil(height * scale)
+
+
+def render_gray(doc: Any, index: int, dpi: float, budget: PixelBudget | None = None) -> Image.Image:
+    """Render one page as displayed (its /Rotate applied) to an 8-bit grey image, counted
+    against ``budget`` first (a fresh one with the default limits when none is given)."""
+    if budget is None:
+        from pressroom.pipeline.pixels import PixelBudget
+        from pressroom.settings import Limits
+
+        budget = PixelBudget(Limits())
     page = doc[index]
     try:
+        budget.take(*bitmap_size(page, dpi / 72.0), f"rendering page {index + 1}")
         bitmap = page.render(scale=dpi / 72.0, grayscale=True)
         image: Image.Image = bitmap.to_pil()
         return image if image.mode == "L" else image.convert("L")
@@ -162,6 +178,48 @@ def render_gray(doc: Any, index: int, dpi: float) -> Image.Image:
         raise Corrupt(f"page {index + 1} cannot be rendered") from None
     finally:
         page.close()
+
+
+def render_luma(page: Any, scale: float) -> Image.Image:
+    """The page rendered in colour and made grey exactly as Pillow makes RGB grey
+    (L = (19595 R + 38470 G + 7471 B + 32768) >> 16), a band of rows at a time.
+
+    Only the colour bitmap (3 bytes a pixel) and the grey image are ever held: a colour Pillow
+    image (4 bytes a pixel) and its copies are never made.
+    """
+    import numpy as np
+    from PIL import Image
+
+    bitmap = page.render(scale=scale)
+    try:
+        width, height, channels = bitmap.width, bitmap.height, bitmap.n_channels
+        if channels == 1:
+            grey: Image.Image = bitmap.to_pil().copy()
+            return grey
+        rows = np.frombuffer(bitmap.buffer, dtype=np.uint8).reshape(height, bitmap.stride)
+        red, blue = (0, 2) if bitmap.rev_byteorder else (2, 0)  # PDFium writes BGR(x)
+        out = np.empty((height, width), dtype=np.uint8)
+        for top in range(0, height, 256):
+            band = rows[top : top + 256, : width * channels].reshape(-1, width, channels)
+            luma = band[..., red].astype(np.uint32) * 19595
+            luma += band[..., 1].astype(np.uint32) * 38470
+            luma += band[..., blue].astype(np.uint32) * 7471
+            luma += 0x8000
+            luma >>= 16
+            out[top : top + 256] = luma
+        return Image.fromarray(out, mode="L")
+    finally:
+        bitmap.close()
+
+
+def render_colour(page: Any, scale: float) -> Image.Image:
+    """The page rendered as an RGB image; PDFium's bitmap is freed as soon as it is copied."""
+    bitmap = page.render(scale=scale)
+    try:
+        image: Image.Image = bitmap.to_pil()
+        return image if image.mode == "RGB" else image.convert("RGB")
+    finally:
+        bitmap.close()
 
 
 def page_text(doc: Any, index: int, rect: tuple[float, float, float, float] | None = None) -> str:

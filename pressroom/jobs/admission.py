@@ -14,12 +14,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pressroom.errors import Overloaded, PermanentError, QuotaExceeded
 from pressroom.jobs.model import Lane
 from pressroom.jobs.sql import SqlJobStore
+
+# the upload's page count, read in a bounded child process (never parsed in the API)
+from pressroom.pipeline.pagecount import count_pages as count_pages
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -179,21 +181,3 @@ def admit(
         if record:
             store.record_refusal(tenant, lane.value, refusal.code, now=now)
         raise
-
-
-def count_pages(path: Path, kind: str) -> int:
-    """A cheap page count for the estimate (the worker's inspection is the real one)."""
-    try:
-        if kind == "pdf":
-            import pikepdf
-
-            with pikepdf.open(path) as pdf:
-                return max(1, len(pdf.pages))
-        if kind == "tiff":
-            from PIL import Image
-
-            with Image.open(path) as image:
-                return max(1, int(getattr(image, "n_frames", 1)))
-    except Exception:  # encrypted, corrupt, odd: the worker rejects it with its reason
-        return 1
-    return 1

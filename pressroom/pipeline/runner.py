@@ -22,6 +22,7 @@ from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256, inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
+from pressroom.pipeline.pixels import PixelBudget
 from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
 from pressroom.settings import Limits
 from pressroom.templates import Template
@@ -170,7 +171,9 @@ def process_document(
                 raise Corrupt("the PDF cannot be parsed") from None
         builder = output_builder(options, len(info.pages), engine, base=base)
         stack.callback(builder.discard_parts)  # on failure too: no part files left behind
-        rasters = _rasters(stack, source, info, lambda: builder.pdf, options.limits, clock)
+        # one pass over the document: every bitmap it makes is counted before it is made
+        budget = PixelBudget(options.limits)
+        rasters = _rasters(stack, source, info, lambda: builder.pdf, options.limits, budget, clock)
         # Image sources' pages live in memory until written: write them out in parts.
         chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
         for page in rasters:
@@ -287,13 +290,14 @@ def _rasters(
     info: DocumentInfo,
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
+    budget: PixelBudget,
     clock: _Clock,
 ) -> Iterator[SourcePage]:
     """Each page with its pixels when it needs OCR; one page at a time."""
     if info.kind is SourceKind.PDF:
-        yield from _pdf_pages(stack, source, info, out(), limits, clock)
+        yield from _pdf_pages(stack, source, info, out(), limits, budget, clock)
     else:
-        yield from _image_pages(stack, source, info, out, limits, clock)
+        yield from _image_pages(stack, source, info, out, limits, budget, clock)
 
 
 def _pdf_pages(
@@ -302,6 +306,7 @@ def _pdf_pages(
     info: DocumentInfo,
     src: pikepdf.Pdf,
     limits: Limits,
+    budget: PixelBudget,
     clock: _Clock,
 ) -> Iterator[SourcePage]:
     """Pages of a PDF source, placed as form XObjects of ``src`` itself (see OutputBuilder)."""
@@ -322,7 +327,7 @@ def _pdf_pages(
         raster = None
         if not page_info.has_text:
             with clock.stage("raster"):
-                raster = _pdf_raster(doc, page, page_info, (x1 - x0, y1 - y0), limits)
+                raster = _pdf_raster(doc, page, page_info, (x1 - x0, y1 - y0), limits, budget)
         # (a helper builds the raster: no page image outlives its page in this frame)
         yield SourcePage(page_info, w, h, _held(placed), raster)
         del raster, placed
@@ -334,13 +339,15 @@ def _pdf_raster(
     page_info: PageInfo,
     crop_size: tuple[float, float],
     limits: Limits,
+    budget: PixelBudget,
 ) -> Raster:
     native = page_info.native_dpi
     if page_info.plain_scan and native and limits.min_dpi <= native <= limits.max_dpi:
         # the page is its image: decoding it is rendering it at its own resolution
-        decoded = images.decode_scan_image(page)
+        decoded = images.decode_scan_image(page, limits.max_pixels)
         size = decoded[0].size if decoded is not None else (0, 0)
         if decoded is not None and square(size[0] / crop_size[0], size[1] / crop_size[1]):
+            budget.take(*size, f"decoding page {page_info.index + 1}")
             image, encoding = decoded
             own = rotate_cw(image, page_info.rotate)
             if own.mode in ("1", "L"):  # grey or bilevel: small enough to hold
@@ -350,14 +357,14 @@ def _pdf_raster(
             turn = page_info.rotate
 
             def again() -> Image.Image:
-                redecoded = images.decode_scan_image(page)
+                redecoded = images.decode_scan_image(page, limits.max_pixels)
                 if redecoded is None:  # pragma: no cover - it decoded a moment ago
                     raise Corrupt(f"page {page_info.index + 1} cannot be decoded again")
                 return rotate_cw(redecoded[0], turn)
 
             return Raster(own.convert("L"), native, again, encoding)
     dpi = render_dpi(native, limits)
-    return Raster(pdfium.render_gray(doc, page_info.index, dpi), dpi)
+    return Raster(pdfium.render_gray(doc, page_info.index, dpi, budget), dpi)
 
 
 def square(dpi_x: float, dpi_y: float) -> bool:
@@ -376,6 +383,7 @@ def _image_pages(
     info: DocumentInfo,
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
+    budget: PixelBudget,
     clock: _Clock,
 ) -> Iterator[SourcePage]:
     single = len(info.pages) == 1
@@ -387,7 +395,8 @@ def _image_pages(
                 frame = next(frames)
             except StopIteration:
                 raise Corrupt("the image has fewer frames than its header says") from None
-            raster = _image_raster(frame, info.kind, page_info, limits)
+            budget.take(*frame.size, f"decoding page {page_info.index + 1}")
+            raster = _image_raster(frame, info.kind, page_info, limits, budget)
         w, h = page_info.width_pt, page_info.height_pt
 
         def place(frame: Image.Image = frame, w: float = w, h: float = h) -> PlacedSource:
@@ -403,18 +412,24 @@ def _held(thing: Any) -> Callable[[], Any]:
     return lambda: thing
 
 
-def _image_raster(frame: Image.Image, kind: SourceKind, page: PageInfo, limits: Limits) -> Raster:
+def _image_raster(
+    frame: Image.Image, kind: SourceKind, page: PageInfo, limits: Limits, budget: PixelBudget
+) -> Raster:
     flat = images.flatten(frame)
     if flat.mode == "CMYK":
         flat = flat.convert("RGB")
     grey = flat if flat.mode == "L" else flat.convert("L")
-    image, dpi = _recognition_image(grey, page, limits)
+    image, dpi = _recognition_image(grey, page, limits, budget)
     exact = image is grey and flat.mode in ("1", "L")
     del flat, grey
-    return Raster(image, dpi, _own_pixels(frame, page), images.frame_encoding(kind, frame), exact)
+    return Raster(
+        image, dpi, _own_pixels(frame, page, budget), images.frame_encoding(kind, frame), exact
+    )
 
 
-def _own_pixels(frame: Image.Image, page: PageInfo) -> Callable[[], Image.Image]:
+def _own_pixels(
+    frame: Image.Image, page: PageInfo, budget: PixelBudget
+) -> Callable[[], Image.Image]:
     """The frame's pixels in a mode PDF stores (1, L or RGB), on its own grid when its pixels
     are square; otherwise made square at its finer resolution (a fax's 204x98 dpi)."""
 
@@ -429,6 +444,7 @@ def _own_pixels(frame: Image.Image, page: PageInfo) -> Callable[[], Image.Image]
             return image
         dpi = max(dpi_x, dpi_y)
         size = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
+        budget.take(*size, f"making page {page.index + 1}'s pixels square")
         if image.mode == "1":
             image = image.convert("L")
         return image.resize(size, Image.Resampling.BILINEAR)
@@ -442,7 +458,7 @@ def _is_grey(image: Image.Image) -> bool:
 
 
 def _recognition_image(
-    grey: Image.Image, page: PageInfo, limits: Limits
+    grey: Image.Image, page: PageInfo, limits: Limits, budget: PixelBudget
 ) -> tuple[Image.Image, float]:
     """Grey pixels with square pixels at a resolution Tesseract reads well."""
     image = grey
@@ -450,5 +466,6 @@ def _recognition_image(
     dpi = float(min(max(max(dpi_x, dpi_y), limits.min_dpi), limits.max_dpi))
     target = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
     if target != image.size:
+        budget.take(*target, f"resampling page {page.index + 1} for recognition")
         image = image.resize(target, Image.Resampling.BILINEAR)
     return image, dpi

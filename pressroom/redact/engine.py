@@ -25,6 +25,7 @@ from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
+from pressroom.pipeline.pixels import PixelBudget
 from pressroom.pipeline.render import PageLayout, PlacedSource, then, turn_cw
 from pressroom.pipeline.runner import (
     MIN_REAL_CHARS,
@@ -52,6 +53,7 @@ from pressroom.redact.plan import (
 )
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.redact.text import extracted_words
+from pressroom.settings import Limits
 
 REDACT_DPI = 300.0
 MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
@@ -86,8 +88,12 @@ class _PageScan:
 
 def _burn(image: Image.Image, boxes: Sequence[Box]) -> Image.Image:
     """Boxes burned into the pixels; a page with no colour stays grey (a third of the bytes to
-    compress and store)."""
-    out = image.convert("L") if _grey(image) else image.convert("RGB")
+    compress and store). A colour ``image`` is burned in place (no copy of a page at 4 bytes a
+    pixel): callers hand over a raster made for this."""
+    if _grey(image):
+        out = image.convert("L")
+    else:
+        out = image if image.mode == "RGB" else image.convert("RGB")
     draw = ImageDraw.Draw(out)
     for b in boxes:
         draw.rectangle((b.x0, b.y0, b.x1, b.y1), fill=0)
@@ -99,8 +105,13 @@ def _grey(image: Image.Image) -> bool:
         return True
     if image.mode != "RGB":
         return False
-    r, g, b = (np.asarray(c, dtype=np.int16) for c in image.split())
-    return bool(np.abs(r - g).max() <= 2 and np.abs(g - b).max() <= 2)
+    # a band of rows at a time: the whole page as three int16 planes would be 6 bytes a pixel
+    for top in range(0, image.height, 256):
+        band = np.asarray(image.crop((0, top, image.width, min(image.height, top + 256))))
+        r, g, b = (band[..., k].astype(np.int16) for k in range(3))
+        if np.abs(r - g).max() > 2 or np.abs(g - b).max() > 2:
+            return False
+    return True
 
 
 def _image_stream(pdf: pikepdf.Pdf, image: Image.Image) -> pikepdf.Stream:
@@ -134,11 +145,16 @@ class _Source:
     def frames(self) -> Generator[Image.Image, None, None]:
         return images.iter_frames(self.path)
 
-    def render(self, index: int) -> tuple[Image.Image, list[Word]]:
-        """The displayed page at 300 dpi, RGB, and its extractable words in that frame."""
+    def render(
+        self, index: int, budget: PixelBudget, *, grey: bool = False
+    ) -> tuple[Image.Image, list[Word]]:
+        """The displayed page at 300 dpi, RGB (or grey, as RGB made grey), and its extractable
+        words in that frame."""
         page = self.doc[index]
         try:
-            image = page.render(scale=REDACT_DPI / 72.0).to_pil().convert("RGB")
+            budget.take(*pdfium.bitmap_size(page, REDACT_DPI / 72.0), f"page {index + 1}")
+            scale = REDACT_DPI / 72.0
+            image = pdfium.render_luma(page, scale) if grey else pdfium.render_colour(page, scale)
             words = extracted_words(page, REDACT_DPI / 72.0)
         finally:
             page.close()
@@ -157,7 +173,8 @@ def redact_document(
     started = time.perf_counter()
     policy.check_current(time.time())
     detector = detector_for(policy)
-    info = inspect_source(source, options.limits)
+    # every page is rendered here, text or not: each is checked against the pixel limits
+    info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
     ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
     template = options.template
     offset = 1 if template.cover is not None else 0
@@ -165,7 +182,9 @@ def redact_document(
         src = _Source(stack, source, info.kind)
         src.single = len(info.pages) == 1
         # Pass one: read every page (its own text and OCR of its pixels) and find the values.
-        scans = _scan_pages(src, info, ocr, engine, detector, options.deadline, progress)
+        scans = _scan_pages(
+            src, info, ocr, engine, detector, options.deadline, progress, options.limits
+        )
         by_kind, tokens = _document_values(scans)
         try:
             # Pass two builds the output from every occurrence of every value; the checks read
@@ -186,7 +205,17 @@ def redact_document(
                         if boxes != before.get(index)
                     }
                 again = _check(
-                    output, built, scans, detector, by_kind, tokens, ocr, engine, template, recheck
+                    output,
+                    built,
+                    scans,
+                    detector,
+                    by_kind,
+                    tokens,
+                    ocr,
+                    engine,
+                    template,
+                    recheck,
+                    options.limits,
                 )
                 if not again:
                     break
@@ -248,6 +277,7 @@ def _build(
     total = len(info.pages)
     offset = 1 if template.cover is not None else 0
     built = _Built([], [], {})
+    budget = PixelBudget(options.limits)  # this pass's bitmaps
     frames = src.frames() if info.kind is not SourceKind.PDF else None
     try:
         for scan in scans:
@@ -266,7 +296,7 @@ def _build(
             )
             if boxes or hidden:
                 scan.extracted = visible
-                placed, text = _rebuilt_page(builder.pdf, src, scan, frame, boxes)
+                placed, text = _rebuilt_page(builder.pdf, src, scan, frame, boxes, budget)
                 rotation = 0
                 built.burned.append((scan.info.index + offset, scan.dpi, boxes))
             else:
@@ -313,6 +343,7 @@ def _check(
     engine: OcrEngine,
     template: Any,
     pages: set[int] | None = None,
+    limits: Limits | None = None,
 ) -> dict[int, list[Hit]]:
     """The output read back: it parses, no found value is left in any form, every page could be
     judged, every box is solid. Then detection once more (on ``pages``, from 1; all by
@@ -334,7 +365,8 @@ def _check(
         raise OutputCheckFailed(
             f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
         )
-    unsolid = _unsolid_boxes(output, built.burned, template.header.height)
+    limits = limits or Limits()
+    unsolid = _unsolid_boxes(output, built.burned, template.header.height, PixelBudget(limits))
     if unsolid:
         raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
     return _redetect(
@@ -347,6 +379,7 @@ def _check(
         built.burned,
         template.header.height,
         pages,
+        PixelBudget(limits),
     )
 
 
@@ -380,11 +413,13 @@ def _scan_pages(
     detector: Detector,
     deadline: float | None,
     progress: Progress | None,
+    limits: Limits,
 ) -> list[_PageScan]:
     scans: list[_PageScan] = []
     total = len(info.pages)
     as_it_is = replace(ocr, straighten_min=None)
-    for n, (page_info, raster, words) in enumerate(_rasters(src, info)):
+    budget = PixelBudget(limits)  # this pass's bitmaps
+    for n, (page_info, raster, words) in enumerate(_rasters(src, info, budget)):
         gray = raster.convert("L")
         dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
         # Levelled only where it is a scan with square pixels: a page with its own text is
@@ -505,11 +540,18 @@ def detect_document(
 ) -> list[DocumentFinding]:
     """The dry run: what redaction would remove, page by page, and nothing redacted."""
     detector = detector_for(policy)
-    info = inspect_source(source, options.limits)
+    info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
     with ExitStack() as stack:
         src = _Source(stack, source, info.kind)
         scans = _scan_pages(
-            src, info, OcrStage(engine), engine, detector, options.deadline, progress
+            src,
+            info,
+            OcrStage(engine),
+            engine,
+            detector,
+            options.deadline,
+            progress,
+            options.limits,
         )
     values, tokens = _document_values(scans)
     return [f for scan in scans for f in _page_findings(scan, values, tokens)]
@@ -531,14 +573,19 @@ def _centre_in(inner: Box, outer: Box) -> bool:
 
 
 def _unsolid_boxes(
-    output: Path, burned: list[tuple[int, float, list[Box]]], header_pt: float
+    output: Path,
+    burned: list[tuple[int, float, list[Box]]],
+    header_pt: float,
+    budget: PixelBudget | None = None,
 ) -> int:
     """Render each rebuilt page at its own resolution and look inside every burned box."""
     bad = 0
+    budget = budget or PixelBudget(Limits())
     with pdfium.RecyclingDocument(output) as doc:
         for index, dpi, boxes in burned:
             page = doc[index]
             try:
+                budget.take(*pdfium.bitmap_size(page, dpi / 72.0), f"output page {index + 1}")
                 image = page.render(scale=dpi / 72.0, grayscale=True).to_pil().convert("L")
             finally:
                 page.close()
@@ -562,6 +609,7 @@ def _redetect(
     burned: Sequence[tuple[int, float, list[Box]]] = (),
     header_pt: float = 0.0,
     pages: set[int] | None = None,
+    budget: PixelBudget | None = None,
 ) -> dict[int, list[Hit]]:
     """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
     (faint print included). Per page (from 1), what it found; a known value still readable is a
@@ -578,12 +626,14 @@ def _redetect(
         top = header_pt * scale
         boxes_on[index] = [Box(b.x0 * k, b.y0 * k + top, b.x1 * k, b.y1 * k + top) for b in boxes]
     flagged: dict[int, list[Hit]] = {}
+    budget = budget or PixelBudget(Limits())
     with pdfium.RecyclingDocument(output) as doc:
         for i in range(len(doc)):
             if pages is not None and i + 1 not in pages:
                 continue
             page = doc[i]
             try:
+                budget.take(*pdfium.bitmap_size(page, scale), f"output page {i + 1}")
                 image = page.render(scale=REDACT_DPI / 72.0, grayscale=True).to_pil()
                 words = extracted_words(page, REDACT_DPI / 72.0)
             finally:
@@ -620,25 +670,34 @@ def _chars(words: Sequence[Word]) -> int:
     return sum(c.isalnum() for w in words for c in w.text)
 
 
-def _rasters(src: _Source, info: Any) -> Iterator[tuple[PageInfo, Image.Image, list[Word]]]:
+def _rasters(
+    src: _Source, info: Any, budget: PixelBudget
+) -> Iterator[tuple[PageInfo, Image.Image, list[Word]]]:
     if info.kind is SourceKind.PDF:
         for page_info in info.pages:
-            image, words = src.render(page_info.index)
+            # pass one reads grey: the page is never held in colour (4 bytes a pixel) here
+            image, words = src.render(page_info.index, budget, grey=True)
             yield page_info, image, words
     else:
         frames = src.frames()
         try:
             for page_info, frame in zip(info.pages, frames, strict=False):
+                budget.take(*frame.size, f"page {page_info.index + 1}")
                 yield page_info, images.flatten(frame).convert("RGB"), []
         finally:
             frames.close()
 
 
 def _rebuilt_page(
-    pdf: pikepdf.Pdf, src: _Source, scan: _PageScan, frame: Image.Image | None, boxes: list[Box]
+    pdf: pikepdf.Pdf,
+    src: _Source,
+    scan: _PageScan,
+    frame: Image.Image | None,
+    boxes: list[Box],
+    budget: PixelBudget,
 ) -> tuple[PlacedSource, PageText]:
     if src.kind is SourceKind.PDF:
-        raster, _words = src.render(scan.info.index)
+        raster, _words = src.render(scan.info.index, budget)
     else:
         assert frame is not None
         raster = images.flatten(frame).convert("RGB")

@@ -1,0 +1,408 @@
+"""Measure what a PDF page asks a renderer to do before any renderer does it.
+
+A page of a few kilobytes can inflate to millions of drawing operators, draw a form that draws
+a form (each drawn again at every use: PDFium parses a form once per ``Do``), or hide a
+gigapixel image ten forms deep. PDFium parses all of it as soon as a page is loaded, so the
+measuring happens here, on pikepdf's objects, with every stream decoded under a byte cap and
+never past it: the inflated bytes, an estimate of the operators and of the text bytes shown
+(both counted with each form's uses), and every image drawn at any depth (forms, patterns,
+Type 3 glyphs, soft masks, annotation appearances, inline images), with the sizes a decoder
+would really allocate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pikepdf
+from pikepdf import Name
+
+from pressroom.engines.streams import TooBig, decoded, image_pixels
+from pressroom.errors import ContentLimit
+from pressroom.settings import Limits
+
+# PDFium stops drawing forms nested deeper than this; nothing real comes near it.
+MAX_FORM_DEPTH = 40
+CHUNK = 1 << 20  # bytes scanned at a time: numpy's temporaries stay ~30 MB
+
+_WHITE = b"\x00\t\n\x0c\r "
+_DELIMS = _WHITE + b"()<>[]{}%"
+_IS_DELIM = np.zeros(256, dtype=bool)
+_IS_DELIM[list(_DELIMS)] = True
+_STARTS_OPERATOR = np.zeros(256, dtype=bool)  # operators are keywords: letters, ' and "
+_STARTS_OPERATOR[list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'\"")] = True
+_DO = re.compile(rb"/([^\s()<>\[\]{}/%]+)\s*Do(?![^\s()<>\[\]{}/%])")
+_INLINE = re.compile(rb"\bBI\s")
+_INLINE_DICT = 1024  # an inline image's dictionary is a few short entries
+_INLINE_W = re.compile(rb"/(?:W|Width)\s+(\d{1,12})\b")
+_INLINE_H = re.compile(rb"/(?:H|Height)\s+(\d{1,12})\b")
+_NAME_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
+
+
+@dataclass(frozen=True, slots=True)
+class PageCost:
+    """What one page asks of a renderer."""
+
+    content_bytes: int
+    operators: int
+    text_bytes: int
+    objects: int  # streams and resources walked to learn this
+    largest_image: int  # pixels of the largest image drawn
+    image_pixels: int  # pixels of every distinct image drawn, summed (PDFium keeps them all)
+
+
+@dataclass
+class _Cost:
+    content_bytes: int = 0
+    operators: int = 0
+    text_bytes: int = 0
+    images: dict[object, int] = field(default_factory=dict)  # image identity -> pixels
+
+    def add(self, other: _Cost, times: int = 1) -> None:
+        self.content_bytes += other.content_bytes * times
+        self.operators += other.operators * times
+        self.text_bytes += other.text_bytes * times
+        self.images.update(other.images)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tally:
+    content_bytes: int
+    operators: int
+    text_bytes: int
+    uses: Counter[str]  # XObject name -> times drawn
+    inline: tuple[int, ...]  # pixels of each inline image
+
+
+class ContentMeter:
+    """Measures the pages of one open document; what it learnt of shared forms and images is
+    kept for the next page. Raises ``ContentLimit`` at the first cap passed, never decoding
+    more than a cap's worth of any stream."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._forms: dict[object, _Cost] = {}
+        self._pixels: dict[object, int] = {}
+        self._page = 0
+        self._touched: set[object] = set()
+        self._inline = itertools.count()
+
+    def page(self, page: pikepdf.Page, number: int) -> PageCost:
+        """The cost of page ``number`` (from 1)."""
+        self._page = number
+        self._touched = set()
+        obj = page.obj
+        resources = _inherited(obj, "/Resources")
+        cost = _Cost()
+        for stream in _streams(obj.get("/Contents")):
+            self._touch(stream)
+            self._add_content(cost, self._tally(stream, cost), resources, ())
+        self._add_resources(cost, resources, ())
+        annots = obj.get("/Annots")
+        if isinstance(annots, pikepdf.Array):
+            for annot in annots:
+                self._touch(annot)
+                appearance = annot.get("/AP") if isinstance(annot, pikepdf.Dictionary) else None
+                normal = (
+                    appearance.get("/N") if isinstance(appearance, pikepdf.Dictionary) else None
+                )
+                states = (
+                    [normal]
+                    if isinstance(normal, pikepdf.Stream)
+                    else list(normal.values())
+                    if isinstance(normal, pikepdf.Dictionary)
+                    else []
+                )
+                for form in states:
+                    if isinstance(form, pikepdf.Stream):
+                        self._touch(form)
+                        cost.add(self._form(form, resources, ()))
+                        self._check(cost)
+        images = cost.images.values()
+        return PageCost(
+            cost.content_bytes,
+            cost.operators,
+            cost.text_bytes,
+            len(self._touched),
+            max(images, default=0),
+            sum(images),
+        )
+
+    # -- the walk ---------------------------------------------------------------------------
+
+    def _touch(self, obj: pikepdf.Object) -> None:
+        """Count a distinct object this page's walk reaches."""
+        self._touched.add(_key(obj))
+        if len(self._touched) > self.limits.max_page_objects:
+            raise ContentLimit(
+                f"page {self._page} draws from more than {self.limits.max_page_objects:,} "
+                "objects (forms, images, patterns, glyphs)"
+            )
+
+    def _check(self, cost: _Cost) -> None:
+        lim = self.limits
+        where = f"page {self._page}"
+        if cost.content_bytes > lim.max_page_content_bytes:
+            raise ContentLimit(
+                f"{where}'s drawing instructions inflate past {lim.max_page_content_bytes:,} bytes"
+            )
+        if cost.operators > lim.max_page_operators:
+            raise ContentLimit(
+                f"{where} holds more than {lim.max_page_operators:,} drawing operators"
+            )
+        if cost.text_bytes > lim.max_page_text_bytes:
+            raise ContentLimit(f"{where} shows more than {lim.max_page_text_bytes:,} bytes of text")
+
+    def _add_content(
+        self,
+        cost: _Cost,
+        tally: _Tally,
+        resources: pikepdf.Object | None,
+        path: tuple[object, ...],
+    ) -> None:
+        """A content stream's own cost, then what each ``Do`` draws, times its uses."""
+        cost.content_bytes += tally.content_bytes
+        cost.operators += tally.operators
+        cost.text_bytes += tally.text_bytes
+        for pixels in tally.inline:
+            cost.images[("inline", next(self._inline))] = pixels
+        self._check(cost)
+        xobjects = _get(resources, "/XObject")
+        for name, times in tally.uses.items():
+            target = _get(xobjects, name)
+            if not isinstance(target, pikepdf.Stream):
+                continue  # a name with nothing behind it: a renderer draws nothing
+            self._touch(target)
+            subtype = target.get("/Subtype")
+            if subtype == Name.Image:
+                self._image(cost, target)
+            elif subtype == Name.Form:
+                cost.add(self._form(target, resources, path), times)
+                self._check(cost)
+
+    def _form(
+        self, form: pikepdf.Stream, parent: pikepdf.Object | None, path: tuple[object, ...]
+    ) -> _Cost:
+        key = _key(form)
+        if key in path:
+            return _Cost()  # a form drawing itself: PDFium refuses the inner draw
+        if len(path) >= MAX_FORM_DEPTH:
+            raise ContentLimit(f"page {self._page} nests forms more than {MAX_FORM_DEPTH} deep")
+        known = self._forms.get(key)
+        if known is not None:
+            return known
+        own = form.get("/Resources")
+        resources = own if isinstance(own, pikepdf.Dictionary) else parent
+        cost = _Cost()
+        inner = (*path, key)
+        self._add_content(cost, self._tally(form, cost), resources, inner)
+        self._add_resources(cost, resources if own is not None else None, inner)
+        self._forms[key] = cost
+        return cost
+
+    def _add_resources(
+        self, cost: _Cost, resources: pikepdf.Object | None, path: tuple[object, ...]
+    ) -> None:
+        """What resources draw besides ``Do``, each counted once: tiling patterns, soft masks'
+        groups, Type 3 glyph procedures."""
+        if not isinstance(resources, pikepdf.Dictionary):
+            return
+        patterns = _get(resources, "/Pattern")
+        if isinstance(patterns, pikepdf.Dictionary):
+            for pattern in patterns.values():
+                self._touch(pattern)
+                if isinstance(pattern, pikepdf.Stream):  # a tiling pattern has content
+                    cost.add(self._form(pattern, resources, path))
+        states = _get(resources, "/ExtGState")
+        if isinstance(states, pikepdf.Dictionary):
+            for state in states.values():
+                self._touch(state)
+                mask = state.get("/SMask") if isinstance(state, pikepdf.Dictionary) else None
+                group = mask.get("/G") if isinstance(mask, pikepdf.Dictionary) else None
+                if isinstance(group, pikepdf.Stream):
+                    cost.add(self._form(group, resources, path))
+        fonts = _get(resources, "/Font")
+        if isinstance(fonts, pikepdf.Dictionary):
+            for font in fonts.values():
+                self._touch(font)
+                if not isinstance(font, pikepdf.Dictionary) or font.get("/Subtype") != Name.Type3:
+                    continue
+                procs = font.get("/CharProcs")
+                if not isinstance(procs, pikepdf.Dictionary):
+                    continue
+                glyph_resources = font.get("/Resources")
+                for proc in procs.values():
+                    if isinstance(proc, pikepdf.Stream):
+                        self._touch(proc)
+                        cost.add(
+                            self._form(
+                                proc,
+                                glyph_resources
+                                if isinstance(glyph_resources, pikepdf.Dictionary)
+                                else resources,
+                                path,
+                            )
+                        )
+        self._check(cost)
+
+    def _image(self, cost: _Cost, image: pikepdf.Stream) -> None:
+        """The image and its masks, at the size a decoder allocates."""
+        for part in (image, image.get("/SMask"), image.get("/Mask")):
+            if not isinstance(part, pikepdf.Stream):
+                continue
+            self._touch(part)
+            key = _key(part)
+            pixels = self._pixels.get(key)
+            if pixels is None:
+                pixels = image_pixels(part)
+                self._pixels[key] = pixels
+            cost.images[key] = pixels
+
+    # -- one stream -------------------------------------------------------------------------
+
+    def _tally(self, stream: pikepdf.Stream, so_far: _Cost) -> _Tally:
+        """Bytes, operators, text bytes, ``Do`` uses and inline images of one content stream,
+        decoded under the page's remaining byte allowance."""
+        lim = self.limits
+        room = max(0, lim.max_page_content_bytes - so_far.content_bytes)
+        try:
+            data = decoded(stream, room)
+        except TooBig:
+            raise ContentLimit(
+                f"page {self._page}'s drawing instructions inflate past "
+                f"{lim.max_page_content_bytes:,} bytes"
+            ) from None
+        scan = _Scanner()
+        for start in range(0, len(data), CHUNK):
+            scan.feed(data[start : start + CHUNK])
+            if so_far.operators + scan.operators > lim.max_page_operators:
+                break  # _check says so; the rest need not be read
+        scan.finish()
+        uses: Counter[str] = Counter()
+        inline: list[int] = []
+        if so_far.operators + scan.operators <= lim.max_page_operators:
+            # bounded by the operator cap: each match is an operator
+            for m in _DO.finditer(data):
+                uses[_name(m.group(1))] += 1
+            for m in _INLINE.finditer(data):
+                head = data[m.end() : m.end() + _INLINE_DICT]
+                end = head.find(b"ID")
+                head = head[:end] if end >= 0 else b""
+                w, h = _INLINE_W.search(head), _INLINE_H.search(head)
+                if w and h:
+                    inline.append(int(w.group(1)) * int(h.group(1)))
+        return _Tally(len(data), scan.operators, scan.text_bytes, uses, tuple(inline))
+
+
+class _Scanner:
+    """Operators (keywords outside strings) and text bytes (inside strings; hex digits count
+    half), over chunks, vectorised: a few numpy passes a chunk whatever its content."""
+
+    def __init__(self) -> None:
+        self.operators = 0
+        self.text_bytes = 0
+        self._prev = 0x0A
+        self._tail = b""
+        self._depth = 0  # literal string nesting, relative to its lowest point so far
+        self._floor = 0
+        self._hex = 0
+        self._hex_floor = 0
+        self._hex_digits = 0
+
+    def feed(self, chunk: bytes) -> None:
+        buf = self._tail + chunk
+        if len(buf) < 2:
+            self._tail = buf
+            return
+        self._tail = buf[-1:]  # its next byte decides what it is
+        self._scan(buf)
+
+    def finish(self) -> None:
+        if self._tail:
+            self._scan(self._tail + b"\n")
+            self._tail = b""
+        self.text_bytes += (self._hex_digits + 1) // 2
+
+    def _scan(self, buf: bytes) -> None:
+        whole = np.frombuffer(buf, dtype=np.uint8)
+        a = whole[:-1]
+        nxt = whole[1:]
+        prev = np.empty_like(a)
+        prev[0] = self._prev
+        prev[1:] = a[:-1]
+        self._prev = int(a[-1])
+        escaped = prev == 0x5C
+        opens = (a == 0x28) & ~escaped
+        closes = (a == 0x29) & ~escaped
+        depth = _running(opens, closes, self._depth)
+        floor = np.minimum.accumulate(depth)
+        np.minimum(floor, self._floor, out=floor)
+        inside = depth > floor
+        self._depth, self._floor = int(depth[-1]), int(floor[-1])
+        lt, gt = a == 0x3C, a == 0x3E
+        hopen = lt & (nxt != 0x3C) & (prev != 0x3C) & ~inside
+        hclose = gt & (nxt != 0x3E) & (prev != 0x3E) & ~inside
+        hdepth = _running(hopen, hclose, self._hex)
+        hfloor = np.minimum.accumulate(hdepth)
+        np.minimum(hfloor, self._hex_floor, out=hfloor)
+        in_hex = (hdepth > hfloor) & ~hopen
+        self._hex, self._hex_floor = int(hdepth[-1]), int(hfloor[-1])
+        self.text_bytes += int(np.count_nonzero(inside))
+        self._hex_digits += int(np.count_nonzero(in_hex & ~_IS_DELIM[a]))
+        starts = _STARTS_OPERATOR[a] & _IS_DELIM[prev] & ~inside & ~in_hex
+        self.operators += int(np.count_nonzero(starts))
+
+
+def _running(opens: np.ndarray, closes: np.ndarray, start: int) -> np.ndarray:
+    """Nesting depth after each byte: ``start`` plus opens so far minus closes so far."""
+    step = opens.astype(np.int32)
+    step -= closes
+    np.cumsum(step, out=step)
+    step += start
+    return step
+
+
+# -- small helpers --------------------------------------------------------------------------
+
+
+def _key(obj: pikepdf.Object) -> object:
+    objgen = obj.objgen
+    return objgen if objgen != (0, 0) else id(obj)
+
+
+def _get(container: pikepdf.Object | None, key: str) -> pikepdf.Object | None:
+    if not isinstance(container, pikepdf.Dictionary):
+        return None
+    try:
+        return container.get(key)
+    except (ValueError, TypeError):
+        return None
+
+
+def _name(raw: bytes) -> str:
+    return "/" + _NAME_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), raw).decode("latin-1")
+
+
+def _inherited(page: pikepdf.Object, key: str) -> pikepdf.Object | None:
+    """A page attribute, from the page or the nearest node above it that has it."""
+    node: pikepdf.Object | None = page
+    for _ in range(64):
+        if not isinstance(node, pikepdf.Dictionary):
+            return None
+        value = node.get(key)
+        if value is not None:
+            return value
+        node = node.get("/Parent")
+    return None
+
+
+def _streams(contents: pikepdf.Object | None) -> Iterator[pikepdf.Stream]:
+    if isinstance(contents, pikepdf.Stream):
+        yield contents
+    elif isinstance(contents, pikepdf.Array):
+        yield from (s for s in contents if isinstance(s, pikepdf.Stream))
