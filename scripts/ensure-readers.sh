@@ -2,7 +2,7 @@
 # Install the seven PDF text readers the tests read our output with (tests/readers.py), only
 # what is missing: poppler, MuPDF, Ghostscript and PDFBox from apt, a Java runtime and Node
 # when there are none, and pdf.js from the lock file in tests/tools/pdfjs.
-# pypdfium2 and pdfminer.six come with the Python dev dependencies (make deps).
+# pypdfium2 and pdfminer.six come with the test environment (.venv-test, requirements/test.txt).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
