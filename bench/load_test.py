@@ -1,6 +1,6 @@
 """Load test (not a test): a bulk burst with interactive one-page jobs arriving throughout.
 
-    .venv/bin/python bench/load_test.py [--docs 24 --pages 10] [--every 3] [--workers 1]
+    .venv-test/bin/python bench/load_test.py [--docs 24 --pages 10] [--every 3] [--workers 1]
 
 Starts `pressroom serve` (SQLite, local disk: the embedded default) with ``--workers`` bulk
 worker processes and one interactive worker, uploads ``--docs`` documents of ``--pages`` scanned

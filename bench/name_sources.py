@@ -1,6 +1,6 @@
 """What each source of names pays for itself, and what the model costs (a benchmark, not a test).
 
-    .venv/bin/python bench/name_sources.py [--presidio-research-repo PATH] [--pages 20]
+    .venv-test/bin/python bench/name_sources.py [--presidio-research-repo PATH] [--pages 20]
 
 Names in presidio-research's 1,500 synthetic sentences (read at run time from a local mirror, as
 ``bench/peer_vectors.py`` does; never copied here), scored "in full" (one name finding covers the

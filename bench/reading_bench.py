@@ -15,7 +15,7 @@ photo, small print, two columns or a table), in one run on one pinned core:
 
 Prints figures; asserts nothing. About 10-15 minutes with ``--per-kind 1 --rounds 2``.
 
-    .venv/bin/python bench/reading_bench.py [--per-kind 1] [--rounds 2] [--halves dev,held-out]
+    .venv-test/bin/python bench/reading_bench.py [--per-kind 1] [--rounds 2] [--halves dev,held-out]
 
 OCRmyPDF is looked for in .venv-bench (``python3 -m venv .venv-bench &&
 .venv-bench/bin/pip install ocrmypdf``) or on PATH; without it its columns are left out.

@@ -1,7 +1,7 @@
 """Redaction benchmark (not a test): recall per class, precision, keep rate, held documents and
 seconds per page, per render scale and per corpus half.
 
-    .venv/bin/python bench/redaction_bench.py [--docs 27] [--dpi 300] [--quick] [--jobs 2]
+    .venv-test/bin/python bench/redaction_bench.py [--docs 27] [--dpi 300] [--quick] [--jobs 2]
 
 The corpus is ``pressroom/redact/documents.py``: news and feature articles, interview
 transcripts, bank statements, window-envelope letters, forms, a scan with a sideways page, faint

@@ -1,6 +1,6 @@
 """Scale-out benchmark (not a test): PostgreSQL vs SQLite, and pages/min with 1 vs 2 workers.
 
-    .venv/bin/python bench/scaleout_bench.py [--rounds 2] [--jobs 3000] [--docs 8 --pages 3]
+    .venv-test/bin/python bench/scaleout_bench.py [--rounds 2] [--jobs 3000] [--docs 8 --pages 3]
 
 1. claim+complete throughput of the job store (no document work: the queue's own cost) with
    1, 2 and 4 worker processes, PostgreSQL (127.0.0.1:5432, a fresh database per run) and SQLite

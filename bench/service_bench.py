@@ -1,6 +1,6 @@
 """Service benchmark (not a test): accept latency under load, queue throughput, lane isolation.
 
-    .venv/bin/python bench/service_bench.py
+    .venv-test/bin/python bench/service_bench.py
 
 1. claim+complete throughput of the SQLite job store with 1, 2 and 4 worker processes
    (no document work: the queue's own cost);

@@ -1,6 +1,6 @@
 """Tarpit benchmark (not a test): the next job's wait behind a webhook endpoint that trickles.
 
-    .venv/bin/python bench/tarpit_bench.py [--rounds 5] [--every 4] [--give-up 60]
+    .venv-test/bin/python bench/tarpit_bench.py [--rounds 5] [--every 4] [--give-up 60]
 
 `pressroom serve` on SQLite with one bulk worker and no interactive one (the tarpit's best
 case: a single worker to hold). Each round: tenant A's job carries a webhook to a tarpit

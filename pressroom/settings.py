@@ -17,7 +17,9 @@ class Limits:
 
     max_bytes: int = 256 * MIB
     max_pages: int = 2000
-    max_pixels: int = 150_000_000  # per bitmap made (render, upscale, redaction raster)
+    # per bitmap made (render, upscale, redaction raster): 100 Mpx is A0 at 250 dpi, A3 at 600;
+    # an honest 146 Mpx page peaked at 1.1 GB redacting, the NER model loaded (bomb_bench.py)
+    max_pixels: int = 100_000_000
     max_dpi: int = 400  # rendering above this costs time and buys no accuracy
     min_dpi: int = 150
     # Every bitmap one pass over a document makes, summed: a document at the page limit of
