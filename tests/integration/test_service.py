@@ -22,6 +22,7 @@ from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner
 from tests.conftest import FakeClock
 from tests.helpers import output_text, small_scan
+from tests.hookservers import Receiver
 
 LINES = ("Waiver signed by the participant", "Payout approved 2026")
 
@@ -321,36 +322,6 @@ def test_metrics_show_queue_stages_and_dead_letters(
     assert "pressroom_scratch_bytes 0.0" in text
 
 
-class _Receiver:
-    """A webhook endpoint on loopback that records what it is sent."""
-
-    def __init__(self, status: int = 200) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, HTTPServer
-
-        self.received: list[tuple[dict[str, str], bytes]] = []
-        self.status = status
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["content-length"]))
-                outer.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(outer.status)
-                self.end_headers()
-
-            def log_message(self, *_args: Any) -> None:
-                pass
-
-        self.server = HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_webhook_is_signed_sent_once_the_job_ends_and_retried_on_failure(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
 ) -> None:
@@ -359,7 +330,7 @@ def test_webhook_is_signed_sent_once_the_job_ends_and_retried_on_failure(
     from pressroom.notify.webhooks import deliver_due, signature
 
     services.settings = replace(services.settings, webhook_allow_private=True)
-    receiver = _Receiver(status=500)
+    receiver = Receiver(status=500)
     try:
         client, headers = api
         job_id = post(client, headers, png_bytes(tmp_path), webhook_url=receiver.url).json()["id"]
