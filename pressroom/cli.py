@@ -654,15 +654,17 @@ def server_config(app: Any, host: str, port: int, settings: Settings) -> Any:
     the client's address, and a forged one would open what is open to loopback."""
     import uvicorn
 
-    from pressroom.api.server import protocol_with_header_timeout
+    from pressroom.api.server import guarded_protocol
 
     trusted = ",".join(settings.trusted_proxies)
     return uvicorn.Config(
         app,
         host=host,
         port=port,
-        # request headers must arrive within the deadline (a half-sent header is closed)
-        http=protocol_with_header_timeout(settings.header_timeout_s),
+        # deadlines on what the server waits for: headers, an unread body, a body being read
+        http=guarded_protocol(
+            settings.header_timeout_s, settings.upload_deadline_s + settings.header_timeout_s
+        ),
         timeout_keep_alive=5,
         log_level="warning",
         access_log=False,

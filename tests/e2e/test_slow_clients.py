@@ -65,6 +65,37 @@ def test_a_kept_alive_connection_must_send_its_next_headers_in_time(guarded: Ser
     sock.close()
 
 
+def test_a_body_trickled_after_an_early_answer_is_cut_off(guarded: Server) -> None:
+    """No key: the API answers 401 before reading the body. A client that goes on trickling
+    that body (one byte a second) must not keep the connection."""
+    sock = _connect(guarded)
+    sock.sendall(b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+    sock.settimeout(5)
+    assert sock.recv(4096).startswith(b"HTTP/1.1 401")
+    closed = False
+    for _ in range(15):  # well past the 1 s deadline; each byte would restart a naive timer
+        try:
+            sock.sendall(b"x")
+        except OSError:
+            closed = True
+            break
+        if _closed_within(sock, 1.0) is not None:
+            closed = True
+            break
+    sock.close()
+    assert closed
+
+
+def test_the_request_after_a_drained_body_gets_its_own_header_deadline(guarded: Server) -> None:
+    sock = _connect(guarded)
+    sock.sendall(b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n")
+    sock.settimeout(5)
+    assert sock.recv(4096).startswith(b"HTTP/1.1 401")
+    sock.sendall(b"12345GET /healthz HTTP/1.1\r\nHo")  # the body, then half a request
+    assert _closed_within(sock, 8) is not None
+    sock.close()
+
+
 def test_a_stalled_upload_is_answered_408_and_its_scratch_removed(guarded: Server) -> None:
     key = guarded.client.headers["Authorization"]
     boundary = "slowboundary"
