@@ -48,7 +48,7 @@ from pressroom.redact.policy import RedactionPolicy, parse_policy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import TENANT_RE, source_key
-from pressroom.templates import registered_template
+from pressroom.templates import REGISTERED_NAME, registered_template
 
 log = logging.getLogger("pressroom.api")
 MAX_TITLE = 200
@@ -263,12 +263,21 @@ def create_app(services: Services) -> FastAPI:
         if declared_bytes is not None and declared_bytes > settings.limits.max_bytes + 65536:
             raise TooLarge(f"the upload exceeds {settings.limits.max_bytes:,} bytes")
         allowed = await run_in_threadpool(services.store.allowed_templates, who)
-        # over quota already (or certainly after this body): refused before reading a byte
-        least = max(0, (declared_bytes or 0) - MAX_FORM_OVERHEAD)
-        await run_in_threadpool(lambda: _check_quota(services, who, least))
+        started = await run_in_threadpool(services.clock)
+        known = idempotency_key is not None and await run_in_threadpool(
+            services.store.find_idempotent, who, idempotency_key
+        )
+        if not known:  # a retry of an accepted upload adds nothing: never refused for quota
+            # over quota already (or certainly after this body): refused before reading a byte
+            least = max(0, (declared_bytes or 0) - MAX_FORM_OVERHEAD)
+            await run_in_threadpool(lambda: _check_quota(services, who, least))
+
+        def early(fields: dict[str, str]) -> None:
+            # on the event loop, inside the multipart parser: pure checks only, no I/O
+            _check_fields(fields, settings, allowed, idempotency_key, started, load=False)
 
         def check(fields: dict[str, str]) -> _Fields:
-            return _check_fields(fields, settings, allowed, idempotency_key, services.clock())
+            return _check_fields(fields, settings, allowed, idempotency_key, started)
 
         with job_scratch(settings.scratch_dir) as scratch:
             form = await receive_upload(
@@ -276,7 +285,7 @@ def create_app(services: Services) -> FastAPI:
                 request.stream(),
                 scratch / "upload",
                 max_bytes=settings.limits.max_bytes,
-                before_file=check,
+                before_file=early,
                 idle_s=settings.body_timeout_s,
                 deadline_s=settings.upload_deadline_s,
             )
@@ -359,6 +368,7 @@ def create_app(services: Services) -> FastAPI:
         def admit_again(conn: Any) -> None:
             # the same rules, in the insert's own transaction: an upload that raced this one
             # past the first check cannot take us over a quota or a deadline
+            _check_quota(services, who, form.size, conn=conn)
             admit(
                 services.store,
                 services.admission,
@@ -460,7 +470,8 @@ def create_app(services: Services) -> FastAPI:
                 artifact_sha256=sha,
             )
         )
-        if not ok:
+        if not ok:  # expired or decided meanwhile: the copy made for publishing must not stay
+            await run_in_threadpool(services.blobs.delete, published)
             raise NotFound("the job is no longer in review")
         await run_in_threadpool(services.blobs.delete, held)
         if job.source_key:  # delivered: the source goes, and with it any way to run the job again
@@ -593,14 +604,21 @@ def _check_fields(
     allowed: frozenset[str] | None,
     idempotency_key: str | None,
     now: float,
+    *,
+    load: bool = True,
 ) -> _Fields:
     """Every small field judged, without touching the network; called before the file is
-    written (on the fields sent ahead of it) and again on all of them."""
+    written (on the fields sent ahead of it, ``load=False``: no file is read) and again on all
+    of them (the template loaded too)."""
     template_name = fields.get("template") or "plain"
-    registered_template(template_name, settings.template_dirs)
+    if not REGISTERED_NAME.match(template_name):
+        raise UnknownTemplate("template must be a registered template's name (a-z, 0-9, _ and -)")
     if allowed is not None and template_name not in allowed:
         # the same answer as for a name that does not exist: another tenant's brand is private
+        # (checked before loading anything, so a broken brand of theirs says nothing either)
         raise UnknownTemplate("unknown template")
+    if load:
+        registered_template(template_name, settings.template_dirs)
     try:
         lane = Lane(fields.get("lane") or "bulk")
     except ValueError:
@@ -624,13 +642,14 @@ def _check_fields(
     return _Fields(template_name, lane, title, deadline, customer, policy, keep_pixels)
 
 
-def _check_quota(services: Services, tenant: str, incoming: int) -> None:
-    """Per-tenant byte quotas: sources still held, and bytes accepted in the last hour."""
+def _check_quota(services: Services, tenant: str, incoming: int, conn: Any = None) -> None:
+    """Per-tenant byte quotas: sources still held, and bytes accepted in the last hour. With
+    ``conn``, inside the insert's transaction (serialised per tenant with admission's)."""
     settings = services.settings
     if not settings.tenant_max_stored_bytes and not settings.tenant_max_bytes_per_hour:
         return
     now = services.clock()
-    held, last_hour = services.store.tenant_bytes(tenant, since=now - 3600.0)
+    held, last_hour = services.store.tenant_bytes(tenant, since=now - 3600.0, conn=conn)
     if settings.tenant_max_stored_bytes and held + incoming > settings.tenant_max_stored_bytes:
         raise QuotaExceeded(
             f"this tenant's stored sources would pass {settings.tenant_max_stored_bytes:,} bytes",

@@ -99,7 +99,13 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(
-        url, pool_pre_ping=True, pool_size=5, max_overflow=10, hide_parameters=True
+        url,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=10,
+        hide_parameters=True,
+        # an unreachable host fails in seconds (a transient error), not after the OS's minutes
+        connect_args={"connect_timeout": 5},
     )
 
 
@@ -131,7 +137,10 @@ class DatabaseClock:
                 )
                 after = time.monotonic()
         except SQLAlchemyError:
-            return  # keep the last offset; the store's own calls report the outage
+            # keep the last offset and try again at the next resync, not at every call: an
+            # unreachable database must not cost each caller a connect attempt
+            self._synced = time.monotonic()
+            return
         self._offset = db_now - (before + after) / 2
         self._synced = after
 
@@ -919,10 +928,14 @@ class SqlJobStore:
             self._event(conn, job_id, "dead_letter", "REVIEW_EXPIRED", now)
             return row[0], row[1]
 
-    def tenant_bytes(self, tenant: str, *, since: float) -> tuple[int, int]:
+    def tenant_bytes(
+        self, tenant: str, *, since: float, conn: Connection | None = None
+    ) -> tuple[int, int]:
         """(bytes of this tenant's sources still held, bytes of sources accepted since
-        ``since``): what the per-tenant byte quotas count."""
-        with self._tx(read_only=True) as conn:
+        ``since``): what the per-tenant byte quotas count. ``conn``: inside that transaction."""
+        with contextlib.ExitStack() as stack:
+            if conn is None:
+                conn = stack.enter_context(self._tx(read_only=True))
             held = conn.execute(
                 select(func.coalesce(func.sum(jobs.c.source_bytes), 0)).where(
                     jobs.c.tenant == tenant, jobs.c.source_key.is_not(None)
@@ -1160,7 +1173,15 @@ class SqlJobStore:
         if row[3] is None or now - float(row[3]) > KEY_USE_GRAIN_S:
             with contextlib.suppress(TransientError), self._tx() as conn:
                 conn.execute(
-                    update(api_keys).where(api_keys.c.key_hash == digest).values(last_used_at=now)
+                    update(api_keys)
+                    .where(
+                        api_keys.c.key_hash == digest,
+                        or_(
+                            api_keys.c.last_used_at.is_(None),
+                            api_keys.c.last_used_at < now - KEY_USE_GRAIN_S,
+                        ),
+                    )
+                    .values(last_used_at=now)
                 )
         return str(row[0]), str(row[1])
 

@@ -241,6 +241,8 @@ class Supervisor:
         self._stopping.set()
         if self._thread is not None:
             self._thread.join()
+        if self._services is not None:  # opened by the memory guard
+            self._services.store.engine.dispose()
         self._stop_event.set()
         deadline = time.monotonic() + timeout
         for slot in self._slots:
