@@ -348,3 +348,80 @@ def repeated_kids(path: Path, count: int = 300_000) -> Path:
             *_SHARED,
         ],
     )
+
+
+def image_drawn_as(path: Path, draw: bytes, side: int = 30_000) -> Path:
+    """A ``side`` x ``side`` image in the page's resources as ``/Im``, drawn by ``draw`` (a
+    content stream spelling ``/Im Do`` in some lawful but unusual way)."""
+    pdf = pikepdf.Pdf.new()
+    image = _empty_image(pdf, side)
+    _page(
+        pdf,
+        pdf.make_stream(b"q 600 0 0 780 0 0 cm " + draw + b" Q"),
+        Dictionary(XObject=Dictionary(Im=image)),
+    )
+    pdf.save(path)
+    return path
+
+
+def inline_image_spelled(path: Path, head: bytes, side: int = 30_000) -> Path:
+    """An inline image whose dictionary is written ``head`` (``%d`` twice for the sides)."""
+    pdf = pikepdf.Pdf.new()
+    data = zlib.compress(b"\0" * 1024)
+    content = b"q 600 0 0 780 0 0 cm " + head % (side, side) + b" ID " + data + b" EI Q"
+    _page(pdf, pdf.make_stream(content), Dictionary())
+    pdf.save(path)
+    return path
+
+
+def deep_tree_inherited_image(path: Path, depth: int = 63, side: int = 30_000) -> Path:
+    """One page at the bottom of a ``depth``-deep page tree whose only /Resources (holding a
+    huge image) sit on the root, inherited all the way down."""
+    pdf = pikepdf.Pdf.new()
+    image = _empty_image(pdf, side)
+    _page(pdf, pdf.make_stream(b"q 600 0 0 780 0 0 cm /Im Do Q"), Dictionary())
+    root = pdf.Root.Pages
+    page = pdf.pages[0].obj
+    del page["/Resources"]
+    leaf_parent = root
+    chain = []
+    for _ in range(depth - 1):
+        node = pdf.make_indirect(Dictionary(Type=Name.Pages, Count=1, Kids=Array([])))
+        chain.append(node)
+    parent = root
+    for node in chain:
+        node.Parent = parent
+        parent.Kids = Array([node])
+        parent = node
+    leaf_parent = parent
+    leaf_parent.Kids = Array([page])
+    page.Parent = leaf_parent
+    root.Resources = Dictionary(XObject=Dictionary(Im=image))
+    pdf.save(path)
+    return path
+
+
+def form_measured_under_small_resources(path: Path, side: int = 30_000) -> Path:
+    """A form without resources of its own, drawn first from a caller whose ``/X`` is a 1-pixel
+    image and then from one whose ``/X`` is huge."""
+    pdf = pikepdf.Pdf.new()
+    form = pdf.make_stream(
+        b"q 600 0 0 780 0 0 cm /X Do Q",
+        Type=Name.XObject,
+        Subtype=Name.Form,
+        BBox=Array([0, 0, 612, 792]),
+    )
+
+    def caller(image: pikepdf.Stream) -> pikepdf.Stream:
+        return pdf.make_stream(
+            b"/F Do",
+            Type=Name.XObject,
+            Subtype=Name.Form,
+            BBox=Array([0, 0, 612, 792]),
+            Resources=Dictionary(XObject=Dictionary(F=form, X=image)),
+        )
+
+    small, big = caller(_empty_image(pdf, 1)), caller(_empty_image(pdf, side))
+    _page(pdf, pdf.make_stream(b"/A Do /B Do"), Dictionary(XObject=Dictionary(A=small, B=big)))
+    pdf.save(path)
+    return path

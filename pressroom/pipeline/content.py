@@ -36,11 +36,18 @@ _IS_DELIM = np.zeros(256, dtype=bool)
 _IS_DELIM[list(_DELIMS)] = True
 _STARTS_OPERATOR = np.zeros(256, dtype=bool)  # operators are keywords: letters, ' and "
 _STARTS_OPERATOR[list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'\"")] = True
-_DO = re.compile(rb"/([^\s()<>\[\]{}/%]+)\s*Do(?![^\s()<>\[\]{}/%])")
-_INLINE = re.compile(rb"\bBI\s")
-_INLINE_DICT = 1024  # an inline image's dictionary is a few short entries
-_INLINE_W = re.compile(rb"/(?:W|Width)\s+(\d{1,12})\b")
-_INLINE_H = re.compile(rb"/(?:H|Height)\s+(\d{1,12})\b")
+# PDF's own lexical rules, not Python's: NUL is white space, a comment runs to the end of its
+# line and separates tokens as white space does, and these characters end a name or keyword.
+_WS = rb"[\x00\t\n\f\r ]"
+_GAP = rb"(?:" + _WS + rb"|%[^\r\n]*)"
+_REGULAR = rb"[^\x00\t\n\f\r ()<>\[\]{}/%]"
+_DO = re.compile(rb"/(" + _REGULAR + rb"+)" + _GAP + rb"*Do(?!" + _REGULAR + rb")")
+_INLINE = re.compile(rb"(?<!" + _REGULAR + rb")BI(?!" + _REGULAR + rb")")
+_INLINE_ID = re.compile(rb"(?<!" + _REGULAR + rb")ID(?!" + _REGULAR + rb")")
+# An inline image's dictionary is a few short entries; a longer one is refused, not skipped.
+_INLINE_DICT = 64 * 1024
+_INLINE_W = re.compile(rb"/(?:W|Width)(?!" + _REGULAR + rb")" + _GAP + rb"*(\d{1,12})")
+_INLINE_H = re.compile(rb"/(?:H|Height)(?!" + _REGULAR + rb")" + _GAP + rb"*(\d{1,12})")
 _NAME_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
 
 
@@ -193,16 +200,21 @@ class ContentMeter:
             return _Cost()  # a form drawing itself: PDFium refuses the inner draw
         if len(path) >= MAX_FORM_DEPTH:
             raise ContentLimit(f"page {self._page} nests forms more than {MAX_FORM_DEPTH} deep")
-        known = self._forms.get(key)
-        if known is not None:
-            return known
         own = form.get("/Resources")
         resources = own if isinstance(own, pikepdf.Dictionary) else parent
+        # a form without resources of its own draws from its caller's: it costs what each
+        # caller's resources make it cost, so only a form with its own is remembered (every
+        # use still adds to the page's caps, so measuring each use again stays bounded)
+        memo = key if resources is own else None
+        known = self._forms.get(memo) if memo is not None else None
+        if known is not None:
+            return known
         cost = _Cost()
         inner = (*path, key)
         self._add_content(cost, self._tally(form, cost), resources, inner)
         self._add_resources(cost, resources if own is not None else None, inner)
-        self._forms[key] = cost
+        if memo is not None:
+            self._forms[memo] = cost
         return cost
 
     def _add_resources(
@@ -291,11 +303,15 @@ class ContentMeter:
                 uses[_name(m.group(1))] += 1
             for m in _INLINE.finditer(data):
                 head = data[m.end() : m.end() + _INLINE_DICT]
-                end = head.find(b"ID")
-                head = head[:end] if end >= 0 else b""
+                end = _INLINE_ID.search(head)
+                head = head[: end.start()] if end else b""
                 w, h = _INLINE_W.search(head), _INLINE_H.search(head)
-                if w and h:
-                    inline.append(int(w.group(1)) * int(h.group(1)))
+                if not (w and h):
+                    # what a renderer might decode but we cannot size: refused, never skipped
+                    raise ContentLimit(
+                        f"page {self._page} holds an inline image whose size cannot be read"
+                    )
+                inline.append(int(w.group(1)) * int(h.group(1)))
         return _Tally(len(data), scan.operators, scan.text_bytes, uses, tuple(inline))
 
 
@@ -391,9 +407,10 @@ def _name(raw: bytes) -> str:
 def _inherited(page: pikepdf.Object, key: str) -> pikepdf.Object | None:
     """A page attribute, from the page or the nearest node above it that has it."""
     node: pikepdf.Object | None = page
-    for _ in range(64):
-        if not isinstance(node, pikepdf.Dictionary):
-            return None
+    seen: set[object] = set()
+    # as far up as a renderer goes: to the root, however deep the tree (cycles end it)
+    while isinstance(node, pikepdf.Dictionary) and _key(node) not in seen:
+        seen.add(_key(node))
         value = node.get(key)
         if value is not None:
             return value

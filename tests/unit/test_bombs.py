@@ -73,6 +73,30 @@ BOMBS: list[tuple[str, str, Make]] = [
     ("inline-image", "PIXEL_LIMIT", lambda p: bombs.inline_image_bomb(p)),
     ("jpeg-bigger-than-declared", "PIXEL_LIMIT", lambda p: bombs.jpeg_liar(p)),
     ("forms-45-deep", "CONTENT_LIMIT", lambda p: bombs.nested_image_bomb(p, 45, 100)),
+    # the same image drawn in lawful spellings a naive scan misses: a comment or NUL between
+    # the name and Do, an inline image glued to BI or with a long dictionary, resources
+    # inherited from the root of a deep page tree, a form measured first under small resources
+    ("do-after-comment", "PIXEL_LIMIT", lambda p: bombs.image_drawn_as(p, b"/Im %x\nDo")),
+    ("do-after-nul", "PIXEL_LIMIT", lambda p: bombs.image_drawn_as(p, b"/Im\x00Do")),
+    (
+        "inline-glued",
+        "PIXEL_LIMIT",
+        lambda p: bombs.inline_image_spelled(p, b"BI/W %d/H %d/CS/G/BPC 8/F/Fl"),
+    ),
+    (
+        "inline-long-dictionary",
+        "PIXEL_LIMIT",
+        lambda p: bombs.inline_image_spelled(
+            p, b"BI /W %d /H %d /CS /G /BPC 8 /F /Fl /Pad (" + b"x" * 2000 + b")"
+        ),
+    ),
+    (
+        "inline-unsized",
+        "CONTENT_LIMIT",
+        lambda p: bombs.inline_image_spelled(p, b"BI /CS /G /BPC 8 /F /Fl /Pad [%d %d]"),
+    ),
+    ("inherited-64-deep", "PIXEL_LIMIT", lambda p: bombs.deep_tree_inherited_image(p, 64)),
+    ("form-memo", "PIXEL_LIMIT", bombs.form_measured_under_small_resources),
     # one real page under a tree that claims millions: corrupt, not an internal error
     ("tree-claims-5M", "CORRUPT", lambda p: bombs.lying_page_tree(p, 5_000_000)),
     ("tree-claims-3", "CORRUPT", lambda p: bombs.lying_page_tree(p, 3)),
