@@ -6,6 +6,7 @@ make it dangerous as arguments, so tests can vary them.
 
 from __future__ import annotations
 
+import re
 import zlib
 from pathlib import Path
 
@@ -424,4 +425,15 @@ def form_measured_under_small_resources(path: Path, side: int = 30_000) -> Path:
     small, big = caller(_empty_image(pdf, 1)), caller(_empty_image(pdf, side))
     _page(pdf, pdf.make_stream(b"/A Do /B Do"), Dictionary(XObject=Dictionary(A=small, B=big)))
     pdf.save(path)
+    return path
+
+
+def xref_size_liar(path: Path, claimed: int = 20_000_000) -> Path:
+    """A one-page PDF whose trailer claims ``claimed`` objects: qpdf sizes its table by it."""
+    text_pages(path, 1)
+    data = path.read_bytes()
+    head, sep, tail = data.rpartition(b"trailer")
+    assert sep, "pikepdf wrote a cross-reference stream; expected a table"
+    tail = re.sub(rb"/Size \d+", b"/Size %d" % claimed, tail, count=1)
+    path.write_bytes(head + sep + tail)
     return path

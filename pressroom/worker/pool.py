@@ -55,8 +55,10 @@ def worker_main(
     runner = JobRunner(services, TesseractEngine(languages=settings.languages), owner)
     if current is not None:
 
-        def running(job_id: str | None) -> None:
-            current.value = f"{job_id} {owner}".encode() if job_id else b""
+        def running(job: Any) -> None:
+            current.value = (
+                f"{job.id} {owner} {job.deadline_at or 0}".encode() if job is not None else b""
+            )
 
         runner.on_job = running
     claim_lanes = tuple(Lane(x) for x in lanes)
@@ -126,7 +128,12 @@ def resident_bytes(pid: int) -> int:
 
 
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-MEMORY_TICK_S = 0.2
+# the guard's tick: reading a worker's resident size is a few microseconds, and a bomb can
+# allocate hundreds of megabytes between two ticks
+MEMORY_TICK_S = 0.05
+# a job stuck inside one call is stopped this long after its deadline (the stages' own checks
+# end the usual overrun first, with the job's state written properly)
+DEADLINE_GRACE_S = 30.0
 
 
 @dataclass
@@ -137,6 +144,7 @@ class Supervisor:
     pools: dict[Lane, int]
     max_jobs: int = 200
     target: Any = worker_main  # what each worker process runs (tests give a misbehaving one)
+    deadline_grace_s: float = DEADLINE_GRACE_S
     _ctx: Any = field(default_factory=lambda: mp.get_context("spawn"))
     _slots: list[_Slot] = field(default_factory=list)
     _thread: threading.Thread | None = None
@@ -173,8 +181,12 @@ class Supervisor:
             limit = self.settings.worker_memory_limit_bytes
             for slot in self._slots:
                 pid = slot.process.pid if slot.process is not None else None
-                if limit and pid and resident_bytes(pid) > limit:
-                    self._over_memory(slot)
+                if not pid or not slot.process.is_alive():  # type: ignore[union-attr]
+                    continue
+                if limit and resident_bytes(pid) > limit:
+                    self._stop_job(slot, "MEMORY_LIMIT")
+                elif self._overdue(slot):
+                    self._stop_job(slot, "DEADLINE_EXCEEDED")
             if time.monotonic() - last_restart_check < 1.0:
                 continue
             last_restart_check = time.monotonic()
@@ -190,27 +202,50 @@ class Supervisor:
                     slot.restarts += 1
                     self._spawn(slot)
 
-    def _over_memory(self, slot: _Slot) -> None:
-        """A worker passed the resident-memory ceiling: stop it at once (nothing it could
-        still do is worth the host), and end its job's attempt MEMORY_LIMIT — retried once,
-        in case something else crowded it; the second time, permanent."""
+    def _running(self, slot: _Slot) -> tuple[str, str, float] | None:
+        """(job id, owner, deadline or 0) of the job the slot's worker runs now."""
+        parts = slot.current.value.decode(errors="replace").split()
+        if len(parts) != 3:
+            return None
+        try:
+            return parts[0], parts[1], float(parts[2])
+        except ValueError:
+            return None
+
+    def _overdue(self, slot: _Slot) -> bool:
+        """Past its deadline by the grace: the worker is stuck inside one call (a PDFium load
+        or render, a recognition) that the stage checks between pages cannot interrupt."""
+        running = self._running(slot)
+        return running is not None and 0 < running[2] < time.time() - self.deadline_grace_s
+
+    def _stop_job(self, slot: _Slot, code: str) -> None:
+        """Stop a worker at once (nothing it could still do is worth the host or the lane) and
+        end its job's attempt with ``code``: MEMORY_LIMIT is retried once, in case something
+        else crowded it, and is permanent the second time; DEADLINE_EXCEEDED is permanent."""
         assert slot.process is not None
-        running = slot.current.value.decode(errors="replace").split()
+        running = self._running(slot)
         slot.process.kill()
         slot.process.join(5.0)
+        slot.current.value = b""
         log.warning(
-            "worker over its memory limit; stopped",
+            "worker stopped",
             extra={
                 "lane": slot.lanes[0],
                 "job_id": running[0] if running else None,
-                "code": "MEMORY_LIMIT",
+                "code": code,
                 "bytes": self.settings.worker_memory_limit_bytes,
             },
         )
-        if len(running) != 2:
+        if running is None:
             return
-        job_id, owner = running
-        slot.current.value = b""
+        job_id, owner, _deadline = running
+        if code == "MEMORY_LIMIT":
+            message = (
+                "the worker passed its memory limit of "
+                f"{self.settings.worker_memory_limit_bytes // (1024 * 1024)} MiB"
+            )
+        else:
+            message = "the job ran past its deadline inside one step; the worker was stopped"
         try:
             if self._services is None:
                 from pressroom.service import open_services
@@ -221,17 +256,14 @@ class Supervisor:
             services.store.fail(
                 job_id,
                 owner,
-                code="MEMORY_LIMIT",
-                message=(
-                    "the worker passed its memory limit of "
-                    f"{self.settings.worker_memory_limit_bytes // (1024 * 1024)} MiB"
-                ),
-                permanent=job is not None and job.reason == "MEMORY_LIMIT",
+                code=code,
+                message=message,
+                permanent=code != "MEMORY_LIMIT" or (job is not None and job.reason == code),
                 now=services.clock(),
                 policy=services.retry,
             )
         except Exception:  # the lease lapses and the rescuer retries it instead
-            log.warning("could not record MEMORY_LIMIT", extra={"job_id": job_id})
+            log.warning("could not record the stop", extra={"job_id": job_id, "code": code})
 
     def pids(self) -> list[int]:
         return [s.process.pid for s in self._slots if s.process is not None and s.process.pid]

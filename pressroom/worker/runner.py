@@ -91,8 +91,8 @@ class JobRunner:
     services: Services
     engine: OcrEngine
     owner: str
-    # told the id of each job as it starts and None as it ends (the supervisor's memory guard)
-    on_job: Callable[[str | None], None] | None = None
+    # told each job as it starts and None as it ends (the supervisor's memory and deadline guard)
+    on_job: Callable[[Job | None], None] | None = None
 
     def run_next(self, lanes: tuple[Lane, ...]) -> Job | None:
         """Claim and run one job; None when no job was waiting."""
@@ -103,7 +103,7 @@ class JobRunner:
         if job is None:
             return None
         if self.on_job is not None:
-            self.on_job(job.id)
+            self.on_job(job)
         try:
             self.run(job)
         finally:

@@ -398,11 +398,54 @@ def greedy_worker(
         job = services.store.claim(
             tuple(Lane(x) for x in lanes), owner, now=services.clock(), lease_s=600
         )
-    current.value = f"{job.id} {owner}".encode()
+    current.value = f"{job.id} {owner} 0".encode()
     hog = bytearray(400 * 1024 * 1024)  # touched below, so it is resident, not reserved
     for i in range(0, len(hog), 4096):
         hog[i] = 1
     stop.wait(60)
+
+
+def stuck_worker(
+    lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs: int, current: Any
+) -> None:
+    """A worker that claims a job and then never comes back from one call (as a PDFium load of
+    a hostile page would not), its deadline a second away."""
+    services = open_services(settings, migrate=False)
+    owner = f"stuck:{os.getpid()}"
+    job = None
+    while job is None:
+        if stop.wait(0.1):
+            return
+        job = services.store.claim(
+            tuple(Lane(x) for x in lanes), owner, now=services.clock(), lease_s=600
+        )
+    current.value = f"{job.id} {owner} {time.time() + 1.0}".encode()
+    time.sleep(600)  # deaf to the stop event too: only a kill ends it
+
+
+def test_a_job_stuck_past_its_deadline_is_stopped_and_ends_deadline_exceeded(
+    tmp_path: Path,
+) -> None:
+    from pressroom.worker.pool import Supervisor
+    from tests.e2e.conftest import poll
+
+    settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path / "scratch")
+    services = open_services(settings)
+    client = _client(services)
+    key = services.store.create_key("acme", now=services.clock())
+    job_id = post(client, _bearer(key), png_bytes(tmp_path)).json()["id"]
+    supervisor = Supervisor(settings, {Lane.BULK: 1}, target=stuck_worker, deadline_grace_s=0.5)
+    supervisor.start()
+    try:
+
+        def outcome() -> tuple[JobState, str | None]:
+            job = services.store.get(job_id)
+            assert job is not None
+            return job.state, job.reason
+
+        assert poll(lambda: outcome() == (JobState.REJECTED, "DEADLINE_EXCEEDED"), 60), outcome()
+    finally:
+        supervisor.stop(5)
 
 
 def test_a_worker_past_its_memory_limit_is_stopped_and_the_job_ends_memory_limit(
@@ -457,7 +500,12 @@ def test_the_runner_names_each_job_it_runs_for_the_memory_guard(services: Servic
     key = services.store.create_key("acme", now=services.clock())
     job_id = post(client, _bearer(key), png_bytes(services.settings.data_dir)).json()["id"]
     told: list[str | None] = []
-    runner = JobRunner(services, FakeOcrEngine(lines=("Hello",)), "w1", on_job=told.append)
+    runner = JobRunner(
+        services,
+        FakeOcrEngine(lines=("Hello",)),
+        "w1",
+        on_job=lambda job: told.append(None if job is None else job.id),
+    )
     assert runner.run_next((Lane.BULK,)) is not None
     assert told == [job_id, None]
     assert runner.run_next((Lane.BULK,)) is None and told == [job_id, None]

@@ -102,6 +102,8 @@ BOMBS: list[tuple[str, str, Make]] = [
     ("tree-claims-3", "CORRUPT", lambda p: bombs.lying_page_tree(p, 3)),
     ("subtree-claims-less", "CORRUPT", bombs.lying_subtree),
     ("kids-repeated-300k", "CORRUPT", lambda p: bombs.repeated_kids(p, 300_000)),
+    # a trailer claiming 20 million objects in a few KB: qpdf would size its table by it
+    ("xref-size-20M", "CORRUPT", lambda p: bombs.xref_size_liar(p, 20_000_000)),
 ]
 
 
