@@ -40,7 +40,7 @@ from pressroom.errors import (
     Unauthorized,
     UnknownTemplate,
 )
-from pressroom.jobs.admission import REFUSALS, admit, count_pages
+from pressroom.jobs.admission import REFUSALS, TooBigForQuota, admit, count_pages
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.detector import check_policy_classes
@@ -648,6 +648,12 @@ def _check_quota(services: Services, tenant: str, incoming: int, conn: Any = Non
     settings = services.settings
     if not settings.tenant_max_stored_bytes and not settings.tenant_max_bytes_per_hour:
         return
+    for cap, what in (
+        (settings.tenant_max_stored_bytes, "stored sources"),
+        (settings.tenant_max_bytes_per_hour, "uploads in an hour"),
+    ):
+        if cap and incoming > cap:  # waiting cannot help: refused for good, no Retry-After
+            raise TooBigForQuota(f"{incoming:,} bytes; this tenant's {what} may not pass {cap:,}")
     now = services.clock()
     held, last_hour = services.store.tenant_bytes(tenant, since=now - 3600.0, conn=conn)
     if settings.tenant_max_stored_bytes and held + incoming > settings.tenant_max_stored_bytes:

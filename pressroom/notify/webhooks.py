@@ -76,10 +76,11 @@ def system_resolver(host: str, port: int) -> list[str]:
 
 
 def check_addresses(addresses: Sequence[str]) -> None:
-    """Refuse unless every address (and any IPv4 address it embeds) is public."""
+    """Refuse unless every address (and any IPv4 address it embeds) is public unicast
+    (multicast counts as global to ``ipaddress``, but it is no webhook endpoint)."""
     for text in addresses:
         address = ipaddress.ip_address(text)
-        if not all(a.is_global for a in (address, *embedded_ipv4(address))):
+        if not all(a.is_global and not a.is_multicast for a in (address, *embedded_ipv4(address))):
             raise PrivateAddress("webhook_url points at a private or local address")
 
 

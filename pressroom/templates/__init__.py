@@ -166,7 +166,7 @@ def template_folders(extra: Iterable[Path] = ()) -> dict[str, Path]:
     return found
 
 
-REGISTERED_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+REGISTERED_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: no newline after
 
 
 def registered_template(name: str | None, extra: Iterable[Path] = ()) -> Template:

@@ -273,6 +273,31 @@ def test_stored_bytes_quota_counts_sources_still_held(services: Services, tmp_pa
     assert post(client, _bearer(acme), data).status_code == 202
 
 
+def test_one_upload_bigger_than_a_quota_is_refused_for_good(
+    services: Services, tmp_path: Path
+) -> None:
+    data = png_bytes(tmp_path)
+    services.settings = Settings(
+        data_dir=services.settings.data_dir,
+        scratch_dir=services.settings.scratch_dir,
+        tenant_max_bytes_per_hour=len(data) - 1,
+    )
+    client = _client(services)
+    response = post(client, _bearer(services.store.create_key("acme", now=0)), data)
+    assert response.status_code == 413  # no Retry-After: waiting cannot make it fit
+    assert response.json()["error"]["code"] == "QUOTA_EXCEEDED"
+    assert "retry-after" not in response.headers
+
+
+def test_template_names_end_where_they_end(services: Services, tmp_path: Path) -> None:
+    client = _client(services)
+    key = services.store.create_key("acme", now=0)
+    refused = post(client, _bearer(key), png_bytes(tmp_path), template="sample\n")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "UNKNOWN_TEMPLATE"
+    assert "registered template's name" in refused.json()["error"]["message"]
+
+
 def test_a_retry_of_an_accepted_upload_is_replayed_even_at_the_quota(
     services: Services, tmp_path: Path
 ) -> None:

@@ -380,6 +380,8 @@ def test_webhook_to_a_private_address_is_refused_unless_allowed(
         "[::127.0.0.1]",  # IPv4-compatible loopback
         "[::ffff:10.0.0.1]",  # IPv4-mapped
         "[2001:0:4136:e378:8000:63bf:3fff:fdd2]",  # Teredo, client 192.0.2.45
+        "224.0.0.1",  # multicast: global to ipaddress, but no endpoint
+        "[ff02::1]",  # IPv6 multicast
     ],
 )
 def test_webhook_addresses_embedding_a_private_ipv4_are_refused(host: str) -> None:
