@@ -33,6 +33,11 @@ class Limits:
     # 950 thousand rectangles peaked at 560 MB in a worker with the model loaded, ~10 s. A
     # 40 KB file can otherwise inflate to 10 million (measured: 2.7 GB, 70 s).
     max_page_operators: int = 1_000_000
+    # Every page's operators, summed: PDFium loads and renders about half a million a second
+    # (measured: 900 thousand took 0.5 s to load and 1.4 s to render), so this is a few minutes
+    # of drawing; a 2,000-page manual at 20,000 operators a page fits, 2,000 pages sharing one
+    # near-cap content stream (an hour and more from a 229 KB upload) do not.
+    max_document_operators: int = 50_000_000
     # The inflated bytes themselves (held while parsed); a million operators take 5-20 MiB.
     max_page_content_bytes: int = 32 * MIB
     # Bytes of text a page's strings show: PDFium's text page keeps ~110 bytes per character
@@ -63,6 +68,9 @@ class Limits:
             min_dpi=_int("PRESSROOM_MIN_DPI", d.min_dpi),
             max_document_pixels=_int("PRESSROOM_MAX_DOCUMENT_PIXELS", d.max_document_pixels),
             max_page_operators=_int("PRESSROOM_MAX_PAGE_OPERATORS", d.max_page_operators),
+            max_document_operators=_int(
+                "PRESSROOM_MAX_DOCUMENT_OPERATORS", d.max_document_operators
+            ),
             max_page_content_bytes=_int(
                 "PRESSROOM_MAX_PAGE_CONTENT_BYTES", d.max_page_content_bytes
             ),

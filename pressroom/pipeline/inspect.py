@@ -11,7 +11,7 @@ import pikepdf
 from pikepdf import Name
 
 from pressroom.engines import images, pdfium
-from pressroom.errors import Corrupt, Encrypted, PageLimit, PixelLimit, TooLarge
+from pressroom.errors import ContentLimit, Corrupt, Encrypted, PageLimit, PixelLimit, TooLarge
 from pressroom.models import DocumentInfo, PageInfo, SourceKind
 from pressroom.pipeline.content import ContentMeter
 from pressroom.pipeline.pixels import bitmap_pixels
@@ -207,7 +207,16 @@ def _inspect_pdf(path: Path, limits: Limits, every_page_dpi: float | None) -> li
                 raise Corrupt("the PDF's page tree is inconsistent")
             # Measured here, before PDFium loads a page: loading parses it all.
             meter = ContentMeter(limits)
-            costs = [meter.page(page, i + 1) for i, page in enumerate(pdf.pages)]
+            costs = []
+            operators = 0
+            for i, page in enumerate(pdf.pages):
+                costs.append(meter.page(page, i + 1))
+                operators += costs[-1].operators
+                if operators > limits.max_document_operators:
+                    raise ContentLimit(
+                        f"the document's pages hold more than "
+                        f"{limits.max_document_operators:,} drawing operators in all"
+                    )
     except pikepdf.PasswordError:
         raise Encrypted("the PDF is encrypted; remove the password first") from None
     except pikepdf.PdfError:

@@ -140,6 +140,19 @@ def test_caps_are_settings(tmp_path: Path) -> None:
         inspect_source(src, Limits.from_env(env))
 
 
+def test_a_document_has_an_operator_budget(tmp_path: Path) -> None:
+    """Pages each under the page cap, sharing one content stream, add up past the budget."""
+    page = bombs.operator_bomb(tmp_path / "one.pdf", 0.27)  # ~60,000 operators
+    with pikepdf.open(page) as pdf:
+        for _ in range(4):
+            pdf.pages.append(pdf.pages[0])
+        pdf.save(tmp_path / "five.pdf")
+    inspect_source(tmp_path / "five.pdf", Limits())
+    env = {"PRESSROOM_MAX_DOCUMENT_OPERATORS": "200000"}
+    with pytest.raises(ContentLimit, match="200,000 drawing operators in all"):
+        inspect_source(tmp_path / "five.pdf", Limits.from_env(env))
+
+
 @pytest.mark.parametrize(
     "make",
     [
