@@ -120,6 +120,27 @@ CASES = [
         "9k x 9k PNG at 50 dpi (81 Mpx, under the cap; 729 Mpx upscaled)",
         lambda p: bombs.low_dpi_png(p.with_suffix(".png"), 9_000, 50),
     ),
+    # an outside attacker's spellings (attack review): each drew a 30k x 30k image past the scan
+    Case("do-after-comment", "/Im %x<LF>Do", lambda p: bombs.image_drawn_as(p, b"/Im %x\nDo")),
+    Case("do-after-nul", "/Im<NUL>Do", lambda p: bombs.image_drawn_as(p, b"/Im\x00Do")),
+    Case(
+        "inline-glued",
+        "BI/W 30000/H 30000 (no spaces)",
+        lambda p: bombs.inline_image_spelled(p, b"BI/W %d/H %d/CS/G/BPC 8/F/Fl"),
+    ),
+    Case(
+        "inherited-64-deep",
+        "resources on the root of a 64-deep page tree",
+        lambda p: bombs.deep_tree_inherited_image(p, 64),
+    ),
+    Case(
+        "form-memo",
+        "a form measured first under a caller's 1-pixel /X",
+        bombs.form_measured_under_small_resources,
+    ),
+    Case(
+        "xref-size", "trailer claims 150 M objects", lambda p: bombs.xref_size_liar(p, 150_000_000)
+    ),
     Case("page-tree", "1 page, /Count 5,000,000", lambda p: bombs.lying_page_tree(p, 5_000_000)),
     Case("repeated-kids", "1.8 MB: one page listed 300k times", lambda p: bombs.repeated_kids(p)),
     # honest pages just under the caps: what the caps still let through costs this much
