@@ -410,19 +410,26 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def _claim_one(lanes: tuple[str, ...], settings: Settings, stop: Any, owner: str) -> Any:
+    """The first job a worker of these lanes can claim, or None once told to stop."""
+    services = open_services(settings, migrate=False)
+    while not stop.wait(0.1):
+        job = services.store.claim(
+            tuple(Lane(x) for x in lanes), owner, now=services.clock(), lease_s=600
+        )
+        if job is not None:
+            return job
+    return None
+
+
 def greedy_worker(
     lanes: tuple[str, ...], settings: Settings, stop: Any, max_jobs: int, current: Any
 ) -> None:
     """A worker that claims a job and then swells past any sane limit (a decoded bomb)."""
-    services = open_services(settings, migrate=False)
     owner = f"greedy:{os.getpid()}"
-    job = None
-    while job is None:
-        if stop.wait(0.1):
-            return
-        job = services.store.claim(
-            tuple(Lane(x) for x in lanes), owner, now=services.clock(), lease_s=600
-        )
+    job = _claim_one(lanes, settings, stop, owner)
+    if job is None:
+        return
     current.value = f"{job.id} {owner} 0".encode()
     hog = bytearray(400 * 1024 * 1024)  # touched below, so it is resident, not reserved
     for i in range(0, len(hog), 4096):
@@ -435,15 +442,10 @@ def stuck_worker(
 ) -> None:
     """A worker that claims a job and then never comes back from one call (as a PDFium load of
     a hostile page would not), its deadline a second away."""
-    services = open_services(settings, migrate=False)
     owner = f"stuck:{os.getpid()}"
-    job = None
-    while job is None:
-        if stop.wait(0.1):
-            return
-        job = services.store.claim(
-            tuple(Lane(x) for x in lanes), owner, now=services.clock(), lease_s=600
-        )
+    job = _claim_one(lanes, settings, stop, owner)
+    if job is None:
+        return
     current.value = f"{job.id} {owner} {time.time() + 1.0}".encode()
     time.sleep(600)  # deaf to the stop event too: only a kill ends it
 
