@@ -1,10 +1,25 @@
-"""Retry delays as data: min(cap, base * 2^attempt) * U(1, 1.25), so a failed batch spreads out."""
+"""Retries as data: whether a failed attempt is tried again, and when —
+min(cap, base * 2^attempt) * U(1, 1.25), so a failed batch spreads out."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+# Codes retried once (something else may have crowded the attempt) and permanent the second
+# time in a row: a file that takes a worker past its memory ceiling twice will do it again.
+ONCE_MORE = frozenset({"MEMORY_LIMIT"})
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What becomes of a job whose attempt failed: tried again after ``delay_s``, or dead."""
+
+    retry: bool
+    reason: str
+    message: str
+    delay_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,3 +37,23 @@ class RetryPolicy:
 
     def exhausted(self, attempts: int) -> bool:
         return attempts >= self.max_attempts
+
+    def decide(
+        self,
+        *,
+        attempts: int,
+        max_attempts: int,
+        code: str,
+        message: str,
+        permanent: bool,
+        previous_reason: str | None = None,
+    ) -> Decision:
+        """The one rule every path that fails a job follows (a worker's error, a lapsed lease,
+        the supervisor stopping a worker): a permanent error is dead at once with its own
+        code; anything else is retried until the job's attempts are spent, then dead
+        ``RETRIES_EXHAUSTED``."""
+        if permanent or (code in ONCE_MORE and previous_reason == code):
+            return Decision(False, code, message)
+        if attempts >= max_attempts:
+            return Decision(False, "RETRIES_EXHAUSTED", f"{attempts} attempts; last: {code}")
+        return Decision(True, code, message, self.delay(attempts))

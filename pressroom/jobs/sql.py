@@ -34,7 +34,7 @@ from sqlalchemy.exc import (
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from pressroom.errors import BadRequest, TransientError
-from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.backoff import Decision, RetryPolicy
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 from pressroom.jobs.schema import (
     api_keys,
@@ -441,47 +441,60 @@ class SqlJobStore:
     ) -> JobState | None:
         with self._tx() as conn:
             row = conn.execute(
-                select(jobs.c.attempts, jobs.c.max_attempts).where(self._owned(job_id, owner))
+                select(jobs.c.attempts, jobs.c.max_attempts, jobs.c.reason).where(
+                    self._owned(job_id, owner)
+                )
             ).first()
             if row is None:
                 return None
-            attempts, max_attempts = int(row[0]), int(row[1])
-            if permanent or attempts >= max_attempts:
-                state = JobState.REJECTED
-                values: dict[str, Any] = {
-                    "reason": code if permanent else "RETRIES_EXHAUSTED",
-                    "message": message if permanent else f"{attempts} attempts; last: {code}",
-                    "finished_at": now,
-                }
-            else:
-                state = JobState.RETRYING
-                values = {
-                    "reason": code,
-                    "message": message,
-                    "next_eligible_at": now + policy.delay(attempts),
-                }
+            decision = policy.decide(
+                attempts=int(row[0]),
+                max_attempts=int(row[1]),
+                code=code,
+                message=message,
+                permanent=permanent,
+                previous_reason=row[2],
+            )
             done = conn.execute(
                 update(jobs)
                 .where(self._owned(job_id, owner))
-                .values(
-                    state=state.value,
-                    stage=None,
-                    lease_owner=None,
-                    lease_expires_at=None,
-                    updated_at=now,
-                    **values,
-                )
+                .values(**self._decided(decision, now))
             )
             if done.rowcount != 1:  # the rescuer took the job between our read and write
                 return None
-            if state is JobState.REJECTED:
-                self._enqueue_webhook(conn, job_id, "job.rejected", now)
-                self._event(conn, job_id, "dead_letter", str(values["reason"]), now)
-            else:
-                self._event(conn, job_id, "retry", code, now)
-            if code == "DEADLINE_EXCEEDED":
-                self._event(conn, job_id, "deadline_miss", code, now)
-            return state
+            return self._record_decision(conn, job_id, decision, code, now)
+
+    @staticmethod
+    def _decided(decision: Decision, now: float) -> dict[str, Any]:
+        """The job row's new values after a failed attempt: retrying after the delay, or dead."""
+        values: dict[str, Any] = {
+            "state": (JobState.RETRYING if decision.retry else JobState.REJECTED).value,
+            "reason": decision.reason,
+            "message": decision.message,
+            "stage": None,
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "updated_at": now,
+        }
+        if decision.retry:
+            values["next_eligible_at"] = now + decision.delay_s
+        else:
+            values["finished_at"] = now
+        return values
+
+    def _record_decision(
+        self, conn: Connection, job_id: str, decision: Decision, code: str, now: float
+    ) -> JobState:
+        """What follows a failed attempt, the same on every path: a dead letter's webhook and
+        event, or a retry's event; a deadline miss is counted either way."""
+        if decision.retry:
+            self._event(conn, job_id, "retry", code, now)
+        else:
+            self._enqueue_webhook(conn, job_id, "job.rejected", now)
+            self._event(conn, job_id, "dead_letter", decision.reason, now)
+        if code == "DEADLINE_EXCEEDED":
+            self._event(conn, job_id, "deadline_miss", code, now)
+        return JobState.RETRYING if decision.retry else JobState.REJECTED
 
     def hold(
         self,
@@ -620,25 +633,19 @@ class SqlJobStore:
         rescued = 0
         with self._tx() as conn:
             expired = conn.execute(
-                select(jobs.c.id, jobs.c.attempts, jobs.c.max_attempts).where(
+                select(jobs.c.id, jobs.c.attempts, jobs.c.max_attempts, jobs.c.reason).where(
                     jobs.c.state == JobState.RUNNING.value, jobs.c.lease_expires_at < now
                 )
             ).all()
-            for job_id, attempts, max_attempts in expired:
-                if attempts >= max_attempts:
-                    values: dict[str, Any] = {
-                        "state": JobState.REJECTED.value,
-                        "reason": "RETRIES_EXHAUSTED",
-                        "message": f"{attempts} attempts; last: LEASE_EXPIRED",
-                        "finished_at": now,
-                    }
-                else:
-                    values = {
-                        "state": JobState.RETRYING.value,
-                        "reason": "LEASE_EXPIRED",
-                        "message": "the worker stopped answering; retried",
-                        "next_eligible_at": now + policy.delay(attempts),
-                    }
+            for job_id, attempts, max_attempts, reason in expired:
+                decision = policy.decide(
+                    attempts=int(attempts),
+                    max_attempts=int(max_attempts),
+                    code="LEASE_EXPIRED",
+                    message="the worker stopped answering; retried",
+                    permanent=False,
+                    previous_reason=reason,
+                )
                 done = conn.execute(
                     update(jobs)
                     .where(
@@ -646,20 +653,11 @@ class SqlJobStore:
                         jobs.c.state == JobState.RUNNING.value,
                         jobs.c.lease_expires_at < now,
                     )
-                    .values(
-                        stage=None,
-                        lease_owner=None,
-                        lease_expires_at=None,
-                        updated_at=now,
-                        **values,
-                    )
+                    .values(**self._decided(decision, now))
                 )
-                rescued += done.rowcount
-                if done.rowcount and values["state"] == JobState.REJECTED.value:
-                    self._enqueue_webhook(conn, str(job_id), "job.rejected", now)
-                    self._event(conn, str(job_id), "dead_letter", "RETRIES_EXHAUSTED", now)
-                elif done.rowcount:
-                    self._event(conn, str(job_id), "retry", "LEASE_EXPIRED", now)
+                if done.rowcount:
+                    rescued += 1
+                    self._record_decision(conn, str(job_id), decision, "LEASE_EXPIRED", now)
         return rescued
 
     # --- customers and verification ----------------------------------------------------------

@@ -252,13 +252,12 @@ class Supervisor:
 
                 self._services = open_services(self.settings, migrate=False)
             services = self._services
-            job = services.store.get(job_id)
             services.store.fail(
                 job_id,
                 owner,
                 code=code,
                 message=message,
-                permanent=code != "MEMORY_LIMIT" or (job is not None and job.reason == code),
+                permanent=code == "DEADLINE_EXCEEDED",  # MEMORY_LIMIT: the policy's rule
                 now=services.clock(),
                 policy=services.retry,
             )

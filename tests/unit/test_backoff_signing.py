@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pressroom.api.signing import BadSignature, LinkExpired, Signer
-from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.backoff import Decision, RetryPolicy
 
 
 def test_delay_doubles_up_to_the_cap_with_bounded_jitter() -> None:
@@ -24,6 +24,44 @@ def test_jitter_spreads_a_batch_that_failed_together() -> None:
     policy = RetryPolicy(base_s=5, cap_s=60)
     delays = {round(policy.delay(2), 3) for _ in range(50)}
     assert len(delays) > 10 and min(delays) >= 10 and max(delays) <= 12.5
+
+
+FIXED = RetryPolicy(base_s=5, cap_s=60, uniform=lambda a, b: a)
+
+
+@pytest.mark.parametrize(
+    ("attempts", "code", "permanent", "previous", "expected"),
+    [
+        (1, "STORE_UNAVAILABLE", False, None, Decision(True, "STORE_UNAVAILABLE", "m", 5.0)),
+        (2, "LEASE_EXPIRED", False, None, Decision(True, "LEASE_EXPIRED", "m", 10.0)),
+        (
+            4,
+            "LEASE_EXPIRED",
+            False,
+            None,
+            Decision(False, "RETRIES_EXHAUSTED", "4 attempts; last: LEASE_EXPIRED"),
+        ),
+        (1, "CORRUPT", True, None, Decision(False, "CORRUPT", "m")),
+        (1, "DEADLINE_EXCEEDED", True, None, Decision(False, "DEADLINE_EXCEEDED", "m")),
+        # MEMORY_LIMIT: once more, in case something else crowded it; dead the second time
+        (1, "MEMORY_LIMIT", False, None, Decision(True, "MEMORY_LIMIT", "m", 5.0)),
+        (2, "MEMORY_LIMIT", False, "LEASE_EXPIRED", Decision(True, "MEMORY_LIMIT", "m", 10.0)),
+        (2, "MEMORY_LIMIT", False, "MEMORY_LIMIT", Decision(False, "MEMORY_LIMIT", "m")),
+        (2, "LEASE_EXPIRED", False, "MEMORY_LIMIT", Decision(True, "LEASE_EXPIRED", "m", 10.0)),
+    ],
+)
+def test_one_rule_decides_every_failed_attempt(
+    attempts: int, code: str, permanent: bool, previous: str | None, expected: Decision
+) -> None:
+    got = FIXED.decide(
+        attempts=attempts,
+        max_attempts=4,
+        code=code,
+        message="m",
+        permanent=permanent,
+        previous_reason=previous,
+    )
+    assert got == expected
 
 
 def test_signed_link_verifies_and_expires() -> None:
