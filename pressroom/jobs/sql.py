@@ -528,7 +528,7 @@ class SqlJobStore:
                 .mappings()
                 .all()
             )
-            return [self._job(conn, row) for row in rows]
+            return self._jobs(conn, rows)
 
     def decide_review(
         self,
@@ -1269,13 +1269,26 @@ class SqlJobStore:
         return self._job(conn, row)
 
     def _job(self, conn: Connection, row: Any) -> Job:
-        timings: dict[str, float] = {}
-        for stage, seconds in conn.execute(
-            select(stage_timings.c.stage, func.sum(stage_timings.c.seconds))
-            .where(stage_timings.c.job_id == row["id"])
-            .group_by(stage_timings.c.stage)
-        ).all():
-            timings[str(stage)] = round(float(seconds), 4)
+        return self._jobs(conn, [row])[0]
+
+    def _jobs(self, conn: Connection, rows: Any) -> list[Job]:
+        """Rows to jobs, with every job's stage timings read in one query (not one a job)."""
+        timings: dict[str, dict[str, float]] = {str(row["id"]): {} for row in rows}
+        if timings:
+            for job_id, stage, seconds in conn.execute(
+                select(
+                    stage_timings.c.job_id,
+                    stage_timings.c.stage,
+                    func.sum(stage_timings.c.seconds),
+                )
+                .where(stage_timings.c.job_id.in_(list(timings)))
+                .group_by(stage_timings.c.job_id, stage_timings.c.stage)
+            ).all():
+                timings[str(job_id)][str(stage)] = round(float(seconds), 4)
+        return [self._row_job(row, timings[str(row["id"])]) for row in rows]
+
+    @staticmethod
+    def _row_job(row: Any, timings: dict[str, float]) -> Job:
         return Job(
             id=str(row["id"]),
             tenant=str(row["tenant"]),

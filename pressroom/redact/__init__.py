@@ -1,2 +1,3 @@
-"""Redaction: a policy of classes, detectors that find values, and (next) the engine that
-rebuilds pages without them. Work in progress for issue 4: policy and account numbers first."""
+"""Redaction: a policy of classes (``policy``), detectors that find people, addresses and
+account numbers (``detect``), the plan of what to burn (``plan``), the engine that rebuilds
+pages without them (``engine``) and the checks that fail closed (``leaks``)."""

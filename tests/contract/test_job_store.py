@@ -248,3 +248,30 @@ def test_racing_claimers_take_each_job_exactly_once(services: Services) -> None:
     for t in threads:
         t.join()
     assert sorted(taken) == sorted(ids)  # every job once, none twice
+
+
+def test_the_review_queue_reads_every_jobs_timings_in_one_query(services: Services) -> None:
+    from sqlalchemy import event
+
+    store = services.store
+    held = []
+    for n in range(3):
+        job, _ = store.insert(new_job("acme"), now=100.0 + n, max_attempts=4)
+        claimed = store.claim((Lane.BULK,), "w", now=200.0 + n, lease_s=LEASE)
+        assert claimed is not None and claimed.id == job.id
+        store.record_timing(job.id, 1, "ocr", 0.5 + n, now=201.0 + n)
+        assert store.hold(job.id, "w", code="REDACTION_LEAK", message="m", now=202.0 + n)
+        held.append(job.id)
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        queue = store.in_review("acme")
+    finally:
+        event.remove(store.engine, "before_cursor_execute", seen)
+    assert [j.id for j in queue] == held
+    assert [j.timings["ocr"] for j in queue] == [0.5, 1.5, 2.5]
+    assert sum("job_stage_timings" in s for s in statements) == 1
