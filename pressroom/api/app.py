@@ -324,8 +324,11 @@ def create_app(services: Services) -> FastAPI:
             pages = await run_in_threadpool(count_pages, upload_path, kind.value)
             deadline_s = deadline or services.admission.default_deadline(lane, pages)
             now = services.clock()
-            replay = idempotency_key is not None and await run_in_threadpool(
-                services.store.find_idempotent, who, idempotency_key
+            # known before the body: a replay (asked once); else asked again, since a racing
+            # upload with the same key may have been accepted while this body arrived
+            replay = known or (
+                idempotency_key is not None
+                and await run_in_threadpool(services.store.find_idempotent, who, idempotency_key)
             )
             if not replay:  # a replay was admitted the first time; it adds no work
                 await run_in_threadpool(lambda: _check_quota(services, who, form.size))
