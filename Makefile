@@ -58,8 +58,8 @@ run: deps
 	@scripts/run.sh
 
 lint: test-deps
-	$(TEST_VENV)/bin/ruff check pressroom tests bench scripts
-	$(TEST_VENV)/bin/ruff format --check pressroom tests bench scripts
+	$(TEST_VENV)/bin/ruff check pressroom corpora tests bench scripts
+	$(TEST_VENV)/bin/ruff format --check pressroom corpora tests bench scripts
 	$(TEST_VENV)/bin/mypy
 
 unit: test-deps

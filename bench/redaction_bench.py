@@ -3,7 +3,7 @@ seconds per page, per render scale and per corpus half.
 
     .venv-test/bin/python bench/redaction_bench.py [--docs 27] [--dpi 300] [--quick] [--jobs 2]
 
-The corpus is ``pressroom/redact/documents.py``: news and feature articles, interview
+The corpus is ``corpora/documents/``: news and feature articles, interview
 transcripts, bank statements, window-envelope letters, forms, a scan with a sideways page, faint
 print, invoices with a wrapped IBAN; names from many cultures; organisations, places, dates,
 amounts and headlines that must stay. Its two halves use different names, places and phrasings:
@@ -48,16 +48,12 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from pressroom.redact.documents import (
-    CLASSES,
-    DIGITAL,
-    KINDS,
-    SPLITS,
-    Document,
-    Outcome,
-    documents,
-    redact_and_score,
-)
+# the corpus is tooling at the repository's root, not part of the installed package
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from corpora.documents.kinds import documents
+from corpora.documents.model import CLASSES, DIGITAL, KINDS, SPLITS, Document
+from corpora.documents.scoring import Outcome, redact_and_score
 
 POLICY = "name,address,account-number"
 _worker: dict[str, Any] = {}

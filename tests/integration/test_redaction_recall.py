@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from corpora.forms import Score, corpus, scan_and_redact
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.redact.corpus import Score, corpus, scan_and_redact
 from pressroom.redact.policy import parse_policy
 
 pytestmark = pytest.mark.integration
@@ -38,7 +38,8 @@ def test_documents_as_a_reader_sees_them_lose_every_mention(
     wrapped over two lines, and a name and an account number in faint grey: every mention is
     gone from every reader (PDFium, poppler, OCR of the pixels) and burned where it stood, the
     document is delivered (not held), and the text that must stay is still searchable."""
-    from pressroom.redact.documents import ci_documents, redact_and_score
+    from corpora.documents.kinds import ci_documents
+    from corpora.documents.scoring import redact_and_score
 
     doc = ci_documents()[index]
     policy = parse_policy("name,address,account-number", now=0)

@@ -1,7 +1,7 @@
 """A generated corpus for measuring redaction: forms and letters with known personal values.
 
-Shared by ``bench/redaction_bench.py`` (the figures) and the CI recall check (a detector
-regression fails the build). Names are drawn from lists that are NOT in the 1990 Census
+Used by the CI recall check (``tests/integration/test_redaction_recall.py``): a detector
+regression fails the build. Names are drawn from lists that are NOT in the 1990 Census
 gazetteer the name recogniser uses, so they are found by their context or not at all.
 """
 
