@@ -11,7 +11,8 @@ from difflib import SequenceMatcher
 from pressroom.models import Box, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector, is_mention, without_possessive
-from pressroom.redact.detect.names import COMMON, HONORIFIC, ORG_WORDS, ROLES, STOP, TITLES
+from pressroom.redact.detect.name_cues import HONORIFIC
+from pressroom.redact.detect.name_words import COMMON, ORG_WORDS, ROLES, STOP, TITLES
 
 PAD_PX = 3.0
 

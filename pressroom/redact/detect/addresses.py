@@ -252,7 +252,7 @@ class AddressRecognizer:
 def _street_words(value: str) -> bool:
     """ "12 Mar SEPA CT" is a statement row, not 12 Mar Sepa Court: a street's name holds no
     month, money or form word."""
-    from pressroom.redact.detect.names import STOP
+    from pressroom.redact.detect.name_words import STOP
 
     words = [w.strip(",.").casefold() for w in value.split()[1:-1]]
     return not any(w in STOP and w not in _STREETISH for w in words)

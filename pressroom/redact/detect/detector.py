@@ -13,18 +13,9 @@ from typing import Any
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
-from pressroom.redact.detect.names import (
-    _LO,
-    _PARTICLE,
-    _UP,
-    COMMON,
-    HONORIFIC,
-    LETTER,
-    ROLES,
-    STOP,
-    NameRecognizer,
-    census,
-)
+from pressroom.redact.detect.name_cues import _LO, _PARTICLE, _UP, HONORIFIC, LETTER
+from pressroom.redact.detect.name_words import COMMON, ROLES, STOP, census
+from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, check_installed, model_name, ner_recognizer
 from pressroom.redact.detect.plugins import installed_recognizers
 from pressroom.redact.policy import CLASSES, UnsupportedPolicy

@@ -24,16 +24,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.names import (
-    HONORIFIC,
-    ORG_WORDS,
-    ROLES,
-    STOP,
-    UPPER,
-    before_organisation,
-    census,
-    trim_name,
-)
+from pressroom.redact.detect.name_cues import HONORIFIC, UPPER
+from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, census
+from pressroom.redact.detect.names import before_organisation, trim_name
 from pressroom.redact.detect.plugins import RecognizerConfigError
 
 ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
