@@ -1,6 +1,6 @@
 # Two commands: `make run` and `make test`. Both install whatever is missing first.
 # Python environments, each from hash-pinned locks in requirements/ (`make lock` rewrites them;
-# scripts/install-venv.sh installs them, see the README's "Python environments and lock files"):
+# scripts/install-venv.sh installs them, see docs/operations.md, "Installing"):
 #   .venv        the service: runtime.txt + ner-model.txt and the project (.venv/bin/pressroom)
 #   .venv-test   the same pins plus the test and lint tools (test.txt), and the project again
 #   .venv-tools  pip-audit (tools.txt) and uv, for `make lock` and `make audit` only
