@@ -31,27 +31,13 @@ from typing import BinaryIO, cast
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from pressroom.errors import PermanentError, TransientError
+from pressroom.errors import EncryptionError, MasterKeyMissing
 from pressroom.storage import BlobStore
 
 MAGIC = b"PRSENC1\n"
 SEGMENT = 1 << 20
 TAG = 16
 _HEADER_LEN = struct.Struct(">I")
-
-
-class EncryptionError(PermanentError):
-    """A blob that fails its integrity check: tampered, truncated, or not the blob stored
-    under this key. Retrying cannot help."""
-
-    code = "STORAGE_INTEGRITY"
-
-
-class MasterKeyMissing(TransientError):
-    """The blob was sealed with a master key this process does not have (a rotation not yet
-    rolled out everywhere): retried, so fixing the configuration saves the job."""
-
-    code = "STORAGE_KEY_UNAVAILABLE"
 
 
 def _wrap_aad(blob_key: str) -> bytes:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 from urllib.parse import urlsplit
 
-from pressroom.storage import BlobNotFound, StorageUnavailable, check_key
+from pressroom.errors import BlobNotFound, StorageUnavailable
+from pressroom.storage import check_key
 
 # what counts as "the storage is down for a moment" rather than "this request is wrong"
 _TRANSIENT_CODES = {

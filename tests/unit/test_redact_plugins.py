@@ -6,17 +6,16 @@ from dataclasses import dataclass
 
 import pytest
 
+from pressroom.errors import NerModelError, RecognizerConfigError
 from pressroom.redact.detect.detector import Detector, check_policy_classes
 from pressroom.redact.detect.ner import (
     DEFAULT_MODEL,
-    NerModelError,
     NerRecognizer,
     check_installed,
     model_name,
     recase,
 )
 from pressroom.redact.detect.plugins import (
-    RecognizerConfigError,
     _installed,
     installed_recognizers,
 )

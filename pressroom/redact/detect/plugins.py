@@ -19,15 +19,10 @@ import os
 from collections.abc import Mapping
 from functools import lru_cache
 
-from pressroom.errors import PressroomError
+from pressroom.errors import RecognizerConfigError
 from pressroom.redact.detect import Recognizer
 
 ENV_FACTORIES = "PRESSROOM_RECOGNIZERS"
-
-
-class RecognizerConfigError(PressroomError):
-    code = "INTERNAL_ERROR"
-    http_status = 500
 
 
 def _load_factory(spec: str) -> list[Recognizer]:
