@@ -128,18 +128,22 @@ def process_one(
     progress: bool = False,
     policy: RedactionPolicy | None = None,
     keep_pixels: bool = False,
+    settings: Settings | None = None,
 ) -> Outcome:
-    """Process one input into ``dest``; every failure becomes a one-line Outcome."""
+    """Process one input into ``dest``; every failure becomes a one-line Outcome. ``settings``:
+    the command's, read once (None: read here)."""
     global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.pipeline.runner import JobOptions, process_document
     from pressroom.scratch import job_scratch
 
-    settings = Settings.from_env()
+    settings = Settings.from_env() if settings is None else settings
     if not path.is_file():
         return Outcome(2, f"NOT_FOUND: {path}: no such file")
     if _ENGINE is None:
-        _ENGINE = TesseractEngine(languages=settings.languages)
+        _ENGINE = TesseractEngine(
+            languages=settings.languages, tessdata_prefix=settings.tessdata_prefix
+        )
     bar = ProgressBar(path.name, sys.stderr, progress)
     t0 = time.monotonic()
     try:
@@ -196,7 +200,7 @@ def cmd_process(args: argparse.Namespace) -> int:
         template = resolve_template(args.template, settings.template_dirs)
         policy = parse_policy(args.redact, now=time.time())
         if not policy.empty:
-            check_policy_classes(policy.classes)
+            check_policy_classes(policy.classes, settings.redaction)
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
@@ -213,7 +217,9 @@ def cmd_process(args: argparse.Namespace) -> int:
             show = sys.stderr.isatty() and not args.quiet
             for path, dest in work:
                 outcomes.append(
-                    process_one(path, dest, template, args.title, show, policy, args.keep_pixels)
+                    process_one(
+                        path, dest, template, args.title, show, policy, args.keep_pixels, settings
+                    )
                 )
                 _report(outcomes[-1], args.quiet)
         else:
@@ -228,6 +234,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                         False,
                         policy,
                         args.keep_pixels,
+                        settings,
                     )
                     for path, dest in work
                 ]
@@ -252,6 +259,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     from pressroom.redact.policy import CLASSES, parse_policy
 
+    settings = Settings.from_env()
     try:
         policy = parse_policy(args.redact or ",".join(CLASSES), now=time.time())
         if policy.empty:
@@ -263,7 +271,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         if args.inputs:
             print("usage: pressroom detect --jsonl reads stdin; give no INPUT", file=sys.stderr)
             return 2
-        return _detect_jsonl(policy.classes, json)
+        return _detect_jsonl(policy.classes, json, settings)
     if not args.inputs:
         print("usage: pressroom detect [--redact CLASSES] INPUT... (or --jsonl)", file=sys.stderr)
         return 2
@@ -272,8 +280,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from pressroom.redact.engine import detect_document
     from pressroom.templates import resolve_template
 
-    settings = Settings.from_env()
-    engine = TesseractEngine(languages=settings.languages)
+    engine = TesseractEngine(languages=settings.languages, tessdata_prefix=settings.tessdata_prefix)
     options = JobOptions(
         template=resolve_template(None, settings.template_dirs), limits=settings.limits
     )
@@ -301,7 +308,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return code
 
 
-def _detect_jsonl(classes: Sequence[str], json: Any) -> int:
+def _detect_jsonl(classes: Sequence[str], json: Any, settings: Settings) -> int:
     """Exactly one output line per input line, in order; each line is its own document. A line
     that cannot be read (not UTF-8, not a JSON object with a string "text", a lone surrogate)
     is answered with an "error" and no findings, the run goes on, and the exit code says so."""
@@ -309,7 +316,7 @@ def _detect_jsonl(classes: Sequence[str], json: Any) -> int:
 
     from pressroom.redact.detect.detector import Detector
 
-    detector = Detector.for_classes(classes)
+    detector = Detector.for_classes(classes, settings.redaction)
     stdin = open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115
     out = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)  # noqa: SIM115
     bad = 0
@@ -442,14 +449,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from pressroom.service import ensure_default_key, open_services, start_housekeeping
     from pressroom.worker.pool import Supervisor
 
+    settings = Settings.from_env()  # first: a bad value is one line, before anything starts
     configure_logging()
     from pressroom import tracing
 
-    tracing.configure()
-    settings = Settings.from_env()
+    tracing.configure(settings=settings.tracing)
     os.umask(0o077)
     services = open_services(settings)
-    webhooks = DeliveryPool(services, DeliveryConfig.from_env())  # also with --workers 0
+    # also with --workers 0
+    webhooks = DeliveryPool(services, DeliveryConfig.from_settings(settings.webhooks))
     from pressroom.scratch import sweep_stale
 
     settings.scratch_dir.mkdir(parents=True, exist_ok=True)
@@ -492,7 +500,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from pressroom.worker.pool import Supervisor
 
     settings = Settings.from_env()
-    webhooks = DeliveryPool(open_services(settings, migrate=False), DeliveryConfig.from_env())
+    webhooks = DeliveryPool(
+        open_services(settings, migrate=False), DeliveryConfig.from_settings(settings.webhooks)
+    )
     supervisor = Supervisor(settings, {Lane(args.lane): args.concurrency})
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -634,7 +644,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         )
         return 2
     opts = SubmitOptions(
-        url=args.url.rstrip("/"),
+        url=(args.url or settings.server_url).rstrip("/"),
         key=key,
         template=args.template,
         title=args.title,
@@ -820,7 +830,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sm = sub.add_parser("submit", help="send files to a running service")
     sm.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    sm.add_argument("--url", default=os.environ.get("PRESSROOM_URL", "http://127.0.0.1:8080"))
+    sm.add_argument(
+        "--url", default=None, help="the service (default: PRESSROOM_URL or http://127.0.0.1:8080)"
+    )
     sm.add_argument(
         "--key",
         default=None,

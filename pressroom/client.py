@@ -31,12 +31,10 @@ class SubmitOptions:
 
 
 def find_key(explicit: str | None, settings: Settings) -> str | None:
-    import os
-
     if explicit:
         return explicit
-    if os.environ.get("PRESSROOM_API_KEY"):
-        return os.environ["PRESSROOM_API_KEY"]
+    if settings.api_key:
+        return settings.api_key
     path = settings.data_dir / "api-key"
     return path.read_text().strip() if path.is_file() else None
 

@@ -6,7 +6,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,9 +18,9 @@ from pressroom.jobs.migrate import upgrade
 from pressroom.jobs.sql import SqlJobStore, make_engine
 from pressroom.settings import Settings
 from pressroom.storage import BlobStore
-from pressroom.storage.crypto import EncryptedBlobStore, master_keys_from_env
+from pressroom.storage.crypto import EncryptedBlobStore, master_keys
 from pressroom.storage.local import LocalBlobStore
-from pressroom.verify import RegistryVerifier, Verifier, verifier_from_env
+from pressroom.verify import RegistryVerifier, Verifier, verifier_from_settings
 
 KEY_FILE = "api-key"
 ORPHAN_AGE_S = 3600.0
@@ -58,20 +58,21 @@ def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:
     return data
 
 
-def open_blob_store(settings: Settings, env: Mapping[str, str] | None = None) -> BlobStore:
+def open_blob_store(settings: Settings) -> BlobStore:
     """``s3://bucket/prefix`` → S3 (``AWS_*`` variables); anything else → a local folder;
     wrapped in envelope encryption when a master key is configured."""
-    env = os.environ if env is None else env
     url = settings.storage_url
     blobs: BlobStore
     if url.startswith("s3://"):
         from pressroom.storage.s3 import S3BlobStore
 
-        blobs = S3BlobStore.from_url(url, timeout_s=settings.storage_timeout_s)
+        blobs = S3BlobStore.from_url(
+            url, timeout_s=settings.storage_timeout_s, storage=settings.storage
+        )
     else:
         folder = url.removeprefix("file://") if url else str(settings.data_dir / "blobs")
         blobs = LocalBlobStore(Path(folder))
-    keys = master_keys_from_env(env)
+    keys = master_keys(settings.storage)
     if keys is not None:
         blobs = EncryptedBlobStore(blobs, keys[0], keys[1])
     return blobs
@@ -84,7 +85,7 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         upgrade(engine)
     store = SqlJobStore(engine)
     blobs = open_blob_store(settings)
-    secret = os.environ.get("PRESSROOM_SIGNING_KEY", "").encode() or _private_file(
+    secret = settings.signing_key.encode() or _private_file(
         settings.data_dir / SECRET_FILE, lambda: secrets.token_hex(32).encode()
     )
     if len(secret.strip()) < MIN_SIGNING_KEY:
@@ -100,8 +101,8 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         signer=Signer(secret, ttl_s=settings.link_ttl_s),
         retry=RetryPolicy(max_attempts=settings.max_attempts),
         clock=store.clock(),
-        admission=Admission.from_env(),
-        verifier=verifier_from_env(store),
+        admission=Admission.from_settings(settings.admission),
+        verifier=verifier_from_settings(store, settings.verifier),
     )
 
 

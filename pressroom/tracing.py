@@ -11,15 +11,16 @@ names, paths, customer ids or document text.
 
 from __future__ import annotations
 
-import os
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags
+
+from pressroom.settings import TracingSettings
 
 _provider: Any = None  # an SDK TracerProvider once configured; None: tracing is off
 # An exception's message and traceback may quote the document: spans never record them, only
@@ -38,33 +39,30 @@ def _status(current: Any) -> Iterator[None]:
         raise
 
 
-def configure(exporter: Any = None, env: Mapping[str, str] | None = None) -> None:
-    """Set up tracing for this process. ``exporter``: a SpanExporter (tests), or None to read
-    ``PRESSROOM_OTEL_EXPORTER``."""
+def configure(exporter: Any = None, settings: TracingSettings | None = None) -> None:
+    """Set up tracing for this process. ``exporter``: a SpanExporter (tests), or None for the
+    one ``settings`` names (``PRESSROOM_OTEL_EXPORTER``; none when not given)."""
     global _provider
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
-    env = os.environ if env is None else env
     processor: Any
     if exporter is not None:
         processor = SimpleSpanProcessor(exporter)
     else:
-        kind = env.get("PRESSROOM_OTEL_EXPORTER", "none").strip().lower()
-        if kind in ("", "none"):
+        kind = (settings or TracingSettings()).exporter
+        if kind == "none":
             _provider = None
             return
         if kind == "console":
             from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
             processor = BatchSpanProcessor(ConsoleSpanExporter())
-        elif kind == "otlp":
+        else:  # otlp: the settings were checked when read
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
             processor = BatchSpanProcessor(OTLPSpanExporter())
-        else:
-            raise ValueError("PRESSROOM_OTEL_EXPORTER must be none, console or otlp")
     provider = TracerProvider(resource=Resource.create({"service.name": "pressroom"}))
     provider.add_span_processor(processor)
     _provider = provider

@@ -11,10 +11,9 @@ is logged.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -22,6 +21,7 @@ import httpx
 
 from pressroom.errors import UnauthorizedCustomer, VerifierUnavailable
 from pressroom.jobs.sql import SqlJobStore
+from pressroom.settings import VerifierSettings
 
 ALLOWED = "allowed"
 
@@ -135,19 +135,10 @@ class HttpVerifier:
         raise VerifierUnavailable("the identity service gave no decision")
 
 
-def verifier_from_env(store: SqlJobStore, env: Mapping[str, str] | None = None) -> Verifier:
-    env = os.environ if env is None else env
-    kind = env.get("PRESSROOM_VERIFIER", "registry")
-    if kind == "registry":
-        return RegistryVerifier(store)
-    if kind == "http":
-        url = env.get("PRESSROOM_VERIFIER_URL", "")
-        if not url.startswith(("http://", "https://")):
-            raise ValueError("PRESSROOM_VERIFIER=http needs PRESSROOM_VERIFIER_URL")
+def verifier_from_settings(store: SqlJobStore, s: VerifierSettings) -> Verifier:
+    """The settings were checked when read: ``kind`` is registry or http, with a URL."""
+    if s.kind == "http":
         return HttpVerifier(
-            url,
-            timeout_s=float(env.get("PRESSROOM_VERIFIER_TIMEOUT_SECONDS", "5")),
-            concurrency=int(env.get("PRESSROOM_VERIFIER_CONCURRENCY", "4")),
-            rate_per_s=float(env.get("PRESSROOM_VERIFIER_RATE", "10")),
+            s.url, timeout_s=s.timeout_s, concurrency=s.concurrency, rate_per_s=s.rate_per_s
         )
-    raise ValueError("PRESSROOM_VERIFIER must be registry or http")
+    return RegistryVerifier(store)

@@ -25,10 +25,11 @@ TESSDATA_CANDIDATES = (
 )
 
 
-def find_tessdata(languages: Iterable[str] = ("eng",)) -> Path:
-    """The first tessdata folder that holds every language asked for."""
+def find_tessdata(languages: Iterable[str] = ("eng",), prefix: str = "") -> Path:
+    """The first tessdata folder that holds every language asked for, ``prefix`` (the
+    settings' ``TESSDATA_PREFIX``) first."""
     wanted = list(languages)
-    candidates = [os.environ.get("TESSDATA_PREFIX", ""), *TESSDATA_CANDIDATES]
+    candidates = [prefix, *TESSDATA_CANDIDATES]
     for raw in candidates:
         if not raw:
             continue
@@ -69,6 +70,7 @@ class TesseractEngine:
 
     languages: tuple[str, ...] = ("eng",)
     tessdata: Path | None = None
+    tessdata_prefix: str = ""  # settings.tessdata_prefix: tried before the usual folders
 
     def __post_init__(self) -> None:
         self._api: Any = None
@@ -81,7 +83,7 @@ class TesseractEngine:
 
     def _folder(self) -> Path:
         if self.tessdata is None:
-            self.tessdata = find_tessdata(self.languages)
+            self.tessdata = find_tessdata(self.languages, self.tessdata_prefix)
         return self.tessdata
 
     def _recognizer(self) -> Any:
@@ -102,7 +104,11 @@ class TesseractEngine:
         # OSD needs its own API: on a recogniser API it returns nonsense or aborts the process.
         if self._osd is None:
             t = _tesserocr()
-            folder = find_tessdata(("osd",)) if self.tessdata is None else self.tessdata
+            folder = (
+                find_tessdata(("osd",), self.tessdata_prefix)
+                if self.tessdata is None
+                else self.tessdata
+            )
             try:
                 self._osd = t.PyTessBaseAPI(path=str(folder), lang="osd", psm=t.PSM.OSD_ONLY)
                 # 20 characters instead of 50: 0.18 s instead of 0.45 s a page at 150 dpi, and

@@ -11,7 +11,6 @@ way. Per tenant: a cap on jobs not yet finished, and on pages accepted in the la
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from pressroom.jobs.sql import SqlJobStore
 
 # the upload's page count, read in a bounded child process (never parsed in the API)
 from pressroom.pipeline.pagecount import count_pages as count_pages
+from pressroom.settings import AdmissionSettings
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -64,30 +64,19 @@ class Admission:
     tenant_pages_per_hour: int = 200_000
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Admission:
-        env = os.environ if env is None else env
-        d = cls()
-
-        def num(name: str, default: float) -> float:
-            return float(env.get(name, default))
-
+    def from_settings(cls, s: AdmissionSettings) -> Admission:
         return cls(
-            prior_pages_per_min=num("PRESSROOM_PRIOR_PAGES_PER_MIN", d.prior_pages_per_min),
+            prior_pages_per_min=s.prior_pages_per_min,
             queue_cap={
-                lane.value: int(num(f"PRESSROOM_QUEUE_CAP_{lane.name}", d.queue_cap[lane.value]))
-                for lane in Lane
+                Lane.BULK.value: s.queue_cap_bulk,
+                Lane.INTERACTIVE.value: s.queue_cap_interactive,
             },
             default_deadline_s={
-                lane.value: num(
-                    f"PRESSROOM_DEADLINE_{lane.name}_SECONDS", d.default_deadline_s[lane.value]
-                )
-                for lane in Lane
+                Lane.BULK.value: s.deadline_bulk_s,
+                Lane.INTERACTIVE.value: s.deadline_interactive_s,
             },
-            per_page_deadline_s=dict(d.per_page_deadline_s),
-            tenant_max_active=int(num("PRESSROOM_TENANT_MAX_ACTIVE", d.tenant_max_active)),
-            tenant_pages_per_hour=int(
-                num("PRESSROOM_TENANT_PAGES_PER_HOUR", d.tenant_pages_per_hour)
-            ),
+            tenant_max_active=s.tenant_max_active,
+            tenant_pages_per_hour=s.tenant_pages_per_hour,
         )
 
     def default_deadline(self, lane: Lane, pages: int) -> float:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pressroom.errors import BadConfig
+from pressroom.settings import WebhookSettings
 
 KIB = 1024
 LEASE_S = 60.0  # how long a claimed delivery is ours; another process may claim it after
@@ -14,7 +13,7 @@ LEASE_S = 60.0  # how long a claimed delivery is ours; another process may claim
 
 @dataclass(frozen=True, slots=True)
 class DeliveryConfig:
-    """Every field but the lease has an environment variable ``PRESSROOM_WEBHOOK_*``; a value
+    """The pool's four figures come from ``settings.webhooks`` (``PRESSROOM_WEBHOOK_*``); a value
     out of range is ``BadConfig`` (the process refuses to start, naming the variable)."""
 
     senders: int = 4  # sends in flight at once in one process
@@ -51,27 +50,10 @@ class DeliveryConfig:
         return self.send_by_s - self.deadline_s
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> DeliveryConfig:
-        env = os.environ if env is None else env
-        d = cls()
-
-        def number(name: str, default: float, cast: type[int] | type[float]) -> float:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return default
-            try:
-                value = cast(raw)
-            except ValueError:
-                raise BadConfig(f"{name} must be a number, not {raw!r}") from None
-            if value <= 0:
-                raise BadConfig(f"{name} must be positive")
-            return value
-
+    def from_settings(cls, s: WebhookSettings) -> DeliveryConfig:
         return cls(
-            senders=int(number("PRESSROOM_WEBHOOK_SENDERS", d.senders, int)),
-            per_tenant=int(number("PRESSROOM_WEBHOOK_PER_TENANT", d.per_tenant, int)),
-            deadline_s=number("PRESSROOM_WEBHOOK_DEADLINE_SECONDS", d.deadline_s, float),
-            max_response_bytes=int(
-                number("PRESSROOM_WEBHOOK_MAX_RESPONSE_BYTES", d.max_response_bytes, int)
-            ),
+            senders=s.senders,
+            per_tenant=s.per_tenant,
+            deadline_s=s.deadline_s,
+            max_response_bytes=s.max_response_bytes,
         )

@@ -5,19 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pressroom.errors import PermanentError
+from pressroom.errors import PolicyExpired, UnsupportedPolicy
 
 CLASSES = ("name", "address", "account-number")
-
-
-class UnsupportedPolicy(PermanentError):
-    code = "UNSUPPORTED_POLICY"
-    http_status = 400
-
-
-class PolicyExpired(PermanentError):
-    code = "EXPIRED"
-    http_status = 400
 
 
 @dataclass(frozen=True, slots=True)

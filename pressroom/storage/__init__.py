@@ -7,20 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from pressroom.errors import PressroomError, TransientError
-
 # tenant names become a path segment of every key: one segment, no surprises
 TENANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
-
-
-class BlobNotFound(PressroomError):
-    code = "NOT_FOUND"
-    http_status = 404
-
-
-class StorageUnavailable(TransientError):
-    code = "STORAGE_UNAVAILABLE"
 
 
 def check_key(key: str) -> str:

@@ -31,27 +31,14 @@ from typing import BinaryIO, cast
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from pressroom.errors import PermanentError, TransientError
+from pressroom.errors import BadConfig, EncryptionError, MasterKeyMissing
+from pressroom.settings import StorageSettings
 from pressroom.storage import BlobStore
 
 MAGIC = b"PRSENC1\n"
 SEGMENT = 1 << 20
 TAG = 16
 _HEADER_LEN = struct.Struct(">I")
-
-
-class EncryptionError(PermanentError):
-    """A blob that fails its integrity check: tampered, truncated, or not the blob stored
-    under this key. Retrying cannot help."""
-
-    code = "STORAGE_INTEGRITY"
-
-
-class MasterKeyMissing(TransientError):
-    """The blob was sealed with a master key this process does not have (a rotation not yet
-    rolled out everywhere): retried, so fixing the configuration saves the job."""
-
-    code = "STORAGE_KEY_UNAVAILABLE"
 
 
 def _wrap_aad(blob_key: str) -> bytes:
@@ -76,15 +63,24 @@ def _read_key(spec: str) -> bytes:
     return _decode_key(path.read_text() if path.is_file() else spec)
 
 
-def master_keys_from_env(env: Mapping[str, str]) -> tuple[bytes, list[bytes]] | None:
+def master_keys(storage: StorageSettings) -> tuple[bytes, list[bytes]] | None:
     """(current master key, older keys still accepted for reading), or None when off."""
-    current = env.get("PRESSROOM_MASTER_KEY", "").strip()
-    if not current and env.get("PRESSROOM_MASTER_KEY_FILE"):
-        current = Path(env["PRESSROOM_MASTER_KEY_FILE"]).read_text().strip()
-    if not current:
-        return None
-    old = [_read_key(s) for s in env.get("PRESSROOM_MASTER_KEYS_OLD", "").split(",") if s.strip()]
-    return _decode_key(current), old
+    name, current = "PRESSROOM_MASTER_KEY", storage.master_key.strip()
+    try:
+        if not current and storage.master_key_file:
+            name = "PRESSROOM_MASTER_KEY_FILE"
+            current = Path(storage.master_key_file).read_text().strip()
+        if not current:
+            return None
+        key = _decode_key(current)
+        name = "PRESSROOM_MASTER_KEYS_OLD"
+        return key, [_read_key(s) for s in storage.master_keys_old]
+    except (OSError, ValueError):
+        # never the value itself: it is a secret
+        raise BadConfig(
+            f"{name}: expected base64 of 32 bytes (or, for the file and old keys, a file "
+            "holding it)"
+        ) from None
 
 
 def _nonce(prefix: bytes, index: int) -> bytes:

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from pressroom.errors import StorageFull
+from pressroom.errors import BlobNotFound, StorageFull, StorageUnavailable
 from pressroom.fsutil import staged_copy
-from pressroom.storage import BlobNotFound, StorageUnavailable, check_key
+from pressroom.storage import check_key
 
 STAGING = ".incoming-"
 

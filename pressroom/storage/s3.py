@@ -9,13 +9,14 @@ server errors are transient (the job is retried with backoff); a missing key is 
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 from urllib.parse import urlsplit
 
-from pressroom.storage import BlobNotFound, StorageUnavailable, check_key
+from pressroom.errors import BlobNotFound, StorageUnavailable
+from pressroom.settings import StorageSettings
+from pressroom.storage import check_key
 
 # what counts as "the storage is down for a moment" rather than "this request is wrong"
 _TRANSIENT_CODES = {
@@ -122,15 +123,15 @@ class S3BlobStore:
         url: str,
         *,
         timeout_s: float = 30.0,
-        env: Mapping[str, str] | None = None,
+        storage: StorageSettings | None = None,
     ) -> S3BlobStore:
-        env = os.environ if env is None else env
+        storage = StorageSettings() if storage is None else storage
         bucket, prefix = parse_s3_url(url)
         client = make_client(timeout_s=timeout_s)
-        public = env.get("PRESSROOM_S3_PUBLIC_ENDPOINT", "").strip()
+        public = storage.s3_public_endpoint
         if public:
             presigner = make_client(timeout_s=timeout_s, endpoint_url=public)
-        elif not env.get("AWS_ENDPOINT_URL") and not env.get("AWS_ENDPOINT_URL_S3"):
+        elif not storage.aws_endpoint_url and not storage.aws_endpoint_url_s3:
             presigner = client  # AWS S3: its endpoint is public
         else:
             presigner = None  # a private endpoint (MinIO in a network): the API streams

@@ -10,17 +10,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pressroom.errors import UnknownTemplate
+from pressroom.errors import TemplateError, UnknownTemplate
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
 DEFAULT_TEMPLATE = "plain"
 PLACEHOLDERS = frozenset({"title", "date", "page", "pages", "page_count", "organisation"})
 
 RGB = tuple[float, float, float]
-
-
-class TemplateError(UnknownTemplate):
-    """A template exists but cannot be used as written."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,12 +47,13 @@ def worker_main(
     configure_logging()
     from pressroom import tracing
 
-    tracing.configure()
+    tracing.configure(settings=settings.tracing)
     services = open_services(settings, migrate=False)
     settings.scratch_dir.mkdir(parents=True, exist_ok=True)
     sweep_stale(settings.scratch_dir)
     owner = f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-    runner = JobRunner(services, TesseractEngine(languages=settings.languages), owner)
+    engine = TesseractEngine(languages=settings.languages, tessdata_prefix=settings.tessdata_prefix)
+    runner = JobRunner(services, engine, owner)
     if current is not None:
 
         def running(job: Any) -> None:

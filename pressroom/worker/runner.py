@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pressroom import ENGINE_VERSION, tracing
 from pressroom.errors import (
+    BlobNotFound,
     PermanentError,
     ReviewRequired,
     TransientError,
@@ -30,7 +31,7 @@ from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.storage import BlobNotFound, artifact_key, review_key
+from pressroom.storage import artifact_key, review_key
 from pressroom.templates import registered_template
 
 log = logging.getLogger("pressroom.worker")

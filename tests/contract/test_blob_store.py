@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.storage import BlobNotFound, BlobStore
-from pressroom.storage.crypto import EncryptedBlobStore, EncryptionError, MasterKeyMissing
+from pressroom.errors import BlobNotFound, EncryptionError, MasterKeyMissing
+from pressroom.storage import BlobStore
+from pressroom.storage.crypto import EncryptedBlobStore
 from pressroom.storage.local import LocalBlobStore
 from pressroom.storage.s3 import S3BlobStore
 from tests.s3server import S3Server

@@ -128,3 +128,21 @@ def test_skewed_scans_are_levelled_unless_the_pixels_must_be_kept(tmp_path: Path
             outputs[bool(flag)] = bytes(image.read_raw_bytes())
     assert outputs[True] == jpeg.read_bytes()  # kept: the very bytes of the source
     assert outputs[False] != jpeg.read_bytes() and outputs[False][:2] == b"\xff\xd8"  # a JPEG
+
+
+def test_a_bad_setting_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> None:
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(tmp_path), "PRESSROOM_MAX_PAGES": "lots"}
+    for args in (["process", "x.pdf", "-o", str(tmp_path / "out")], ["worker"]):
+        done = subprocess.run(
+            [str(PRESSROOM), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 2
+        assert done.stderr == (
+            "error: BAD_CONFIG: PRESSROOM_MAX_PAGES: expected a positive whole number, got 'lots'\n"
+        )
+    assert not (tmp_path / "out").exists()

@@ -343,7 +343,7 @@ def test_a_short_signing_key_refuses_to_start(
 
     monkeypatch.setenv("PRESSROOM_SIGNING_KEY", "secret")
     with pytest.raises(BadConfig, match="PRESSROOM_SIGNING_KEY"):
-        open_services(Settings(data_dir=tmp_path / "data"))
+        open_services(Settings(data_dir=tmp_path / "data", signing_key="secret"))
     monkeypatch.setenv("PRESSROOM_DATA_DIR", str(tmp_path / "data"))
     assert main(["keys", "list"]) == 2
     assert "BAD_CONFIG" in capsys.readouterr().err

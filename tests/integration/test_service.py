@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pressroom.api.app import create_app
+from pressroom.errors import StorageUnavailable as StorageUnavailableForTests
 from pressroom.jobs.model import JobState, Lane
 from pressroom.service import Services
-from pressroom.storage import StorageUnavailable as StorageUnavailableForTests
 from pressroom.synth import distort, save_png, text_pdf
 from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner

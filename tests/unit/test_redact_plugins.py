@@ -6,20 +6,20 @@ from dataclasses import dataclass
 
 import pytest
 
+from pressroom.errors import NerModelError, RecognizerConfigError
 from pressroom.redact.detect.detector import Detector, check_policy_classes
 from pressroom.redact.detect.ner import (
     DEFAULT_MODEL,
-    NerModelError,
     NerRecognizer,
     check_installed,
     model_name,
     recase,
 )
 from pressroom.redact.detect.plugins import (
-    RecognizerConfigError,
     _installed,
     installed_recognizers,
 )
+from pressroom.settings import RedactionSettings, Settings
 
 
 @pytest.fixture(autouse=True)
@@ -27,23 +27,27 @@ def fresh_cache() -> None:
     _installed.cache_clear()
 
 
+def _redaction(**env: str) -> RedactionSettings:
+    return Settings.from_env(env).redaction
+
+
 def test_nothing_extra_installed_by_default() -> None:
-    assert installed_recognizers({}) == ()
+    assert installed_recognizers(_redaction()) == ()
 
 
 def test_the_default_model_is_installed_and_named_by_the_env() -> None:
-    assert model_name({}) == DEFAULT_MODEL
+    assert model_name(_redaction()) == DEFAULT_MODEL
     check_installed(DEFAULT_MODEL)  # `make` installed it from requirements/ner-model.txt
-    assert model_name({"PRESSROOM_NER_MODEL": "en_core_web_lg"}) == "en_core_web_lg"
+    assert model_name(_redaction(PRESSROOM_NER_MODEL="en_core_web_lg")) == "en_core_web_lg"
 
 
 def test_a_missing_model_is_refused_at_the_door_without_loading() -> None:
     with pytest.raises(NerModelError, match="not installed"):
-        check_policy_classes(("name",), {"PRESSROOM_NER_MODEL": "no_such_model_pkg"})
+        check_policy_classes(("name",), _redaction(PRESSROOM_NER_MODEL="no_such_model_pkg"))
     with pytest.raises(NerModelError):
         check_installed("/nonexistent/model")
     # a policy without names needs no model
-    check_policy_classes(("account-number",), {"PRESSROOM_NER_MODEL": "no_such_model_pkg"})
+    check_policy_classes(("account-number",), _redaction(PRESSROOM_NER_MODEL="no_such_model_pkg"))
 
 
 def test_factories_load_and_join_only_their_class(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -68,7 +72,7 @@ def test_factories_load_and_join_only_their_class(monkeypatch: pytest.MonkeyPatc
 )
 def test_a_factory_that_cannot_load_is_a_clear_error(spec: str) -> None:
     with pytest.raises(RecognizerConfigError):
-        installed_recognizers({"PRESSROOM_RECOGNIZERS": spec})
+        installed_recognizers(_redaction(PRESSROOM_RECOGNIZERS=spec))
 
 
 @dataclass

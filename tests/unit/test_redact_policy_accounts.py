@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from pressroom.errors import PolicyExpired, UnsupportedPolicy
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
-from pressroom.redact.policy import (
-    PolicyExpired,
-    RedactionPolicy,
-    UnsupportedPolicy,
-    parse_policy,
-)
+from pressroom.redact.policy import RedactionPolicy, parse_policy
 
 
 @pytest.mark.parametrize(

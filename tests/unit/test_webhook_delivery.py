@@ -16,6 +16,7 @@ import pytest
 from pressroom.errors import BadConfig
 from pressroom.notify.config import DeliveryConfig
 from pressroom.notify.webhooks import Sent, WebhookSender
+from pressroom.settings import Settings
 
 PUBLIC = "93.184.216.34"
 HEAD_204 = b"HTTP/1.1 204 No Content\r\n\r\n"
@@ -281,11 +282,19 @@ def test_a_deadline_that_could_outlast_the_lease_is_refused_naming_the_variable(
     with pytest.raises(BadConfig, match="PRESSROOM_WEBHOOK_DEADLINE_SECONDS"):
         DeliveryConfig(deadline_s=55.0)  # the lease is 60 s and a send ends 10 s before it
     with pytest.raises(BadConfig, match="PRESSROOM_WEBHOOK_DEADLINE_SECONDS"):
-        DeliveryConfig.from_env({"PRESSROOM_WEBHOOK_DEADLINE_SECONDS": "soon"})
+        DeliveryConfig.from_settings(
+            Settings.from_env({"PRESSROOM_WEBHOOK_DEADLINE_SECONDS": "soon"}).webhooks
+        )
+    with pytest.raises(BadConfig, match="PRESSROOM_WEBHOOK_DEADLINE_SECONDS"):
+        DeliveryConfig.from_settings(
+            Settings.from_env({"PRESSROOM_WEBHOOK_DEADLINE_SECONDS": "55"}).webhooks
+        )
     with pytest.raises(BadConfig, match="PRESSROOM_WEBHOOK_SENDERS"):
-        DeliveryConfig.from_env({"PRESSROOM_WEBHOOK_SENDERS": "0"})
-    config = DeliveryConfig.from_env(
-        {"PRESSROOM_WEBHOOK_DEADLINE_SECONDS": "5", "PRESSROOM_WEBHOOK_PER_TENANT": "1"}
+        DeliveryConfig.from_settings(Settings.from_env({"PRESSROOM_WEBHOOK_SENDERS": "0"}).webhooks)
+    config = DeliveryConfig.from_settings(
+        Settings.from_env(
+            {"PRESSROOM_WEBHOOK_DEADLINE_SECONDS": "5", "PRESSROOM_WEBHOOK_PER_TENANT": "1"}
+        ).webhooks
     )
     assert (config.deadline_s, config.per_tenant, config.senders) == (5.0, 1, 4)
     assert config.deadline_s < config.lease_s

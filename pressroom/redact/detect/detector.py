@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pressroom.errors import UnsupportedPolicy
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
@@ -18,7 +19,8 @@ from pressroom.redact.detect.name_words import COMMON, ROLES, STOP, census
 from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, check_installed, model_name, ner_recognizer
 from pressroom.redact.detect.plugins import installed_recognizers
-from pressroom.redact.policy import CLASSES, UnsupportedPolicy
+from pressroom.redact.policy import CLASSES
+from pressroom.settings import RedactionSettings
 
 RULES = {
     "name": NameRecognizer,
@@ -34,15 +36,17 @@ _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
 
 
-def check_policy_classes(classes: Sequence[str], env: Mapping[str, str] | None = None) -> None:
+def check_policy_classes(
+    classes: Sequence[str], redaction: RedactionSettings | None = None
+) -> None:
     """What the API checks at upload, without loading anything heavy: every class has a
     recogniser, the operator's factories load, the configured model is installed."""
     missing = [c for c in classes if c not in RULES]
     if missing:
         raise UnsupportedPolicy(f"no recognizer for {', '.join(missing)}")
-    installed_recognizers(env)
+    installed_recognizers(redaction)
     if "name" in classes:
-        check_installed(model_name(env))
+        check_installed(model_name(redaction))
 
 
 @dataclass
@@ -53,14 +57,17 @@ class Detector:
     extras: tuple[Recognizer, ...] = field(default_factory=tuple)
 
     @classmethod
-    def for_classes(cls, classes: Sequence[str], env: Mapping[str, str] | None = None) -> Detector:
+    def for_classes(
+        cls, classes: Sequence[str], redaction: RedactionSettings | None = None
+    ) -> Detector:
         """Our recognisers for each class, the model for names (loaded on first use in this
         process), and the operator's recognisers, which add and never replace."""
         wanted = tuple(c for c in CLASSES if c in classes)
-        check_policy_classes(wanted, env)
+        redaction = RedactionSettings.from_env() if redaction is None else redaction
+        check_policy_classes(wanted, redaction)
         rules = tuple(RULES[c]() for c in wanted)
-        model = ner_recognizer(env) if "name" in wanted else None
-        extras = tuple(r for r in installed_recognizers(env) if r.kind in wanted)
+        model = ner_recognizer(redaction) if "name" in wanted else None
+        extras = tuple(r for r in installed_recognizers(redaction) if r.kind in wanted)
         return cls(wanted, rules, model, extras)
 
     @property

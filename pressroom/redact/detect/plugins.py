@@ -15,19 +15,13 @@ checked (at upload), so a job is never accepted with a recognizer silently missi
 from __future__ import annotations
 
 import importlib
-import os
-from collections.abc import Mapping
 from functools import lru_cache
 
-from pressroom.errors import PressroomError
+from pressroom.errors import RecognizerConfigError
 from pressroom.redact.detect import Recognizer
+from pressroom.settings import RedactionSettings
 
 ENV_FACTORIES = "PRESSROOM_RECOGNIZERS"
-
-
-class RecognizerConfigError(PressroomError):
-    code = "INTERNAL_ERROR"
-    http_status = 500
 
 
 def _load_factory(spec: str) -> list[Recognizer]:
@@ -58,7 +52,8 @@ def _installed(factories: str) -> tuple[Recognizer, ...]:
     return tuple(loaded)
 
 
-def installed_recognizers(env: Mapping[str, str] | None = None) -> tuple[Recognizer, ...]:
-    """The operator's recognizers, loaded once per process (models are slow to load)."""
-    env = os.environ if env is None else env
-    return _installed(env.get(ENV_FACTORIES, ""))
+def installed_recognizers(redaction: RedactionSettings | None = None) -> tuple[Recognizer, ...]:
+    """The operator's recognizers, loaded once per process (models are slow to load).
+    ``redaction``: the entry point's settings; None reads them (``PRESSROOM_RECOGNIZERS``)."""
+    redaction = RedactionSettings.from_env() if redaction is None else redaction
+    return _installed(",".join(redaction.recognizers))
