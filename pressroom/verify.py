@@ -21,7 +21,7 @@ from typing import Protocol
 import httpx
 
 from pressroom.errors import UnauthorizedCustomer, VerifierUnavailable
-from pressroom.jobs.sql import SqlJobStore
+from pressroom.jobs.store import Customers
 
 ALLOWED = "allowed"
 
@@ -37,13 +37,13 @@ class Verifier(Protocol):
 class RegistryVerifier:
     """The tenant's own customer list. No customer on the job means the tenant itself."""
 
-    store: SqlJobStore
+    customers: Customers
     name: str = "registry"
 
     def verify(self, tenant: str, customer: str | None, *, timeout: float | None) -> str:
         if customer is None:
             return ALLOWED
-        status = self.store.customer_status(tenant, customer)
+        status = self.customers.customer_status(tenant, customer)
         if status == "active":
             return ALLOWED
         raise UnauthorizedCustomer(
@@ -135,11 +135,11 @@ class HttpVerifier:
         raise VerifierUnavailable("the identity service gave no decision")
 
 
-def verifier_from_env(store: SqlJobStore, env: Mapping[str, str] | None = None) -> Verifier:
+def verifier_from_env(customers: Customers, env: Mapping[str, str] | None = None) -> Verifier:
     env = os.environ if env is None else env
     kind = env.get("PRESSROOM_VERIFIER", "registry")
     if kind == "registry":
-        return RegistryVerifier(store)
+        return RegistryVerifier(customers)
     if kind == "http":
         url = env.get("PRESSROOM_VERIFIER_URL", "")
         if not url.startswith(("http://", "https://")):

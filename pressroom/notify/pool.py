@@ -121,7 +121,7 @@ class DeliveryPool:
                 if room <= 0:
                     break
                 claimed_at = self._clock()
-                rows = self.services.store.claim_deliveries(
+                rows = self.services.store.outbox.claim_deliveries(
                     self.owner,
                     now=self.services.clock(),
                     lease_s=self.config.lease_s,

@@ -254,7 +254,7 @@ def send_delivery(
     """Sign and post one outbox row."""
     body = json.dumps(row["payload"], separators=(",", ":"), sort_keys=True).encode()
     timestamp = int(services.clock())
-    secret = services.store.webhook_secret(str(row["tenant"]), now=services.clock())
+    secret = services.store.outbox.webhook_secret(str(row["tenant"]), now=services.clock())
     headers = {
         "content-type": "application/json",
         "webhook-id": str(row["id"]),
@@ -275,7 +275,7 @@ def deliver(
     """Send one claimed row and record the result on the outbox; True when delivered."""
     started = time.monotonic()
     sent = send_delivery(services, sender, row, deadline=deadline)
-    services.store.delivery_result(
+    services.store.outbox.delivery_result(
         str(row["id"]),
         owner,
         ok=sent.ok,
@@ -315,7 +315,7 @@ def deliver_due(
     # one claim per send, so no claimed row waits behind another's send past its lease
     while True:
         claimed_at = sender.clock()
-        due = services.store.claim_deliveries(
+        due = services.store.outbox.claim_deliveries(
             owner, now=services.clock(), lease_s=config.lease_s, limit=1
         )
         if not due:

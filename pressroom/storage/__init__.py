@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from pressroom.errors import PressroomError, TransientError
+from pressroom.tenants import TENANT_RE as TENANT_RE
 
-# tenant names become a path segment of every key: one segment, no surprises
-TENANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
 
 

@@ -26,24 +26,24 @@ def pg_services(tmp_path: Path, pg_url: str) -> Iterator[Services]:
     settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path, database_url=pg_url)
     svc = open_services(settings)
     yield svc
-    svc.store.close_listener()
-    svc.store.engine.dispose()
+    svc.store.db.close_listener()
+    svc.store.db.engine.dispose()
 
 
 def test_a_waiting_worker_is_woken_by_a_new_job_not_by_polling(pg_services: Services) -> None:
     store = pg_services.store
-    store.wait_for_work(0.01)  # LISTEN is in place before the job arrives
+    store.db.wait_for_work(0.01)  # LISTEN is in place before the job arrives
     woke = threading.Event()
 
     def waiter() -> None:
-        store.wait_for_work(60)
+        store.db.wait_for_work(60)
         woke.set()
 
     thread = threading.Thread(target=waiter)
     thread.start()
     time.sleep(0.3)
     assert not woke.is_set()  # nothing arrived: still waiting, not spinning
-    store.insert(new_job(), now=0, max_attempts=4)
+    store.queue.insert(new_job(), now=0, max_attempts=4)
     assert woke.wait(30)  # long before its 60 s timeout: the NOTIFY woke it
     thread.join()
 
@@ -54,7 +54,7 @@ def test_migrations_build_the_same_tables_on_both_databases(
     lite = open_services(Settings(data_dir=tmp_path / "lite", scratch_dir=tmp_path))
 
     def shape(svc: Services) -> dict[str, list[str]]:
-        found = inspect(svc.store.engine)
+        found = inspect(svc.store.db.engine)
         return {
             t: sorted(c["name"] for c in found.get_columns(t))
             for t in found.get_table_names()
@@ -62,7 +62,7 @@ def test_migrations_build_the_same_tables_on_both_databases(
         }
 
     assert shape(lite) == shape(pg_services)
-    lite.store.engine.dispose()
+    lite.store.db.engine.dispose()
 
 
 def test_db_upgrade_command_on_postgres(tmp_path: Path, pg_url: str) -> None:
@@ -74,5 +74,5 @@ def test_db_upgrade_command_on_postgres(tmp_path: Path, pg_url: str) -> None:
         )
         assert done.returncode == 0, done.stderr
     svc = open_services(dataclasses.replace(Settings(data_dir=tmp_path), database_url=pg_url))
-    assert svc.store.counts() == {}
-    svc.store.engine.dispose()
+    assert svc.store.stats.counts() == {}
+    svc.store.db.engine.dispose()
