@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
 
-from pressroom.errors import IdempotencyConflict
+from pressroom.errors import (
+    DuplicateRow,
+    IdempotencyConflict,
+    StoreUnavailable,
+    TransientError,
+)
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import JobState, Lane, NewJob
+from pressroom.jobs.schema import customers
+from pressroom.jobs.transport import Database, make_engine
 from pressroom.service import Services
 
 LEASE = 30.0
@@ -279,3 +287,24 @@ def test_the_review_queue_reads_every_jobs_timings_in_one_query(services: Servic
     assert [j.id for j in queue] == held
     assert [j.timings["ocr"] for j in queue] == [0.5, 1.5, 2.5]
     assert sum("job_stage_timings" in s for s in statements) == 1
+
+
+def test_a_row_a_unique_key_refuses_leaves_the_store_as_ours_and_changes_nothing(
+    services: Services,
+) -> None:
+    store = services.store
+    store.tenancy.set_customer("acme", "c1", status="active", now=1)
+    with pytest.raises(DuplicateRow), store.db.tx() as conn:
+        conn.execute(
+            customers.insert().values(
+                tenant="acme", customer="c1", status="suspended", created_at=2, updated_at=2
+            )
+        )
+    assert store.tenancy.customer_status("acme", "c1") == "active"
+
+
+def test_an_unreachable_database_is_store_unavailable_a_transient_error(tmp_path: Path) -> None:
+    gone = Database(make_engine(f"sqlite:///{tmp_path / 'no-such-dir' / 'jobs.db'}"))
+    with pytest.raises(StoreUnavailable) as caught, gone.tx():
+        pass
+    assert isinstance(caught.value, TransientError) and caught.value.http_status == 503

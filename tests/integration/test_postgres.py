@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
+from pressroom.errors import BadRequest, PermanentError, UnstorableValue
 from pressroom.service import Services, open_services
 from pressroom.settings import Settings
 from tests.contract.test_job_store import new_job
@@ -76,3 +77,18 @@ def test_db_upgrade_command_on_postgres(tmp_path: Path, pg_url: str) -> None:
     svc = open_services(dataclasses.replace(Settings(data_dir=tmp_path), database_url=pg_url))
     assert svc.store.stats.counts() == {}
     svc.store.db.engine.dispose()
+
+
+def test_a_value_the_column_cannot_hold_is_the_stores_own_error_with_the_apis_code(
+    pg_services: Services,
+) -> None:
+    store = pg_services.store
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    claimed = store.queue.claim((job.lane,), "w1", now=1, lease_s=30)
+    assert claimed is not None
+    # PostgreSQL text cannot hold a NUL: inside a worker's transaction this is no bad request
+    with pytest.raises(UnstorableValue) as caught:
+        store.queue.set_stage(job.id, "w1", "ocr\x00", now=2)
+    assert not isinstance(caught.value, BadRequest)
+    assert (caught.value.code, caught.value.http_status) == ("BAD_REQUEST", 400)
+    assert isinstance(caught.value, PermanentError)
