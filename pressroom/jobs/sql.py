@@ -15,6 +15,9 @@ from pressroom.jobs.stats import SqlStats
 from pressroom.jobs.tenancy import SqlTenancy
 from pressroom.jobs.transport import Database
 
+if TYPE_CHECKING:
+    from pressroom.jobs.store import Outbox, Queue, Retention, Stats, Tenancy, WorkerQueue
+
 
 class SqlJobStore:
     """Every part shares one ``Database``; a job's end writes the outbox and the events in the
@@ -37,6 +40,15 @@ class SqlJobStore:
             if part is None:
                 raise AttributeError(name)
             return getattr(getattr(self, part), name)
+
+
+if TYPE_CHECKING:
+
+    def _ports(
+        store: SqlJobStore,
+    ) -> tuple[Queue, WorkerQueue, Outbox, Tenancy, Stats, Retention]:
+        """mypy's proof that each part implements its port."""
+        return store.queue, store.queue, store.outbox, store.tenancy, store.stats, store.retention
 
 
 _LEGACY = {

@@ -142,7 +142,7 @@ class Database:
             with self.tx(read_only=read_only) as fresh:
                 yield fresh
 
-    def read(self) -> Any:
+    def read(self) -> contextlib.AbstractContextManager[Connection]:
         """A read-only transaction (no write lock on SQLite)."""
         return self.tx(read_only=True)
 
