@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 from bench.serving import serving  # noqa: E402
 from pressroom.jobs.migrate import upgrade  # noqa: E402
 from pressroom.jobs.model import Lane, NewJob  # noqa: E402
-from pressroom.jobs.sql import SqlJobStore, make_engine  # noqa: E402
+from pressroom.jobs.sql import SqlJobStore  # noqa: E402
+from pressroom.jobs.transport import make_engine  # noqa: E402
 from pressroom.synth import draw_page, image_pdf, page_lines, save_png  # noqa: E402
 
 
@@ -36,10 +37,10 @@ def _drain(url: str, seconds: float, out: mp.Queue) -> None:  # type: ignore[typ
     done = 0
     end = time.time() + seconds
     while time.time() < end:
-        job = store.claim((Lane.BULK,), owner, now=time.time(), lease_s=30)
+        job = store.queue.claim((Lane.BULK,), owner, now=time.time(), lease_s=30)
         if job is None:
             break
-        store.complete(
+        store.queue.complete(
             job.id,
             owner,
             artifact_key=f"a/{job.id}.pdf",
@@ -59,7 +60,7 @@ def queue_throughput(folder: Path, workers: int, jobs: int = 3000, url: str = ""
     store = SqlJobStore(engine)
     for _ in range(jobs):
         job_id = str(uuid.uuid4())
-        store.insert(
+        store.queue.insert(
             NewJob(
                 id=job_id,
                 tenant="t",

@@ -385,7 +385,7 @@ def cmd_templates(args: argparse.Namespace) -> int:
     if getattr(args, "tenant", None):
         from pressroom.service import open_services
 
-        allowed = open_services(settings).store.allowed_templates(args.tenant)
+        allowed = open_services(settings).store.tenancy.allowed_templates(args.tenant)
         if allowed is None:
             print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
         else:
@@ -412,8 +412,8 @@ def cmd_templates_allow(args: argparse.Namespace) -> int:
         print(f"error: UNKNOWN_TEMPLATE: {', '.join(unknown)}", file=sys.stderr)
         return EXIT_USAGE
     services = open_services(settings)
-    services.store.allow_templates(args.tenant, list(args.names), now=services.clock())
-    allowed = sorted(services.store.allowed_templates(args.tenant) or ())
+    services.store.tenancy.allow_templates(args.tenant, list(args.names), now=services.clock())
+    allowed = sorted(services.store.tenancy.allowed_templates(args.tenant) or ())
     print(f"tenant {args.tenant!r} may use: {', '.join(allowed)}")
     return EXIT_OK
 
@@ -425,8 +425,8 @@ def cmd_templates_disallow(args: argparse.Namespace) -> int:
         print("error: BAD_REQUEST: name templates, or --all to drop the list", file=sys.stderr)
         return EXIT_USAGE
     services = open_services(Settings.from_env())
-    services.store.disallow_templates(args.tenant, None if args.all else list(args.names))
-    allowed = services.store.allowed_templates(args.tenant)
+    services.store.tenancy.disallow_templates(args.tenant, None if args.all else list(args.names))
+    allowed = services.store.tenancy.allowed_templates(args.tenant)
     if allowed is None:
         print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
     else:
@@ -443,10 +443,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from pressroom.api.app import create_app
     from pressroom.jobs.model import Lane
+    from pressroom.jobs.retention import start_housekeeping
     from pressroom.logs import configure_logging
     from pressroom.notify.config import DeliveryConfig
     from pressroom.notify.pool import DeliveryPool
-    from pressroom.service import ensure_default_key, open_services, start_housekeeping
+    from pressroom.service import ensure_default_key, housekeeper, open_services
     from pressroom.worker.pool import Supervisor
 
     settings = Settings.from_env()  # first: a bad value is one line, before anything starts
@@ -470,7 +471,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if bulk > 0:
         supervisor = Supervisor(settings, {Lane.BULK: bulk, Lane.INTERACTIVE: args.interactive})
         supervisor.start()
-    housekeeping = start_housekeeping(services)
+    housekeeping = start_housekeeping(housekeeper(services))
     webhooks.start()
     print(
         f"Pressroom {__version__} on http://{args.host}:{args.port} "
@@ -565,7 +566,7 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
     services = open_services(Settings.from_env())
     role = "operator" if args.operator else "tenant"
     try:
-        key_id, key = services.store.new_key(
+        key_id, key = services.store.tenancy.new_key(
             args.tenant, now=services.clock(), role=role, expires_at=args.expires
         )
     except ValueError as exc:
@@ -584,7 +585,7 @@ def cmd_keys_list(args: argparse.Namespace) -> int:
 
     services = open_services(Settings.from_env())
     now = services.clock()
-    for row in services.store.list_keys(args.tenant):
+    for row in services.store.tenancy.list_keys(args.tenant):
         if row["revoked_at"] is not None:
             status = f"revoked {_when(row['revoked_at'])}"
         elif row["expires_at"] is not None and row["expires_at"] <= now:
@@ -603,7 +604,7 @@ def cmd_keys_revoke(args: argparse.Namespace) -> int:
     from pressroom.service import open_services
 
     services = open_services(Settings.from_env())
-    key_id = services.store.revoke_key(args.key, now=services.clock())
+    key_id = services.store.tenancy.revoke_key(args.key, now=services.clock())
     if key_id is None:
         print("error: NOT_FOUND: no live key with that id or value", file=sys.stderr)
         return EXIT_USAGE
@@ -618,7 +619,7 @@ def cmd_customers(args: argparse.Namespace) -> int:
     status = {"create": "active", "activate": "active", "suspend": "suspended"}[
         args.customers_command
     ]
-    services.store.set_customer(args.tenant, args.id, status=status, now=services.clock())
+    services.store.tenancy.set_customer(args.tenant, args.id, status=status, now=services.clock())
     print(f"customer {status} for tenant {args.tenant!r}")
     return EXIT_OK
 

@@ -262,3 +262,46 @@ class RequestTimeout(BadRequest):
 
     code = "REQUEST_TIMEOUT"
     http_status = 408
+
+
+# -- the job store --
+
+
+class StoreUnavailable(TransientError):
+    """The job database did not answer (down, unreachable, pool exhausted)."""
+
+    code = "STORE_UNAVAILABLE"
+
+
+class UnstorableValue(PermanentError):
+    """A value the column cannot hold (too long, a NUL): the request's fault, so the API shows
+    it as the bad request it is."""
+
+    code = "BAD_REQUEST"
+    http_status = 400
+
+
+class DuplicateRow(Exception):
+    """A unique or foreign key refused a row. The store catches it where a race is expected
+    (two first uses at once); anywhere else it is a bug, so deliberately not a PressroomError."""
+
+
+class IdempotencyConflict(PressroomError):
+    """The same Idempotency-Key was used before with a different request."""
+
+    code = "IDEMPOTENCY_CONFLICT"
+    http_status = 422
+    exit_code = 2
+
+
+class DeadlineUnreachable(PermanentError):
+    """Refused at the door: this upload cannot finish inside its deadline even on an empty
+    queue. Not a 429: retrying the same request cannot help."""
+
+    code = "DEADLINE_EXCEEDED"
+    http_status = 422
+
+
+class TooBigForQuota(PermanentError):
+    code = "QUOTA_EXCEEDED"
+    http_status = 413

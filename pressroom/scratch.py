@@ -1,7 +1,9 @@
-"""Private per-job scratch space: 0700 folders, removed in ``finally``, stale ones swept."""
+"""Private per-job scratch space: 0700 folders, removed in ``finally``, stale ones swept, and
+what they hold right now (for /metrics and the dashboard)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -65,3 +67,41 @@ def sweep_stale(base: Path, max_age_s: float = 3600.0) -> int:
         except OSError:
             continue
     return removed
+
+
+def scratch_usage(base: Path) -> tuple[int, int]:
+    """Bytes and folder count of live job scratch folders."""
+    total, folders, _oldest = scratch_state(base, now=0.0)
+    return total, folders
+
+
+def scratch_state(base: Path, *, now: float) -> tuple[int, int, float]:
+    """Bytes, folder count, and the age of the oldest live job scratch folder."""
+    total = folders = 0
+    oldest = 0.0
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return 0, 0, 0.0
+    for entry in entries:
+        if not entry.name.startswith(PREFIX):
+            continue
+        folders += 1
+        with contextlib.suppress(OSError):
+            oldest = max(oldest, now - entry.stat().st_mtime) if now else 0.0
+        for path in entry.rglob("*"):
+            try:
+                if path.is_file():
+                    total += path.stat().st_size
+            except OSError:
+                continue
+    return total, folders, oldest
+
+
+def scratch_disk(base: Path) -> tuple[int, int]:
+    """(free, total) bytes of the file system holding scratch."""
+    try:
+        usage = shutil.disk_usage(base)
+    except OSError:
+        return 0, 0
+    return usage.free, usage.total

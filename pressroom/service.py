@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pressroom.api.signing import Signer
-from pressroom.errors import BadConfig, PressroomError
+from pressroom.errors import BadConfig
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
-from pressroom.jobs.sql import SqlJobStore, make_engine
+from pressroom.jobs.retention import housekeeping
+from pressroom.jobs.sql import SqlJobStore
+from pressroom.jobs.transport import make_engine
 from pressroom.settings import Settings
 from pressroom.storage import BlobStore
 from pressroom.storage.crypto import EncryptedBlobStore, master_keys
@@ -23,8 +25,6 @@ from pressroom.storage.local import LocalBlobStore
 from pressroom.verify import RegistryVerifier, Verifier, verifier_from_settings
 
 KEY_FILE = "api-key"
-ORPHAN_AGE_S = 3600.0
-HISTORY_S = 30 * 24 * 3600.0  # job events and stage timings behind metrics and the dashboard
 SECRET_FILE = "signing.key"
 MIN_SIGNING_KEY = 32
 
@@ -42,7 +42,7 @@ class Services:
 
     def verify(self) -> Verifier:
         if self.verifier is None:
-            self.verifier = RegistryVerifier(self.store)
+            self.verifier = RegistryVerifier(self.store.tenancy)
         return self.verifier
 
 
@@ -100,76 +100,29 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         blobs=blobs,
         signer=Signer(secret, ttl_s=settings.link_ttl_s),
         retry=RetryPolicy(max_attempts=settings.max_attempts),
-        clock=store.clock(),
+        clock=store.db.clock(),
         admission=Admission.from_settings(settings.admission),
-        verifier=verifier_from_settings(store, settings.verifier),
+        verifier=verifier_from_settings(store.tenancy, settings.verifier),
     )
 
 
-def housekeeping(services: Services) -> dict[str, int]:
-    """Delete expired artifacts, sources kept for dead letters past the retention window,
-    orphan sources (a crash between blob and row), and old events and timings."""
-    now = services.clock()
-    removed = {"artifacts": 0, "orphans": 0, "dead_sources": 0, "expired_reviews": 0}
-    for job_id in services.store.expired_reviews(before=now - services.settings.review_retention_s):
-        keys = services.store.expire_review(job_id, now=services.clock())
-        for key in keys or ():
-            if key:
-                services.blobs.delete(key)
-        removed["expired_reviews"] += keys is not None
-    before = now - services.settings.retention_s
-    for job_id, key in services.store.expired_rejected_sources(before=before):
-        # a dead letter keeps its source for a redrive, but not forever: it holds personal data
-        services.blobs.delete(key)
-        services.store.delete_source_key(job_id)
-        removed["dead_sources"] += 1
-    services.store.prune_history(before=now - HISTORY_S)
-    for job_id, key in services.store.expired_artifacts(before=now - services.settings.retention_s):
-        services.blobs.delete(key)
-        services.store.forget_artifact(job_id)
-        removed["artifacts"] += 1
-    for prefix in ("sources", "review"):
-        for key, mtime in list(services.blobs.list(prefix)):
-            if now - mtime < ORPHAN_AGE_S:
-                continue
-            parts = key.split("/")
-            job = services.store.get(parts[2]) if len(parts) == 4 else None
-            if job is None or key not in (job.source_key, job.artifact_key):
-                services.blobs.delete(key)
-                removed["orphans"] += 1
-    removed["staging"] = sweep_staging(services.blobs, ORPHAN_AGE_S)
-    return removed
-
-
-def sweep_staging(blobs: object, max_age_s: float) -> int:
-    """Half-written local copies a crash left (S3 writes are atomic and leave none)."""
-    while blobs is not None:
-        if isinstance(blobs, LocalBlobStore):
-            return blobs.sweep_staging(max_age_s)
-        blobs = getattr(blobs, "inner", None)
-    return 0
-
-
-def start_housekeeping(services: Services, every_s: float = 300.0) -> threading.Event:
-    """Run ``housekeeping`` in a background thread until the returned event is set."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.wait(every_s):
-            try:
-                housekeeping(services)
-            except PressroomError:
-                continue
-
-    threading.Thread(target=loop, name="housekeeping", daemon=True).start()
-    return stop
+def housekeeper(services: Services) -> Callable[[], dict[str, int]]:
+    """``housekeeping`` bound to this service's store, blobs, clock and retention windows."""
+    return functools.partial(
+        housekeeping,
+        services.store.retention,
+        services.blobs,
+        clock=services.clock,
+        retention_s=services.settings.retention_s,
+        review_retention_s=services.settings.review_retention_s,
+    )
 
 
 def ensure_default_key(services: Services) -> Path | None:
     """On first start, a key for tenant ``default`` written 0600 into the data dir."""
     path = services.settings.data_dir / KEY_FILE
-    if services.store.has_keys():
+    if services.store.tenancy.has_keys():
         return path if path.exists() else None
-    key = services.store.create_key("default", now=services.clock())
+    key = services.store.tenancy.create_key("default", now=services.clock())
     _private_file(path, lambda: (key + "\n").encode())
     return path

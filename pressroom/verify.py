@@ -20,7 +20,7 @@ from typing import Protocol
 import httpx
 
 from pressroom.errors import UnauthorizedCustomer, VerifierUnavailable
-from pressroom.jobs.sql import SqlJobStore
+from pressroom.jobs.store import Customers
 from pressroom.settings import VerifierSettings
 
 ALLOWED = "allowed"
@@ -37,13 +37,13 @@ class Verifier(Protocol):
 class RegistryVerifier:
     """The tenant's own customer list. No customer on the job means the tenant itself."""
 
-    store: SqlJobStore
+    customers: Customers
     name: str = "registry"
 
     def verify(self, tenant: str, customer: str | None, *, timeout: float | None) -> str:
         if customer is None:
             return ALLOWED
-        status = self.store.customer_status(tenant, customer)
+        status = self.customers.customer_status(tenant, customer)
         if status == "active":
             return ALLOWED
         raise UnauthorizedCustomer(
@@ -135,10 +135,10 @@ class HttpVerifier:
         raise VerifierUnavailable("the identity service gave no decision")
 
 
-def verifier_from_settings(store: SqlJobStore, s: VerifierSettings) -> Verifier:
+def verifier_from_settings(customers: Customers, s: VerifierSettings) -> Verifier:
     """The settings were checked when read: ``kind`` is registry or http, with a URL."""
     if s.kind == "http":
         return HttpVerifier(
             s.url, timeout_s=s.timeout_s, concurrency=s.concurrency, rate_per_s=s.rate_per_s
         )
-    return RegistryVerifier(store)
+    return RegistryVerifier(customers)

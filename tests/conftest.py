@@ -46,7 +46,7 @@ def services(tmp_path: Path, clock: FakeClock) -> Iterator[Services]:
     svc = open_services(settings)
     svc.clock = clock
     yield svc
-    svc.store.engine.dispose()
+    svc.store.db.engine.dispose()
 
 
 PG_ADMIN_URL = os.environ.get(

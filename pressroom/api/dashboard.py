@@ -14,11 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
-
-from pressroom.api.metrics import scratch_disk, scratch_usage
-from pressroom.jobs.model import JobState, Lane
-from pressroom.jobs.schema import jobs, stage_timings
+from pressroom.jobs.model import Lane
+from pressroom.scratch import scratch_disk, scratch_usage
 from pressroom.service import Services
 
 HOUR = 3600.0
@@ -69,44 +66,19 @@ def _quantiles(values: list[float]) -> tuple[float, float]:
 
 
 def snapshot(services: Services) -> Snapshot:
-    store = services.store
+    stats = services.store.stats
     now = services.clock()
     since = now - HOUR
-    with store.read() as conn:
-        rows = conn.execute(
-            select(stage_timings.c.stage, stage_timings.c.seconds).where(
-                stage_timings.c.recorded_at >= since
-            )
-        ).all()
-        done = conn.execute(
-            select(jobs.c.finished_at, jobs.c.pages).where(
-                jobs.c.state == JobState.COMPLETE.value, jobs.c.finished_at >= since
-            )
-        ).all()
-        review = conn.execute(
-            select(jobs.c.id, jobs.c.tenant, jobs.c.reason, jobs.c.finished_at)
-            .where(jobs.c.state == JobState.REVIEW.value)
-            .order_by(jobs.c.finished_at)
-            .limit(20)
-        ).all()
-        recent_dead = conn.execute(
-            select(jobs.c.id, jobs.c.tenant, jobs.c.lane, jobs.c.reason, jobs.c.finished_at)
-            .where(jobs.c.state == JobState.REJECTED.value)
-            .order_by(jobs.c.finished_at.desc())
-            .limit(10)
-        ).all()
-        review_total = conn.execute(
-            select(func.count()).where(jobs.c.state == JobState.REVIEW.value)
-        ).scalar_one()
+    work = stats.recent_work(since=since)
     by_stage: dict[str, list[float]] = {}
-    for stage, seconds in rows:
-        by_stage.setdefault(str(stage), []).append(float(seconds))
+    for stage, seconds in work.timings:
+        by_stage.setdefault(stage, []).append(seconds)
     stages = {s: (*_quantiles(v), len(v)) for s, v in by_stage.items()}
     slots = [0] * 12
-    for finished, pages in done:
-        slot = min(11, max(0, int((float(finished) - since) // 300)))
-        slots[slot] += int(pages or 0)
-    events = store.event_counts(since=now - 24 * HOUR)
+    for finished, pages in work.finished:
+        slot = min(11, max(0, int((finished - since) // 300)))
+        slots[slot] += pages
+    events = stats.event_counts(since=now - 24 * HOUR)
     retries: dict[str, int] = {}
     dead: dict[str, int] = {}
     for (kind, _lane, reason), n in events.items():
@@ -114,14 +86,14 @@ def snapshot(services: Services) -> Snapshot:
             retries[reason] = retries.get(reason, 0) + n
         elif kind == "dead_letter":
             dead[reason] = dead.get(reason, 0) + n
-    measured = store.seconds_per_page(since=since)
+    measured = stats.seconds_per_page(since=since)
     used, folders = scratch_usage(services.settings.scratch_dir)
     free, size = scratch_disk(services.settings.scratch_dir)
     snap = Snapshot(
         now=now,
-        counts=store.counts(),
-        oldest=store.oldest_by_state(now=now),
-        workers=store.live_workers(now=now),
+        counts=stats.counts(),
+        oldest=stats.oldest_by_state(now=now),
+        workers=stats.live_workers(now=now),
         stages=stages,
         throughput=slots,
         pages_per_min_per_core=60.0 / measured[0] if measured else None,
@@ -132,14 +104,20 @@ def snapshot(services: Services) -> Snapshot:
         disk_free=free,
         disk_size=size,
     )
-    snap.review_total = int(review_total)
+    snap.review_total = work.review_total
     snap.review = [
-        {"id": r[0], "tenant": r[1], "reason": r[2], "age": now - float(r[3] or now)}
-        for r in review
+        {"id": r.id, "tenant": r.tenant, "reason": r.reason, "age": now - (r.finished_at or now)}
+        for r in work.review
     ]
     snap.recent_dead = [
-        {"id": r[0], "tenant": r[1], "lane": r[2], "reason": r[3], "age": now - float(r[4] or now)}
-        for r in recent_dead
+        {
+            "id": r.id,
+            "tenant": r.tenant,
+            "lane": r.lane,
+            "reason": r.reason,
+            "age": now - (r.finished_at or now),
+        }
+        for r in work.dead
     ]
     return snap
 

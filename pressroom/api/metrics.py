@@ -3,11 +3,8 @@ same whichever process serves them (workers are separate processes)."""
 
 from __future__ import annotations
 
-import contextlib
-import shutil
 import time
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import (
@@ -17,52 +14,12 @@ from prometheus_client.core import (
     Metric,
 )
 from prometheus_client.registry import Collector
-from sqlalchemy import Connection, case, func, select
 
 from pressroom.jobs.model import JobState, Lane
-from pressroom.jobs.schema import stage_timings
-from pressroom.scratch import PREFIX
+from pressroom.scratch import scratch_disk, scratch_state
 from pressroom.service import Services
 
 BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
-
-
-def scratch_usage(base: Path) -> tuple[int, int]:
-    """Bytes and folder count of live job scratch folders."""
-    total, folders, _oldest = scratch_state(base, now=0.0)
-    return total, folders
-
-
-def scratch_state(base: Path, *, now: float) -> tuple[int, int, float]:
-    """Bytes, folder count, and the age of the oldest live job scratch folder."""
-    total = folders = 0
-    oldest = 0.0
-    try:
-        entries = list(base.iterdir())
-    except OSError:
-        return 0, 0, 0.0
-    for entry in entries:
-        if not entry.name.startswith(PREFIX):
-            continue
-        folders += 1
-        with contextlib.suppress(OSError):
-            oldest = max(oldest, now - entry.stat().st_mtime) if now else 0.0
-        for path in entry.rglob("*"):
-            try:
-                if path.is_file():
-                    total += path.stat().st_size
-            except OSError:
-                continue
-    return total, folders, oldest
-
-
-def scratch_disk(base: Path) -> tuple[int, int]:
-    """(free, total) bytes of the file system holding scratch."""
-    try:
-        usage = shutil.disk_usage(base)
-    except OSError:
-        return 0, 0
-    return usage.free, usage.total
 
 
 def _histogram(
@@ -76,34 +33,17 @@ def _histogram(
     return family
 
 
-def stage_histograms(
-    conn: Connection, stages: tuple[str, ...] | None = None
-) -> list[tuple[str, list[int], int, float]]:
-    """Per stage: cumulative bucket counts, count and sum — aggregated in the database, so a
-    scrape costs one grouped query whatever the number of rows."""
-    columns = [func.sum(case((stage_timings.c.seconds <= b, 1), else_=0)) for b in BUCKETS]
-    query = select(
-        stage_timings.c.stage, func.count(), func.sum(stage_timings.c.seconds), *columns
-    ).group_by(stage_timings.c.stage)
-    if stages is not None:
-        query = query.where(stage_timings.c.stage.in_(stages))
-    out = []
-    for row in conn.execute(query.order_by(stage_timings.c.stage)):
-        out.append((str(row[0]), [int(n or 0) for n in row[3:]], int(row[1]), float(row[2] or 0)))
-    return out
-
-
 class StoreCollector(Collector):
     def __init__(self, services: Services) -> None:
         self.services = services
 
     def collect(self) -> Iterator[Metric]:
-        store = self.services.store
+        stats = self.services.store.stats
         now = self.services.clock()
         depth = GaugeMetricFamily(
             "pressroom_jobs", "Jobs by lane and state", labels=["lane", "state"]
         )
-        counts = store.counts()
+        counts = stats.counts()
         for lane in Lane:
             for state in JobState:
                 depth.add_metric(
@@ -115,7 +55,7 @@ class StoreCollector(Collector):
             "Age of the oldest job per lane and state (waiting, retrying, running)",
             labels=["lane", "state"],
         )
-        ages = store.oldest_by_state(now=now)
+        ages = stats.oldest_by_state(now=now)
         for lane in Lane:
             for state in (JobState.ACCEPTED, JobState.RETRYING, JobState.RUNNING):
                 oldest.add_metric(
@@ -127,7 +67,7 @@ class StoreCollector(Collector):
             "Jobs held for a human in review",
             value=sum(n for (_lane, state), n in counts.items() if state == JobState.REVIEW.value),
         )
-        live = store.live_workers(now=now)
+        live = stats.live_workers(now=now)
         workers = GaugeMetricFamily(
             "pressroom_workers", "Worker processes seen in the last 30 s", labels=["lane"]
         )
@@ -135,7 +75,7 @@ class StoreCollector(Collector):
             workers.add_metric([lane.value], live.get(lane.value, 0))
         yield workers
 
-        events = store.event_counts()
+        events = stats.event_counts()
         families = {
             "retry": CounterMetricFamily(
                 "pressroom_retries",
@@ -178,8 +118,7 @@ class StoreCollector(Collector):
             started = [n for (k, ln, _r), n in events.items() if (k, ln) == ("attempt", lane)]
             attempts.add_metric([lane.value], sum(started))
         yield attempts
-        with store.read() as conn:
-            rows = stage_histograms(conn)
+        rows = stats.stage_histograms(BUCKETS)
         internal = {"queue", "scratch"}
         yield _histogram(
             "pressroom_stage_duration_seconds",
@@ -199,7 +138,7 @@ class StoreCollector(Collector):
             "stage",
             [r for r in rows if r[0] == "scratch"],
         )
-        measured = store.seconds_per_page(since=now - 3600)
+        measured = stats.seconds_per_page(since=now - 3600)
         yield GaugeMetricFamily(
             "pressroom_pages_per_minute_per_core",
             "Pages per minute per worker process over the last hour (0 when none finished)",

@@ -15,9 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pressroom.errors import Overloaded, PermanentError, QuotaExceeded
+from pressroom.errors import (
+    DeadlineUnreachable,
+    Overloaded,
+    QuotaExceeded,
+)
+from pressroom.errors import (
+    TooBigForQuota as TooBigForQuota,  # the API imports it from here
+)
 from pressroom.jobs.model import Lane
-from pressroom.jobs.sql import SqlJobStore
+from pressroom.jobs.store import AdmissionFigures
 
 # the upload's page count, read in a bounded child process (never parsed in the API)
 from pressroom.pipeline.pagecount import count_pages as count_pages
@@ -27,19 +34,6 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection
 
 HOUR = 3600.0
-
-
-class DeadlineUnreachable(PermanentError):
-    """Refused at the door: this upload cannot finish inside its deadline even on an empty
-    queue. Not a 429: retrying the same request cannot help."""
-
-    code = "DEADLINE_EXCEEDED"
-    http_status = 422
-
-
-class TooBigForQuota(PermanentError):
-    code = "QUOTA_EXCEEDED"
-    http_status = 413
 
 
 REFUSALS = (Overloaded, QuotaExceeded, DeadlineUnreachable, TooBigForQuota)
@@ -94,7 +88,7 @@ class Estimate:
 
 
 def estimate(
-    store: SqlJobStore,
+    store: AdmissionFigures,
     rules: Admission,
     lane: Lane,
     pages: int,
@@ -113,7 +107,7 @@ def estimate(
 
 
 def admit(
-    store: SqlJobStore,
+    store: AdmissionFigures,
     rules: Admission,
     *,
     tenant: str,

@@ -85,3 +85,8 @@ class Job:
     pages_estimate: int | None = None
     parent_span_id: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+
+
+# states of a job that is not finished: waiting its turn, or waiting and running
+WAITING = (JobState.ACCEPTED.value, JobState.RETRYING.value)
+UNFINISHED = (*WAITING, JobState.RUNNING.value)

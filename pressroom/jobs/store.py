@@ -1,28 +1,61 @@
-"""The job store port: what the API and the workers need from the queue, nothing more."""
+"""The job store's ports, one narrow Protocol per concept, so each caller asks only for what it
+uses (the worker for the queue, the delivery pool for the outbox, admission for its figures).
+``SqlJobStore`` composes the SQL adapter of each; a fake can implement just one."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pressroom.errors import PressroomError
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import Job, JobState, Lane, NewJob
 
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
-class IdempotencyConflict(PressroomError):
-    """The same Idempotency-Key was used before with a different request."""
-
-    code = "IDEMPOTENCY_CONFLICT"
-    http_status = 422
-    exit_code = 2
+    from pressroom.jobs.stats import RecentWork
 
 
-class JobStore(Protocol):
-    def insert(self, job: NewJob, *, now: float, max_attempts: int) -> tuple[Job, bool]:
+class Queue(Protocol):
+    """What the API needs: intake, reads, a reviewer's decision, an operator's redrive."""
+
+    def insert(
+        self,
+        job: NewJob,
+        *,
+        now: float,
+        max_attempts: int,
+        check: Callable[[Connection], object] | None = None,
+    ) -> tuple[Job, bool]:
         """Insert a job; with an Idempotency-Key already used for the same request, return the
-        job it made and False. A different request under the same key is a conflict."""
+        job it made and False. A different request under the same key is a conflict.
+        ``check`` (admission) runs first in the same transaction."""
+
+    def find_idempotent(self, tenant: str, key: str) -> bool: ...
 
     def get(self, job_id: str, *, tenant: str | None = None) -> Job | None: ...
+
+    def in_review(self, tenant: str) -> list[Job]: ...
+
+    def decide_review(
+        self,
+        job_id: str,
+        tenant: str,
+        *,
+        approve: bool,
+        now: float,
+        artifact_key: str | None = None,
+        artifact_sha256: str | None = None,
+    ) -> bool: ...
+
+    def redrive(self, job_id: str, *, now: float, tenant: str | None = None) -> bool:
+        """A rejected job with its source back to ``accepted``; never a complete one."""
+
+    def delete_source_key(self, job_id: str) -> None: ...
+
+
+class WorkerQueue(Protocol):
+    """What a worker needs: a job under a lease, and its end."""
 
     def claim(
         self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
@@ -37,6 +70,8 @@ class JobStore(Protocol):
     def record_timing(
         self, job_id: str, attempt: int, stage: str, seconds: float, *, now: float
     ) -> None: ...
+
+    def set_verification(self, job_id: str, owner: str, decision: str) -> None: ...
 
     def complete(
         self,
@@ -74,15 +109,142 @@ class JobStore(Protocol):
     ) -> bool:
         """Hold the job for a human (state review)."""
 
-    def redrive(self, job_id: str, *, now: float, tenant: str | None = None) -> bool:
-        """A rejected job with its source back to ``accepted``; never a complete one."""
-
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         """Give a claimed job back untouched (graceful shutdown): no attempt is spent."""
 
     def rescue_expired(self, *, now: float, policy: RetryPolicy) -> int:
         """Return jobs whose lease expired (a dead worker) to retrying; counts as an attempt."""
 
+    def delete_source_key(self, job_id: str) -> None: ...
+
+
+class Outbox(Protocol):
+    """Webhook deliveries the queue wrote with each job's final state."""
+
+    def claim_deliveries(
+        self,
+        owner: str,
+        *,
+        now: float,
+        lease_s: float,
+        limit: int = 10,
+        skip_tenants: Collection[str] = (),
+    ) -> list[dict[str, Any]]: ...
+
+    def delivery_result(
+        self,
+        delivery_id: str,
+        owner: str,
+        *,
+        ok: bool,
+        error: str | None,
+        now: float,
+        policy: RetryPolicy,
+    ) -> str: ...
+
+    def deliveries(self, job_id: str) -> list[dict[str, Any]]: ...
+
+    def webhook_secret(self, tenant: str, *, now: float) -> str: ...
+
+
+class Customers(Protocol):
+    def customer_status(self, tenant: str, customer: str) -> str | None:
+        """``active``, ``suspended``, or None for a customer the tenant never registered."""
+
+
+class Tenancy(Customers, Protocol):
+    """Keys, customers and template allow-lists."""
+
+    def new_key(
+        self, tenant: str, *, now: float, role: str = "tenant", expires_at: float | None = None
+    ) -> tuple[str, str]: ...
+
+    def create_key(self, tenant: str, *, now: float, role: str = "tenant") -> str: ...
+
+    def key_info(self, key: str, *, now: float | None = None) -> tuple[str, str] | None: ...
+
+    def tenant_for_key(self, key: str, *, now: float | None = None) -> str | None: ...
+
+    def list_keys(self, tenant: str | None = None) -> list[dict[str, Any]]: ...
+
+    def revoke_key(self, id_or_key: str, *, now: float) -> str | None: ...
+
+    def has_keys(self) -> bool: ...
+
+    def set_customer(self, tenant: str, customer: str, *, status: str, now: float) -> None: ...
+
+    def allow_templates(self, tenant: str, names: list[str], *, now: float) -> None: ...
+
+    def disallow_templates(self, tenant: str, names: list[str] | None) -> None: ...
+
+    def allowed_templates(self, tenant: str) -> frozenset[str] | None: ...
+
+
+class AdmissionFigures(Protocol):
+    """What admission weighs an upload against; ``conn``: inside the insert's transaction."""
+
+    def seconds_per_page(
+        self, *, since: float, conn: Connection | None = None
+    ) -> tuple[float, int] | None: ...
+
+    def live_workers(
+        self, *, now: float, within_s: float = 30.0, conn: Connection | None = None
+    ) -> dict[str, int]: ...
+
+    def pages_ahead(self, lane: str, *, conn: Connection | None = None) -> int: ...
+
+    def jobs_waiting(self, lane: str, *, conn: Connection | None = None) -> int: ...
+
+    def tenant_load(
+        self, tenant: str, *, since: float, conn: Connection | None = None
+    ) -> tuple[int, int, float | None]: ...
+
+    def tenant_bytes(
+        self, tenant: str, *, since: float, conn: Connection | None = None
+    ) -> tuple[int, int]: ...
+
+    def record_refusal(self, tenant: str, lane: str, reason: str, *, now: float) -> None: ...
+
+
+class Stats(AdmissionFigures, Protocol):
+    """Counts, events and timings for metrics, the dashboard and operators."""
+
+    def event_counts(self, *, since: float = 0.0) -> dict[tuple[str, str, str], int]: ...
+
+    def worker_seen(self, owner: str, lanes: tuple[str, ...], *, now: float) -> None: ...
+
+    def worker_gone(self, owner: str) -> None: ...
+
     def counts(self) -> dict[tuple[str, str], int]: ...
 
     def oldest_waiting(self, *, now: float) -> dict[str, float]: ...
+
+    def oldest_by_state(self, *, now: float) -> dict[tuple[str, str], float]: ...
+
+    def stage_histograms(
+        self, buckets: Sequence[float], stages: tuple[str, ...] | None = None
+    ) -> list[tuple[str, list[int], int, float]]: ...
+
+    def recent_work(
+        self, *, since: float, review_limit: int = 20, dead_limit: int = 10
+    ) -> RecentWork: ...
+
+
+class Retention(Protocol):
+    """What housekeeping may forget, and when."""
+
+    def expired_artifacts(self, *, before: float) -> list[tuple[str, str]]: ...
+
+    def expired_rejected_sources(self, *, before: float) -> list[tuple[str, str]]: ...
+
+    def expired_reviews(self, *, before: float) -> list[str]: ...
+
+    def expire_review(self, job_id: str, *, now: float) -> tuple[str | None, str | None] | None: ...
+
+    def prune_history(self, *, before: float) -> int: ...
+
+    def held_keys(self, job_id: str) -> tuple[str | None, str | None] | None: ...
+
+    def forget_source(self, job_id: str) -> None: ...
+
+    def forget_artifact(self, job_id: str) -> None: ...

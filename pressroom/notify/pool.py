@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pressroom.errors import TransientError
+from pressroom.jobs.store import Outbox
 from pressroom.notify.config import DeliveryConfig
 from pressroom.notify.webhooks import WebhookSender, deliver
 from pressroom.service import Services
@@ -60,7 +61,8 @@ class DeliveryPool:
         owner: str | None = None,
         sender: WebhookSender | None = None,
     ) -> None:
-        self.services = services
+        self.outbox: Outbox = services.store.outbox
+        self.now = services.clock  # the store's clock (the sender keeps its own for deadlines)
         self.config = config or DeliveryConfig()
         self.owner = owner or default_owner()
         self.sender = sender or WebhookSender(
@@ -121,9 +123,9 @@ class DeliveryPool:
                 if room <= 0:
                     break
                 claimed_at = self._clock()
-                rows = self.services.store.claim_deliveries(
+                rows = self.outbox.claim_deliveries(
                     self.owner,
-                    now=self.services.clock(),
+                    now=self.now(),
                     lease_s=self.config.lease_s,
                     limit=1,
                     skip_tenants=busy,
@@ -202,4 +204,4 @@ class DeliveryPool:
             self._clock() + self.config.deadline_s,
             item.claimed_at + self.config.send_by_s,
         )
-        deliver(self.services, self.sender, self.owner, item.row, deadline=deadline)
+        deliver(self.outbox, self.now, self.sender, self.owner, item.row, deadline=deadline)

@@ -26,6 +26,7 @@ import httpx
 
 from pressroom.errors import BadRequest
 from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.store import Outbox
 from pressroom.notify.config import DeliveryConfig
 from pressroom.notify.transport import PinnedBackend
 from pressroom.service import Services
@@ -249,12 +250,17 @@ class WebhookSender:
 
 
 def send_delivery(
-    services: Services, sender: WebhookSender, row: Mapping[str, Any], *, deadline: float
+    outbox: Outbox,
+    clock: Callable[[], float],
+    sender: WebhookSender,
+    row: Mapping[str, Any],
+    *,
+    deadline: float,
 ) -> Sent:
     """Sign and post one outbox row."""
     body = json.dumps(row["payload"], separators=(",", ":"), sort_keys=True).encode()
-    timestamp = int(services.clock())
-    secret = services.store.webhook_secret(str(row["tenant"]), now=services.clock())
+    timestamp = int(clock())
+    secret = outbox.webhook_secret(str(row["tenant"]), now=clock())
     headers = {
         "content-type": "application/json",
         "webhook-id": str(row["id"]),
@@ -265,7 +271,8 @@ def send_delivery(
 
 
 def deliver(
-    services: Services,
+    outbox: Outbox,
+    clock: Callable[[], float],
     sender: WebhookSender,
     owner: str,
     row: Mapping[str, Any],
@@ -274,13 +281,13 @@ def deliver(
 ) -> bool:
     """Send one claimed row and record the result on the outbox; True when delivered."""
     started = time.monotonic()
-    sent = send_delivery(services, sender, row, deadline=deadline)
-    services.store.delivery_result(
+    sent = send_delivery(outbox, clock, sender, row, deadline=deadline)
+    outbox.delivery_result(
         str(row["id"]),
         owner,
         ok=sent.ok,
         error=sent.code,
-        now=services.clock(),
+        now=clock(),
         policy=DELIVERY_POLICY,
     )
     log.info(
@@ -315,11 +322,13 @@ def deliver_due(
     # one claim per send, so no claimed row waits behind another's send past its lease
     while True:
         claimed_at = sender.clock()
-        due = services.store.claim_deliveries(
+        due = services.store.outbox.claim_deliveries(
             owner, now=services.clock(), lease_s=config.lease_s, limit=1
         )
         if not due:
             return delivered
         # the config holds deadline_s inside the lease, so this send ends before it lapses
         deadline = claimed_at + config.deadline_s
-        delivered += deliver(services, sender, owner, due[0], deadline=deadline)
+        delivered += deliver(
+            services.store.outbox, services.clock, sender, owner, due[0], deadline=deadline
+        )

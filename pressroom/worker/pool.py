@@ -68,7 +68,7 @@ def worker_main(
         _work(services, runner, claim_lanes, owner, stop, max_jobs, parent)
     finally:
         with contextlib.suppress(TransientError):
-            services.store.worker_gone(owner)
+            services.store.stats.worker_gone(owner)
         tracing.shutdown()  # flushes spans still batched
 
 
@@ -91,9 +91,9 @@ def _work(
             break
         try:
             if time.monotonic() - last_rescue > RESCUE_EVERY_S:
-                services.store.rescue_expired(now=services.clock(), policy=services.retry)
+                services.store.queue.rescue_expired(now=services.clock(), policy=services.retry)
                 # admission divides the work ahead by the live workers it sees here
-                services.store.worker_seen(owner, lanes, now=services.clock())
+                services.store.stats.worker_seen(owner, lanes, now=services.clock())
                 last_rescue = time.monotonic()
             job = runner.run_next(claim_lanes)
         except TransientError as exc:
@@ -105,7 +105,9 @@ def _work(
                 break
             # PostgreSQL: LISTEN until a job arrives (or a backoff may have ended);
             # SQLite: a short poll
-            services.store.wait_for_work(IDLE_WAIT_S if services.store.is_postgres else POLL_S)
+            services.store.db.wait_for_work(
+                IDLE_WAIT_S if services.store.db.is_postgres else POLL_S
+            )
         else:
             done += 1
 
@@ -253,7 +255,7 @@ class Supervisor:
 
                 self._services = open_services(self.settings, migrate=False)
             services = self._services
-            services.store.fail(
+            services.store.queue.fail(
                 job_id,
                 owner,
                 code=code,
@@ -274,7 +276,7 @@ class Supervisor:
         if self._thread is not None:
             self._thread.join()
         if self._services is not None:  # opened by the memory guard
-            self._services.store.engine.dispose()
+            self._services.store.db.engine.dispose()
         self._stop_event.set()
         deadline = time.monotonic() + timeout
         for slot in self._slots:

@@ -23,6 +23,7 @@ from pressroom.errors import (
     UnauthorizedCustomer,
 )
 from pressroom.jobs.model import Job, Lane
+from pressroom.jobs.store import WorkerQueue
 from pressroom.logs import bind_job, bind_stage
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
@@ -77,7 +78,7 @@ class Heartbeat:
         lease = self.services.settings.lease_s
         while not self._stop.wait(lease / 3):
             try:
-                alive = self.services.store.heartbeat(
+                alive = self.services.store.queue.heartbeat(
                     self.job_id, self.owner, now=self.services.clock(), lease_s=lease
                 )
             except TransientError:
@@ -95,10 +96,14 @@ class JobRunner:
     # told each job as it starts and None as it ends (the supervisor's memory and deadline guard)
     on_job: Callable[[Job | None], None] | None = None
 
+    @property
+    def queue(self) -> WorkerQueue:
+        """All of the store a job's run needs."""
+        return self.services.store.queue
+
     def run_next(self, lanes: tuple[Lane, ...]) -> Job | None:
         """Claim and run one job; None when no job was waiting."""
-        store = self.services.store
-        job = store.claim(
+        job = self.queue.claim(
             lanes, self.owner, now=self.services.clock(), lease_s=self.services.settings.lease_s
         )
         if job is None:
@@ -114,14 +119,14 @@ class JobRunner:
 
     @contextmanager
     def _stage(self, job: Job, name: str) -> Iterator[None]:
-        self.services.store.set_stage(job.id, self.owner, name, now=self.services.clock())
+        self.queue.set_stage(job.id, self.owner, name, now=self.services.clock())
         bind_stage(name)
         start = time.perf_counter()
         try:
             with tracing.span(name):
                 yield
         finally:
-            self.services.store.record_timing(
+            self.queue.record_timing(
                 job.id, job.attempts, name, time.perf_counter() - start, now=self.services.clock()
             )
 
@@ -134,7 +139,7 @@ class JobRunner:
                 yield scratch
         finally:
             with contextlib.suppress(TransientError):
-                self.services.store.record_timing(
+                self.queue.record_timing(
                     job.id,
                     job.attempts,
                     "scratch",
@@ -162,11 +167,11 @@ class JobRunner:
 
     def _run(self, job: Job) -> None:
         services = self.services
-        store = services.store
+        queue = self.queue
         now = services.clock
         # from when this attempt could start (accepted, or its backoff ended) to now, the claim
         wait = now() - job.next_eligible_at
-        store.record_timing(job.id, job.attempts, "queue", max(wait, 0.0), now=now())
+        queue.record_timing(job.id, job.attempts, "queue", max(wait, 0.0), now=now())
         deadline = None
         if job.deadline_at is not None:
             deadline = time.monotonic() + (job.deadline_at - now())
@@ -183,9 +188,9 @@ class JobRunner:
                             job.tenant, job.customer, timeout=remaining(deadline)
                         )
                     except UnauthorizedCustomer:
-                        store.set_verification(job.id, self.owner, "denied")
+                        queue.set_verification(job.id, self.owner, "denied")
                         raise
-                    store.set_verification(job.id, self.owner, decision)
+                    queue.set_verification(job.id, self.owner, decision)
                 source = scratch / "source"
                 with self._stage(job, "fetch"):
                     try:
@@ -218,7 +223,7 @@ class JobRunner:
                             self._hold(job, exc, built)
                             return
                 for stage, seconds in result.timings.items():
-                    store.record_timing(job.id, job.attempts, stage, seconds, now=now())
+                    queue.record_timing(job.id, job.attempts, stage, seconds, now=now())
                 if heartbeat.lost:
                     # another worker has the job now (our lease lapsed): leave it to them
                     raise LeaseLost
@@ -232,7 +237,7 @@ class JobRunner:
                 with self._stage(job, "publish"):
                     written = services.blobs.put_if_absent(key, built)
                     sha = result.output_sha256 if written else self._stored_sha(key)
-                    if store.complete(
+                    if queue.complete(
                         job.id,
                         self.owner,
                         artifact_key=key,
@@ -241,7 +246,7 @@ class JobRunner:
                         now=now(),
                     ):
                         services.blobs.delete(job.source_key)
-                        store.delete_source_key(job.id)
+                        queue.delete_source_key(job.id)
             log.info(
                 "job complete",
                 extra={"job_id": job.id, "pages": result.pages, "attempt": job.attempts},
@@ -249,7 +254,7 @@ class JobRunner:
         except LeaseLost:
             log.warning("lease lost; the job was left to its new owner", extra={"job_id": job.id})
         except PermanentError as exc:
-            store.fail(
+            queue.fail(
                 job.id,
                 self.owner,
                 code=exc.code,
@@ -260,10 +265,10 @@ class JobRunner:
             )
             log.info("job rejected", extra={"job_id": job.id, "code": exc.code})
         except ReviewRequired as exc:
-            store.hold(job.id, self.owner, code=exc.code, message=exc.message, now=now())
+            queue.hold(job.id, self.owner, code=exc.code, message=exc.message, now=now())
             log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
         except TransientError as exc:
-            state = store.fail(
+            state = queue.fail(
                 job.id,
                 self.owner,
                 code=exc.code,
@@ -279,7 +284,7 @@ class JobRunner:
         except Exception:
             # A bug of ours: retrying cannot help. The traceback names the job id only.
             log.exception("internal error", extra={"job_id": job.id})
-            store.fail(
+            queue.fail(
                 job.id,
                 self.owner,
                 code="INTERNAL_ERROR",
@@ -295,7 +300,7 @@ class JobRunner:
         if built.exists():
             key = review_key(job.tenant, job.id, file_sha256(built))
             self.services.blobs.put_file(key, built)
-        self.services.store.hold(
+        self.queue.hold(
             job.id,
             self.owner,
             code=exc.code,

@@ -25,5 +25,5 @@ def services(
     svc = open_services(settings)
     svc.clock = clock
     yield svc
-    svc.store.close_listener()
-    svc.store.engine.dispose()
+    svc.store.db.close_listener()
+    svc.store.db.engine.dispose()

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
 
+from pressroom.errors import (
+    DuplicateRow,
+    IdempotencyConflict,
+    StoreUnavailable,
+    TransientError,
+)
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import JobState, Lane, NewJob
-from pressroom.jobs.store import IdempotencyConflict
+from pressroom.jobs.schema import customers
+from pressroom.jobs.transport import Database, make_engine
 from pressroom.service import Services
 
 LEASE = 30.0
@@ -33,27 +41,27 @@ def new_job(tenant: str = "acme", lane: Lane = Lane.BULK, **kw: object) -> NewJo
 
 def test_insert_then_get_scoped_by_tenant(services: Services) -> None:
     store = services.store
-    job, created = store.insert(new_job("acme"), now=100.0, max_attempts=4)
+    job, created = store.queue.insert(new_job("acme"), now=100.0, max_attempts=4)
     assert created and job.state is JobState.ACCEPTED and job.attempts == 0
-    assert store.get(job.id, tenant="acme") == job
-    assert store.get(job.id, tenant="other") is None
+    assert store.queue.get(job.id, tenant="acme") == job
+    assert store.queue.get(job.id, tenant="other") is None
 
 
 def test_idempotency_key_replays_the_same_job_and_refuses_a_different_request(
     services: Services,
 ) -> None:
     store = services.store
-    first, created = store.insert(
+    first, created = store.queue.insert(
         new_job(idempotency_key="k1", request_hash="h1"), now=1, max_attempts=4
     )
-    again, created_again = store.insert(
+    again, created_again = store.queue.insert(
         new_job(idempotency_key="k1", request_hash="h1"), now=2, max_attempts=4
     )
     assert created and not created_again and again.id == first.id
     with pytest.raises(IdempotencyConflict):
-        store.insert(new_job(idempotency_key="k1", request_hash="h2"), now=3, max_attempts=4)
+        store.queue.insert(new_job(idempotency_key="k1", request_hash="h2"), now=3, max_attempts=4)
     # keys are per tenant
-    _other, created_other = store.insert(
+    _other, created_other = store.queue.insert(
         new_job("other", idempotency_key="k1", request_hash="h1"), now=4, max_attempts=4
     )
     assert created_other
@@ -61,10 +69,10 @@ def test_idempotency_key_replays_the_same_job_and_refuses_a_different_request(
 
 def test_claim_takes_oldest_eligible_job_of_the_lane_under_a_lease(services: Services) -> None:
     store = services.store
-    older, _ = store.insert(new_job(), now=10, max_attempts=4)
-    store.insert(new_job(), now=20, max_attempts=4)
-    store.insert(new_job(lane=Lane.INTERACTIVE), now=5, max_attempts=4)
-    job = store.claim((Lane.BULK,), "w1", now=30, lease_s=LEASE)
+    older, _ = store.queue.insert(new_job(), now=10, max_attempts=4)
+    store.queue.insert(new_job(), now=20, max_attempts=4)
+    store.queue.insert(new_job(lane=Lane.INTERACTIVE), now=5, max_attempts=4)
+    job = store.queue.claim((Lane.BULK,), "w1", now=30, lease_s=LEASE)
     assert job is not None and job.id == older.id
     assert job.state is JobState.RUNNING and job.attempts == 1
     assert job.lease_owner == "w1" and job.lease_expires_at == 30 + LEASE
@@ -72,20 +80,20 @@ def test_claim_takes_oldest_eligible_job_of_the_lane_under_a_lease(services: Ser
 
 def test_a_claimed_job_is_not_claimed_twice(services: Services) -> None:
     store = services.store
-    store.insert(new_job(), now=1, max_attempts=4)
-    assert store.claim((Lane.BULK,), "w1", now=2, lease_s=LEASE) is not None
-    assert store.claim((Lane.BULK,), "w2", now=2, lease_s=LEASE) is None
+    store.queue.insert(new_job(), now=1, max_attempts=4)
+    assert store.queue.claim((Lane.BULK,), "w1", now=2, lease_s=LEASE) is not None
+    assert store.queue.claim((Lane.BULK,), "w2", now=2, lease_s=LEASE) is None
 
 
 def test_transient_failure_backs_off_then_dead_letters_when_exhausted(services: Services) -> None:
     store = services.store
-    job, _ = store.insert(new_job(), now=0, max_attempts=3)
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=3)
     now = 0.0
     delays = []
     for attempt in (1, 2, 3):
-        claimed = store.claim((Lane.BULK,), "w", now=now, lease_s=LEASE)
+        claimed = store.queue.claim((Lane.BULK,), "w", now=now, lease_s=LEASE)
         assert claimed is not None and claimed.attempts == attempt
-        state = store.fail(
+        state = store.queue.fail(
             job.id,
             "w",
             code="STORAGE_UNAVAILABLE",
@@ -94,12 +102,14 @@ def test_transient_failure_backs_off_then_dead_letters_when_exhausted(services: 
             now=now,
             policy=NO_JITTER,
         )
-        current = store.get(job.id)
+        current = store.queue.get(job.id)
         assert current is not None
         if attempt < 3:
             assert state is JobState.RETRYING
             delays.append(current.next_eligible_at - now)
-            assert store.claim((Lane.BULK,), "w", now=now + 1, lease_s=LEASE) is None  # not yet
+            assert (
+                store.queue.claim((Lane.BULK,), "w", now=now + 1, lease_s=LEASE) is None
+            )  # not yet
             now = current.next_eligible_at
         else:
             assert state is JobState.REJECTED
@@ -109,13 +119,13 @@ def test_transient_failure_backs_off_then_dead_letters_when_exhausted(services: 
 
 def test_permanent_failure_dead_letters_at_once_with_its_code(services: Services) -> None:
     store = services.store
-    job, _ = store.insert(new_job(), now=0, max_attempts=4)
-    store.claim((Lane.BULK,), "w", now=1, lease_s=LEASE)
-    state = store.fail(
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    store.queue.claim((Lane.BULK,), "w", now=1, lease_s=LEASE)
+    state = store.queue.fail(
         job.id, "w", code="ENCRYPTED", message="locked", permanent=True, now=2, policy=NO_JITTER
     )
     assert state is JobState.REJECTED
-    done = store.get(job.id)
+    done = store.queue.get(job.id)
     assert done is not None and done.reason == "ENCRYPTED" and done.attempts == 1
 
 
@@ -123,17 +133,19 @@ def test_redrive_sends_a_dead_letter_round_again_but_never_a_complete_job(
     services: Services,
 ) -> None:
     store = services.store
-    dead, _ = store.insert(new_job(), now=0, max_attempts=4)
-    store.claim((Lane.BULK,), "w", now=1, lease_s=LEASE)
-    store.fail(dead.id, "w", code="CORRUPT", message="x", permanent=True, now=2, policy=NO_JITTER)
-    assert not store.redrive(dead.id, now=3, tenant="globex")  # another tenant's: not found
-    assert store.redrive(dead.id, now=3)
-    again = store.get(dead.id)
+    dead, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    store.queue.claim((Lane.BULK,), "w", now=1, lease_s=LEASE)
+    store.queue.fail(
+        dead.id, "w", code="CORRUPT", message="x", permanent=True, now=2, policy=NO_JITTER
+    )
+    assert not store.queue.redrive(dead.id, now=3, tenant="globex")  # another tenant's: not found
+    assert store.queue.redrive(dead.id, now=3)
+    again = store.queue.get(dead.id)
     assert again is not None
     assert (again.state, again.attempts, again.reason) == (JobState.ACCEPTED, 0, None)
-    claimed = store.claim((Lane.BULK,), "w2", now=4, lease_s=LEASE)
+    claimed = store.queue.claim((Lane.BULK,), "w2", now=4, lease_s=LEASE)
     assert claimed is not None and claimed.id == dead.id and claimed.attempts == 1
-    store.complete(
+    store.queue.complete(
         claimed.id,
         "w2",
         artifact_key="artifacts/a/b/c.pdf",
@@ -141,8 +153,8 @@ def test_redrive_sends_a_dead_letter_round_again_but_never_a_complete_job(
         pages=1,
         now=5,
     )
-    assert not store.redrive(dead.id, now=6)
-    done = store.get(dead.id)
+    assert not store.queue.redrive(dead.id, now=6)
+    done = store.queue.get(dead.id)
     assert done is not None and done.state is JobState.COMPLETE
 
 
@@ -150,18 +162,18 @@ def test_expired_lease_is_rescued_as_an_attempt_and_the_old_owner_is_fenced(
     services: Services,
 ) -> None:
     store = services.store
-    job, _ = store.insert(new_job(), now=0, max_attempts=4)
-    store.claim((Lane.BULK,), "dead-worker", now=0, lease_s=LEASE)
-    assert store.rescue_expired(now=LEASE - 1, policy=NO_JITTER) == 0
-    assert store.rescue_expired(now=LEASE + 1, policy=NO_JITTER) == 1
-    rescued = store.get(job.id)
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    store.queue.claim((Lane.BULK,), "dead-worker", now=0, lease_s=LEASE)
+    assert store.queue.rescue_expired(now=LEASE - 1, policy=NO_JITTER) == 0
+    assert store.queue.rescue_expired(now=LEASE + 1, policy=NO_JITTER) == 1
+    rescued = store.queue.get(job.id)
     assert rescued is not None and rescued.state is JobState.RETRYING
     assert rescued.reason == "LEASE_EXPIRED"
-    again = store.claim((Lane.BULK,), "w2", now=LEASE + 100, lease_s=LEASE)
+    again = store.queue.claim((Lane.BULK,), "w2", now=LEASE + 100, lease_s=LEASE)
     assert again is not None and again.attempts == 2
     # the dead worker's late answers change nothing
-    assert not store.heartbeat(job.id, "dead-worker", now=LEASE + 101, lease_s=LEASE)
-    assert not store.complete(
+    assert not store.queue.heartbeat(job.id, "dead-worker", now=LEASE + 101, lease_s=LEASE)
+    assert not store.queue.complete(
         job.id,
         "dead-worker",
         artifact_key="a/x.pdf",
@@ -169,62 +181,62 @@ def test_expired_lease_is_rescued_as_an_attempt_and_the_old_owner_is_fenced(
         pages=1,
         now=LEASE + 102,
     )
-    assert store.complete(
+    assert store.queue.complete(
         job.id, "w2", artifact_key="a/x.pdf", artifact_sha256="0" * 64, pages=1, now=LEASE + 103
     )
 
 
 def test_heartbeat_keeps_the_lease(services: Services) -> None:
     store = services.store
-    job, _ = store.insert(new_job(), now=0, max_attempts=4)
-    store.claim((Lane.BULK,), "w", now=0, lease_s=LEASE)
-    assert store.heartbeat(job.id, "w", now=25, lease_s=LEASE)
-    assert store.rescue_expired(now=50, policy=NO_JITTER) == 0
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    store.queue.claim((Lane.BULK,), "w", now=0, lease_s=LEASE)
+    assert store.queue.heartbeat(job.id, "w", now=25, lease_s=LEASE)
+    assert store.queue.rescue_expired(now=50, policy=NO_JITTER) == 0
 
 
 def test_release_gives_the_job_back_without_spending_an_attempt(services: Services) -> None:
     store = services.store
-    job, _ = store.insert(new_job(), now=0, max_attempts=4)
-    store.claim((Lane.BULK,), "w", now=0, lease_s=LEASE)
-    assert store.release(job.id, "w", now=1)
-    again = store.claim((Lane.BULK,), "w2", now=1, lease_s=LEASE)
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    store.queue.claim((Lane.BULK,), "w", now=0, lease_s=LEASE)
+    assert store.queue.release(job.id, "w", now=1)
+    again = store.queue.claim((Lane.BULK,), "w2", now=1, lease_s=LEASE)
     assert again is not None and again.attempts == 1
 
 
 def test_stage_timings_sum_per_stage(services: Services) -> None:
     store = services.store
-    job, _ = store.insert(new_job(), now=0, max_attempts=4)
-    store.record_timing(job.id, 1, "ocr", 1.5, now=1)
-    store.record_timing(job.id, 2, "ocr", 0.5, now=2)
-    store.record_timing(job.id, 1, "fetch", 0.1, now=2)
-    got = store.get(job.id)
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    store.queue.record_timing(job.id, 1, "ocr", 1.5, now=1)
+    store.queue.record_timing(job.id, 2, "ocr", 0.5, now=2)
+    store.queue.record_timing(job.id, 1, "fetch", 0.1, now=2)
+    got = store.queue.get(job.id)
     assert got is not None and got.timings == {"ocr": 2.0, "fetch": 0.1}
 
 
 def test_counts_and_oldest_waiting_per_lane(services: Services) -> None:
     store = services.store
-    store.insert(new_job(), now=10, max_attempts=4)
-    store.insert(new_job(), now=20, max_attempts=4)
-    store.insert(new_job(lane=Lane.INTERACTIVE), now=30, max_attempts=4)
-    store.claim((Lane.BULK,), "w", now=40, lease_s=LEASE)
-    assert store.counts() == {
+    store.queue.insert(new_job(), now=10, max_attempts=4)
+    store.queue.insert(new_job(), now=20, max_attempts=4)
+    store.queue.insert(new_job(lane=Lane.INTERACTIVE), now=30, max_attempts=4)
+    store.queue.claim((Lane.BULK,), "w", now=40, lease_s=LEASE)
+    assert store.stats.counts() == {
         ("bulk", "running"): 1,
         ("bulk", "accepted"): 1,
         ("interactive", "accepted"): 1,
     }
-    assert store.oldest_waiting(now=50) == {"bulk": 30.0, "interactive": 20.0}
+    assert store.stats.oldest_waiting(now=50) == {"bulk": 30.0, "interactive": 20.0}
 
 
 def test_keys_are_stored_hashed(services: Services) -> None:
     store = services.store
-    key = store.create_key("acme", now=0)
-    assert store.tenant_for_key(key) == "acme"
-    assert store.tenant_for_key(key + "x") is None
+    key = store.tenancy.create_key("acme", now=0)
+    assert store.tenancy.tenant_for_key(key) == "acme"
+    assert store.tenancy.tenant_for_key(key + "x") is None
     from sqlalchemy import select
 
     from pressroom.jobs.schema import api_keys
 
-    with store.engine.connect() as conn:
+    with store.db.engine.connect() as conn:
         stored = [r[0] for r in conn.execute(select(api_keys.c.key_hash))]
     assert key not in stored and len(stored[0]) == 64
 
@@ -233,12 +245,12 @@ def test_racing_claimers_take_each_job_exactly_once(services: Services) -> None:
     import threading
 
     store = services.store
-    ids = {store.insert(new_job(), now=0, max_attempts=4)[0].id for _ in range(24)}
+    ids = {store.queue.insert(new_job(), now=0, max_attempts=4)[0].id for _ in range(24)}
     taken: list[str] = []
     lock = threading.Lock()
 
     def claimer(owner: str) -> None:
-        while (job := store.claim((Lane.BULK,), owner, now=1, lease_s=LEASE)) is not None:
+        while (job := store.queue.claim((Lane.BULK,), owner, now=1, lease_s=LEASE)) is not None:
             with lock:
                 taken.append(job.id)
 
@@ -256,22 +268,43 @@ def test_the_review_queue_reads_every_jobs_timings_in_one_query(services: Servic
     store = services.store
     held = []
     for n in range(3):
-        job, _ = store.insert(new_job("acme"), now=100.0 + n, max_attempts=4)
-        claimed = store.claim((Lane.BULK,), "w", now=200.0 + n, lease_s=LEASE)
+        job, _ = store.queue.insert(new_job("acme"), now=100.0 + n, max_attempts=4)
+        claimed = store.queue.claim((Lane.BULK,), "w", now=200.0 + n, lease_s=LEASE)
         assert claimed is not None and claimed.id == job.id
-        store.record_timing(job.id, 1, "ocr", 0.5 + n, now=201.0 + n)
-        assert store.hold(job.id, "w", code="REDACTION_LEAK", message="m", now=202.0 + n)
+        store.queue.record_timing(job.id, 1, "ocr", 0.5 + n, now=201.0 + n)
+        assert store.queue.hold(job.id, "w", code="REDACTION_LEAK", message="m", now=202.0 + n)
         held.append(job.id)
     statements: list[str] = []
 
     def seen(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
         statements.append(statement)
 
-    event.listen(store.engine, "before_cursor_execute", seen)
+    event.listen(store.db.engine, "before_cursor_execute", seen)
     try:
-        queue = store.in_review("acme")
+        queue = store.queue.in_review("acme")
     finally:
-        event.remove(store.engine, "before_cursor_execute", seen)
+        event.remove(store.db.engine, "before_cursor_execute", seen)
     assert [j.id for j in queue] == held
     assert [j.timings["ocr"] for j in queue] == [0.5, 1.5, 2.5]
     assert sum("job_stage_timings" in s for s in statements) == 1
+
+
+def test_a_row_a_unique_key_refuses_leaves_the_store_as_ours_and_changes_nothing(
+    services: Services,
+) -> None:
+    store = services.store
+    store.tenancy.set_customer("acme", "c1", status="active", now=1)
+    with pytest.raises(DuplicateRow), store.db.tx() as conn:
+        conn.execute(
+            customers.insert().values(
+                tenant="acme", customer="c1", status="suspended", created_at=2, updated_at=2
+            )
+        )
+    assert store.tenancy.customer_status("acme", "c1") == "active"
+
+
+def test_an_unreachable_database_is_store_unavailable_a_transient_error(tmp_path: Path) -> None:
+    gone = Database(make_engine(f"sqlite:///{tmp_path / 'no-such-dir' / 'jobs.db'}"))
+    with pytest.raises(StoreUnavailable) as caught, gone.tx():
+        pass
+    assert isinstance(caught.value, TransientError) and caught.value.http_status == 503

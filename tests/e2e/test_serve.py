@@ -173,8 +173,8 @@ def test_logs_of_a_redaction_job_hold_no_personal_data(server: Server, tmp_path:
     from pressroom.settings import Settings
 
     services = open_services(Settings(data_dir=server.data_dir), migrate=False)
-    services.store.set_customer("default", customer, status="active", now=time.time())
-    services.store.engine.dispose()
+    services.store.tenancy.set_customer("default", customer, status="active", now=time.time())
+    services.store.db.engine.dispose()
     file_name = f"{name} payout.pdf"
     response = server.client.post(
         "/v1/jobs",

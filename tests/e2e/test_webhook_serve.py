@@ -83,7 +83,7 @@ def test_serve_without_workers_still_delivers_webhooks(tmp_path: Path) -> None:
             assert server.wait_for(job_id, {"complete"}, timeout=30)["state"] == "complete"
             assert wait_until(lambda: len(receiver.received) == 1, 30)
             assert receiver.received[0][0]["webhook-id"].startswith("msg_")
-            services.store.engine.dispose()
+            services.store.db.engine.dispose()
     finally:
         server.client.close()
         stop(server.process)
@@ -100,7 +100,7 @@ def test_a_worker_command_delivers_webhooks(tmp_path: Path) -> None:
     }
     settings = Settings(data_dir=data, scratch_dir=scratch, webhook_allow_private=True)
     services = open_services(settings)  # migrates the store
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     from pressroom.api.app import create_app
 
     api = TestClient(create_app(services), client=("127.0.0.1", 50000))
@@ -126,4 +126,4 @@ def test_a_worker_command_delivers_webhooks(tmp_path: Path) -> None:
     finally:
         stop(worker)
         log.close()
-        services.store.engine.dispose()
+        services.store.db.engine.dispose()

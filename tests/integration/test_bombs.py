@@ -83,7 +83,7 @@ def test_the_worker_rejects_each_bomb_with_its_code_and_pages_nobody(
     make: Make,
     form: dict[str, str],
 ) -> None:
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     client = TestClient(create_app(services), client=("127.0.0.1", 50000))
     data = make(tmp_path / "bomb.pdf").read_bytes()
     response = client.post(

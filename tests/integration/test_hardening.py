@@ -20,7 +20,7 @@ from pressroom.api.app import create_app
 from pressroom.api.uploads import receive_upload
 from pressroom.errors import BadConfig, BadRequest, RequestTimeout, StorageFull, TooLarge
 from pressroom.jobs.model import JobState, Lane
-from pressroom.service import Services, housekeeping, open_services
+from pressroom.service import Services, housekeeper, open_services
 from pressroom.settings import Settings
 from pressroom.testing import FakeOcrEngine
 from tests.conftest import FakeClock
@@ -40,31 +40,33 @@ def _bearer(key: str) -> dict[str, str]:
 
 def test_keys_have_ids_list_without_secrets_and_revoke_at_once(services: Services) -> None:
     client = _client(services)
-    key_id, key = services.store.new_key("acme", now=services.clock())
+    key_id, key = services.store.tenancy.new_key("acme", now=services.clock())
     assert key_id.startswith("k_") and key.startswith("pr_")
     assert client.get("/v1/review", headers=_bearer(key)).status_code == 200
-    listed = services.store.list_keys("acme")
+    listed = services.store.tenancy.list_keys("acme")
     assert [row["id"] for row in listed] == [key_id]
     assert key not in str(listed) and "key_hash" not in listed[0]
     assert listed[0]["last_used_at"] is not None  # the request above used it
-    assert services.store.revoke_key(key_id, now=services.clock()) == key_id
+    assert services.store.tenancy.revoke_key(key_id, now=services.clock()) == key_id
     refused = client.get("/v1/review", headers=_bearer(key))
     assert refused.status_code == 401 and refused.json()["error"]["code"] == "UNAUTHORIZED"
-    assert services.store.revoke_key(key_id, now=services.clock()) is None  # already revoked
+    assert (
+        services.store.tenancy.revoke_key(key_id, now=services.clock()) is None
+    )  # already revoked
     # by the key itself, too
-    _, other = services.store.new_key("acme", now=services.clock())
-    assert services.store.revoke_key(other, now=services.clock()) is not None
+    _, other = services.store.tenancy.new_key("acme", now=services.clock())
+    assert services.store.tenancy.revoke_key(other, now=services.clock()) is not None
     assert client.get("/v1/review", headers=_bearer(other)).status_code == 401
 
 
 def test_an_expired_key_is_refused(services: Services, clock: FakeClock) -> None:
     client = _client(services)
-    _, key = services.store.new_key("acme", now=clock(), expires_at=clock() + 60)
+    _, key = services.store.tenancy.new_key("acme", now=clock(), expires_at=clock() + 60)
     assert client.get("/v1/review", headers=_bearer(key)).status_code == 200
     clock.advance(61)
     assert client.get("/v1/review", headers=_bearer(key)).status_code == 401
     with pytest.raises(ValueError, match="past"):
-        services.store.new_key("acme", now=clock(), expires_at=clock() - 1)
+        services.store.tenancy.new_key("acme", now=clock(), expires_at=clock() - 1)
 
 
 def test_keys_cli_prints_the_id_then_the_key_lists_and_revokes(
@@ -88,7 +90,7 @@ def test_keys_cli_prints_the_id_then_the_key_lists_and_revokes(
     assert main(["keys", "revoke", key_id]) == 2
     assert "NOT_FOUND" in capsys.readouterr().err
     services = open_services(Settings.from_env())
-    assert services.store.key_info(key) is None
+    assert services.store.tenancy.key_info(key) is None
 
 
 # --- templates: per-tenant allow-lists -----------------------------------------------------
@@ -98,9 +100,9 @@ def test_a_tenant_with_an_allow_list_uses_only_those_templates(
     services: Services, tmp_path: Path
 ) -> None:
     client = _client(services)
-    acme = services.store.create_key("acme", now=services.clock())
-    globex = services.store.create_key("globex", now=services.clock())
-    services.store.allow_templates("acme", ["plain"], now=services.clock())
+    acme = services.store.tenancy.create_key("acme", now=services.clock())
+    globex = services.store.tenancy.create_key("globex", now=services.clock())
+    services.store.tenancy.allow_templates("acme", ["plain"], now=services.clock())
     refused = post(client, _bearer(acme), png_bytes(tmp_path), template="sample")
     assert refused.status_code == 400
     error = refused.json()["error"]
@@ -109,8 +111,8 @@ def test_a_tenant_with_an_allow_list_uses_only_those_templates(
     assert post(client, _bearer(acme), png_bytes(tmp_path), template="plain").status_code == 202
     # a tenant without a list may use every registered template
     assert post(client, _bearer(globex), png_bytes(tmp_path), template="sample").status_code == 202
-    services.store.disallow_templates("acme", None)
-    assert services.store.allowed_templates("acme") is None
+    services.store.tenancy.disallow_templates("acme", None)
+    assert services.store.tenancy.allowed_templates("acme") is None
     assert post(client, _bearer(acme), png_bytes(tmp_path), template="sample").status_code == 202
 
 
@@ -213,13 +215,13 @@ def test_a_full_disk_during_an_upload_is_503_storage_full_and_logged(
 
     monkeypatch.setattr(uploads._Collector, "_open_dest", full_disk)
     client = _client(services)
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     response = post(client, _bearer(key), png_bytes(tmp_path) * 4)
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "STORAGE_FULL"
     assert int(response.headers["retry-after"]) > 0
     assert any(getattr(r, "code", None) == "STORAGE_FULL" for r in caplog.records)
-    assert services.store.counts() == {}
+    assert services.store.stats.counts() == {}
     assert list(services.settings.scratch_dir.iterdir()) == []
 
 
@@ -247,15 +249,15 @@ def test_byte_quotas_per_tenant_refuse_with_429(services: Services, tmp_path: Pa
         tenant_max_bytes_per_hour=len(data) * 2 + 10,
     )
     client = _client(services)
-    acme = services.store.create_key("acme", now=services.clock())
-    globex = services.store.create_key("globex", now=services.clock())
+    acme = services.store.tenancy.create_key("acme", now=services.clock())
+    globex = services.store.tenancy.create_key("globex", now=services.clock())
     assert post(client, _bearer(acme), data).status_code == 202
     assert post(client, _bearer(acme), data).status_code == 202
     third = post(client, _bearer(acme), data)
     assert third.status_code == 429 and third.json()["error"]["code"] == "QUOTA_EXCEEDED"
     assert int(third.headers["retry-after"]) > 0
     assert post(client, _bearer(globex), data).status_code == 202  # another tenant flows on
-    assert services.store.counts() == {("bulk", "accepted"): 3}
+    assert services.store.stats.counts() == {("bulk", "accepted"): 3}
 
 
 def test_stored_bytes_quota_counts_sources_still_held(services: Services, tmp_path: Path) -> None:
@@ -266,7 +268,7 @@ def test_stored_bytes_quota_counts_sources_still_held(services: Services, tmp_pa
         tenant_max_stored_bytes=len(data) + 10,
     )
     client = _client(services)
-    acme = services.store.create_key("acme", now=services.clock())
+    acme = services.store.tenancy.create_key("acme", now=services.clock())
     assert post(client, _bearer(acme), data).status_code == 202
     assert post(client, _bearer(acme), data).status_code == 429  # the first source is held
     work(services)  # delivered: its source is deleted
@@ -283,7 +285,7 @@ def test_one_upload_bigger_than_a_quota_is_refused_for_good(
         tenant_max_bytes_per_hour=len(data) - 1,
     )
     client = _client(services)
-    response = post(client, _bearer(services.store.create_key("acme", now=0)), data)
+    response = post(client, _bearer(services.store.tenancy.create_key("acme", now=0)), data)
     assert response.status_code == 413  # no Retry-After: waiting cannot make it fit
     assert response.json()["error"]["code"] == "QUOTA_EXCEEDED"
     assert "retry-after" not in response.headers
@@ -291,7 +293,7 @@ def test_one_upload_bigger_than_a_quota_is_refused_for_good(
 
 def test_template_names_end_where_they_end(services: Services, tmp_path: Path) -> None:
     client = _client(services)
-    key = services.store.create_key("acme", now=0)
+    key = services.store.tenancy.create_key("acme", now=0)
     refused = post(client, _bearer(key), png_bytes(tmp_path), template="sample\n")
     assert refused.status_code == 400
     assert refused.json()["error"]["code"] == "UNKNOWN_TEMPLATE"
@@ -310,7 +312,7 @@ def test_a_retry_of_an_accepted_upload_is_replayed_even_at_the_quota(
         tenant_max_stored_bytes=len(data) + 10,
     )
     client = _client(services)
-    headers = {**_bearer(services.store.create_key("acme", now=services.clock()))}
+    headers = {**_bearer(services.store.tenancy.create_key("acme", now=services.clock()))}
     headers["Idempotency-Key"] = "upload-1"
     first = client.post("/v1/jobs", headers=headers, files={"file": ("x.png", io.BytesIO(data))})
     again = client.post("/v1/jobs", headers=headers, files={"file": ("x.png", io.BytesIO(data))})
@@ -325,7 +327,7 @@ def test_links_never_follow_the_host_header_and_downloads_are_not_cached(
     services: Services, tmp_path: Path
 ) -> None:
     client = _client(services)
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     job_id = post(client, _bearer(key), png_bytes(tmp_path)).json()["id"]
     work(services)
     job = client.get(f"/v1/jobs/{job_id}", headers={**_bearer(key), "Host": "evil.example"}).json()
@@ -354,10 +356,10 @@ def test_a_short_signing_key_refuses_to_start(
 
 def _held(services: Services, tmp_path: Path) -> tuple[TestClient, dict[str, str], str]:
     client = _client(services)
-    headers = _bearer(services.store.create_key("acme", now=services.clock()))
+    headers = _bearer(services.store.tenancy.create_key("acme", now=services.clock()))
     job_id = post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"]
     work(services, FakeOcrEngine(lines=("Account number: 12345678", "Ordinary words stay.")))
-    job = services.store.get(job_id)
+    job = services.store.queue.get(job_id)
     assert job is not None and job.state is JobState.REVIEW
     return client, headers, job_id
 
@@ -367,15 +369,17 @@ def test_a_held_copy_nobody_reviews_expires_with_its_source(
 ) -> None:
     _, _, job_id = _held(services, tmp_path)
     assert list(services.blobs.list("review")) and list(services.blobs.list("sources"))
-    assert housekeeping(services)["expired_reviews"] == 0
+    assert housekeeper(services)()["expired_reviews"] == 0
     clock.advance(services.settings.review_retention_s + 1)
-    assert housekeeping(services)["expired_reviews"] == 1
-    job = services.store.get(job_id)
+    assert housekeeper(services)()["expired_reviews"] == 1
+    job = services.store.queue.get(job_id)
     assert job is not None and (job.state, job.reason) == (JobState.REJECTED, "REVIEW_EXPIRED")
     assert job.source_key is None and job.artifact_key is None
     assert list(services.blobs.list("review")) == [] and list(services.blobs.list("sources")) == []
-    assert [d["event"] for d in services.store.deliveries(job_id)] == []  # no webhook URL set
-    assert not services.store.redrive(job_id, now=clock())
+    assert [
+        d["event"] for d in services.store.outbox.deliveries(job_id)
+    ] == []  # no webhook URL set
+    assert not services.store.queue.redrive(job_id, now=clock())
 
 
 def test_a_rejected_review_deletes_the_source_at_once(services: Services, tmp_path: Path) -> None:
@@ -383,7 +387,7 @@ def test_a_rejected_review_deletes_the_source_at_once(services: Services, tmp_pa
     assert client.post(f"/v1/jobs/{job_id}/reject", headers=headers).status_code == 200
     assert list(services.blobs.list("sources")) == []
     assert list(services.blobs.list("review")) == []
-    job = services.store.get(job_id)
+    job = services.store.queue.get(job_id)
     assert job is not None and job.source_key is None
 
 
@@ -395,7 +399,7 @@ def test_half_written_staging_files_are_swept(services: Services, clock: FakeClo
     stale.write_bytes(b"half")
     fresh.write_bytes(b"being written")
     os.utime(stale, (time.time() - 7200, time.time() - 7200))
-    assert housekeeping(services)["staging"] == 1
+    assert housekeeper(services)()["staging"] == 1
     assert not stale.exists() and fresh.exists()
 
 
@@ -414,7 +418,7 @@ def _claim_one(lanes: tuple[str, ...], settings: Settings, stop: Any, owner: str
     """The first job a worker of these lanes can claim, or None once told to stop."""
     services = open_services(settings, migrate=False)
     while not stop.wait(0.1):
-        job = services.store.claim(
+        job = services.store.queue.claim(
             tuple(Lane(x) for x in lanes), owner, now=services.clock(), lease_s=600
         )
         if job is not None:
@@ -459,14 +463,14 @@ def test_a_job_stuck_past_its_deadline_is_stopped_and_ends_deadline_exceeded(
     settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path / "scratch")
     services = open_services(settings)
     client = _client(services)
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     job_id = post(client, _bearer(key), png_bytes(tmp_path)).json()["id"]
     supervisor = Supervisor(settings, {Lane.BULK: 1}, target=stuck_worker, deadline_grace_s=0.5)
     supervisor.start()
     try:
 
         def outcome() -> tuple[JobState, str | None]:
-            job = services.store.get(job_id)
+            job = services.store.queue.get(job_id)
             assert job is not None
             return job.state, job.reason
 
@@ -488,7 +492,7 @@ def test_a_worker_past_its_memory_limit_is_stopped_and_the_job_ends_memory_limit
     )
     services = open_services(settings)
     client = _client(services)
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     job_id = post(client, _bearer(key), png_bytes(tmp_path)).json()["id"]
     supervisor = Supervisor(settings, {Lane.BULK: 1}, target=greedy_worker)
     supervisor.start()
@@ -496,7 +500,7 @@ def test_a_worker_past_its_memory_limit_is_stopped_and_the_job_ends_memory_limit
     try:
 
         def reason() -> tuple[JobState, str | None]:
-            job = services.store.get(job_id)
+            job = services.store.queue.get(job_id)
             assert job is not None
             return job.state, job.reason
 
@@ -506,7 +510,7 @@ def test_a_worker_past_its_memory_limit_is_stopped_and_the_job_ends_memory_limit
 
         from pressroom.jobs.schema import jobs
 
-        with services.store.engine.begin() as conn:
+        with services.store.db.engine.begin() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(next_eligible_at=0))
         assert poll(lambda: reason() == (JobState.REJECTED, "MEMORY_LIMIT"), 60), reason()
 
@@ -524,7 +528,7 @@ def test_the_runner_names_each_job_it_runs_for_the_memory_guard(services: Servic
     from pressroom.worker.runner import JobRunner
 
     client = _client(services)
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     job_id = post(client, _bearer(key), png_bytes(services.settings.data_dir)).json()["id"]
     told: list[str | None] = []
     runner = JobRunner(
@@ -544,27 +548,28 @@ def test_the_runner_names_each_job_it_runs_for_the_memory_guard(services: Servic
 def test_postgres_leases_run_on_the_database_clock_not_this_hosts(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pressroom.jobs.sql import SqlJobStore, make_engine
+    from pressroom.jobs.sql import SqlJobStore
+    from pressroom.jobs.transport import make_engine
 
     store = SqlJobStore(make_engine(pg_url))
-    clock = store.clock()
+    clock = store.db.clock()
     before = clock()
     assert abs(before - time.time()) < 5  # the same machine here: the clocks agree
     real = time.time
     monkeypatch.setattr(time, "time", lambda: real() + 86400)  # this host jumps a day
     assert abs(clock() - before) < 5
-    store.engine.dispose()
+    store.db.engine.dispose()
 
 
 def test_sqlite_keeps_the_hosts_clock(services: Services) -> None:
-    assert services.store.clock() is time.time
+    assert services.store.db.clock() is time.time
 
 
 def test_a_bad_field_value_from_the_api_is_refused_before_the_file_is_stored(
     services: Services, tmp_path: Path
 ) -> None:
     client = _client(services)
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     response = client.post(
         "/v1/jobs",
         headers=_bearer(key),

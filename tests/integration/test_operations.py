@@ -31,7 +31,7 @@ from tests.integration.test_service import png_bytes, post, work
 
 @pytest.fixture
 def api(services: Services) -> tuple[TestClient, dict[str, str]]:
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     # the embedded default: the service's own host talks to it over loopback
     local = TestClient(create_app(services), client=("127.0.0.1", 50000))
     return local, {"Authorization": f"Bearer {key}"}
@@ -49,8 +49,8 @@ def test_registry_allows_active_customers_and_rejects_others_without_retry(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
 ) -> None:
     client, headers = api
-    services.store.set_customer("acme", "cust-1", status="active", now=0)
-    services.store.set_customer("acme", "cust-2", status="suspended", now=0)
+    services.store.tenancy.set_customer("acme", "cust-1", status="active", now=0)
+    services.store.tenancy.set_customer("acme", "cust-2", status="suspended", now=0)
     ok = post(client, headers, png_bytes(tmp_path), customer="cust-1").json()["id"]
     own = post(client, headers, png_bytes(tmp_path)).json()["id"]  # no customer: the tenant
     suspended = post(client, headers, png_bytes(tmp_path), customer="cust-2").json()["id"]
@@ -69,7 +69,7 @@ def test_registry_allows_active_customers_and_rejects_others_without_retry(
         assert body["verification"] == "denied"
         assert "verify" in body["timings"] and "fetch" not in body["timings"]
     # another tenant's registry does not count
-    services.store.set_customer("globex", "cust-9", status="active", now=0)
+    services.store.tenancy.set_customer("globex", "cust-9", status="active", now=0)
     other = post(client, headers, png_bytes(tmp_path), customer="cust-9").json()["id"]
     work(services)
     assert job(client, headers, other)["reason"] == "UNAUTHORIZED_CUSTOMER"
@@ -224,7 +224,7 @@ def test_a_deadline_that_expires_mid_stage_ends_the_job(
     )
     # it stopped inside OCR, not after reading all six pages
     assert 0 < len(engine.calls) < 6
-    assert services.store.event_counts()[("deadline_miss", "bulk", "DEADLINE_EXCEEDED")] == 1
+    assert services.store.stats.event_counts()[("deadline_miss", "bulk", "DEADLINE_EXCEEDED")] == 1
     assert list(services.settings.scratch_dir.iterdir()) == []
 
 
@@ -267,16 +267,16 @@ def test_work_that_cannot_finish_in_time_is_refused_with_retry_after(
     assert refused.json()["error"]["code"] == "OVERLOADED"
     assert int(refused.headers["Retry-After"]) == 30  # the ten pages ahead drain
     # a second worker halves the estimate: 5 s + 10 pages x 3 s / 2 = 16.5 s fits in 20 s
-    services.store.worker_seen("w-a", ("bulk",), now=services.clock())
-    services.store.worker_seen("w-b", ("bulk",), now=services.clock())
+    services.store.stats.worker_seen("w-a", ("bulk",), now=services.clock())
+    services.store.stats.worker_seen("w-b", ("bulk",), now=services.clock())
     assert post(client, headers, png_bytes(tmp_path), deadline="20").status_code == 202
     # the other lane has its own queue
     assert (
         post(client, headers, png_bytes(tmp_path), lane="interactive", deadline="5").status_code
         == 202
     )
-    assert services.store.event_counts()[("refused", "bulk", "OVERLOADED")] == 1
-    assert services.store.counts()[("bulk", "accepted")] == 2  # the refused one left nothing
+    assert services.store.stats.event_counts()[("refused", "bulk", "OVERLOADED")] == 1
+    assert services.store.stats.counts()[("bulk", "accepted")] == 2  # the refused one left nothing
 
 
 def test_measured_throughput_replaces_the_prior(
@@ -312,7 +312,7 @@ def test_lane_cap_and_tenant_quotas(
     assert hourly.json()["error"]["code"] == "QUOTA_EXCEEDED"
     assert 3500 <= int(hourly.headers["Retry-After"]) <= 3600
     # quotas are per tenant
-    other = services.store.create_key("globex", now=0)
+    other = services.store.tenancy.create_key("globex", now=0)
     assert (
         post(
             client, {"Authorization": f"Bearer {other}"}, png_bytes(tmp_path), lane="interactive"
@@ -385,13 +385,14 @@ def test_operator_redrives_a_dead_letter_and_tenants_cannot(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
 ) -> None:
     client, headers = api
-    services.store.set_customer("acme", "late", status="suspended", now=0)
+    services.store.tenancy.set_customer("acme", "late", status="suspended", now=0)
     job_id = post(client, headers, png_bytes(tmp_path), customer="late").json()["id"]
     work(services)
     assert job(client, headers, job_id)["reason"] == "UNAUTHORIZED_CUSTOMER"
     assert client.post(f"/v1/jobs/{job_id}/retry", headers=headers).status_code == 403
     assert client.post(f"/v1/jobs/{job_id}/retry").status_code == 401
-    op = {"Authorization": f"Bearer {services.store.create_key('ops', now=0, role='operator')}"}
+    op_key = services.store.tenancy.create_key("ops", now=0, role="operator")
+    op = {"Authorization": f"Bearer {op_key}"}
     # the cause is fixed (through the admin endpoint), then the job is sent round again
     fixed = client.post("/v1/customers", headers=op, json={"tenant": "acme", "id": "late"})
     assert fixed.status_code == 201 and fixed.json()["status"] == "active"
@@ -409,8 +410,8 @@ def test_operator_redrives_a_dead_letter_and_tenants_cannot(
 def test_metrics_off_loopback_need_an_operator_key(services: Services, tmp_path: Path) -> None:
     app = create_app(services)
     remote = TestClient(app, client=("203.0.113.9", 50000))
-    tenant_key = services.store.create_key("acme", now=0)
-    op_key = services.store.create_key("ops", now=0, role="operator")
+    tenant_key = services.store.tenancy.create_key("acme", now=0)
+    op_key = services.store.tenancy.create_key("ops", now=0, role="operator")
     assert remote.get("/metrics").status_code == 401
     assert (
         remote.get("/metrics", headers={"Authorization": f"Bearer {tenant_key}"}).status_code == 403
@@ -458,7 +459,7 @@ def test_metrics_cover_queues_stages_retries_dead_letters_deadlines_refusals_and
 
     client, headers = api
     services.admission = Admission(prior_pages_per_min=600)
-    services.store.set_customer("acme", "gone", status="suspended", now=0)
+    services.store.tenancy.set_customer("acme", "gone", status="suspended", now=0)
     post(client, headers, png_bytes(tmp_path))  # completes
     clock.advance(1)
     post(client, headers, png_bytes(tmp_path), customer="gone")  # dead letter
@@ -473,9 +474,9 @@ def test_metrics_cover_queues_stages_retries_dead_letters_deadlines_refusals_and
     clock.advance(10)
     runner.run_next((Lane.BULK,))
     # a lease that lapses is a retry with its reason
-    services.store.claim((Lane.INTERACTIVE,), "w-dead", now=clock(), lease_s=1)
+    services.store.queue.claim((Lane.INTERACTIVE,), "w-dead", now=clock(), lease_s=1)
     clock.advance(5)
-    services.store.rescue_expired(now=clock(), policy=services.retry)
+    services.store.queue.rescue_expired(now=clock(), policy=services.retry)
 
     samples: dict[str, list[tuple[dict[str, str], float]]] = {}
     for family in text_string_to_metric_families(client.get("/metrics").text):
@@ -599,14 +600,14 @@ def test_a_redriven_job_gets_its_time_allowance_again(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
 ) -> None:
     client, headers = api
-    services.store.set_customer("acme", "late", status="suspended", now=0)
+    services.store.tenancy.set_customer("acme", "late", status="suspended", now=0)
     job_id = post(client, headers, png_bytes(tmp_path), lane="interactive", customer="late").json()[
         "id"
     ]
     work(services)
     clock.advance(2 * 24 * 3600)  # the operator fixes it two days later
-    services.store.set_customer("acme", "late", status="active", now=clock())
-    assert services.store.redrive(job_id, now=clock())
+    services.store.tenancy.set_customer("acme", "late", status="active", now=clock())
+    assert services.store.queue.redrive(job_id, now=clock())
     body = job(client, headers, job_id)
     assert body["deadline_at"] == pytest.approx(clock() + 130)  # 120 s + 10 s a page, from now
     work(services)
@@ -620,7 +621,7 @@ def test_deadlines_must_be_finite_and_sane(
     client, headers = api
     response = post(client, headers, png_bytes(tmp_path), deadline=deadline)
     assert (response.status_code, response.json()["error"]["code"]) == (400, "BAD_REQUEST")
-    assert services.store.counts() == {}
+    assert services.store.stats.counts() == {}
 
 
 def test_malformed_fields_are_400_not_500(
@@ -635,10 +636,11 @@ def test_malformed_fields_are_400_not_500(
     assert long_key.status_code == 400
     nul = post(client, headers, png_bytes(tmp_path), title="a\x00b")
     assert nul.status_code == 400
-    op = {"Authorization": f"Bearer {services.store.create_key('ops', now=0, role='operator')}"}
+    op_key = services.store.tenancy.create_key("ops", now=0, role="operator")
+    op = {"Authorization": f"Bearer {op_key}"}
     bad_tenant = client.post("/v1/customers", headers=op, json={"tenant": "a/b", "id": "c"})
     assert bad_tenant.status_code == 400
-    assert services.store.counts() == {} and list(services.blobs.list("sources")) == []
+    assert services.store.stats.counts() == {} and list(services.blobs.list("sources")) == []
 
 
 def test_work_that_can_never_fit_is_refused_for_good_not_429(
@@ -654,7 +656,7 @@ def test_work_that_can_never_fit_is_refused_for_good_not_429(
     services.admission = Admission(tenant_pages_per_hour=5)
     too_big = post(client, headers, ten)
     assert (too_big.status_code, too_big.json()["error"]["code"]) == (413, "QUOTA_EXCEEDED")
-    assert services.store.counts() == {}
+    assert services.store.stats.counts() == {}
 
 
 def test_a_worker_that_lost_its_lease_publishes_nothing(
@@ -675,7 +677,7 @@ def test_a_worker_that_lost_its_lease_publishes_nothing(
     def rescuer() -> None:  # the worker looks dead to the others: its lease is taken back
         time.sleep(0.3)
         clock.advance(60)
-        services.store.rescue_expired(now=clock(), policy=services.retry)
+        services.store.queue.rescue_expired(now=clock(), policy=services.retry)
 
     thread = threading.Thread(target=rescuer)
     thread.start()
@@ -702,7 +704,7 @@ def test_racing_uploads_cannot_overshoot_a_quota(
     racing = open_services(settings)
     try:
         racing.admission = Admission(tenant_max_active=3)
-        key = racing.store.create_key("acme", now=racing.clock())
+        key = racing.store.tenancy.create_key("acme", now=racing.clock())
         app = create_app(racing)
         data = png_bytes(tmp_path)
         barrier = threading.Barrier(8)
@@ -725,8 +727,8 @@ def test_racing_uploads_cannot_overshoot_a_quota(
         for t in threads:
             t.join()
         assert sorted(codes) == [202] * 3 + [429] * 5
-        assert racing.store.counts() == {("bulk", "accepted"): 3}
+        assert racing.store.stats.counts() == {("bulk", "accepted"): 3}
         assert len(list(racing.blobs.list("sources"))) == 3  # refused uploads left nothing
     finally:
-        racing.store.close_listener()
-        racing.store.engine.dispose()
+        racing.store.db.close_listener()
+        racing.store.db.engine.dispose()

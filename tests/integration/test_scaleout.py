@@ -49,8 +49,8 @@ def scaled(
     svc = open_services(settings)
     svc.clock = clock
     yield svc
-    svc.store.close_listener()
-    svc.store.engine.dispose()
+    svc.store.db.close_listener()
+    svc.store.db.engine.dispose()
 
 
 def raw_s3(services: Services) -> S3BlobStore:
@@ -62,8 +62,8 @@ def raw_s3(services: Services) -> S3BlobStore:
 
 def test_upload_process_download_on_postgres_and_s3(scaled: Services, tmp_path: Path) -> None:
     services = scaled
-    assert services.store.is_postgres
-    key = services.store.create_key("acme", now=services.clock())
+    assert services.store.db.is_postgres
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     client = TestClient(create_app(services))
     headers = {"Authorization": f"Bearer {key}"}
     job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
@@ -105,7 +105,7 @@ def test_a_private_s3_endpoint_is_streamed_through_the_api(
     )
     services = open_services(settings)
     try:
-        key = services.store.create_key("acme", now=services.clock())
+        key = services.store.tenancy.create_key("acme", now=services.clock())
         client = TestClient(create_app(services))
         headers = {"Authorization": f"Bearer {key}"}
         job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
@@ -114,5 +114,5 @@ def test_a_private_s3_endpoint_is_streamed_through_the_api(
         response = client.get(job["artifact_url"], follow_redirects=False)
         assert response.status_code == 200 and response.content.startswith(b"%PDF")
     finally:
-        services.store.close_listener()
-        services.store.engine.dispose()
+        services.store.db.close_listener()
+        services.store.db.engine.dispose()

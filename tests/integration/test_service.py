@@ -29,7 +29,7 @@ LINES = ("Waiver signed by the participant", "Payout approved 2026")
 
 @pytest.fixture
 def api(services: Services) -> tuple[TestClient, dict[str, str]]:
-    key = services.store.create_key("acme", now=services.clock())
+    key = services.store.tenancy.create_key("acme", now=services.clock())
     # the embedded default: the service's own host talks to it over loopback
     local = TestClient(create_app(services), client=("127.0.0.1", 50000))
     return local, {"Authorization": f"Bearer {key}"}
@@ -84,7 +84,7 @@ def test_missing_wrong_key_and_other_tenants_job(
     assert client.get(f"/v1/jobs/{job_id}").status_code == 401
     wrong = client.get(f"/v1/jobs/{job_id}", headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "UNAUTHORIZED"
-    other = services.store.create_key("globex", now=0)
+    other = services.store.tenancy.create_key("globex", now=0)
     seen = client.get(f"/v1/jobs/{job_id}", headers={"Authorization": f"Bearer {other}"})
     assert seen.status_code == 404 and seen.json()["error"]["code"] == "NOT_FOUND"
 
@@ -116,7 +116,7 @@ def test_bad_uploads_are_refused_at_the_door_and_leave_nothing(
     assert response.json()["error"]["code"] == code
     assert list(services.blobs.list("")) == []
     assert list(services.settings.scratch_dir.iterdir()) == []
-    assert services.store.counts() == {}
+    assert services.store.stats.counts() == {}
 
 
 def test_templates_are_taken_by_registered_name_only(
@@ -135,7 +135,7 @@ def test_templates_are_taken_by_registered_name_only(
     unknown = post(client, headers, png_bytes(tmp_path), template="nope").json()["error"]
     # no listing of the brands there are
     assert unknown["code"] == "UNKNOWN_TEMPLATE" and "sample" not in unknown["message"]
-    assert services.store.counts() == {}
+    assert services.store.stats.counts() == {}
     assert post(client, headers, png_bytes(tmp_path), template="sample").status_code == 202
 
 
@@ -145,7 +145,7 @@ def test_upload_over_the_size_cap_is_stopped_mid_stream(services: Services, tmp_
     from pressroom.settings import Limits
 
     services.settings = replace(services.settings, limits=Limits(max_bytes=2000))
-    key = services.store.create_key("acme", now=0)
+    key = services.store.tenancy.create_key("acme", now=0)
     client = TestClient(create_app(services))
     response = post(client, {"Authorization": f"Bearer {key}"}, b"%PDF-1.7\n" + b"0" * 50_000)
     assert response.status_code == 413 and response.json()["error"]["code"] == "TOO_LARGE"
@@ -183,16 +183,16 @@ def test_keep_pixels_is_part_of_the_request_and_of_the_artifact(
         distort(small_scan(dpi=100, lines=2).image, skew=1.5), tmp_path / "s.png", 100
     ).read_bytes()
     kept = post(client, {**headers, "Idempotency-Key": "k"}, data, keep_pixels="true").json()
-    assert services.store.get(kept["id"]).options["keep_pixels"] is True  # type: ignore[union-attr]
+    assert services.store.queue.get(kept["id"]).options["keep_pixels"] is True  # type: ignore[union-attr]
     # the same key with the other choice is another request, not a replay
     clash = post(client, {**headers, "Idempotency-Key": "k"}, data, keep_pixels="false")
     assert clash.status_code == 422 and clash.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
     levelled = post(client, headers, data, keep_pixels="false").json()
-    assert "keep_pixels" not in services.store.get(levelled["id"]).options  # type: ignore[union-attr]
+    assert "keep_pixels" not in services.store.queue.get(levelled["id"]).options  # type: ignore[union-attr]
     work(services)
     jobs = [client.get(f"/v1/jobs/{j['id']}", headers=headers).json() for j in (kept, levelled)]
     assert [j["state"] for j in jobs] == ["complete", "complete"]
-    keys = [services.store.get(j["id"]).artifact_key for j in (kept, levelled)]  # type: ignore[union-attr]
+    keys = [services.store.queue.get(j["id"]).artifact_key for j in (kept, levelled)]  # type: ignore[union-attr]
     assert keys[0] != keys[1]
     pixels = []
     for job in jobs:
@@ -267,16 +267,16 @@ def test_storage_outage_is_retried_with_backoff(
 
     services.blobs = Down()  # type: ignore[assignment]
     work(services)
-    job = services.store.get(job_id)
+    job = services.store.queue.get(job_id)
     assert job is not None and job.state is JobState.RETRYING
     assert job.reason == "STORAGE_UNAVAILABLE"
     assert job.next_eligible_at - clock.now >= 5.0  # backoff, not a hot loop
     services.blobs = real
     work(services)  # not yet eligible: nothing happens
-    assert services.store.get(job_id).state is JobState.RETRYING  # type: ignore[union-attr]
+    assert services.store.queue.get(job_id).state is JobState.RETRYING  # type: ignore[union-attr]
     clock.advance(60)
     work(services)
-    done = services.store.get(job_id)
+    done = services.store.queue.get(job_id)
     assert done is not None and done.state is JobState.COMPLETE and done.attempts == 2
 
 
@@ -285,19 +285,19 @@ def test_a_job_run_twice_yields_one_artifact(
 ) -> None:
     client, headers = api
     job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
-    stale = services.store.claim(
+    stale = services.store.queue.claim(
         (Lane.BULK,), "stale-worker", now=clock.now, lease_s=services.settings.lease_s
     )
     assert stale is not None
     clock.advance(services.settings.lease_s + 1)
-    assert services.store.rescue_expired(now=clock.now, policy=services.retry) == 1
+    assert services.store.queue.rescue_expired(now=clock.now, policy=services.retry) == 1
     clock.advance(600)
     work(services, owner="fresh-worker")
     # the stale worker wakes up and runs its copy to the end
     JobRunner(services, FakeOcrEngine(lines=LINES), "stale-worker").run(stale)
     artifacts = list(services.blobs.list("artifacts"))
     assert len(artifacts) == 1
-    job = services.store.get(job_id)
+    job = services.store.queue.get(job_id)
     assert (
         job is not None and job.state is JobState.COMPLETE and job.artifact_key == artifacts[0][0]
     )
@@ -401,7 +401,7 @@ def test_webhook_addresses_embedding_a_public_ipv4_are_taken() -> None:
 def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
 ) -> None:
-    from pressroom.service import housekeeping
+    from pressroom.service import housekeeper
 
     client, headers = api
     job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
@@ -409,24 +409,24 @@ def test_housekeeping_expires_artifacts_and_sweeps_orphan_sources(
     orphan = tmp_path / "orphan"
     orphan.write_bytes(b"%PDF-1.7 left by a crash between blob and row")
     services.blobs.put_file("sources/acme/00000000-dead-beef-0000-000000000000/source", orphan)
-    services.store.set_customer("acme", "gone", status="suspended", now=0)
+    services.store.tenancy.set_customer("acme", "gone", status="suspended", now=0)
     dead = post(client, headers, png_bytes(tmp_path), customer="gone").json()["id"]
     work(services)  # dead-lettered: its source stays for a redrive, for a while
     waiting = post(client, headers, png_bytes(tmp_path)).json()["id"]  # its source must stay
     empty = {"artifacts": 0, "orphans": 0, "dead_sources": 0, "expired_reviews": 0, "staging": 0}
-    assert housekeeping(services) == empty  # too young for any
+    assert housekeeper(services)() == empty  # too young for any
     clock.advance(services.settings.retention_s + 1)
     import os
 
     for key, _ in services.blobs.list("sources"):  # age the files on disk as well
         path = services.settings.data_dir / "blobs" / key
         os.utime(path, (clock.now - 7200, clock.now - 7200))
-    assert housekeeping(services) == {**empty, "artifacts": 1, "orphans": 1, "dead_sources": 1}
-    gone = services.store.get(dead)
+    assert housekeeper(services)() == {**empty, "artifacts": 1, "orphans": 1, "dead_sources": 1}
+    gone = services.store.queue.get(dead)
     assert gone is not None and gone.source_key is None
-    assert not services.store.redrive(dead, now=clock())  # nothing left to run
+    assert not services.store.queue.redrive(dead, now=clock())  # nothing left to run
     assert list(services.blobs.list("artifacts")) == []
-    job = services.store.get(job_id)
+    job = services.store.queue.get(job_id)
     assert job is not None and job.artifact_key is None
     remaining = [k for k, _ in services.blobs.list("sources")]
     assert remaining == [f"sources/acme/{waiting}/source"]
@@ -440,7 +440,7 @@ def test_unknown_redaction_classes_are_refused_at_the_door(
     response = post(client, headers, png_bytes(tmp_path), redact=redact)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "UNSUPPORTED_POLICY"
-    assert services.store.counts() == {}
+    assert services.store.stats.counts() == {}
     assert list(services.blobs.list("")) == []
 
 
@@ -463,7 +463,7 @@ def test_a_redaction_the_output_check_doubts_is_held_for_review_never_published(
     assert "12345678" not in str(queue)
     held = client.get(f"/v1/jobs/{job_id}/held", headers=headers)
     assert held.status_code == 200 and held.content.startswith(b"%PDF")
-    other = services.store.create_key("globex", now=0)
+    other = services.store.tenancy.create_key("globex", now=0)
     assert (
         client.get(
             f"/v1/jobs/{job_id}/held", headers={"Authorization": f"Bearer {other}"}
@@ -478,8 +478,10 @@ def test_a_redaction_the_output_check_doubts_is_held_for_review_never_published(
     # approved means delivered: the source is gone and nothing can run the job again, so no
     # retry, rescue or redrive can ever overwrite what the reviewer approved
     assert list(services.blobs.list("sources")) == []
-    assert not services.store.redrive(job_id, now=services.clock())
-    assert services.store.rescue_expired(now=services.clock() + 3600, policy=services.retry) == 0
+    assert not services.store.queue.redrive(job_id, now=services.clock())
+    assert (
+        services.store.queue.rescue_expired(now=services.clock() + 3600, policy=services.retry) == 0
+    )
     work(services, FakeOcrEngine(lines=("Account number: 12345678",)))
     again = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
     assert again["state"] == "complete" and again["attempts"] == approved["attempts"]

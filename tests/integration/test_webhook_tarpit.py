@@ -47,9 +47,9 @@ def hooks(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Services]:
     settings.scratch_dir.mkdir()
     svc = open_services(settings)
     yield svc
-    if svc.store.is_postgres:
-        svc.store.close_listener()
-    svc.store.engine.dispose()
+    if svc.store.db.is_postgres:
+        svc.store.db.close_listener()
+    svc.store.db.engine.dispose()
 
 
 class Api:
@@ -63,7 +63,9 @@ class Api:
 
     def submit(self, tenant: str, **form: str) -> str:
         if tenant not in self.keys:
-            self.keys[tenant] = self.services.store.create_key(tenant, now=self.services.clock())
+            self.keys[tenant] = self.services.store.tenancy.create_key(
+                tenant, now=self.services.clock()
+            )
         response = self.client.post(
             "/v1/jobs",
             headers={"Authorization": f"Bearer {self.keys[tenant]}"},
@@ -74,7 +76,7 @@ class Api:
         return str(response.json()["id"])
 
     def state(self, job_id: str) -> str:
-        job = self.services.store.get(job_id)
+        job = self.services.store.queue.get(job_id)
         assert job is not None
         return str(job.state.value)
 
@@ -231,7 +233,7 @@ def test_a_lapsed_lease_never_starts_a_second_send_while_the_first_runs(
     try:
         time.sleep(config.lease_s + 2.0)  # past the first claim's lease
         assert tarpit.connections == 1
-        (row,) = hooks.store.deliveries(job_id)
+        (row,) = hooks.store.outbox.deliveries(job_id)
         assert (row["attempts"], row["last_error"]) == (1, "TIMEOUT")
     finally:
         first.stop(timeout=5)
@@ -251,9 +253,11 @@ def test_one_tenants_tarpit_takes_at_most_its_share_and_others_are_delivered(
         try:
             assert wait_until(lambda: len(receiver.received) == 1, 30)
             assert tarpit.open == 1 and tarpit.connections == 1  # acme's share is one sender
-            (row,) = hooks.store.deliveries(other)
+            (row,) = hooks.store.outbox.deliveries(other)
             assert row["state"] == "delivered"
-            assert {r["state"] for j in stuck for r in hooks.store.deliveries(j)} == {"pending"}
+            assert {r["state"] for j in stuck for r in hooks.store.outbox.deliveries(j)} == {
+                "pending"
+            }
         finally:
             tarpit.close()
             pool.stop(timeout=10)
@@ -274,10 +278,10 @@ def test_a_burst_to_a_tarpit_does_not_hold_other_tenants_webhooks_behind_it(
         pool.start()
         try:
             assert wait_until(lambda: len(receiver.received) == 1, 30)
-            (row,) = hooks.store.deliveries(other)
+            (row,) = hooks.store.outbox.deliveries(other)
             assert row["state"] == "delivered"
             assert tarpit.open == 1  # acme holds its one sender, no more
-            leased = [r for j in burst for r in hooks.store.deliveries(j) if r["attempts"]]
+            leased = [r for j in burst for r in hooks.store.outbox.deliveries(j) if r["attempts"]]
             assert len(leased) == 1  # the rest of the burst was never claimed, so never lost
         finally:
             tarpit.close()
@@ -295,11 +299,13 @@ def test_the_pool_delivers_signed_and_records_the_outcome(hooks: Services, tmp_p
         pool.start()
         try:
             assert wait_until(lambda: len(receiver.received) == 1, 30)
-            assert wait_until(lambda: hooks.store.deliveries(job_id)[0]["state"] == "delivered", 10)
+            assert wait_until(
+                lambda: hooks.store.outbox.deliveries(job_id)[0]["state"] == "delivered", 10
+            )
         finally:
             pool.stop(timeout=10)
     headers, body = receiver.received[0]
-    secret = hooks.store.webhook_secret("acme", now=hooks.clock())
+    secret = hooks.store.outbox.webhook_secret("acme", now=hooks.clock())
     assert headers["webhook-signature"] == signature(
         secret, headers["webhook-id"], int(headers["webhook-timestamp"]), body
     )

@@ -1,0 +1,170 @@
+"""The webhook outbox: a delivery row written in the same transaction as a job's final state,
+then leased, sent and settled by the delivery pool; and each tenant's signing secret."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from collections.abc import Collection
+from typing import Any
+
+from sqlalchemy import Connection, or_, select, update
+
+from pressroom.errors import DuplicateRow
+from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.schema import jobs, webhook_deliveries, webhook_secrets
+from pressroom.jobs.transport import Database
+
+
+class SqlOutbox:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def enqueue(self, conn: Connection, job_id: str, event_type: str, now: float) -> None:
+        """Queue the job's webhook inside the caller's transaction (the one that ends the job),
+        so a final state and its notice are written together or not at all."""
+        row = conn.execute(
+            select(jobs.c.tenant, jobs.c.options, jobs.c.state, jobs.c.reason, jobs.c.pages).where(
+                jobs.c.id == job_id
+            )
+        ).first()
+        if row is None:
+            return
+        url = (row.options or {}).get("webhook_url")
+        if not url:
+            return
+        payload = {
+            "type": event_type,
+            "timestamp": now,
+            "data": {"id": job_id, "state": row.state, "reason": row.reason, "pages": row.pages},
+        }
+        conn.execute(
+            webhook_deliveries.insert().values(
+                id="msg_" + secrets.token_hex(12),
+                job_id=job_id,
+                tenant=row.tenant,
+                url=url,
+                event=event_type,
+                payload=payload,
+                state="pending",
+                attempts=0,
+                next_attempt_at=now,
+                created_at=now,
+            )
+        )
+
+    def claim_deliveries(
+        self,
+        owner: str,
+        *,
+        now: float,
+        lease_s: float,
+        limit: int = 10,
+        skip_tenants: Collection[str] = (),
+    ) -> list[dict[str, Any]]:
+        """Lease up to ``limit`` due deliveries, oldest first, none of ``skip_tenants`` (those
+        already at their share of this process's senders: one tenant's burst to a slow
+        endpoint must not fill every sender while other tenants' deliveries wait)."""
+        with self.db.tx() as conn:
+            pick = (
+                select(webhook_deliveries.c.id)
+                .where(
+                    webhook_deliveries.c.state == "pending",
+                    webhook_deliveries.c.next_attempt_at <= now,
+                    or_(
+                        webhook_deliveries.c.lease_expires_at.is_(None),
+                        webhook_deliveries.c.lease_expires_at < now,
+                    ),
+                )
+                .order_by(webhook_deliveries.c.next_attempt_at)
+                .limit(limit)
+            )
+            if skip_tenants:
+                pick = pick.where(webhook_deliveries.c.tenant.not_in(sorted(skip_tenants)))
+            if self.db.is_postgres:
+                pick = pick.with_for_update(skip_locked=True)
+            ids = [str(x) for x in conn.execute(pick).scalars()]
+            if not ids:
+                return []
+            conn.execute(
+                update(webhook_deliveries)
+                .where(webhook_deliveries.c.id.in_(ids))
+                .values(
+                    lease_owner=owner,
+                    lease_expires_at=now + lease_s,
+                    attempts=webhook_deliveries.c.attempts + 1,
+                )
+            )
+            rows = (
+                conn.execute(select(webhook_deliveries).where(webhook_deliveries.c.id.in_(ids)))
+                .mappings()
+                .all()
+            )
+            return [dict(r) for r in rows]
+
+    def delivery_result(
+        self,
+        delivery_id: str,
+        owner: str,
+        *,
+        ok: bool,
+        error: str | None,
+        now: float,
+        policy: RetryPolicy,
+    ) -> str:
+        with self.db.tx() as conn:
+            row = conn.execute(
+                select(webhook_deliveries.c.attempts).where(
+                    webhook_deliveries.c.id == delivery_id,
+                    webhook_deliveries.c.lease_owner == owner,
+                )
+            ).first()
+            if row is None:
+                return "lost"
+            if ok:
+                values: dict[str, Any] = {
+                    "state": "delivered",
+                    "delivered_at": now,
+                    "last_error": None,
+                }
+            elif policy.exhausted(int(row[0])):
+                values = {"state": "failed", "last_error": error}
+            else:
+                values = {"next_attempt_at": now + policy.delay(int(row[0])), "last_error": error}
+            conn.execute(
+                update(webhook_deliveries)
+                .where(webhook_deliveries.c.id == delivery_id)
+                .values(lease_owner=None, lease_expires_at=None, **values)
+            )
+            return str(values.get("state", "pending"))
+
+    def deliveries(self, job_id: str) -> list[dict[str, Any]]:
+        with self.db.tx(read_only=True) as conn:
+            rows = (
+                conn.execute(
+                    select(webhook_deliveries).where(webhook_deliveries.c.job_id == job_id)
+                )
+                .mappings()
+                .all()
+            )
+        return [dict(r) for r in rows]
+
+    def webhook_secret(self, tenant: str, *, now: float) -> str:
+        """The tenant's signing secret (``whsec_`` + base64), made on first use."""
+        try:
+            return self._webhook_secret(tenant, now)
+        except DuplicateRow:  # two first uses at once: the other one's secret stands
+            return self._webhook_secret(tenant, now)
+
+    def _webhook_secret(self, tenant: str, now: float) -> str:
+        with self.db.tx() as conn:
+            row = conn.execute(
+                select(webhook_secrets.c.secret).where(webhook_secrets.c.tenant == tenant)
+            ).first()
+            if row is not None:
+                return str(row[0])
+            secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+            conn.execute(
+                webhook_secrets.insert().values(tenant=tenant, secret=secret, created_at=now)
+            )
+            return secret

@@ -1,0 +1,470 @@
+"""The queue itself: intake, claims under a lease, a job's end (complete, failed, held for
+review), a human's review decision, redrive and the rescue of lapsed leases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, and_, case, func, select, update
+
+from pressroom.errors import DuplicateRow, IdempotencyConflict, StoreUnavailable
+from pressroom.jobs.backoff import Decision, RetryPolicy
+from pressroom.jobs.model import WAITING, Job, JobState, Lane, NewJob
+from pressroom.jobs.outbox import SqlOutbox
+from pressroom.jobs.rows import load_job, to_job, to_jobs
+from pressroom.jobs.schema import jobs, stage_timings
+from pressroom.jobs.stats import SqlStats
+from pressroom.jobs.transport import Database
+
+
+class SqlQueue:
+    """Every method is one short transaction; a job's end writes its webhook and events in
+    the same one."""
+
+    def __init__(self, db: Database, outbox: SqlOutbox, stats: SqlStats) -> None:
+        self.db = db
+        self.outbox = outbox
+        self.stats = stats
+
+    # --- the API side ------------------------------------------------------------------------
+
+    def insert(
+        self,
+        job: NewJob,
+        *,
+        now: float,
+        max_attempts: int,
+        check: Callable[[Connection], object] | None = None,
+    ) -> tuple[Job, bool]:
+        """Insert the job (or find the one its Idempotency-Key made). ``check`` runs first in
+        the same transaction, serialised per lane and tenant, so admission's figures cannot be
+        overtaken by another upload between the check and the insert."""
+        row = {
+            "id": job.id,
+            "tenant": job.tenant,
+            "lane": job.lane.value,
+            "state": JobState.ACCEPTED.value,
+            "attempts": 0,
+            "max_attempts": max_attempts,
+            "source_key": job.source_key,
+            "source_sha256": job.source_sha256,
+            "source_bytes": job.source_bytes,
+            "kind": job.kind,
+            "template": job.template,
+            "title": job.title,
+            "options": job.options,
+            "idempotency_key": job.idempotency_key,
+            "request_hash": job.request_hash,
+            "created_at": now,
+            "updated_at": now,
+            "next_eligible_at": now,
+            "deadline_at": now + job.deadline_s if job.deadline_s else None,
+            "trace_id": job.trace_id,
+            "parent_span_id": job.parent_span_id,
+            "customer": job.customer,
+            "pages_estimate": job.pages_estimate,
+        }
+        try:
+            with self.db.tx() as conn:
+                if check is not None:
+                    if self.db.is_postgres:  # SQLite: BEGIN IMMEDIATE already serialises writers
+                        for name in (f"lane:{job.lane.value}", f"tenant:{job.tenant}"):
+                            conn.execute(select(func.pg_advisory_xact_lock(func.hashtext(name))))
+                    check(conn)
+                conn.execute(jobs.insert().values(**row))
+                self.db.wake(conn, job.lane.value)
+                return load_job(conn, job.id), True
+        except DuplicateRow:
+            if job.idempotency_key is None:
+                raise
+        with self.db.tx() as conn:
+            existing = (
+                conn.execute(
+                    select(jobs).where(
+                        jobs.c.tenant == job.tenant, jobs.c.idempotency_key == job.idempotency_key
+                    )
+                )
+                .mappings()
+                .first()
+            )
+            if existing is None:  # pragma: no cover - the unique row vanished between two reads
+                raise StoreUnavailable("idempotency record disappeared; retry")
+            if existing["request_hash"] != job.request_hash:
+                raise IdempotencyConflict("this Idempotency-Key was used for a different request")
+            return load_job(conn, str(existing["id"])), False
+
+    def find_idempotent(self, tenant: str, key: str) -> bool:
+        """Whether this tenant already used this Idempotency-Key (a replay is coming)."""
+        with self.db.tx(read_only=True) as conn:
+            return (
+                conn.execute(
+                    select(jobs.c.id).where(jobs.c.tenant == tenant, jobs.c.idempotency_key == key)
+                ).first()
+                is not None
+            )
+
+    def get(self, job_id: str, *, tenant: str | None = None) -> Job | None:
+        with self.db.tx(read_only=True) as conn:
+            query = select(jobs).where(jobs.c.id == job_id)
+            if tenant is not None:
+                query = query.where(jobs.c.tenant == tenant)
+            row = conn.execute(query).mappings().first()
+            return None if row is None else to_job(conn, row)
+
+    # --- the worker side ---------------------------------------------------------------------
+
+    def claim(
+        self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
+    ) -> Job | None:
+        with self.db.tx() as conn:
+            for lane in lanes:
+                pick = (
+                    select(jobs.c.id)
+                    .where(
+                        jobs.c.lane == lane.value,
+                        jobs.c.state.in_(WAITING),
+                        jobs.c.next_eligible_at <= now,
+                    )
+                    .order_by(jobs.c.next_eligible_at, jobs.c.created_at)
+                    .limit(1)
+                )
+                if self.db.is_postgres:
+                    pick = pick.with_for_update(skip_locked=True)
+                job_id = conn.execute(pick).scalar()
+                if job_id is None:
+                    continue
+                conn.execute(
+                    update(jobs)
+                    .where(jobs.c.id == job_id, jobs.c.state.in_(WAITING))
+                    .values(
+                        state=JobState.RUNNING.value,
+                        lease_owner=owner,
+                        lease_expires_at=now + lease_s,
+                        attempts=jobs.c.attempts + 1,
+                        started_at=func.coalesce(jobs.c.started_at, now),
+                        updated_at=now,
+                        stage=None,
+                    )
+                )
+                self.stats.event(conn, str(job_id), "attempt", "CLAIMED", now)
+                return load_job(conn, str(job_id))
+        return None
+
+    def _owned(self, job_id: str, owner: str) -> Any:
+        return and_(
+            jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.state == JobState.RUNNING.value
+        )
+
+    def heartbeat(self, job_id: str, owner: str, *, now: float, lease_s: float) -> bool:
+        with self.db.tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(lease_expires_at=now + lease_s, updated_at=now)
+            )
+            return done.rowcount == 1
+
+    def set_stage(self, job_id: str, owner: str, stage: str, *, now: float) -> bool:
+        with self.db.tx() as conn:
+            done = conn.execute(
+                update(jobs).where(self._owned(job_id, owner)).values(stage=stage, updated_at=now)
+            )
+            return done.rowcount == 1
+
+    def record_timing(
+        self, job_id: str, attempt: int, stage: str, seconds: float, *, now: float
+    ) -> None:
+        with self.db.tx() as conn:
+            conn.execute(
+                stage_timings.insert().values(
+                    job_id=job_id, attempt=attempt, stage=stage, seconds=seconds, recorded_at=now
+                )
+            )
+
+    def _finish(
+        self, job_id: str, owner: str, state: JobState, event: str, now: float, **values: Any
+    ) -> bool:
+        """End an owned job in ``state`` and queue its webhook, in one transaction."""
+        with self.db.tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(
+                    state=state.value,
+                    stage=None,
+                    finished_at=now,
+                    updated_at=now,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    **values,
+                )
+            )
+            if done.rowcount == 1:
+                self.outbox.enqueue(conn, job_id, event, now)
+            return done.rowcount == 1
+
+    def complete(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        artifact_key: str,
+        artifact_sha256: str,
+        pages: int,
+        now: float,
+    ) -> bool:
+        return self._finish(
+            job_id,
+            owner,
+            JobState.COMPLETE,
+            "job.completed",
+            now,
+            artifact_key=artifact_key,
+            artifact_sha256=artifact_sha256,
+            pages=pages,
+            reason=None,
+            message=None,
+        )
+
+    def fail(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        code: str,
+        message: str,
+        permanent: bool,
+        now: float,
+        policy: RetryPolicy,
+    ) -> JobState | None:
+        with self.db.tx() as conn:
+            row = conn.execute(
+                select(jobs.c.attempts, jobs.c.max_attempts, jobs.c.reason).where(
+                    self._owned(job_id, owner)
+                )
+            ).first()
+            if row is None:
+                return None
+            decision = policy.decide(
+                attempts=int(row[0]),
+                max_attempts=int(row[1]),
+                code=code,
+                message=message,
+                permanent=permanent,
+                previous_reason=row[2],
+            )
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(**self._decided(decision, now))
+            )
+            if done.rowcount != 1:  # the rescuer took the job between our read and write
+                return None
+            return self._record_decision(conn, job_id, decision, code, now)
+
+    @staticmethod
+    def _decided(decision: Decision, now: float) -> dict[str, Any]:
+        """The job row's new values after a failed attempt: retrying after the delay, or dead."""
+        values: dict[str, Any] = {
+            "state": (JobState.RETRYING if decision.retry else JobState.REJECTED).value,
+            "reason": decision.reason,
+            "message": decision.message,
+            "stage": None,
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "updated_at": now,
+        }
+        if decision.retry:
+            values["next_eligible_at"] = now + decision.delay_s
+        else:
+            values["finished_at"] = now
+        return values
+
+    def _record_decision(
+        self, conn: Connection, job_id: str, decision: Decision, code: str, now: float
+    ) -> JobState:
+        """What follows a failed attempt, the same on every path: a dead letter's webhook and
+        event, or a retry's event; a deadline miss is counted either way."""
+        if decision.retry:
+            self.stats.event(conn, job_id, "retry", code, now)
+        else:
+            self.outbox.enqueue(conn, job_id, "job.rejected", now)
+            self.stats.event(conn, job_id, "dead_letter", decision.reason, now)
+        if code == "DEADLINE_EXCEEDED":
+            self.stats.event(conn, job_id, "deadline_miss", code, now)
+        return JobState.RETRYING if decision.retry else JobState.REJECTED
+
+    def hold(
+        self,
+        job_id: str,
+        owner: str,
+        *,
+        code: str,
+        message: str,
+        now: float,
+        artifact_key: str | None = None,
+    ) -> bool:
+        return self._finish(
+            job_id,
+            owner,
+            JobState.REVIEW,
+            "job.review",
+            now,
+            reason=code,
+            message=message,
+            artifact_key=artifact_key,
+        )
+
+    def in_review(self, tenant: str) -> list[Job]:
+        with self.db.tx(read_only=True) as conn:
+            rows = (
+                conn.execute(
+                    select(jobs)
+                    .where(jobs.c.tenant == tenant, jobs.c.state == JobState.REVIEW.value)
+                    .order_by(jobs.c.finished_at)
+                )
+                .mappings()
+                .all()
+            )
+            return to_jobs(conn, rows)
+
+    def decide_review(
+        self,
+        job_id: str,
+        tenant: str,
+        *,
+        approve: bool,
+        now: float,
+        artifact_key: str | None = None,
+        artifact_sha256: str | None = None,
+    ) -> bool:
+        """A human's decision on a held job: complete with the held output, or rejected."""
+        values: dict[str, Any] = (
+            {
+                "state": JobState.COMPLETE.value,
+                "artifact_key": artifact_key,
+                "artifact_sha256": artifact_sha256,
+                "message": "approved in review",
+            }
+            if approve
+            else {
+                "state": JobState.REJECTED.value,
+                "reason": "REVIEW_REJECTED",
+                "message": "rejected in review",
+                "artifact_key": None,
+                # a person said no: nothing will run it again, so the source goes now
+                "source_key": None,
+            }
+        )
+        with self.db.tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(
+                    jobs.c.id == job_id,
+                    jobs.c.tenant == tenant,
+                    jobs.c.state == JobState.REVIEW.value,
+                )
+                .values(updated_at=now, **values)
+            )
+            return done.rowcount == 1
+
+    def redrive(self, job_id: str, *, now: float, tenant: str | None = None) -> bool:
+        """Send a dead-lettered job round again (an operator fixed the cause), attempts reset.
+
+        Only ``rejected`` jobs that still have their source: a complete job (an approved review
+        included) is never run again, so nothing can overwrite what was delivered or approved.
+        """
+        where = [
+            jobs.c.id == job_id,
+            jobs.c.state == JobState.REJECTED.value,
+            jobs.c.source_key.is_not(None),
+        ]
+        if tenant is not None:
+            where.append(jobs.c.tenant == tenant)
+        with self.db.tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(*where)
+                .values(
+                    state=JobState.ACCEPTED.value,
+                    attempts=0,
+                    reason=None,
+                    message=None,
+                    stage=None,
+                    finished_at=None,
+                    started_at=None,
+                    artifact_key=None,
+                    next_eligible_at=now,
+                    updated_at=now,
+                    # the same time allowance as the first time, from now: a redriven job
+                    # must not die of the deadline it had days ago
+                    deadline_at=case(
+                        (jobs.c.deadline_at.is_(None), None),
+                        else_=now + (jobs.c.deadline_at - jobs.c.created_at),
+                    ),
+                )
+            )
+            if done.rowcount == 1:
+                self.db.wake(conn, "any")
+            return done.rowcount == 1
+
+    def release(self, job_id: str, owner: str, *, now: float) -> bool:
+        with self.db.tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(self._owned(job_id, owner))
+                .values(
+                    state=JobState.RETRYING.value,
+                    stage=None,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    attempts=jobs.c.attempts - 1,
+                    updated_at=now,
+                    next_eligible_at=now,
+                )
+            )
+            if done.rowcount == 1:
+                self.db.wake(conn, "any")
+            return done.rowcount == 1
+
+    def rescue_expired(self, *, now: float, policy: RetryPolicy) -> int:
+        rescued = 0
+        with self.db.tx() as conn:
+            expired = conn.execute(
+                select(jobs.c.id, jobs.c.attempts, jobs.c.max_attempts, jobs.c.reason).where(
+                    jobs.c.state == JobState.RUNNING.value, jobs.c.lease_expires_at < now
+                )
+            ).all()
+            for job_id, attempts, max_attempts, reason in expired:
+                decision = policy.decide(
+                    attempts=int(attempts),
+                    max_attempts=int(max_attempts),
+                    code="LEASE_EXPIRED",
+                    message="the worker stopped answering; retried",
+                    permanent=False,
+                    previous_reason=reason,
+                )
+                done = conn.execute(
+                    update(jobs)
+                    .where(
+                        jobs.c.id == job_id,
+                        jobs.c.state == JobState.RUNNING.value,
+                        jobs.c.lease_expires_at < now,
+                    )
+                    .values(**self._decided(decision, now))
+                )
+                if done.rowcount:
+                    rescued += 1
+                    self._record_decision(conn, str(job_id), decision, "LEASE_EXPIRED", now)
+        return rescued
+
+    def set_verification(self, job_id: str, owner: str, decision: str) -> None:
+        with self.db.tx() as conn:
+            conn.execute(
+                update(jobs).where(self._owned(job_id, owner)).values(verification=decision)
+            )
+
+    def delete_source_key(self, job_id: str) -> None:
+        with self.db.tx() as conn:
+            conn.execute(update(jobs).where(jobs.c.id == job_id).values(source_key=None))

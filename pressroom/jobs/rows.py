@@ -1,0 +1,76 @@
+"""Job rows to ``Job`` values, with every job's stage timings read in one query."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from pressroom.jobs.model import Job, JobState, Lane
+from pressroom.jobs.schema import jobs, stage_timings
+
+
+def load_job(conn: Connection, job_id: str) -> Job:
+    row = conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().one()
+    return to_job(conn, row)
+
+
+def to_job(conn: Connection, row: Any) -> Job:
+    return to_jobs(conn, [row])[0]
+
+
+def to_jobs(conn: Connection, rows: Any) -> list[Job]:
+    """Rows to jobs, with every job's stage timings read in one query (not one a job)."""
+    timings: dict[str, dict[str, float]] = {str(row["id"]): {} for row in rows}
+    if timings:
+        for job_id, stage, seconds in conn.execute(
+            select(
+                stage_timings.c.job_id,
+                stage_timings.c.stage,
+                func.sum(stage_timings.c.seconds),
+            )
+            .where(stage_timings.c.job_id.in_(list(timings)))
+            .group_by(stage_timings.c.job_id, stage_timings.c.stage)
+        ).all():
+            timings[str(job_id)][str(stage)] = round(float(seconds), 4)
+    return [_row_job(row, timings[str(row["id"])]) for row in rows]
+
+
+def _row_job(row: Any, timings: dict[str, float]) -> Job:
+    return Job(
+        id=str(row["id"]),
+        tenant=str(row["tenant"]),
+        lane=Lane(row["lane"]),
+        state=JobState(row["state"]),
+        stage=row["stage"],
+        attempts=int(row["attempts"]),
+        max_attempts=int(row["max_attempts"]),
+        reason=row["reason"],
+        message=row["message"],
+        source_key=row["source_key"],
+        source_sha256=str(row["source_sha256"]),
+        source_bytes=int(row["source_bytes"]),
+        kind=str(row["kind"]),
+        template=str(row["template"]),
+        title=row["title"],
+        options=dict(row["options"] or {}),
+        idempotency_key=row["idempotency_key"],
+        request_hash=row["request_hash"],
+        created_at=float(row["created_at"]),
+        updated_at=float(row["updated_at"]),
+        next_eligible_at=float(row["next_eligible_at"]),
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        lease_owner=row["lease_owner"],
+        lease_expires_at=row["lease_expires_at"],
+        artifact_key=row["artifact_key"],
+        artifact_sha256=row["artifact_sha256"],
+        pages=row["pages"],
+        deadline_at=row["deadline_at"],
+        trace_id=row["trace_id"],
+        customer=row["customer"],
+        verification=row["verification"],
+        pages_estimate=row["pages_estimate"],
+        parent_span_id=row["parent_span_id"],
+        timings=timings,
+    )

@@ -1,0 +1,279 @@
+"""What the store knows about its own traffic: events, live workers, admission figures, and
+the counts and timings behind /metrics and the dashboard, as plain values."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, case, func, literal, select, update
+
+from pressroom.jobs.model import UNFINISHED, WAITING, JobState
+from pressroom.jobs.schema import job_events, jobs, stage_timings, workers
+from pressroom.jobs.transport import Database
+
+
+@dataclass(frozen=True, slots=True)
+class HeldJob:
+    """A job waiting for a reviewer, as the dashboard lists it."""
+
+    id: str
+    tenant: str
+    reason: str | None
+    finished_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    id: str
+    tenant: str
+    lane: str
+    reason: str | None
+    finished_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecentWork:
+    """One consistent read for the dashboard: stage timings and finished pages since a time,
+    the oldest held jobs and the newest dead letters."""
+
+    timings: list[tuple[str, float]]  # (stage, seconds)
+    finished: list[tuple[float, int]]  # (finished_at, pages)
+    review: list[HeldJob]
+    review_total: int
+    dead: list[DeadLetter]
+
+
+class SqlStats:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # --- events ----------------------------------------------------------------------------
+
+    def event(self, conn: Connection, job_id: str, kind: str, reason: str, now: float) -> None:
+        """An event about a job, inside the caller's transaction (it is part of the change)."""
+        conn.execute(
+            job_events.insert().from_select(
+                ["job_id", "tenant", "lane", "kind", "reason", "at"],
+                select(
+                    jobs.c.id,
+                    jobs.c.tenant,
+                    jobs.c.lane,
+                    literal(kind),
+                    literal(reason),
+                    literal(now),
+                ).where(jobs.c.id == job_id),
+            )
+        )
+
+    def record_refusal(self, tenant: str, lane: str, reason: str, *, now: float) -> None:
+        """An upload refused at the door (no job row): counted for metrics."""
+        with self.db.tx() as conn:
+            conn.execute(
+                job_events.insert().values(
+                    job_id=None, tenant=tenant, lane=lane, kind="refused", reason=reason, at=now
+                )
+            )
+
+    def event_counts(self, *, since: float = 0.0) -> dict[tuple[str, str, str], int]:
+        """(kind, lane, reason) → count of events at or after ``since``."""
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(job_events.c.kind, job_events.c.lane, job_events.c.reason, func.count())
+                .where(job_events.c.at >= since)
+                .group_by(job_events.c.kind, job_events.c.lane, job_events.c.reason)
+            ).all()
+        return {(str(k), str(lane), str(r)): int(n) for k, lane, r, n in rows}
+
+    # --- workers ---------------------------------------------------------------------------
+
+    def worker_seen(self, owner: str, lanes: tuple[str, ...], *, now: float) -> None:
+        with self.db.tx() as conn:
+            done = conn.execute(update(workers).where(workers.c.owner == owner).values(seen_at=now))
+            if done.rowcount == 0:
+                conn.execute(
+                    workers.insert().values(owner=owner, lanes=",".join(lanes), seen_at=now)
+                )
+
+    def worker_gone(self, owner: str) -> None:
+        with self.db.tx() as conn:
+            conn.execute(workers.delete().where(workers.c.owner == owner))
+
+    def live_workers(
+        self, *, now: float, within_s: float = 30.0, conn: Connection | None = None
+    ) -> dict[str, int]:
+        """Worker processes seen in the last ``within_s`` seconds, per lane."""
+        with self.db.on(conn, read_only=True) as conn:
+            rows = conn.execute(
+                select(workers.c.lanes).where(workers.c.seen_at >= now - within_s)
+            ).all()
+        counts: dict[str, int] = {}
+        for (lanes,) in rows:
+            for lane in str(lanes).split(","):
+                counts[lane] = counts.get(lane, 0) + 1
+        return counts
+
+    # --- admission figures -----------------------------------------------------------------
+
+    def pages_ahead(self, lane: str, *, conn: Connection | None = None) -> int:
+        """Pages waiting or running in ``lane`` (estimates; 1 where none is known)."""
+        with self.db.on(conn, read_only=True) as conn:
+            return int(
+                conn.execute(
+                    select(
+                        func.coalesce(func.sum(func.coalesce(jobs.c.pages_estimate, 1)), 0)
+                    ).where(jobs.c.lane == lane, jobs.c.state.in_(UNFINISHED))
+                ).scalar_one()
+            )
+
+    def jobs_waiting(self, lane: str, *, conn: Connection | None = None) -> int:
+        with self.db.on(conn, read_only=True) as conn:
+            return int(
+                conn.execute(
+                    select(func.count()).where(jobs.c.lane == lane, jobs.c.state.in_(WAITING))
+                ).scalar_one()
+            )
+
+    def tenant_load(
+        self, tenant: str, *, since: float, conn: Connection | None = None
+    ) -> tuple[int, int, float | None]:
+        """(jobs not yet finished, pages accepted since ``since``, oldest accept in that window)."""
+        with self.db.on(conn, read_only=True) as conn:
+            active = conn.execute(
+                select(func.count()).where(jobs.c.tenant == tenant, jobs.c.state.in_(UNFINISHED))
+            ).scalar_one()
+            pages, oldest = conn.execute(
+                select(
+                    func.coalesce(func.sum(func.coalesce(jobs.c.pages_estimate, 1)), 0),
+                    func.min(jobs.c.created_at),
+                ).where(jobs.c.tenant == tenant, jobs.c.created_at >= since)
+            ).one()
+        return int(active), int(pages), None if oldest is None else float(oldest)
+
+    def tenant_bytes(
+        self, tenant: str, *, since: float, conn: Connection | None = None
+    ) -> tuple[int, int]:
+        """(bytes of this tenant's sources still held, bytes of sources accepted since
+        ``since``): what the per-tenant byte quotas count. ``conn``: inside that transaction."""
+        with self.db.on(conn, read_only=True) as conn:
+            held = conn.execute(
+                select(func.coalesce(func.sum(jobs.c.source_bytes), 0)).where(
+                    jobs.c.tenant == tenant, jobs.c.source_key.is_not(None)
+                )
+            ).scalar_one()
+            recent = conn.execute(
+                select(func.coalesce(func.sum(jobs.c.source_bytes), 0)).where(
+                    jobs.c.tenant == tenant, jobs.c.created_at >= since
+                )
+            ).scalar_one()
+        return int(held), int(recent)
+
+    def seconds_per_page(
+        self, *, since: float, conn: Connection | None = None
+    ) -> tuple[float, int] | None:
+        """Measured worker seconds per page (the ``process`` stage) of jobs completed since
+        ``since``, with the page count it rests on; None when nothing finished."""
+        with self.db.on(conn, read_only=True) as conn:
+            row = conn.execute(
+                select(func.sum(stage_timings.c.seconds), func.sum(jobs.c.pages))
+                .select_from(stage_timings.join(jobs, stage_timings.c.job_id == jobs.c.id))
+                .where(
+                    stage_timings.c.stage == "process",
+                    jobs.c.state == JobState.COMPLETE.value,
+                    jobs.c.finished_at >= since,
+                    jobs.c.pages > 0,
+                    stage_timings.c.attempt == jobs.c.attempts,
+                )
+            ).one()
+        seconds, pages = row
+        if not seconds or not pages:
+            return None
+        return float(seconds) / float(pages), int(pages)
+
+    # --- for operators, metrics and the dashboard ------------------------------------------
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(jobs.c.lane, jobs.c.state, func.count()).group_by(jobs.c.lane, jobs.c.state)
+            ).all()
+        return {(str(lane), str(state)): int(n) for lane, state, n in rows}
+
+    def oldest_waiting(self, *, now: float) -> dict[str, float]:
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(jobs.c.lane, func.min(jobs.c.created_at))
+                .where(jobs.c.state.in_(WAITING))
+                .group_by(jobs.c.lane)
+            ).all()
+        return {str(lane): now - float(oldest) for lane, oldest in rows if oldest is not None}
+
+    def oldest_by_state(self, *, now: float) -> dict[tuple[str, str], float]:
+        """Age of the oldest job per (lane, state) among those not finished."""
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(jobs.c.lane, jobs.c.state, func.min(jobs.c.created_at))
+                .where(jobs.c.state.in_(UNFINISHED))
+                .group_by(jobs.c.lane, jobs.c.state)
+            ).all()
+        return {(str(a), str(b)): now - float(c) for a, b, c in rows if c is not None}
+
+    def stage_histograms(
+        self, buckets: Sequence[float], stages: tuple[str, ...] | None = None
+    ) -> list[tuple[str, list[int], int, float]]:
+        """Per stage: cumulative bucket counts, count and sum — aggregated in the database, so
+        a scrape costs one grouped query whatever the number of rows."""
+        columns = [func.sum(case((stage_timings.c.seconds <= b, 1), else_=0)) for b in buckets]
+        query = select(
+            stage_timings.c.stage, func.count(), func.sum(stage_timings.c.seconds), *columns
+        ).group_by(stage_timings.c.stage)
+        if stages is not None:
+            query = query.where(stage_timings.c.stage.in_(stages))
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(query.order_by(stage_timings.c.stage)).all()
+        return [
+            (str(row[0]), [int(n or 0) for n in row[3:]], int(row[1]), float(row[2] or 0))
+            for row in rows
+        ]
+
+    def recent_work(
+        self, *, since: float, review_limit: int = 20, dead_limit: int = 10
+    ) -> RecentWork:
+        with self.db.tx(read_only=True) as conn:
+            timings = conn.execute(
+                select(stage_timings.c.stage, stage_timings.c.seconds).where(
+                    stage_timings.c.recorded_at >= since
+                )
+            ).all()
+            finished = conn.execute(
+                select(jobs.c.finished_at, jobs.c.pages).where(
+                    jobs.c.state == JobState.COMPLETE.value, jobs.c.finished_at >= since
+                )
+            ).all()
+            review = conn.execute(
+                select(jobs.c.id, jobs.c.tenant, jobs.c.reason, jobs.c.finished_at)
+                .where(jobs.c.state == JobState.REVIEW.value)
+                .order_by(jobs.c.finished_at)
+                .limit(review_limit)
+            ).all()
+            dead = conn.execute(
+                select(jobs.c.id, jobs.c.tenant, jobs.c.lane, jobs.c.reason, jobs.c.finished_at)
+                .where(jobs.c.state == JobState.REJECTED.value)
+                .order_by(jobs.c.finished_at.desc())
+                .limit(dead_limit)
+            ).all()
+            review_total = conn.execute(
+                select(func.count()).where(jobs.c.state == JobState.REVIEW.value)
+            ).scalar_one()
+        return RecentWork(
+            timings=[(str(stage), float(seconds)) for stage, seconds in timings],
+            finished=[(float(at), int(pages or 0)) for at, pages in finished],
+            review=[HeldJob(str(r[0]), str(r[1]), r[2], _float(r[3])) for r in review],
+            review_total=int(review_total),
+            dead=[DeadLetter(str(r[0]), str(r[1]), str(r[2]), r[3], _float(r[4])) for r in dead],
+        )
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
