@@ -286,7 +286,7 @@ class DuplicateRow(Exception):
     (two first uses at once); anywhere else it is a bug, so deliberately not a PressroomError."""
 
 
-class IdempotencyConflict(PressroomError):
+class IdempotencyConflict(PermanentError):
     """The same Idempotency-Key was used before with a different request."""
 
     code = "IDEMPOTENCY_CONFLICT"
