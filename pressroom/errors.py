@@ -203,3 +203,18 @@ class BadConfig(PressroomError):
 
     code = "BAD_CONFIG"
     exit_code = 2
+
+
+# -- signed links --
+class BadSignature(PressroomError):
+    """A download link whose signature does not match what it opens (or was never signed)."""
+
+    code = "BAD_SIGNATURE"
+    http_status = 403
+
+
+class LinkExpired(PressroomError):
+    """A download link past its expiry; the job's page gives a fresh one."""
+
+    code = "LINK_EXPIRED"
+    http_status = 410

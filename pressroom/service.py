@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pressroom.api.signing import Signer
+from pressroom.signing import Signer
 from pressroom.errors import BadConfig, PressroomError
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
