@@ -10,13 +10,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pressroom.signing import Signer
 from pressroom.errors import BadConfig, PressroomError
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
 from pressroom.jobs.sql import SqlJobStore, make_engine
 from pressroom.settings import Settings
+from pressroom.signing import Signer
 from pressroom.storage import BlobStore
 from pressroom.storage.crypto import EncryptedBlobStore, master_keys_from_env
 from pressroom.storage.local import LocalBlobStore

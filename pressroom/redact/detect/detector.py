@@ -13,6 +13,7 @@ from typing import Any
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
+from pressroom.redact.detect.checks import check_policy_classes as check_policy_classes
 from pressroom.redact.detect.names import (
     _LO,
     _PARTICLE,
@@ -25,9 +26,9 @@ from pressroom.redact.detect.names import (
     NameRecognizer,
     census,
 )
-from pressroom.redact.detect.ner import NerRecognizer, check_installed, model_name, ner_recognizer
+from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
 from pressroom.redact.detect.plugins import installed_recognizers
-from pressroom.redact.policy import CLASSES, UnsupportedPolicy
+from pressroom.redact.policy import CLASSES
 
 RULES = {
     "name": NameRecognizer,
@@ -41,17 +42,6 @@ _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s
 _POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")
 _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
-
-
-def check_policy_classes(classes: Sequence[str], env: Mapping[str, str] | None = None) -> None:
-    """What the API checks at upload, without loading anything heavy: every class has a
-    recogniser, the operator's factories load, the configured model is installed."""
-    missing = [c for c in classes if c not in RULES]
-    if missing:
-        raise UnsupportedPolicy(f"no recognizer for {', '.join(missing)}")
-    installed_recognizers(env)
-    if "name" in classes:
-        check_installed(model_name(env))
 
 
 @dataclass
