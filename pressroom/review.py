@@ -21,9 +21,9 @@ def held_digest(held_key: str) -> str:
     return held_key.rsplit("/", 1)[1].removesuffix(".pdf")
 
 
-def published_key(job: Job, held_key: str) -> str:
+def published_key(tenant: str, job_id: str, held_key: str) -> str:
     """Where an approved copy goes: the artifact key a complete job's output would have had."""
-    return artifact_key(job.tenant, job.id, held_digest(held_key))
+    return artifact_key(tenant, job_id, held_digest(held_key))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ class Reviews:
         """Publish the held copy under its artifact key; the job completes, and its source,
         delivered now, goes."""
         job, held = self._held(job_id, tenant)
-        published = published_key(job, held)
+        published = published_key(job.tenant, job.id, held)
         self._copy(held, published)
         ok = self.store.decide_review(
             job_id,
