@@ -132,6 +132,11 @@ class Ticket:
     started: float
     known: bool
 
+    def parse(self, fields: Mapping[str, str]) -> SubmitRequest:
+        return parse_submit(
+            fields, allowed=self.allowed, idempotency_key=self.idempotency_key, now=self.started
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Received:
@@ -180,12 +185,7 @@ class Intake:
 
     def precheck(self, ticket: Ticket, fields: Mapping[str, str]) -> None:
         """The fields sent ahead of the file, judged before it is written: pure, no I/O."""
-        parse_submit(
-            fields,
-            allowed=ticket.allowed,
-            idempotency_key=ticket.idempotency_key,
-            now=ticket.started,
-        )
+        ticket.parse(fields)
 
     def accept(self, ticket: Ticket, upload: Received, trace_id: str, span_id: str) -> Accepted:
         """Sniff, judge every field (the template loaded), check the policy and the webhook,
@@ -206,23 +206,13 @@ class Intake:
             and self.store.find_idempotent(who, ticket.idempotency_key)
         )
         if not replay:  # a replay was admitted the first time; it adds no work
-            self.check_quota(who, upload.size)
-            admit(
-                self.store,
-                self.admission,
-                tenant=who,
-                lane=lane,
-                pages=pages,
-                deadline_s=deadline_s,
-                now=now,
-            )
+            self._admit(who, upload.size, lane, pages, deadline_s, now=now)
         job_id = str(uuid.uuid4())
-        key = source_key(who, job_id)
         new = NewJob(
             id=job_id,
             tenant=who,
             lane=lane,
-            source_key=key,
+            source_key=source_key(who, job_id),
             source_sha256=upload.sha256,
             source_bytes=upload.size,
             kind=kind.value,
@@ -237,36 +227,35 @@ class Intake:
             customer=request.customer,
             pages_estimate=pages,
         )
-        # The source first, then the row: there is never a job without its source. A
-        # source without a row (a crash in between) is swept after an hour.
-        self.blobs.put_file(key, upload.path)
 
         def admit_again(conn: Any) -> None:
             # the same rules, in the insert's own transaction: an upload that raced this one
             # past the first check cannot take us over a quota or a deadline
-            self.check_quota(who, upload.size, conn=conn)
-            admit(
-                self.store,
-                self.admission,
-                tenant=who,
-                lane=lane,
-                pages=pages,
-                deadline_s=deadline_s,
-                now=self.clock(),
-                conn=conn,
-                record=False,
-            )
+            self._admit(who, upload.size, lane, pages, deadline_s, now=self.clock(), conn=conn)
 
+        job, created = self._enqueue(new, upload.path, None if replay else admit_again)
+        log.info(
+            "job accepted",
+            extra={"job_id": job.id, "tenant": who, "bytes": upload.size, "replay": not created},
+        )
+        return Accepted(job, created)
+
+    def _enqueue(
+        self, new: NewJob, path: Path, check: Callable[[Any], None] | None
+    ) -> tuple[Job, bool]:
+        """The source stored, then the row inserted (``check`` in its transaction); a refused
+        or failed insert takes its source back with it."""
+        key = new.source_key
+        # The source first, then the row: there is never a job without its source. A
+        # source without a row (a crash in between) is swept after an hour.
+        self.blobs.put_file(key, path)
         try:
             job, created = self.store.insert(
-                new,
-                now=self.clock(),
-                max_attempts=self.settings.max_attempts,
-                check=None if replay else admit_again,
+                new, now=self.clock(), max_attempts=self.settings.max_attempts, check=check
             )
         except REFUSALS as refusal:
             self.blobs.delete(key)
-            self.store.record_refusal(who, lane.value, refusal.code, now=self.clock())
+            self.store.record_refusal(new.tenant, new.lane.value, refusal.code, now=self.clock())
             raise
         except TransientError:
             # the commit may have gone through before the connection dropped: keep the source
@@ -275,24 +264,41 @@ class Intake:
         except BaseException:
             self.blobs.delete(key)
             raise
-        if not created:
+        if not created:  # a replay: the job it made before keeps the source it stored then
             self.blobs.delete(key)
-        log.info(
-            "job accepted",
-            extra={"job_id": job.id, "tenant": who, "bytes": upload.size, "replay": not created},
+        return job, created
+
+    def _admit(
+        self,
+        who: str,
+        size: int,
+        lane: Lane,
+        pages: int,
+        deadline_s: float,
+        *,
+        now: float,
+        conn: Any = None,
+    ) -> None:
+        """The tenant's byte quotas, then admission's figures; with ``conn``, checked again in
+        the insert's transaction, where a refusal is recorded by the caller, not here."""
+        self.check_quota(who, size, conn=conn)
+        admit(
+            self.store,
+            self.admission,
+            tenant=who,
+            lane=lane,
+            pages=pages,
+            deadline_s=deadline_s,
+            now=now,
+            conn=conn,
+            record=conn is None,
         )
-        return Accepted(job, created)
 
     def _judge(self, ticket: Ticket, fields: Mapping[str, str]) -> SubmitRequest:
         """Every field, in the order ``parse_submit`` keeps, with the template also loaded
         (a broken brand is refused before the fields after it are judged)."""
         registered_template(parse_template(fields, ticket.allowed), self.settings.template_dirs)
-        request = parse_submit(
-            fields,
-            allowed=ticket.allowed,
-            idempotency_key=ticket.idempotency_key,
-            now=ticket.started,
-        )
+        request = ticket.parse(fields)
         if not request.policy.empty:
             check_policy_classes(request.policy.classes)  # refused here, nothing loaded
         return request
