@@ -190,7 +190,7 @@ def _report(outcome: Outcome, quiet: bool) -> None:
 
 
 def cmd_process(args: argparse.Namespace) -> int:
-    from pressroom.redact.detect.detector import check_policy_classes
+    from pressroom.redact.detect.checks import check_policy_classes
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 

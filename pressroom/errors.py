@@ -305,3 +305,18 @@ class DeadlineUnreachable(PermanentError):
 class TooBigForQuota(PermanentError):
     code = "QUOTA_EXCEEDED"
     http_status = 413
+
+
+# -- signed links --
+class BadSignature(PressroomError):
+    """A download link whose signature does not match what it opens (or was never signed)."""
+
+    code = "BAD_SIGNATURE"
+    http_status = 403
+
+
+class LinkExpired(PressroomError):
+    """A download link past its expiry; the job's page gives a fresh one."""
+
+    code = "LINK_EXPIRED"
+    http_status = 410

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pressroom.api.signing import Signer
 from pressroom.errors import BadConfig
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
@@ -19,6 +18,7 @@ from pressroom.jobs.retention import housekeeping
 from pressroom.jobs.sql import SqlJobStore
 from pressroom.jobs.transport import make_engine
 from pressroom.settings import Settings
+from pressroom.signing import Signer
 from pressroom.storage import BlobStore
 from pressroom.storage.crypto import EncryptedBlobStore, master_keys
 from pressroom.storage.local import LocalBlobStore

@@ -4,7 +4,7 @@ one ``Database`` and, over it, one part per concept (``store.queue.claim(...)``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
@@ -31,16 +31,6 @@ class SqlJobStore:
         self.tenancy = SqlTenancy(self.db)
         self.retention = SqlRetention(self.db, self.outbox, self.stats)
 
-    if not TYPE_CHECKING:
-        # TEMPORARY, until api/app.py follows RENAMES-store.txt (the lead applies it after the
-        # merge, then deletes this): the old flat names, forwarded. Hidden from mypy so every
-        # caller still on an old name shows up there.
-        def __getattr__(self, name: str) -> Any:
-            part = _LEGACY.get(name)
-            if part is None:
-                raise AttributeError(name)
-            return getattr(getattr(self, part), name)
-
 
 if TYPE_CHECKING:
 
@@ -50,38 +40,3 @@ if TYPE_CHECKING:
         """mypy's proof that each part implements its port."""
         return store.queue, store.queue, store.outbox, store.tenancy, store.stats, store.retention
 
-
-_LEGACY = {
-    **dict.fromkeys(
-        (
-            "insert find_idempotent get claim heartbeat set_stage record_timing complete fail "
-            "hold in_review decide_review redrive release rescue_expired set_verification "
-            "delete_source_key"
-        ).split(),
-        "queue",
-    ),
-    **dict.fromkeys("claim_deliveries delivery_result deliveries webhook_secret".split(), "outbox"),
-    **dict.fromkeys(
-        (
-            "create_key new_key key_info list_keys revoke_key tenant_for_key has_keys "
-            "set_customer customer_status allow_templates disallow_templates allowed_templates"
-        ).split(),
-        "tenancy",
-    ),
-    **dict.fromkeys(
-        (
-            "record_refusal event_counts worker_seen worker_gone live_workers pages_ahead "
-            "jobs_waiting tenant_load tenant_bytes seconds_per_page counts oldest_waiting "
-            "oldest_by_state"
-        ).split(),
-        "stats",
-    ),
-    **dict.fromkeys(
-        (
-            "expired_artifacts expired_rejected_sources expired_reviews expire_review "
-            "prune_history forget_artifact"
-        ).split(),
-        "retention",
-    ),
-    **dict.fromkeys("engine is_postgres read wait_for_work close_listener clock".split(), "db"),
-}

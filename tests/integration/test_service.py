@@ -463,6 +463,11 @@ def test_a_redaction_the_output_check_doubts_is_held_for_review_never_published(
     assert "12345678" not in str(queue)
     held = client.get(f"/v1/jobs/{job_id}/held", headers=headers)
     assert held.status_code == 200 and held.content.startswith(b"%PDF")
+    # streamed from the blob store, with the size and the headers personal data needs
+    assert held.headers["content-type"] == "application/pdf"
+    assert int(held.headers["content-length"]) == len(held.content)
+    assert held.headers["cache-control"] == "no-store"
+    assert held.headers["x-content-type-options"] == "nosniff"
     other = services.store.tenancy.create_key("globex", now=0)
     assert (
         client.get(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pressroom.api.signing import BadSignature, LinkExpired, Signer
+from pressroom.errors import BadSignature, LinkExpired
 from pressroom.jobs.backoff import Decision, RetryPolicy
+from pressroom.signing import Signer
 
 
 def test_delay_doubles_up_to_the_cap_with_bounded_jitter() -> None:

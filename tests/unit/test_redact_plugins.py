@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from pressroom.errors import NerModelError, RecognizerConfigError
-from pressroom.redact.detect.detector import Detector, check_policy_classes
+from pressroom.redact.detect.checks import check_policy_classes
+from pressroom.redact.detect.detector import Detector
 from pressroom.redact.detect.ner import (
     DEFAULT_MODEL,
     NerRecognizer,

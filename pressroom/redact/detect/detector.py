@@ -10,14 +10,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pressroom.errors import UnsupportedPolicy
 from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
+from pressroom.redact.detect.checks import check_policy_classes
 from pressroom.redact.detect.name_cues import _LO, _PARTICLE, _UP, HONORIFIC, LETTER
 from pressroom.redact.detect.name_words import COMMON, ROLES, STOP, census
 from pressroom.redact.detect.names import NameRecognizer
-from pressroom.redact.detect.ner import NerRecognizer, check_installed, model_name, ner_recognizer
+from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
 from pressroom.redact.detect.plugins import installed_recognizers
 from pressroom.redact.policy import CLASSES
 from pressroom.settings import RedactionSettings
@@ -34,19 +34,6 @@ _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s
 _POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")
 _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
-
-
-def check_policy_classes(
-    classes: Sequence[str], redaction: RedactionSettings | None = None
-) -> None:
-    """What the API checks at upload, without loading anything heavy: every class has a
-    recogniser, the operator's factories load, the configured model is installed."""
-    missing = [c for c in classes if c not in RULES]
-    if missing:
-        raise UnsupportedPolicy(f"no recognizer for {', '.join(missing)}")
-    installed_recognizers(redaction)
-    if "name" in classes:
-        check_installed(model_name(redaction))
 
 
 @dataclass

@@ -6,17 +6,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from pressroom.errors import PressroomError
-
-
-class BadSignature(PressroomError):
-    code = "BAD_SIGNATURE"
-    http_status = 403
-
-
-class LinkExpired(PressroomError):
-    code = "LINK_EXPIRED"
-    http_status = 410
+from pressroom.errors import BadSignature, LinkExpired
 
 
 @dataclass(frozen=True, slots=True)

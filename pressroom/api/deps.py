@@ -1,0 +1,93 @@
+"""What routes depend on: one bearer-key check for every protected route (a tenant's key or an
+operator's), and the services, read from ``app.state`` on each request."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from starlette.concurrency import run_in_threadpool
+
+from pressroom.errors import Forbidden, Unauthorized
+from pressroom.intake import Intake
+from pressroom.review import Reviews
+from pressroom.service import Services
+
+
+def get_services(request: Request) -> Services:
+    # read per request, never captured: the wiring may be swapped while the app runs (tests do)
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_intake(services: ServicesDep) -> Intake:
+    return Intake.of(services)
+
+
+def get_reviews(services: ServicesDep) -> Reviews:
+    return Reviews.of(services)
+
+
+IntakeDep = Annotated[Intake, Depends(get_intake)]
+ReviewsDep = Annotated[Reviews, Depends(get_reviews)]
+
+
+class Bearer:
+    """``Authorization: Bearer <key>`` for a key of one role: 401 without a known key, 403
+    with a key of the other role where an operator's is needed. Returns the key's owner."""
+
+    def __init__(self, role: str, what: str) -> None:
+        self.role = role
+        self.what = what  # how the 401 names the key wanted
+
+    async def __call__(
+        self, request: Request, authorization: Annotated[str | None, Header()] = None
+    ) -> str:
+        if not authorization or not authorization.startswith("Bearer "):
+            raise Unauthorized(f"send Authorization: Bearer <{self.what}>")
+        services = get_services(request)
+        key = authorization[7:].strip()
+        found = await run_in_threadpool(
+            lambda: services.store.tenancy.key_info(key, now=services.clock())
+        )
+        if found is None or (self.role == "tenant" and found[1] != "tenant"):
+            raise Unauthorized("unknown, expired or revoked API key")
+        if found[1] != self.role:
+            raise Forbidden("this needs an operator key")
+        return found[0]
+
+
+tenant = Bearer("tenant", "API key")
+operator = Bearer("operator", "operator key")
+Tenant = Annotated[str, Depends(tenant)]
+Operator = Annotated[str, Depends(operator)]
+
+
+def loopback_peer(request: Request, trusted_proxies: tuple[str, ...]) -> bool:
+    """Whether the socket peer is this host. Addresses only, never names: a client is not
+    "localhost" because a header or a test says so. With trusted proxies every request may
+    carry a forwarded address in its place, so none counts as local."""
+    if trusted_proxies:
+        return False
+    client = request.scope.get("client")
+    if not client:
+        return False
+    try:
+        address = ipaddress.ip_address(client[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # a dual-stack socket's view of an IPv4 peer
+    return address.is_loopback
+
+
+async def operator_off_loopback(
+    request: Request, authorization: Annotated[str | None, Header()] = None
+) -> None:
+    """Open on loopback (the embedded default); an operator key from anywhere else."""
+    if not loopback_peer(request, get_services(request).settings.trusted_proxies):
+        await operator(request, authorization)

@@ -1,0 +1,90 @@
+"""What the API's answers look like: the error body, a job as JSON with its signed link, and a
+stored PDF streamed with the headers personal data needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from fastapi import Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from pressroom.jobs.model import Job, JobState
+from pressroom.service import Services
+
+# documents hold personal data: no cache keeps a copy, no browser guesses another type
+PRIVATE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+CHUNK_BYTES = 1 << 16
+
+
+def error_response(
+    code: str, message: str, status: int, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+def own_base_url(request: Request) -> str:
+    """Where links point: ``PRESSROOM_PUBLIC_URL`` when set, else the address the client's
+    socket reached — never the request's Host header, which the client writes."""
+    settings = request.app.state.services.settings
+    if settings.public_url:
+        return str(settings.public_url)
+    server = request.scope.get("server")
+    if not server:
+        return str(request.base_url).rstrip("/")
+    host, port = str(server[0]), server[1]
+    if ":" in host:
+        host = f"[{host}]"
+    scheme = request.url.scheme
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}" + ("" if port in (None, default) else f":{port}")
+
+
+def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": job.id,
+        "state": job.state.value,
+        "stage": job.stage,
+        "lane": job.lane.value,
+        "reason": job.reason,
+        "message": job.message,
+        "attempts": job.attempts,
+        "pages": job.pages,
+        "template": job.template,
+        "timings": job.timings,
+        "created_at": job.created_at,
+        "finished_at": job.finished_at,
+        "trace_id": job.trace_id,
+        "deadline_at": job.deadline_at,
+        "customer": job.customer,
+        "verification": job.verification,
+        "artifact_url": None,
+        "artifact_sha256": job.artifact_sha256,
+    }
+    if job.state is JobState.COMPLETE and job.artifact_key:
+        expires, signature = services.signer.sign(job.id, job.artifact_key, now=services.clock())
+        base = services.settings.public_url or base_url.rstrip("/")
+        body["artifact_url"] = (
+            f"{base}/v1/artifacts/{job.id}?expires={expires}&signature={signature}"
+        )
+    return body
+
+
+def stream_pdf(
+    handle: BinaryIO, size: int, headers: dict[str, str] | None = None
+) -> StreamingResponse:
+    """A stored PDF sent in blocks from its open handle (closed when sent): never whole in
+    memory, however large the document."""
+
+    def chunks() -> Iterator[bytes]:
+        with handle:
+            while block := handle.read(CHUNK_BYTES):
+                yield block
+
+    return StreamingResponse(
+        chunks(),
+        media_type="application/pdf",
+        headers={"Content-Length": str(size), **(headers or {}), **PRIVATE_HEADERS},
+    )

@@ -1,0 +1,40 @@
+"""Signed downloads of finished outputs: a redirect to the bucket, or the file streamed."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from pressroom.api.deps import ServicesDep
+from pressroom.api.responses import PRIVATE_HEADERS, stream_pdf
+from pressroom.errors import NotFound
+from pressroom.jobs.model import JobState
+
+PRESIGN_TTL_S = 300.0
+router = APIRouter()
+
+
+@router.get("/v1/artifacts/{job_id}")
+async def download(
+    job_id: str, services: ServicesDep, expires: str = "", signature: str = ""
+) -> Response:
+    job = await run_in_threadpool(lambda: services.store.queue.get(job_id))
+    if job is None or job.artifact_key is None or job.state is not JobState.COMPLETE:
+        # the same answer as a bad signature: no probing for job ids
+        services.signer.verify(job_id, "", expires, signature, now=services.clock())
+        raise NotFound("no such artifact")
+    services.signer.verify(job_id, job.artifact_key, expires, signature, now=services.clock())
+    key = job.artifact_key
+    url = await run_in_threadpool(
+        services.blobs.download_url,
+        key,
+        min(services.settings.link_ttl_s, PRESIGN_TTL_S),
+        f"{job.id}.pdf",
+    )
+    if url is not None:
+        # S3: the client fetches straight from the bucket, on a link that lives minutes
+        return RedirectResponse(url, status_code=307, headers=dict(PRIVATE_HEADERS))
+    size = await run_in_threadpool(services.blobs.size, key)
+    handle = await run_in_threadpool(services.blobs.open, key)
+    return stream_pdf(handle, size, {"Content-Disposition": f'attachment; filename="{job.id}.pdf"'})

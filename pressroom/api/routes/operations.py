@@ -1,0 +1,28 @@
+"""The operator's views, metrics and the dashboard, mounted from their own modules: open on
+loopback, an operator key from anywhere else."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import HTMLResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from pressroom.api.deps import ServicesDep, operator_off_loopback
+
+router = APIRouter(dependencies=[Depends(operator_off_loopback)])
+
+
+@router.get("/metrics")
+async def metrics(services: ServicesDep) -> Response:
+    from pressroom.api.metrics import render_metrics
+
+    body = await run_in_threadpool(render_metrics, services)
+    return Response(body, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+@router.get("/dashboard", response_class=HTMLResponse)
+async def dashboard(services: ServicesDep) -> HTMLResponse:
+    from pressroom.api.dashboard import render_dashboard, snapshot
+
+    snap = await run_in_threadpool(snapshot, services)
+    return HTMLResponse(render_dashboard(snap))

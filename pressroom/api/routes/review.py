@@ -1,0 +1,44 @@
+"""A tenant's review queue: jobs held for a human, their held copies, approve and reject."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from pressroom.api.deps import ReviewsDep, ServicesDep, Tenant
+from pressroom.api.responses import job_json, own_base_url, stream_pdf
+
+router = APIRouter()
+
+
+@router.get("/v1/review")
+async def review_queue(request: Request, who: Tenant, services: ServicesDep) -> dict[str, Any]:
+    """Jobs held for a human: why (codes and counts, never the values), since when."""
+    held = await run_in_threadpool(services.store.queue.in_review, who)
+    return {"jobs": [job_json(job, services, own_base_url(request)) for job in held]}
+
+
+@router.get("/v1/jobs/{job_id}/held")
+async def held_copy(job_id: str, who: Tenant, reviews: ReviewsDep) -> Response:
+    """The held output, for the tenant's reviewer (authenticated; no signed link)."""
+    handle, size = await run_in_threadpool(reviews.open_held, job_id, who)
+    return stream_pdf(handle, size)
+
+
+@router.post("/v1/jobs/{job_id}/approve")
+async def approve(
+    job_id: str, request: Request, who: Tenant, reviews: ReviewsDep, services: ServicesDep
+) -> dict[str, Any]:
+    done = await run_in_threadpool(reviews.approve, job_id, who)
+    return job_json(done, services, own_base_url(request))
+
+
+@router.post("/v1/jobs/{job_id}/reject")
+async def reject(
+    job_id: str, request: Request, who: Tenant, reviews: ReviewsDep, services: ServicesDep
+) -> dict[str, Any]:
+    done = await run_in_threadpool(reviews.reject, job_id, who)
+    return job_json(done, services, own_base_url(request))

@@ -1,0 +1,45 @@
+"""A tenant's own settings (its webhook secret) and an operator's customers of a tenant."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+
+from pressroom.api.deps import Operator, ServicesDep, Tenant
+from pressroom.errors import BadRequest
+from pressroom.intake import CUSTOMER_RE
+from pressroom.storage import TENANT_RE
+
+router = APIRouter()
+
+
+@router.get("/v1/webhook-secret")
+async def webhook_secret(who: Tenant, services: ServicesDep) -> dict[str, str]:
+    """The secret that signs this tenant's webhooks (Standard Webhooks, whsec_...)."""
+    secret = await run_in_threadpool(
+        lambda: services.store.outbox.webhook_secret(who, now=services.clock())
+    )
+    return {"secret": secret}
+
+
+@router.post("/v1/customers", status_code=201)
+async def set_customer(request: Request, _op: Operator, services: ServicesDep) -> dict[str, str]:
+    """``{"tenant", "id", "status": "active"|"suspended"}``: create or change a customer."""
+    try:
+        body = await request.json()
+        tenant_name, customer_id = str(body["tenant"]), str(body["id"])
+        status = str(body.get("status", "active"))
+    except (ValueError, KeyError, TypeError):
+        raise BadRequest('send JSON {"tenant": ..., "id": ..., "status": ...}') from None
+    if (
+        not CUSTOMER_RE.match(customer_id)
+        or not TENANT_RE.match(tenant_name)
+        or status not in ("active", "suspended")
+    ):
+        raise BadRequest("bad customer id or status (active | suspended)")
+    await run_in_threadpool(
+        lambda: services.store.tenancy.set_customer(
+            tenant_name, customer_id, status=status, now=services.clock()
+        )
+    )
+    return {"tenant": tenant_name, "id": customer_id, "status": status}

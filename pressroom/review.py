@@ -1,0 +1,99 @@
+"""Human review of held outputs: open the held copy, approve it (publish under its artifact key)
+or reject it — the decisions behind the review routes, without HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from pressroom.errors import NotFound
+from pressroom.jobs.model import Job, JobState
+from pressroom.jobs.sql import SqlJobStore
+from pressroom.scratch import job_scratch
+from pressroom.service import Services
+from pressroom.storage import BlobStore, artifact_key
+
+
+def held_digest(held_key: str) -> str:
+    """The output's SHA-256, which its held key (``review_key``) is named by."""
+    return held_key.rsplit("/", 1)[1].removesuffix(".pdf")
+
+
+def published_key(tenant: str, job_id: str, held_key: str) -> str:
+    """Where an approved copy goes: the artifact key a complete job's output would have had."""
+    return artifact_key(tenant, job_id, held_digest(held_key))
+
+
+@dataclass(frozen=True, slots=True)
+class Reviews:
+    """A tenant's reviewer deciding held jobs; each method is blocking (the API runs it in a
+    thread) and answers ``NotFound`` for a job that is not theirs or not in review."""
+
+    store: SqlJobStore
+    blobs: BlobStore
+    scratch_dir: Path
+    clock: Callable[[], float]
+
+    @classmethod
+    def of(cls, services: Services) -> Reviews:
+        return cls(services.store, services.blobs, services.settings.scratch_dir, services.clock)
+
+    def _held(self, job_id: str, tenant: str) -> tuple[Job, str]:
+        job = self.store.queue.get(job_id, tenant=tenant)
+        if job is None or job.state is not JobState.REVIEW or not job.artifact_key:
+            raise NotFound("no held output for this job")
+        return job, job.artifact_key
+
+    def open_held(self, job_id: str, tenant: str) -> tuple[BinaryIO, int]:
+        """The held output's open handle and size, to be streamed to the reviewer."""
+        _, key = self._held(job_id, tenant)
+        size = self.blobs.size(key)
+        return self.blobs.open(key), size
+
+    def approve(self, job_id: str, tenant: str) -> Job:
+        """Publish the held copy under its artifact key; the job completes, and its source,
+        delivered now, goes."""
+        job, held = self._held(job_id, tenant)
+        published = published_key(job.tenant, job.id, held)
+        self._copy(held, published)
+        ok = self.store.queue.decide_review(
+            job_id,
+            tenant,
+            approve=True,
+            now=self.clock(),
+            artifact_key=published,
+            artifact_sha256=held_digest(held),
+        )
+        if not ok:  # expired or decided meanwhile: the copy made for publishing must not stay
+            self.blobs.delete(published)
+            raise NotFound("the job is no longer in review")
+        self.blobs.delete(held)
+        if job.source_key:  # delivered: the source goes, and with it any way to run the job again
+            self.blobs.delete(job.source_key)
+            self.store.queue.delete_source_key(job_id)
+        return self._now(job_id, tenant)
+
+    def reject(self, job_id: str, tenant: str) -> Job:
+        """The job ends rejected; the held copy and the source go."""
+        job = self.store.queue.get(job_id, tenant=tenant)
+        if job is None or job.state is not JobState.REVIEW:
+            raise NotFound("no such job in review")
+        ok = self.store.queue.decide_review(job_id, tenant, approve=False, now=self.clock())
+        if not ok:
+            raise NotFound("the job is no longer in review")
+        for key in (job.artifact_key, job.source_key):
+            if key:
+                self.blobs.delete(key)
+        return self._now(job_id, tenant)
+
+    def _copy(self, src: str, dest: str) -> None:
+        with job_scratch(self.scratch_dir) as scratch:
+            self.blobs.get_to_path(src, scratch / "copy")
+            self.blobs.put_if_absent(dest, scratch / "copy")
+
+    def _now(self, job_id: str, tenant: str) -> Job:
+        done = self.store.queue.get(job_id, tenant=tenant)
+        assert done is not None
+        return done
