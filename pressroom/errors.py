@@ -308,15 +308,19 @@ class TooBigForQuota(PermanentError):
 
 
 # -- signed links --
-class BadSignature(PressroomError):
-    """A download link whose signature does not match what it opens (or was never signed)."""
+class BadSignature(Forbidden):
+    """A download link whose signature does not match what it opens (or was never signed):
+    an API refusal like a missing role, with its own code."""
 
     code = "BAD_SIGNATURE"
     http_status = 403
+    exit_code = PressroomError.exit_code
 
 
-class LinkExpired(PressroomError):
-    """A download link past its expiry; the job's page gives a fresh one."""
+class LinkExpired(PermanentError):
+    """A download link past its expiry; the job's page gives a fresh one (the same link never
+    works again, so retrying it cannot help)."""
 
     code = "LINK_EXPIRED"
     http_status = 410
+    exit_code = PressroomError.exit_code
