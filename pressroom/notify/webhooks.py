@@ -24,7 +24,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from pressroom.errors import BadRequest
+from pressroom.errors import BadRequest, PrivateAddress
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.store import Outbox
 from pressroom.notify.config import DeliveryConfig
@@ -36,10 +36,6 @@ DELIVERY_POLICY = RetryPolicy(max_attempts=8, base_s=10.0, cap_s=3600.0)
 
 Resolver = Callable[[str, int], Sequence[str]]
 """``(host, port)`` → the addresses (text) the host resolves to, in the order to try them."""
-
-
-class PrivateAddress(BadRequest):
-    code = "PRIVATE_ADDRESS"
 
 
 @dataclass(frozen=True, slots=True)

@@ -385,7 +385,8 @@ def test_webhook_to_a_private_address_is_refused_unless_allowed(
     ],
 )
 def test_webhook_addresses_embedding_a_private_ipv4_are_refused(host: str) -> None:
-    from pressroom.notify.webhooks import PrivateAddress, check_url
+    from pressroom.errors import PrivateAddress
+    from pressroom.notify.webhooks import check_url
 
     with pytest.raises(PrivateAddress):
         check_url(f"http://{host}/hook", allow_private=False)

@@ -70,5 +70,4 @@ def test_no_error_class_is_defined_outside_errors_py() -> None:
         "signing.py:BadSignature",
         "signing.py:LinkExpired",
         "engine.py:RedactionLeak",
-        "webhooks.py:PrivateAddress",
     }
