@@ -23,11 +23,7 @@ from pressroom.engines.straighten import STRAIGHTEN_MIN, level
 from pressroom.errors import Corrupt, OutputCheckFailed, ReviewRequired, UnreadableScan
 from pressroom.models import Box, PageInfo, PageText, SourceKind, Word
 from pressroom.pipeline.check import CheckedPage, check_output
-from pressroom.pipeline.inspect import inspect_source
-from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
-from pressroom.pipeline.pixels import PixelBudget
-from pressroom.pipeline.render import PageLayout, PlacedSource, then, turn_cw
-from pressroom.pipeline.runner import (
+from pressroom.pipeline.core import (
     MIN_REAL_CHARS,
     DocumentResult,
     JobOptions,
@@ -35,7 +31,11 @@ from pressroom.pipeline.runner import (
     output_builder,
     square,
 )
-from pressroom.pipeline.runner import remaining as time_left
+from pressroom.pipeline.core import remaining as time_left
+from pressroom.pipeline.inspect import inspect_source
+from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
+from pressroom.pipeline.pixels import PixelBudget
+from pressroom.pipeline.render import PageLayout, PlacedSource, then, turn_cw
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.faint import faint_words

@@ -12,7 +12,7 @@ import pytest
 from PIL import ImageDraw
 
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.pipeline.runner import JobOptions
+from pressroom.pipeline.core import JobOptions
 from pressroom.redact.engine import redact_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy

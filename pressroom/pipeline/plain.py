@@ -1,12 +1,12 @@
-"""Run the whole pipeline on one document: inspect → per page (raster → OCR → compose) → check."""
+"""The plain pipeline: inspect → per page (raster → OCR → straighten → place) → finish → check.
+The page placement and finishing steps are the shared core's (``pipeline.core``); what is this
+variant's own is how each source page becomes pixels for recognition."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,133 +14,30 @@ import numpy as np
 import pikepdf
 from PIL import Image
 
-from pressroom import ENGINE_VERSION, __version__, tracing
 from pressroom.engines import images, pdfium
 from pressroom.engines.straighten import STRAIGHTEN_MIN, Encoding, image_stream, level
-from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
+from pressroom.errors import Corrupt
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
-from pressroom.pipeline.check import CheckedPage, check_output
-from pressroom.pipeline.inspect import file_sha256, inspect_source, render_dpi
+from pressroom.pipeline.core import (
+    Assembly,
+    DocumentResult,
+    JobOptions,
+    Progress,
+    frame_resolution,
+    image_page,
+    open_source_pdf,
+    pdf_page_form,
+    remaining,
+    square,
+)
+from pressroom.pipeline.inspect import inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
 from pressroom.pipeline.pixels import PixelBudget
-from pressroom.pipeline.render import OutputBuilder, PlacedSource, then, turn_cw
+from pressroom.pipeline.render import PlacedSource, turn_cw
+from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.settings import Limits
-from pressroom.templates import Template
 
-MIN_REAL_CHARS = 20
-PART_PAGES = 32
-Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class JobOptions:
-    template: Template
-    title: str | None = None
-    when: datetime = field(default_factory=lambda: datetime.now(UTC))
-    limits: Limits = field(default_factory=Limits)
-    deadline: float | None = None  # time.monotonic() by which the job must be done
-    # Keep each scan's pixels as they are: skewed pages are not levelled (the text layer is
-    # still laid level, line by line); pages are turned upright by placement only.
-    keep_pixels: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentResult:
-    source_sha256: str
-    output_sha256: str
-    kind: SourceKind
-    pages: int  # content pages
-    output_pages: int  # with the cover
-    ocr_pages: int
-    kept_pages: int
-    rotations: tuple[int, ...]
-    skews: tuple[float, ...]
-    real_chars: int
-    template: str
-    engine: str
-    timings: dict[str, float]
-    redacted: dict[str, int] = field(default_factory=dict)  # boxes burned, by class
-    levelled_pages: int = 0  # skewed pages whose scan was levelled
-
-    @classmethod
-    def of(
-        cls,
-        info: DocumentInfo,
-        output: Path,
-        checked: list[CheckedPage],
-        offset: int,
-        options: JobOptions,
-        engine: OcrEngine,
-        timings: dict[str, float],
-        redacted: dict[str, int] | None = None,
-        levelled_pages: int = 0,
-    ) -> DocumentResult:
-        """The result of a checked output: counts from its pages, the output's own hash."""
-        return cls(
-            source_sha256=info.sha256,
-            output_sha256=file_sha256(output),
-            kind=info.kind,
-            pages=len(checked),
-            output_pages=len(checked) + offset,
-            ocr_pages=sum(1 for p in checked if p.method == "ocr"),
-            kept_pages=sum(1 for p in checked if p.method == "kept"),
-            rotations=tuple(p.rotation for p in checked),
-            skews=tuple(p.skew for p in checked),
-            real_chars=sum(p.real_chars for p in checked),
-            template=options.template.identity,
-            engine=f"{ENGINE_VERSION}; {engine.name}",
-            timings=timings,
-            redacted=redacted or {},
-            levelled_pages=levelled_pages,
-        )
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.totals: dict[str, float] = {}
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        try:
-            with tracing.span(name):
-                yield
-        finally:
-            self.totals[name] = self.totals.get(name, 0.0) + time.perf_counter() - start
-
-
-def output_builder(
-    options: JobOptions,
-    pages: int,
-    engine: OcrEngine,
-    *,
-    base: pikepdf.Pdf | None = None,
-    note: str = "",
-) -> OutputBuilder:
-    """The builder for one job's output, with the template's placeholders filled in."""
-    template = options.template
-    values = {
-        "title": options.title or template.default_title,
-        "date": options.when.astimezone(UTC).date().isoformat(),
-        "pages": str(pages),
-        "page_count": f"{pages} page" if pages == 1 else f"{pages} pages",
-        "organisation": template.organisation,
-        "page": "",
-    }
-    producer = f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; {template.identity}"
-    return OutputBuilder(
-        template, values, producer=producer + (f"; {note})" if note else ")"), base=base
-    )
-
-
-def remaining(deadline: float | None) -> float | None:
-    """Seconds left before ``deadline`` (monotonic); DeadlineExceeded once it has passed."""
-    if deadline is None:
-        return None
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise DeadlineExceeded("the job ran past its deadline")
-    return left
+PART_PAGES = 32  # an image source's pages are written out this many at a time
 
 
 def process_document(
@@ -152,42 +49,32 @@ def process_document(
     progress: Progress | None = None,
 ) -> DocumentResult:
     """Turn ``source`` into a searchable branded PDF at ``output`` (a scratch path), checked."""
-    clock = _Clock()
-    with clock.stage("inspect"):
+    timer = StageTimer()
+    with timer.stage(Stage.INSPECT):
         info = inspect_source(source, options.limits)
     ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
-    template = options.template
-    title = options.title or template.default_title
-    offset = 1 if template.cover is not None else 0
-    checked: list[CheckedPage] = []
     total = len(info.pages)
     levelled_pages = 0
     with ExitStack() as stack:
-        base = None
-        if info.kind is SourceKind.PDF:
-            try:
-                base = stack.enter_context(pikepdf.open(source))
-            except pikepdf.PdfError:
-                raise Corrupt("the PDF cannot be parsed") from None
-        builder = output_builder(options, len(info.pages), engine, base=base)
-        stack.callback(builder.discard_parts)  # on failure too: no part files left behind
+        base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
+        out = Assembly(stack, options, total, engine, timer, base=base)
         # one pass over the document: every bitmap it makes is counted before it is made
         budget = PixelBudget(options.limits)
-        rasters = _rasters(stack, source, info, lambda: builder.pdf, options.limits, budget, clock)
+        rasters = _rasters(stack, source, info, lambda: out.pdf, options.limits, budget, timer)
         # Image sources' pages live in memory until written: write them out in parts.
         chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
         for page in rasters:
             page_info, raster = page.info, page.raster
             remaining(options.deadline)
             level = 0.0
-            placed: PlacedSource | None = None
+            placed: PlacedSource | Callable[[], PlacedSource] = page.place
             if raster is None:
                 text = PageText(
                     index=page_info.index, method="kept", real_chars=page_info.text_chars
                 )
                 rotation = 0
             else:
-                with clock.stage("ocr"):
+                with timer.stage(Stage.OCR):
                     reading = ocr(raster.image, raster.dpi, timeout=remaining(options.deadline))
                 text = PageText(
                     index=page_info.index,
@@ -204,33 +91,17 @@ def process_document(
                 rotation = reading.rotation
                 if reading.straightened:
                     levelled_pages += 1
-                    with clock.stage("straighten"):
-                        placed, rotation, level = _levelled(builder.pdf, page, reading)
+                    with timer.stage(Stage.STRAIGHTEN):
+                        placed, rotation, level = _levelled(out.pdf, page, reading)
                 del raster, reading
-            with clock.stage("render"):
-                if placed is None:
-                    placed = page.place()
-                layout = builder.add_page(placed, text, rotation, page_info.index + 1, level=level)
-                del page
-                if not checked and template.cover is not None:
-                    builder.add_cover(layout.width, layout.height)
-                if chunk and len(builder.pdf.pages) >= chunk:
-                    builder.flush_part(output.with_name(f"{output.name}.part{len(builder.parts)}"))
-            checked.append(CheckedPage.of(page_info.index + offset, layout, text))
+            del page
+            out.add(placed, text, rotation, level=level, part=output, part_pages=chunk)
+            del placed
             if progress is not None:
                 progress(page_info.index + 1, total)
-        real_chars = sum(p.real_chars for p in checked)
-        if real_chars < MIN_REAL_CHARS:
-            raise UnreadableScan(
-                f"only {real_chars} letters or digits could be read from the whole document"
-            )
-        with clock.stage("render"):
-            builder.save(output, title=title, created=options.when)
-    with clock.stage("check"):
-        check_output(output, len(checked) + offset, checked)
-    return DocumentResult.of(
-        info, output, checked, offset, options, engine, clock.totals, None, levelled_pages
-    )
+        out.finish(output)
+    out.check(output)
+    return out.result(info, output, engine, levelled_pages=levelled_pages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,13 +162,13 @@ def _rasters(
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     budget: PixelBudget,
-    clock: _Clock,
+    timer: StageTimer,
 ) -> Iterator[SourcePage]:
     """Each page with its pixels when it needs OCR; one page at a time."""
     if info.kind is SourceKind.PDF:
-        yield from _pdf_pages(stack, source, info, out(), limits, budget, clock)
+        yield from _pdf_pages(stack, source, info, out(), limits, budget, timer)
     else:
-        yield from _image_pages(stack, source, info, out, limits, budget, clock)
+        yield from _image_pages(stack, source, info, out, limits, budget, timer)
 
 
 def _pdf_pages(
@@ -307,29 +178,19 @@ def _pdf_pages(
     src: pikepdf.Pdf,
     limits: Limits,
     budget: PixelBudget,
-    clock: _Clock,
+    timer: StageTimer,
 ) -> Iterator[SourcePage]:
     """Pages of a PDF source, placed as form XObjects of ``src`` itself (see OutputBuilder)."""
     doc: Any = stack.enter_context(pdfium.RecyclingDocument(source))
     for page_info in info.pages:
-        with clock.stage("render"):
-            try:
-                page = src.pages[page_info.index]
-                crop = [float(v) for v in page.cropbox]
-                form = page.as_form_xobject(handle_transformations=False)
-                form.BBox = pikepdf.Array(crop)
-            except (pikepdf.PdfError, ValueError, TypeError):
-                raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
-            x0, y0, x1, y1 = crop
-            turn, (w, h) = turn_cw(page_info.rotate, x1 - x0, y1 - y0)
-            placed = PlacedSource(form, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h)
-            del form
+        with timer.stage(Stage.RENDER):
+            placed, page = pdf_page_form(src, page_info)
         raster = None
         if not page_info.has_text:
-            with clock.stage("raster"):
-                raster = _pdf_raster(doc, page, page_info, (x1 - x0, y1 - y0), limits, budget)
+            with timer.stage(Stage.RASTER):
+                raster = _pdf_raster(doc, page, page_info, limits, budget)
         # (a helper builds the raster: no page image outlives its page in this frame)
-        yield SourcePage(page_info, w, h, _held(placed), raster)
+        yield SourcePage(page_info, placed.width, placed.height, _held(placed), raster)
         del raster, placed
 
 
@@ -337,11 +198,12 @@ def _pdf_raster(
     doc: Any,
     page: pikepdf.Page,
     page_info: PageInfo,
-    crop_size: tuple[float, float],
     limits: Limits,
     budget: PixelBudget,
 ) -> Raster:
     native = page_info.native_dpi
+    x0, y0, x1, y1 = (float(v) for v in page.cropbox)
+    crop_size = (x1 - x0, y1 - y0)
     if page_info.plain_scan and native and limits.min_dpi <= native <= limits.max_dpi:
         # the page is its image: decoding it is rendering it at its own resolution
         decoded = images.decode_scan_image(page, limits.max_pixels)
@@ -367,16 +229,6 @@ def _pdf_raster(
     return Raster(pdfium.render_gray(doc, page_info.index, dpi, budget), dpi)
 
 
-def square(dpi_x: float, dpi_y: float) -> bool:
-    """Whether pixels of these resolutions are square (a fax's 204x98 are not)."""
-    return abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y)
-
-
-def frame_resolution(height_px: int, page: PageInfo) -> tuple[float, float]:
-    """An image frame's resolution across (as inspected) and down (from its height)."""
-    return page.native_dpi or 300.0, height_px * 72.0 / page.height_pt
-
-
 def _image_pages(
     stack: ExitStack,
     source: Path,
@@ -384,13 +236,13 @@ def _image_pages(
     out: Callable[[], pikepdf.Pdf],
     limits: Limits,
     budget: PixelBudget,
-    clock: _Clock,
+    timer: StageTimer,
 ) -> Iterator[SourcePage]:
     single = len(info.pages) == 1
     frames = images.iter_frames(source)
     stack.callback(frames.close)
     for page_info in info.pages:
-        with clock.stage("raster"):
+        with timer.stage(Stage.RASTER):
             try:
                 frame = next(frames)
             except StopIteration:
@@ -399,10 +251,9 @@ def _image_pages(
             raster = _image_raster(frame, info.kind, page_info, limits, budget)
         w, h = page_info.width_pt, page_info.height_pt
 
-        def place(frame: Image.Image = frame, w: float = w, h: float = h) -> PlacedSource:
-            # the frame's own bytes where PDF allows, built only when the page is not levelled
-            xobject = images.image_xobject(out(), info.kind, source, frame, single)
-            return PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
+        def place(frame: Image.Image = frame, page_info: PageInfo = page_info) -> PlacedSource:
+            # built only when the page is not levelled
+            return image_page(out(), info.kind, source, frame, page_info, single=single)
 
         yield SourcePage(page_info, w, h, place, raster)
         del raster, place
