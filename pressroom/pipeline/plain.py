@@ -59,11 +59,12 @@ def process_document(
         base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
         out = Assembly(stack, options, total, engine, timer, base=base)
         # one pass over the document: every bitmap it makes is counted before it is made
-        budget = PixelBudget(options.limits)
-        rasters = _rasters(stack, source, info, lambda: out.pdf, options.limits, budget, timer)
+        walk = _Walk(
+            stack, source, info, lambda: out.pdf, options.limits, PixelBudget(options.limits), timer
+        )
         # Image sources' pages live in memory until written: write them out in parts.
         chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
-        for page in rasters:
+        for page in walk.pages():
             page_info, raster = page.info, page.raster
             remaining(options.deadline)
             level = 0.0
@@ -155,40 +156,38 @@ def _levelled(
     return PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h), 0, 0.0
 
 
-def _rasters(
-    stack: ExitStack,
-    source: Path,
-    info: DocumentInfo,
-    out: Callable[[], pikepdf.Pdf],
-    limits: Limits,
-    budget: PixelBudget,
-    timer: StageTimer,
-) -> Iterator[SourcePage]:
-    """Each page with its pixels when it needs OCR; one page at a time."""
-    if info.kind is SourceKind.PDF:
-        yield from _pdf_pages(stack, source, info, out(), limits, budget, timer)
-    else:
-        yield from _image_pages(stack, source, info, out, limits, budget, timer)
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    """One pass over a source's pages, and what each page's reading needs."""
+
+    stack: ExitStack
+    source: Path
+    info: DocumentInfo
+    out: Callable[[], pikepdf.Pdf]  # the output document, once it exists
+    limits: Limits
+    budget: PixelBudget  # every bitmap the pass makes is counted before it is made
+    timer: StageTimer
+
+    def pages(self) -> Iterator[SourcePage]:
+        """Each page with its pixels when it needs OCR; one page at a time."""
+        if self.info.kind is SourceKind.PDF:
+            yield from _pdf_pages(self)
+        else:
+            yield from _image_pages(self)
 
 
-def _pdf_pages(
-    stack: ExitStack,
-    source: Path,
-    info: DocumentInfo,
-    src: pikepdf.Pdf,
-    limits: Limits,
-    budget: PixelBudget,
-    timer: StageTimer,
-) -> Iterator[SourcePage]:
-    """Pages of a PDF source, placed as form XObjects of ``src`` itself (see OutputBuilder)."""
-    doc: Any = stack.enter_context(pdfium.RecyclingDocument(source))
-    for page_info in info.pages:
-        with timer.stage(Stage.RENDER):
+def _pdf_pages(walk: _Walk) -> Iterator[SourcePage]:
+    """Pages of a PDF source, placed as form XObjects of the source itself, which is the
+    output document (see OutputBuilder)."""
+    src = walk.out()
+    doc: Any = walk.stack.enter_context(pdfium.RecyclingDocument(walk.source))
+    for page_info in walk.info.pages:
+        with walk.timer.stage(Stage.RENDER):
             placed, page = pdf_page_form(src, page_info)
         raster = None
         if not page_info.has_text:
-            with timer.stage(Stage.RASTER):
-                raster = _pdf_raster(doc, page, page_info, limits, budget)
+            with walk.timer.stage(Stage.RASTER):
+                raster = _pdf_raster(doc, page, page_info, walk.limits, walk.budget)
         # (a helper builds the raster: no page image outlives its page in this frame)
         yield SourcePage(page_info, placed.width, placed.height, _held(placed), raster)
         del raster, placed
@@ -229,31 +228,23 @@ def _pdf_raster(
     return Raster(pdfium.render_gray(doc, page_info.index, dpi, budget), dpi)
 
 
-def _image_pages(
-    stack: ExitStack,
-    source: Path,
-    info: DocumentInfo,
-    out: Callable[[], pikepdf.Pdf],
-    limits: Limits,
-    budget: PixelBudget,
-    timer: StageTimer,
-) -> Iterator[SourcePage]:
-    single = len(info.pages) == 1
-    frames = images.iter_frames(source)
-    stack.callback(frames.close)
-    for page_info in info.pages:
-        with timer.stage(Stage.RASTER):
+def _image_pages(walk: _Walk) -> Iterator[SourcePage]:
+    kind, single = walk.info.kind, len(walk.info.pages) == 1
+    frames = images.iter_frames(walk.source)
+    walk.stack.callback(frames.close)
+    for page_info in walk.info.pages:
+        with walk.timer.stage(Stage.RASTER):
             try:
                 frame = next(frames)
             except StopIteration:
                 raise Corrupt("the image has fewer frames than its header says") from None
-            budget.take(*frame.size, f"decoding page {page_info.index + 1}")
-            raster = _image_raster(frame, info.kind, page_info, limits, budget)
+            walk.budget.take(*frame.size, f"decoding page {page_info.index + 1}")
+            raster = _image_raster(frame, kind, page_info, walk.limits, walk.budget)
         w, h = page_info.width_pt, page_info.height_pt
 
         def place(frame: Image.Image = frame, page_info: PageInfo = page_info) -> PlacedSource:
             # built only when the page is not levelled
-            return image_page(out(), info.kind, source, frame, page_info, single=single)
+            return image_page(walk.out(), kind, walk.source, frame, page_info, single=single)
 
         yield SourcePage(page_info, w, h, place, raster)
         del raster, place

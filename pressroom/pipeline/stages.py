@@ -12,31 +12,29 @@ from pressroom import tracing
 
 
 class Stage(enum.StrEnum):
-    """Every stage a job's timings name. The values are what is stored and exported: never
-    change one (stored timings, metric labels and dashboards read them)."""
+    """Every stage a job's timings name, in the order a job runs them. The values are what is
+    stored and exported: never change one (stored timings, metric labels and dashboards read
+    them)."""
 
-    # the worker's, around the pipeline
-    QUEUE = "queue"
+    QUEUE = "queue"  # the worker's, around the pipeline
     VERIFY = "verify"
     FETCH = "fetch"
-    PROCESS = "process"
-    PUBLISH = "publish"
-    SCRATCH = "scratch"
-    # the pipeline's, every job
-    INSPECT = "inspect"
+    INSPECT = "inspect"  # the pipeline's, every job
     RASTER = "raster"
     OCR = "ocr"
     STRAIGHTEN = "straighten"
-    RENDER = "render"
-    CHECK = "check"
-    # the pipeline's, redaction jobs only
-    DETECT = "detect"
+    DETECT = "detect"  # redaction jobs only
     BURN = "burn"
-    LEAK_CHECK = "leak_check"
+    RENDER = "render"  # every job: page placement, cover, save
+    CHECK = "check"
+    LEAK_CHECK = "leak_check"  # redaction jobs only
     REDETECT = "redetect"
     # a redaction job's whole pipeline, start to end: kept beside its stages because the
     # dashboard and the stage histograms have shown it since redaction began
     REDACT = "redact"
+    PROCESS = "process"  # the worker's: the whole pipeline, plain or redaction
+    PUBLISH = "publish"
+    SCRATCH = "scratch"  # the job's scratch folder, from creation to removal
 
 
 class StageTimer:
