@@ -47,9 +47,11 @@ def process_document(
     engine: OcrEngine,
     *,
     progress: Progress | None = None,
+    timer: StageTimer | None = None,
 ) -> DocumentResult:
-    """Turn ``source`` into a searchable branded PDF at ``output`` (a scratch path), checked."""
-    timer = StageTimer()
+    """Turn ``source`` into a searchable branded PDF at ``output`` (a scratch path), checked.
+    Stage timings go to ``timer`` (a fresh one when not given), failures included."""
+    timer = timer or StageTimer()
     with timer.stage(Stage.INSPECT):
         info = inspect_source(source, options.limits)
     ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)

@@ -9,6 +9,7 @@ from pathlib import Path
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.plain import process_document
+from pressroom.pipeline.stages import StageTimer
 from pressroom.redact.policy import RedactionPolicy
 
 
@@ -38,11 +39,15 @@ class Processing:
         engine: OcrEngine,
         *,
         progress: Progress | None = None,
+        timer: StageTimer | None = None,
     ) -> DocumentResult:
-        """``source`` made into a checked output at ``output`` (a scratch path)."""
+        """``source`` made into a checked output at ``output`` (a scratch path); its stage
+        timings go to ``timer`` as they are taken, so a caller has them when it fails too."""
         if self.policy is None or self.policy.empty:
-            return process_document(source, output, options, engine, progress=progress)
+            return process_document(source, output, options, engine, progress=progress, timer=timer)
         # imported only here: detection's recognisers are not loaded for plain jobs
         from pressroom.redact.engine import redact_document
 
-        return redact_document(source, output, options, self.policy, engine, progress=progress)
+        return redact_document(
+            source, output, options, self.policy, engine, progress=progress, timer=timer
+        )

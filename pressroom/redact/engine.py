@@ -13,22 +13,29 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 from pressroom.engines.straighten import STRAIGHTEN_MIN
 from pressroom.errors import ReviewRequired
-from pressroom.models import Box
+from pressroom.models import Box, DocumentInfo
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.stages import Stage, StageTimer
-from pressroom.redact.build import build_output
+from pressroom.redact.build import Built, build_output
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.findings import DocumentFinding, page_findings
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.redact.readback import RedactionLeak, read_back
-from pressroom.redact.scan import REDACT_DPI, RedactionSource, document_values, scan_pages
+from pressroom.redact.scan import (
+    REDACT_DPI,
+    PageScan,
+    RedactionSource,
+    document_values,
+    scan_pages,
+)
 
 __all__ = [
     "DocumentFinding",
@@ -51,84 +58,51 @@ def redact_document(
     engine: OcrEngine,
     *,
     progress: Progress | None = None,
+    timer: StageTimer | None = None,
 ) -> DocumentResult:
-    started = time.perf_counter()
-    timer = StageTimer()
-    policy.check_current(time.time())
-    detector = detector_for(policy)
-    # every page is rendered here, text or not: each is checked against the pixel limits
-    with timer.stage(Stage.INSPECT):
-        info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
-    ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
-    with ExitStack() as stack:
-        src = RedactionSource(stack, source, info)
-        # Pass one: read every page (its own text and OCR of its pixels) and find the values.
-        scans = scan_pages(
-            src, info, ocr, engine, detector, options.deadline, progress, options.limits, timer
-        )
-        with timer.stage(Stage.DETECT):
-            by_kind, tokens = document_values(scans)
-        try:
-            # Pass two builds the output from every occurrence of every value; the checks read
-            # it back. What detection finds only on the output (a name whose context changed
-            # once its neighbour was burned) joins the values, and the output is built once
-            # more; what is still found after that goes to a human.
-            recheck: set[int] | None = None  # every page the first time
-            before: dict[int, list[Box]] = {}
-            for attempt in (1, 2):
-                built = build_output(
+    """``source`` redacted under ``policy`` into a checked output at ``output`` (a scratch
+    path). An output the checks doubt raises ``ReviewRequired``, left at ``output`` for a
+    reviewer with every finding on the exception. Stage timings go to ``timer`` (a fresh one
+    when not given), failures included."""
+    timer = timer or StageTimer()
+    # the whole of it as a stage too: the dashboard and the stage histograms have shown it all
+    # along; its span holds the others
+    with timer.stage(Stage.REDACT):
+        policy.check_current(time.time())
+        detector = detector_for(policy)
+        # every page is rendered here, text or not: each is checked against the pixel limits
+        with timer.stage(Stage.INSPECT):
+            info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
+        ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
+        with ExitStack() as stack:
+            src = RedactionSource(stack, source, info)
+            # Pass one: read every page (its own text and OCR of its pixels), find the values.
+            scans = scan_pages(
+                src, info, ocr, engine, detector, options.deadline, progress, options.limits, timer
+            )
+            with timer.stage(Stage.DETECT):
+                found = _Found(*document_values(scans))
+            try:
+                built = _build_and_read_back(
                     stack,
                     src,
                     info,
                     scans,
-                    by_kind,
-                    tokens,
+                    found,
                     output,
                     options,
                     engine,
+                    detector,
+                    ocr,
                     progress,
                     timer,
                 )
-                if recheck is not None:
-                    # read again: the pages flagged, and every page whose boxes moved
-                    recheck |= {
-                        index + 1
-                        for (index, _dpi, boxes) in built.burned
-                        if boxes != before.get(index)
-                    }
-                again = read_back(
-                    output,
-                    built,
-                    scans,
-                    detector,
-                    by_kind,
-                    tokens,
-                    ocr,
-                    engine,
-                    options,
-                    timer,
-                    recheck,
-                )
-                if not again:
-                    break
-                recheck = set(again)
-                before = {index: boxes for (index, _dpi, boxes) in built.burned}
-                if attempt == 2 or not _learn(again, by_kind):
-                    raise RedactionLeak(
-                        "detection run again on the output found "
-                        + "; ".join(
-                            f"page {page}: "
-                            + ", ".join(f"{n} {kind}" for kind, n in sorted(_counts(hits).items()))
-                            for page, hits in sorted(again.items())
-                        )
-                    )
-                tokens = name_tokens(by_kind.get("name", ()))
-        except ReviewRequired as exc:
-            # what a reviewer needs to judge the held copy: every finding, with its place
-            exc.findings = [f for scan in scans for f in page_findings(scan, by_kind, tokens)]
-            raise
-    # the whole of it too: the dashboard and the stage histograms have shown it all along
-    timer.add(Stage.REDACT, time.perf_counter() - started)
+            except ReviewRequired as exc:
+                # what a reviewer needs to judge the held copy: every finding, with its place
+                exc.findings = [
+                    f for scan in scans for f in page_findings(scan, found.by_kind, found.tokens)
+                ]
+                raise
     return built.assembly.result(
         info,
         output,
@@ -136,6 +110,75 @@ def redact_document(
         redacted=built.counts,
         levelled_pages=sum(1 for scan in scans if scan.level),
     )
+
+
+@dataclass
+class _Found:
+    """Every value found so far, by class, and the name tokens of every person found: what the
+    output is built from; the second build may know more."""
+
+    by_kind: dict[str, set[str]]
+    tokens: frozenset[str]
+
+
+def _build_and_read_back(
+    stack: ExitStack,
+    src: RedactionSource,
+    info: DocumentInfo,
+    scans: Sequence[PageScan],
+    found: _Found,
+    output: Path,
+    options: JobOptions,
+    engine: OcrEngine,
+    detector: Detector,
+    ocr: OcrStage,
+    progress: Progress | None,
+    timer: StageTimer,
+) -> Built:
+    """Pass two builds the output from every occurrence of every value; the checks read it
+    back. What detection finds only on the output (a name whose context changed once its
+    neighbour was burned) joins the values, and the output is built once more; what is still
+    found after that goes to a human."""
+    by_kind = found.by_kind
+    recheck: set[int] | None = None  # every page the first time
+    before: dict[int, list[Box]] = {}
+    for attempt in (1, 2):
+        built = build_output(
+            stack, src, info, scans, by_kind, found.tokens, output, options, engine, progress, timer
+        )
+        if recheck is not None:
+            # read again: the pages flagged, and every page whose boxes moved
+            recheck |= {
+                index + 1 for (index, _dpi, boxes) in built.burned if boxes != before.get(index)
+            }
+        again = read_back(
+            output,
+            built,
+            scans,
+            detector,
+            by_kind,
+            found.tokens,
+            ocr,
+            engine,
+            options,
+            timer,
+            recheck,
+        )
+        if not again:
+            return built
+        recheck = set(again)
+        before = {index: boxes for (index, _dpi, boxes) in built.burned}
+        if attempt == 2 or not _learn(again, by_kind):
+            raise RedactionLeak(
+                "detection run again on the output found "
+                + "; ".join(
+                    f"page {page}: "
+                    + ", ".join(f"{n} {kind}" for kind, n in sorted(_counts(hits).items()))
+                    for page, hits in sorted(again.items())
+                )
+            )
+        found.tokens = name_tokens(by_kind.get("name", ()))
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def _counts(hits: Sequence[Hit]) -> dict[str, int]:

@@ -27,7 +27,7 @@ from pressroom.logs import bind_job, bind_stage
 from pressroom.pipeline.core import JobOptions, remaining
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
-from pressroom.pipeline.stages import Stage
+from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.variants import Processing
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
@@ -219,16 +219,18 @@ class JobRunner:
                 options, policy = _job_options(job, template, services.settings.limits, deadline)
                 processing = Processing(policy)
                 built = scratch / "output.pdf"
+                timer = StageTimer()
                 with self._stage(job, Stage.PROCESS):
                     try:
-                        result = processing(source, built, options, self.engine)
+                        result = processing(source, built, options, self.engine, timer=timer)
                     except ReviewRequired as exc:
+                        # a job held for review shows where its time went, like any other
+                        self._record_stages(job, timer)
                         if not processing.holds_output:
                             raise
                         self._hold(job, exc, built)
                         return
-                for stage, seconds in result.timings.items():
-                    store.record_timing(job.id, job.attempts, stage, seconds, now=now())
+                self._record_stages(job, timer)
                 if heartbeat.lost:
                     # another worker has the job now (our lease lapsed): leave it to them
                     raise LeaseLost
@@ -297,6 +299,13 @@ class JobRunner:
                 permanent=True,
                 now=now(),
                 policy=services.retry,
+            )
+
+    def _record_stages(self, job: Job, timer: StageTimer) -> None:
+        """The pipeline's stage timings, stored under this attempt."""
+        for stage, seconds in timer.totals.items():
+            self.services.store.record_timing(
+                job.id, job.attempts, stage, seconds, now=self.services.clock()
             )
 
     def _hold(self, job: Job, exc: ReviewRequired, built: Path) -> None:
