@@ -53,7 +53,8 @@ limit = int(sys.argv[4])
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import PressroomError
-from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.plain import process_document
 from pressroom.redact.detect.detector import Detector
 from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import RedactionPolicy

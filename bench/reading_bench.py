@@ -51,7 +51,8 @@ _PRESSROOM = """
 import json, sys, time
 from pathlib import Path
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.plain import process_document
 from pressroom.templates import resolve_template
 keep = sys.argv[1] == "keep"
 engine = TesseractEngine()

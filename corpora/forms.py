@@ -16,8 +16,8 @@ from pathlib import Path
 from stdnum import iban, luhn
 
 from pressroom.engines import pdfium
+from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine
-from pressroom.pipeline.runner import JobOptions
 from pressroom.redact.plan import normalise
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.synth import SENTENCES, draw_page, image_pdf

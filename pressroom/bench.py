@@ -26,7 +26,8 @@ from PIL import Image
 
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine, tesseract_version
-from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.plain import process_document
 from pressroom.synth import distort, draw_page, image_pdf, page_lines, save_tiff
 from pressroom.templates import resolve_template
 
@@ -134,7 +135,8 @@ def rss_run(pages: int, folder: Path, kind: str = "pdf") -> dict[str, object]:
     code = (
         "import resource, sys, time; from pathlib import Path;"
         "from pressroom.engines.tesseract import TesseractEngine;"
-        "from pressroom.pipeline.runner import JobOptions, process_document;"
+        "from pressroom.pipeline.core import JobOptions;"
+        "from pressroom.pipeline.plain import process_document;"
         "from pressroom.templates import resolve_template;"
         "t=time.perf_counter();"
         f"r=process_document(Path({str(src)!r}), Path({str(folder / 'rss-out.pdf')!r}),"

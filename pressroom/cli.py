@@ -134,7 +134,8 @@ def process_one(
     the command's, read once (None: read here)."""
     global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
-    from pressroom.pipeline.runner import JobOptions, process_document
+    from pressroom.pipeline.core import JobOptions
+    from pressroom.pipeline.variants import Processing
     from pressroom.scratch import job_scratch
 
     settings = Settings.from_env() if settings is None else settings
@@ -152,18 +153,16 @@ def process_one(
             options = JobOptions(
                 template=template, title=title, limits=settings.limits, keep_pixels=keep_pixels
             )
-            if policy is not None and not policy.empty:
-                from pressroom.redact.engine import redact_document
-
-                try:
-                    result = redact_document(path, built, options, policy, _ENGINE, progress=bar)
-                except ReviewRequired as exc:
-                    held = _hold_for_review(built, dest, exc)
-                    return Outcome(
-                        exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
-                    )
-            else:
-                result = process_document(path, built, options, _ENGINE, progress=bar)
+            processing = Processing(policy)
+            try:
+                result = processing(path, built, options, _ENGINE, progress=bar)
+            except ReviewRequired as exc:
+                if not processing.holds_output:
+                    raise
+                held = _hold_for_review(built, dest, exc)
+                return Outcome(
+                    exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
+                )
             _publish(built, dest)
     except PressroomError as exc:
         return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
@@ -276,7 +275,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         print("usage: pressroom detect [--redact CLASSES] INPUT... (or --jsonl)", file=sys.stderr)
         return 2
     from pressroom.engines.tesseract import TesseractEngine
-    from pressroom.pipeline.runner import JobOptions
+    from pressroom.pipeline.core import JobOptions
     from pressroom.redact.engine import detect_document
     from pressroom.templates import resolve_template
 

@@ -257,11 +257,11 @@ class StorageFull(TransientError):
     code = "STORAGE_FULL"
 
 
-
 class PrivateAddress(BadRequest):
     """A webhook URL that resolves to a private, loopback, link-local or multicast address."""
 
     code = "PRIVATE_ADDRESS"
+
 
 class RequestTimeout(BadRequest):
     """The client stopped sending its request (headers or body) for too long."""

@@ -319,7 +319,7 @@ def redact_and_score(
     """Render ``doc`` at ``dpi``, redact it with ``policy`` (timed), read the output back and
     score it. A document held for review is scored on its held copy, with the reason kept."""
     from pressroom.errors import PressroomError, ReviewRequired
-    from pressroom.pipeline.runner import JobOptions
+    from pressroom.pipeline.core import JobOptions
     from pressroom.redact.engine import redact_document
     from pressroom.templates import resolve_template
 

@@ -39,4 +39,3 @@ if TYPE_CHECKING:
     ) -> tuple[Queue, WorkerQueue, Outbox, Tenancy, Stats, Retention]:
         """mypy's proof that each part implements its port."""
         return store.queue, store.queue, store.outbox, store.tenancy, store.stats, store.retention
-

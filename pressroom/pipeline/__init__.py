@@ -1,1 +1,3 @@
-"""The document pipeline: inspect → OCR → render (branding) → check, as small stages."""
+"""The document pipeline, as small stages on one core: ``core`` (options, page placement,
+finishing, check) shared by the plain variant (``plain``) and redaction (``redact.engine``);
+``variants`` chooses between them; ``stages`` names every stage and times it."""

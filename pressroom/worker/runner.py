@@ -1,4 +1,5 @@
-"""One job, start to end: claim → fetch → process → publish → record, under a heartbeat."""
+"""The worker's job runner: one job, start to end — claim → verify → fetch → the pipeline →
+publish → record — under a heartbeat. The document itself is the pipeline's business."""
 
 from __future__ import annotations
 
@@ -25,15 +26,17 @@ from pressroom.errors import (
 from pressroom.jobs.model import Job, Lane
 from pressroom.jobs.store import WorkerQueue
 from pressroom.logs import bind_job, bind_stage
+from pressroom.pipeline.core import JobOptions, remaining
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
-from pressroom.pipeline.runner import JobOptions, process_document, remaining
-from pressroom.redact.engine import redact_document
+from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pipeline.variants import Processing
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
+from pressroom.settings import Limits
 from pressroom.storage import artifact_key, review_key
-from pressroom.templates import registered_template
+from pressroom.templates import Template, registered_template
 
 log = logging.getLogger("pressroom.worker")
 
@@ -49,6 +52,23 @@ def artifact_digest(
         parts.append("keep-pixels")
     material = json.dumps(parts)
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+def _job_options(
+    job: Job, template: Template, limits: Limits, deadline: float | None
+) -> tuple[JobOptions, RedactionPolicy]:
+    """The job's stored options (an untyped dict) read once, here at the edge, into the typed
+    values the pipeline takes."""
+    raw = job.options
+    options = JobOptions(
+        template=template,
+        title=job.title,
+        when=datetime.fromtimestamp(job.created_at, UTC),
+        limits=limits,
+        deadline=deadline,
+        keep_pixels=bool(raw.get("keep_pixels")),
+    )
+    return options, RedactionPolicy(tuple(raw.get("redact") or ()), raw.get("expires_at"))
 
 
 class LeaseLost(Exception):
@@ -118,7 +138,8 @@ class JobRunner:
         return job
 
     @contextmanager
-    def _stage(self, job: Job, name: str) -> Iterator[None]:
+    def _stage(self, job: Job, stage: Stage) -> Iterator[None]:
+        name = stage.value
         self.queue.set_stage(job.id, self.owner, name, now=self.services.clock())
         bind_stage(name)
         start = time.perf_counter()
@@ -142,7 +163,7 @@ class JobRunner:
                 self.queue.record_timing(
                     job.id,
                     job.attempts,
-                    "scratch",
+                    Stage.SCRATCH.value,
                     time.perf_counter() - start,
                     now=self.services.clock(),
                 )
@@ -171,7 +192,7 @@ class JobRunner:
         now = services.clock
         # from when this attempt could start (accepted, or its backoff ended) to now, the claim
         wait = now() - job.next_eligible_at
-        queue.record_timing(job.id, job.attempts, "queue", max(wait, 0.0), now=now())
+        queue.record_timing(job.id, job.attempts, Stage.QUEUE.value, max(wait, 0.0), now=now())
         deadline = None
         if job.deadline_at is not None:
             deadline = time.monotonic() + (job.deadline_at - now())
@@ -182,7 +203,7 @@ class JobRunner:
             ):
                 if job.source_key is None:
                     raise PermanentError("the source was already deleted", code="CORRUPT")
-                with self._stage(job, "verify"):
+                with self._stage(job, Stage.VERIFY):
                     try:
                         decision = services.verify().verify(
                             job.tenant, job.customer, timeout=remaining(deadline)
@@ -192,7 +213,7 @@ class JobRunner:
                         raise
                     queue.set_verification(job.id, self.owner, decision)
                 source = scratch / "source"
-                with self._stage(job, "fetch"):
+                with self._stage(job, Stage.FETCH):
                     try:
                         services.blobs.get_to_path(job.source_key, source)
                     except BlobNotFound:
@@ -201,29 +222,21 @@ class JobRunner:
                         ) from None
                 remaining(deadline)
                 template = registered_template(job.template, services.settings.template_dirs)
-                options = JobOptions(
-                    template=template,
-                    title=job.title,
-                    when=datetime.fromtimestamp(job.created_at, UTC),
-                    limits=services.settings.limits,
-                    deadline=deadline,
-                    keep_pixels=bool(job.options.get("keep_pixels")),
-                )
+                options, policy = _job_options(job, template, services.settings.limits, deadline)
+                processing = Processing(policy)
                 built = scratch / "output.pdf"
-                policy = RedactionPolicy(
-                    tuple(job.options.get("redact") or ()), job.options.get("expires_at")
-                )
-                with self._stage(job, "process"):
-                    if policy.empty:
-                        result = process_document(source, built, options, self.engine)
-                    else:
-                        try:
-                            result = redact_document(source, built, options, policy, self.engine)
-                        except ReviewRequired as exc:
-                            self._hold(job, exc, built)
-                            return
-                for stage, seconds in result.timings.items():
-                    queue.record_timing(job.id, job.attempts, stage, seconds, now=now())
+                timer = StageTimer()
+                with self._stage(job, Stage.PROCESS):
+                    try:
+                        result = processing(source, built, options, self.engine, timer=timer)
+                    except ReviewRequired as exc:
+                        # a job held for review shows where its time went, like any other
+                        self._record_stages(job, timer)
+                        if not processing.holds_output:
+                            raise
+                        self._hold(job, exc, built)
+                        return
+                self._record_stages(job, timer)
                 if heartbeat.lost:
                     # another worker has the job now (our lease lapsed): leave it to them
                     raise LeaseLost
@@ -234,7 +247,7 @@ class JobRunner:
                     keep_pixels=options.keep_pixels,
                 )
                 key = artifact_key(job.tenant, job.id, digest)
-                with self._stage(job, "publish"):
+                with self._stage(job, Stage.PUBLISH):
                     written = services.blobs.put_if_absent(key, built)
                     sha = result.output_sha256 if written else self._stored_sha(key)
                     if queue.complete(
@@ -292,6 +305,13 @@ class JobRunner:
                 permanent=True,
                 now=now(),
                 policy=services.retry,
+            )
+
+    def _record_stages(self, job: Job, timer: StageTimer) -> None:
+        """The pipeline's stage timings, stored under this attempt."""
+        for stage, seconds in timer.totals.items():
+            self.queue.record_timing(
+                job.id, job.attempts, stage, seconds, now=self.services.clock()
             )
 
     def _hold(self, job: Job, exc: ReviewRequired, built: Path) -> None:

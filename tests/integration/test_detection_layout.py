@@ -14,7 +14,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.pipeline.runner import JobOptions
+from pressroom.pipeline.core import JobOptions
 from pressroom.redact.engine import detect_document
 from pressroom.redact.faint import grey_bands
 from pressroom.redact.policy import parse_policy

@@ -10,7 +10,8 @@ import pytest
 
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine, tesseract_version
-from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.plain import process_document
 from pressroom.synth import distort, image_pdf, save_png, save_tiff
 from pressroom.templates import resolve_template
 from tests.helpers import cer, output_text, small_scan

@@ -20,8 +20,9 @@ import pytest
 from PIL import Image
 
 from pressroom.engines.tesseract import TesseractEngine
+from pressroom.pipeline.core import DocumentResult, JobOptions
 from pressroom.pipeline.ocr import estimate_skew
-from pressroom.pipeline.runner import DocumentResult, JobOptions, process_document
+from pressroom.pipeline.plain import process_document
 from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import image_pdf

@@ -12,7 +12,7 @@ import pytest
 from PIL import ImageDraw
 
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.pipeline.runner import JobOptions
+from pressroom.pipeline.core import JobOptions
 from pressroom.redact.engine import redact_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
@@ -385,13 +385,13 @@ def test_a_scan_read_with_little_confidence_goes_to_review(tmp_path: Path) -> No
 
 def test_box_solidity_check_sees_a_box_that_is_not_burned(tmp_path: Path) -> None:
     from pressroom.models import Box
-    from pressroom.redact.engine import _unsolid_boxes
+    from pressroom.redact.readback import unsolid_boxes
 
     page = draw_page(["Some words"], dpi=100, height_in=2.0).image
     ImageDraw.Draw(page).rectangle((300, 100, 400, 140), fill=0)
     src = image_pdf([page], tmp_path / "p.pdf", 100, jpeg=False)
-    assert _unsolid_boxes(src, [(0, 100.0, [Box(300, 100, 400, 140)])], 0.0) == 0
-    assert _unsolid_boxes(src, [(0, 100.0, [Box(500, 100, 600, 140)])], 0.0) == 1
+    assert unsolid_boxes(src, [(0, 100.0, [Box(300, 100, 400, 140)])], 0.0) == 0
+    assert unsolid_boxes(src, [(0, 100.0, [Box(500, 100, 600, 140)])], 0.0) == 1
 
 
 def test_type0_font_page_under_a_transparent_overlay(

@@ -494,6 +494,25 @@ def test_a_redaction_the_output_check_doubts_is_held_for_review_never_published(
     assert client.get(again["artifact_url"]).content == held.content
 
 
+def test_redaction_jobs_report_their_stages_whether_complete_or_held(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    done = post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"]
+    work(services)  # nothing to redact: delivered
+    held = post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"]
+    work(services, FakeOcrEngine(lines=("Account number: 12345678", "Ordinary words stay.")))
+    for job_id, state in ((done, "complete"), (held, "review")):
+        job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+        assert job["state"] == state
+        # the worker's stages, the pipeline's like any job's, redaction's own and its total
+        assert {
+            *("queue", "verify", "fetch", "process"),
+            *("inspect", "raster", "ocr", "render", "check"),
+            *("detect", "leak_check", "redetect", "redact"),
+        } <= set(job["timings"]), state
+
+
 def test_a_reviewer_can_reject_a_held_job(
     api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
 ) -> None:

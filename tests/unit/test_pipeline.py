@@ -23,7 +23,8 @@ from pressroom.errors import (
     TooLarge,
     UnreadableScan,
 )
-from pressroom.pipeline.runner import JobOptions, process_document
+from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.plain import process_document
 from pressroom.settings import Limits
 from pressroom.synth import distort, image_pdf, save_jpeg, save_png, save_tiff, text_pdf
 from pressroom.templates import resolve_template
@@ -346,9 +347,9 @@ def test_only_a_lone_upright_page_covering_image_counts_as_a_plain_scan(tmp_path
 def test_long_image_documents_are_written_in_parts_and_joined_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pressroom.pipeline.runner as runner
+    import pressroom.pipeline.plain as plain
 
-    monkeypatch.setattr(runner, "PART_PAGES", 2)
+    monkeypatch.setattr(plain, "PART_PAGES", 2)
     pages = [small_scan(seed=i, dpi=60, lines=2).image for i in range(5)]
     src = save_tiff(pages, tmp_path / "long.tif", 60)
     out, result = run(src, tmp_path, template="sample")

@@ -83,12 +83,13 @@ def test_geometry_guard_refuses_a_page_that_changed_size() -> None:
     from pressroom.errors import OutputCheckFailed
     from pressroom.models import PageInfo
     from pressroom.pipeline.render import PageLayout
-    from pressroom.redact.engine import _check_geometry, _PageScan
+    from pressroom.redact.build import check_geometry
+    from pressroom.redact.scan import PageScan
 
     info = PageInfo(0, 612.0, 792.0, 0, 300.0, has_text=False, text_chars=0)
-    scan = _PageScan(info, 0, 300.0, (2550, 3300), [], [])
-    _check_geometry(scan, PageLayout(612, 792, (0, 0, 612.4, 791.8)))
-    turned = _PageScan(info, 90, 300.0, (3300, 2550), [], [])
-    _check_geometry(turned, PageLayout(792, 612, (0, 0, 792, 612)))
+    scan = PageScan(info, 0, 300.0, (2550, 3300), [], [])
+    check_geometry(scan, PageLayout(612, 792, (0, 0, 612.4, 791.8)))
+    turned = PageScan(info, 90, 300.0, (3300, 2550), [], [])
+    check_geometry(turned, PageLayout(792, 612, (0, 0, 792, 612)))
     with pytest.raises(OutputCheckFailed):
-        _check_geometry(scan, PageLayout(612, 800, (0, 0, 612, 800)))
+        check_geometry(scan, PageLayout(612, 800, (0, 0, 612, 800)))

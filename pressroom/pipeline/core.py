@@ -1,0 +1,267 @@
+"""The steps every job's pipeline shares, plain or redaction: the job's options, opening a PDF
+source, placing a source page unchanged, putting pages into the output (cover, parts), the
+finishing steps (minimum characters, save, output check) and the result. The variants
+(``pipeline.plain``, ``redact.engine``) differ only in how each page is read and made."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pikepdf
+from PIL import Image
+
+from pressroom import ENGINE_VERSION, __version__
+from pressroom.engines import images
+from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
+from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
+from pressroom.pipeline.check import CheckedPage, check_output
+from pressroom.pipeline.inspect import file_sha256
+from pressroom.pipeline.ocr import OcrEngine
+from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
+from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.settings import Limits
+from pressroom.templates import Template
+
+MIN_REAL_CHARS = 20
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class JobOptions:
+    template: Template
+    title: str | None = None
+    when: datetime = field(default_factory=lambda: datetime.now(UTC))
+    limits: Limits = field(default_factory=Limits)
+    deadline: float | None = None  # time.monotonic() by which the job must be done
+    # Keep each scan's pixels as they are: skewed pages are not levelled (the text layer is
+    # still laid level, line by line); pages are turned upright by placement only.
+    keep_pixels: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentResult:
+    source_sha256: str
+    output_sha256: str
+    kind: SourceKind
+    pages: int  # content pages
+    output_pages: int  # with the cover
+    ocr_pages: int
+    kept_pages: int
+    rotations: tuple[int, ...]
+    skews: tuple[float, ...]
+    real_chars: int
+    template: str
+    engine: str
+    timings: dict[str, float]
+    redacted: dict[str, int] = field(default_factory=dict)  # boxes burned, by class
+    levelled_pages: int = 0  # skewed pages whose scan was levelled
+
+    @classmethod
+    def of(
+        cls,
+        info: DocumentInfo,
+        output: Path,
+        checked: list[CheckedPage],
+        offset: int,
+        options: JobOptions,
+        engine: OcrEngine,
+        timings: dict[str, float],
+        redacted: dict[str, int] | None = None,
+        levelled_pages: int = 0,
+    ) -> DocumentResult:
+        """The result of a checked output: counts from its pages, the output's own hash."""
+        return cls(
+            source_sha256=info.sha256,
+            output_sha256=file_sha256(output),
+            kind=info.kind,
+            pages=len(checked),
+            output_pages=len(checked) + offset,
+            ocr_pages=sum(1 for p in checked if p.method == "ocr"),
+            kept_pages=sum(1 for p in checked if p.method == "kept"),
+            rotations=tuple(p.rotation for p in checked),
+            skews=tuple(p.skew for p in checked),
+            real_chars=sum(p.real_chars for p in checked),
+            template=options.template.identity,
+            engine=f"{ENGINE_VERSION}; {engine.name}",
+            timings=timings,
+            redacted=redacted or {},
+            levelled_pages=levelled_pages,
+        )
+
+
+def output_builder(
+    options: JobOptions,
+    pages: int,
+    engine: OcrEngine,
+    *,
+    base: pikepdf.Pdf | None = None,
+    note: str = "",
+) -> OutputBuilder:
+    """The builder for one job's output, with the template's placeholders filled in."""
+    template = options.template
+    values = {
+        "title": options.title or template.default_title,
+        "date": options.when.astimezone(UTC).date().isoformat(),
+        "pages": str(pages),
+        "page_count": f"{pages} page" if pages == 1 else f"{pages} pages",
+        "organisation": template.organisation,
+        "page": "",
+    }
+    producer = f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; {template.identity}"
+    return OutputBuilder(
+        template, values, producer=producer + (f"; {note})" if note else ")"), base=base
+    )
+
+
+def remaining(deadline: float | None) -> float | None:
+    """Seconds left before ``deadline`` (monotonic); DeadlineExceeded once it has passed."""
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DeadlineExceeded("the job ran past its deadline")
+    return left
+
+
+def open_source_pdf(stack: ExitStack, source: Path) -> pikepdf.Pdf:
+    """A PDF source opened for the length of ``stack``; one that cannot be parsed is corrupt."""
+    try:
+        return stack.enter_context(pikepdf.open(source))
+    except pikepdf.PdfError:
+        raise Corrupt("the PDF cannot be parsed") from None
+
+
+def pdf_page_form(src: pikepdf.Pdf, page_info: PageInfo) -> tuple[PlacedSource, pikepdf.Page]:
+    """A PDF source page as a form XObject of ``src``, placed upright as displayed (its own
+    /Rotate applied), with the page itself."""
+    try:
+        page = src.pages[page_info.index]
+        crop = [float(v) for v in page.cropbox]
+        form = page.as_form_xobject(handle_transformations=False)
+        form.BBox = pikepdf.Array(crop)
+    except (pikepdf.PdfError, ValueError, TypeError):
+        raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
+    x0, y0, x1, y1 = crop
+    turn, (w, h) = turn_cw(page_info.rotate, x1 - x0, y1 - y0)
+    return PlacedSource(form, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h), page
+
+
+def image_page(
+    out: pikepdf.Pdf,
+    kind: SourceKind,
+    source: Path,
+    frame: Image.Image,
+    page_info: PageInfo,
+    *,
+    single: bool,
+) -> PlacedSource:
+    """An image source's frame placed unchanged: its own bytes where PDF allows."""
+    w, h = page_info.width_pt, page_info.height_pt
+    xobject = images.image_xobject(out, kind, source, frame, single)
+    return PlacedSource(xobject, (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
+
+
+def square(dpi_x: float, dpi_y: float) -> bool:
+    """Whether pixels of these resolutions are square (a fax's 204x98 are not)."""
+    return abs(dpi_x - dpi_y) <= 0.01 * max(dpi_x, dpi_y)
+
+
+def frame_resolution(height_px: int, page: PageInfo) -> tuple[float, float]:
+    """An image frame's resolution across (as inspected) and down (from its height)."""
+    return page.native_dpi or 300.0, height_px * 72.0 / page.height_pt
+
+
+class Assembly:
+    """One job's output as it is put together, page by page, then finished and checked: the
+    same for every variant. Pages are added in order; the cover (when the template has one)
+    follows the first page, sized like it."""
+
+    def __init__(
+        self,
+        stack: ExitStack,
+        options: JobOptions,
+        pages: int,
+        engine: OcrEngine,
+        timer: StageTimer,
+        *,
+        base: pikepdf.Pdf | None = None,
+        note: str = "",
+    ) -> None:
+        self.options = options
+        self.timer = timer
+        self.builder = output_builder(options, pages, engine, base=base, note=note)
+        stack.callback(self.builder.discard_parts)  # on failure too: no part files left behind
+        self.offset = 1 if options.template.cover is not None else 0
+        self.checked: list[CheckedPage] = []
+
+    @property
+    def pdf(self) -> pikepdf.Pdf:
+        return self.builder.pdf
+
+    def add(
+        self,
+        placed: PlacedSource | Callable[[], PlacedSource],
+        text: PageText,
+        rotation: int,
+        *,
+        level: float = 0.0,
+        part: Path | None = None,
+        part_pages: int = 0,
+    ) -> PageLayout:
+        """Place one page with its text layer; a callable ``placed`` is built only here. Once
+        the output holds ``part_pages`` pages (0: never) they are written out to a part file
+        beside ``part``."""
+        with self.timer.stage(Stage.RENDER):
+            source = placed() if callable(placed) else placed
+            layout = self.builder.add_page(source, text, rotation, text.index + 1, level=level)
+            del source
+            if not self.checked and self.offset:
+                self.builder.add_cover(layout.width, layout.height)
+            if part is not None and part_pages and len(self.builder.pdf.pages) >= part_pages:
+                self.builder.flush_part(
+                    part.with_name(f"{part.name}.part{len(self.builder.parts)}")
+                )
+        self.checked.append(CheckedPage.of(text.index + self.offset, layout, text))
+        return layout
+
+    def finish(self, output: Path) -> None:
+        """Refuse an output with too little text to be worth searching; save it."""
+        real_chars = sum(p.real_chars for p in self.checked)
+        if real_chars < MIN_REAL_CHARS:
+            raise UnreadableScan(
+                f"only {real_chars} letters or digits could be read from the whole document"
+            )
+        title = self.options.title or self.options.template.default_title
+        with self.timer.stage(Stage.RENDER):
+            self.builder.save(output, title=title, created=self.options.when)
+
+    def check(self, output: Path) -> None:
+        """The saved output read back: its pages, its text where we laid it."""
+        with self.timer.stage(Stage.CHECK):
+            check_output(output, len(self.checked) + self.offset, self.checked)
+
+    def result(
+        self,
+        info: DocumentInfo,
+        output: Path,
+        engine: OcrEngine,
+        *,
+        redacted: dict[str, int] | None = None,
+        levelled_pages: int = 0,
+    ) -> DocumentResult:
+        return DocumentResult.of(
+            info,
+            output,
+            self.checked,
+            self.offset,
+            self.options,
+            engine,
+            self.timer.totals,
+            redacted,
+            levelled_pages,
+        )

@@ -1,0 +1,53 @@
+"""Which pipeline a job runs — plain or redaction — chosen in one place for the CLI and the
+worker alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
+from pressroom.pipeline.ocr import OcrEngine
+from pressroom.pipeline.plain import process_document
+from pressroom.pipeline.stages import StageTimer
+from pressroom.redact.policy import RedactionPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class Processing:
+    """How one document is processed: redacted under ``policy`` when it names a class, plain
+    otherwise."""
+
+    policy: RedactionPolicy | None = None
+
+    @property
+    def redacts(self) -> bool:
+        return self.policy is not None and not self.policy.empty
+
+    @property
+    def holds_output(self) -> bool:
+        """Whether an output the checks doubt (``ReviewRequired``) is kept for a reviewer. Only
+        a redaction's is: a person judges what was removed, with the findings beside it; a
+        plain output that fails its check has nothing to judge and is not kept."""
+        return self.redacts
+
+    def __call__(
+        self,
+        source: Path,
+        output: Path,
+        options: JobOptions,
+        engine: OcrEngine,
+        *,
+        progress: Progress | None = None,
+        timer: StageTimer | None = None,
+    ) -> DocumentResult:
+        """``source`` made into a checked output at ``output`` (a scratch path); its stage
+        timings go to ``timer`` as they are taken, so a caller has them when it fails too."""
+        if self.policy is None or self.policy.empty:
+            return process_document(source, output, options, engine, progress=progress, timer=timer)
+        # imported only here: detection's recognisers are not loaded for plain jobs
+        from pressroom.redact.engine import redact_document
+
+        return redact_document(
+            source, output, options, self.policy, engine, progress=progress, timer=timer
+        )

@@ -1,0 +1,84 @@
+"""What redaction found, as a person or a program sees it: one finding per value and place,
+page by page, in PDF points — for a reviewer of a held copy and for the dry run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pressroom.models import Box
+from pressroom.redact.plan import covered_words, normalise, overlaps
+from pressroom.redact.scan import PageScan
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFinding:
+    """One finding as a person or a program sees it: page from 1, class, box in PDF points
+    (origin top left of the upright page), the value."""
+
+    page: int
+    kind: str
+    box: tuple[float, float, float, float]
+    value: str
+
+    def as_json(self, *, values: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "page": self.page,
+            "class": self.kind,
+            "box": [round(v, 2) for v in self.box],
+        }
+        if values:
+            out["value"] = self.value
+        return out
+
+
+def page_findings(
+    scan: PageScan, values: dict[str, set[str]], tokens: frozenset[str]
+) -> list[DocumentFinding]:
+    out: list[DocumentFinding] = []
+    k = 72.0 / scan.dpi
+    for words, hits in ((scan.ocr, scan.hits_ocr), (scan.extracted, scan.hits_text)):
+        claimed: set[int] = set()
+        for h in hits:
+            if not h.words:
+                continue
+            claimed.update(h.words)
+            boxes = [words[i].box for i in h.words]
+            box = (
+                min(b.x0 for b in boxes) * k,
+                min(b.y0 for b in boxes) * k,
+                max(b.x1 for b in boxes) * k,
+                max(b.y1 for b in boxes) * k,
+            )
+            out.append(DocumentFinding(scan.info.index + 1, h.finding.kind, box, h.finding.value))
+        # mentions found by propagation: a surname alone, a value written again elsewhere
+        for kind in sorted(set(values) | ({"name"} if tokens else set())):
+            mine = tokens if kind == "name" else frozenset()
+            for i in sorted(covered_words(words, [], values.get(kind, ()), mine) - claimed):
+                claimed.add(i)
+                b = words[i].box
+                out.append(
+                    DocumentFinding(
+                        scan.info.index + 1,
+                        kind,
+                        (b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k),
+                        words[i].text,
+                    )
+                )
+    return _dedupe(out)
+
+
+def _dedupe(found: list[DocumentFinding]) -> list[DocumentFinding]:
+    """OCR and the page's own text often find the same value in the same place: report it once."""
+    kept: list[DocumentFinding] = []
+    for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0])):
+        if any(
+            g.kind == f.kind
+            and g.page == f.page
+            and overlaps(Box(*g.box), Box(*f.box))
+            and normalise(g.value) == normalise(f.value)
+            for g in kept
+        ):
+            continue
+        kept.append(f)
+    return kept

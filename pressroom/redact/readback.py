@@ -1,0 +1,179 @@
+"""The redacted output read back before anyone sees it: the pipeline's own output check, then
+redaction's — no found value left in any form, every page judged, every box solid — and
+detection run once more on the output as a reader gets it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from pressroom.engines import pdfium
+from pressroom.errors import OutputCheckFailed, ReviewRequired
+from pressroom.models import Box
+from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.ocr import OcrEngine, OcrStage
+from pressroom.pipeline.pixels import PixelBudget
+from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.redact.build import Built
+from pressroom.redact.detect import Finding
+from pressroom.redact.detect.detector import Detector
+from pressroom.redact.faint import faint_words
+from pressroom.redact.leaks import find_leaks
+from pressroom.redact.plan import Hit, covered_words, detect, overlaps
+from pressroom.redact.scan import REDACT_DPI, PageScan
+from pressroom.redact.text import extracted_words
+from pressroom.settings import Limits
+
+MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
+
+
+class RedactionLeak(ReviewRequired):
+    code = "REDACTION_LEAK"
+
+
+def read_back(
+    output: Path,
+    built: Built,
+    scans: Sequence[PageScan],
+    detector: Detector,
+    by_kind: dict[str, set[str]],
+    tokens: frozenset[str],
+    ocr: OcrStage,
+    engine: OcrEngine,
+    options: JobOptions,
+    timer: StageTimer,
+    pages: set[int] | None = None,
+) -> dict[int, list[Hit]]:
+    """The output read back: it parses, no found value is left in any form, every page could be
+    judged, every box is solid. Then detection once more (on ``pages``, from 1; all by
+    default); what it finds is returned."""
+    found_values = set().union(*by_kind.values())
+    header_pt = options.template.header.height
+    built.assembly.check(output)
+    with timer.stage(Stage.LEAK_CHECK):
+        leaks = find_leaks(output, found_values)
+        if leaks:
+            summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
+            raise RedactionLeak(f"a redacted value is still in the output ({summary})")
+        # Pages whose scan the engine could not read with confidence cannot be judged: a human
+        # must.
+        doubtful = [
+            s.info.index + 1
+            for s in scans
+            if not s.extracted and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
+        ]
+        if doubtful:
+            raise OutputCheckFailed(
+                f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
+            )
+        unsolid = unsolid_boxes(output, built.burned, header_pt, PixelBudget(options.limits))
+        if unsolid:
+            raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
+    with timer.stage(Stage.REDETECT):
+        return _redetect(
+            output,
+            detector,
+            found_values,
+            tokens,
+            ocr,
+            engine,
+            built.burned,
+            header_pt,
+            pages,
+            PixelBudget(options.limits),
+        )
+
+
+def unsolid_boxes(
+    output: Path,
+    burned: list[tuple[int, float, list[Box]]],
+    header_pt: float,
+    budget: PixelBudget | None = None,
+) -> int:
+    """Render each rebuilt page at its own resolution and look inside every burned box."""
+    bad = 0
+    budget = budget or PixelBudget(Limits())
+    with pdfium.RecyclingDocument(output) as doc:
+        for index, dpi, boxes in burned:
+            page = doc[index]
+            try:
+                budget.take(*pdfium.bitmap_size(page, dpi / 72.0), f"output page {index + 1}")
+                image = page.render(scale=dpi / 72.0, grayscale=True).to_pil().convert("L")
+            finally:
+                page.close()
+            top = round(header_pt * dpi / 72.0)
+            for b in boxes:
+                inside = image.crop(
+                    (round(b.x0) + 2, top + round(b.y0) + 2, round(b.x1) - 2, top + round(b.y1) - 2)
+                )
+                if inside.width > 0 and inside.height > 0 and inside.getextrema()[1] > 40:
+                    bad += 1
+    return bad
+
+
+def _redetect(
+    output: Path,
+    detector: Detector,
+    values: set[str],
+    tokens: frozenset[str],
+    ocr: OcrStage,
+    engine: OcrEngine,
+    burned: Sequence[tuple[int, float, list[Box]]] = (),
+    header_pt: float = 0.0,
+    pages: set[int] | None = None,
+    budget: PixelBudget | None = None,
+) -> dict[int, list[Hit]]:
+    """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
+    (faint print included). Per page (from 1), what it found; a known value still readable is a
+    finding of kind "leak".
+
+    What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading: words
+    that overlap a burned box are left out, and so are findings of fewer than four letters or
+    digits, or in lower case (an OCR fragment is no name).
+    """
+    scale = REDACT_DPI / 72.0
+    boxes_on: dict[int, list[Box]] = {}
+    for index, dpi, boxes in burned:
+        k = REDACT_DPI / dpi
+        top = header_pt * scale
+        boxes_on[index] = [Box(b.x0 * k, b.y0 * k + top, b.x1 * k, b.y1 * k + top) for b in boxes]
+    flagged: dict[int, list[Hit]] = {}
+    budget = budget or PixelBudget(Limits())
+    with pdfium.RecyclingDocument(output) as doc:
+        for i in range(len(doc)):
+            if pages is not None and i + 1 not in pages:
+                continue
+            page = doc[i]
+            try:
+                budget.take(*pdfium.bitmap_size(page, scale), f"output page {i + 1}")
+                image = page.render(scale=REDACT_DPI / 72.0, grayscale=True).to_pil()
+                words = extracted_words(page, REDACT_DPI / 72.0)
+            finally:
+                page.close()
+            gray = image.convert("L")
+            # read as it is: the words must stay where the output has them
+            seen = list(replace(ocr, straighten_min=None).read_as_is(gray, REDACT_DPI).result.words)
+            seen += faint_words(gray, seen, engine, REDACT_DPI)
+            near = [_grown(b, 6.0) for b in boxes_on.get(i, ())]
+            read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
+            for source in (words, read):
+                found = [h for h in detect(source, detector) if _judged(h.finding)]
+                leaked = covered_words(source, [], values, tokens)
+                if leaked:
+                    value = " ".join(source[j].text for j in sorted(leaked))
+                    found.append(Hit(Finding("leak", 0, 0, value, "leak"), tuple(sorted(leaked))))
+                if found:
+                    flagged[i + 1] = found
+                    break
+    return flagged
+
+
+def _grown(b: Box, pad: float) -> Box:
+    return Box(b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad)
+
+
+def _judged(f: Finding) -> bool:
+    if sum(c.isalnum() for c in f.value) < 4:
+        return False
+    return f.kind != "name" or any(c.isupper() for c in f.value)
