@@ -151,7 +151,11 @@ def process_one(
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
             options = JobOptions(
-                template=template, title=title, limits=settings.limits, keep_pixels=keep_pixels
+                template=template,
+                title=title,
+                limits=settings.limits,
+                keep_pixels=keep_pixels,
+                redaction=settings.redaction,
             )
             processing = Processing(policy)
             try:
@@ -281,7 +285,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     engine = TesseractEngine(languages=settings.languages, tessdata_prefix=settings.tessdata_prefix)
     options = JobOptions(
-        template=resolve_template(None, settings.template_dirs), limits=settings.limits
+        template=resolve_template(None, settings.template_dirs),
+        limits=settings.limits,
+        redaction=settings.redaction,
     )
     code = EXIT_OK
     for path in args.inputs:

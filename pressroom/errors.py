@@ -102,6 +102,12 @@ class OutputCheckFailed(ReviewRequired):
     code = "OUTPUT_CHECK_FAILED"
 
 
+class RedactionLeak(ReviewRequired):
+    """A redacted value is still in the output (read back by another parser, or by OCR)."""
+
+    code = "REDACTION_LEAK"
+
+
 class EngineUnavailable(TransientError):
     """The OCR engine could not start (missing language data, library failure)."""
 

@@ -24,7 +24,7 @@ from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
 from pressroom.pipeline.stages import Stage, StageTimer
-from pressroom.settings import Limits
+from pressroom.settings import Limits, RedactionSettings
 from pressroom.templates import Template
 
 MIN_REAL_CHARS = 20
@@ -41,6 +41,9 @@ class JobOptions:
     # Keep each scan's pixels as they are: skewed pages are not levelled (the text layer is
     # still laid level, line by line); pages are turned upright by placement only.
     keep_pixels: bool = False
+    # the recognisers and model a redaction uses, from the entry point's settings (None: read
+    # from the environment where used, for tools that build options by hand)
+    redaction: RedactionSettings | None = None
 
 
 @dataclass(frozen=True, slots=True)

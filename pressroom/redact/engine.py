@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pressroom.engines.straighten import STRAIGHTEN_MIN
-from pressroom.errors import ReviewRequired
+from pressroom.errors import RedactionLeak, ReviewRequired
 from pressroom.models import Box, DocumentInfo
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.inspect import inspect_source
@@ -28,7 +28,7 @@ from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.findings import DocumentFinding, page_findings
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
-from pressroom.redact.readback import RedactionLeak, read_back
+from pressroom.redact.readback import read_back
 from pressroom.redact.scan import (
     REDACT_DPI,
     PageScan,
@@ -36,18 +36,18 @@ from pressroom.redact.scan import (
     document_values,
     scan_pages,
 )
+from pressroom.settings import RedactionSettings
 
 __all__ = [
     "DocumentFinding",
-    "RedactionLeak",
     "detect_document",
     "detector_for",
     "redact_document",
 ]
 
 
-def detector_for(policy: RedactionPolicy) -> Detector:
-    return Detector.for_classes(policy.classes)
+def detector_for(policy: RedactionPolicy, redaction: RedactionSettings | None = None) -> Detector:
+    return Detector.for_classes(policy.classes, redaction)
 
 
 def redact_document(
@@ -69,7 +69,7 @@ def redact_document(
     # along; its span holds the others
     with timer.stage(Stage.REDACT):
         policy.check_current(time.time())
-        detector = detector_for(policy)
+        detector = detector_for(policy, options.redaction)
         # every page is rendered here, text or not: each is checked against the pixel limits
         with timer.stage(Stage.INSPECT):
             info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
@@ -212,7 +212,7 @@ def detect_document(
     progress: Progress | None = None,
 ) -> list[DocumentFinding]:
     """The dry run: what redaction would remove, page by page, and nothing redacted."""
-    detector = detector_for(policy)
+    detector = detector_for(policy, options.redaction)
     timer = StageTimer()  # nothing records a dry run's stages
     info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
     with ExitStack() as stack:

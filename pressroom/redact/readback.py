@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pressroom.engines import pdfium
-from pressroom.errors import OutputCheckFailed, ReviewRequired
+from pressroom.errors import OutputCheckFailed, RedactionLeak
 from pressroom.models import Box
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
@@ -26,10 +26,6 @@ from pressroom.redact.text import extracted_words
 from pressroom.settings import Limits
 
 MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
-
-
-class RedactionLeak(ReviewRequired):
-    code = "REDACTION_LEAK"
 
 
 def read_back(

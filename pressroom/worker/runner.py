@@ -34,7 +34,7 @@ from pressroom.pipeline.variants import Processing
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.settings import Limits
+from pressroom.settings import Limits, RedactionSettings
 from pressroom.storage import artifact_key, review_key
 from pressroom.templates import Template, registered_template
 
@@ -55,7 +55,11 @@ def artifact_digest(
 
 
 def _job_options(
-    job: Job, template: Template, limits: Limits, deadline: float | None
+    job: Job,
+    template: Template,
+    limits: Limits,
+    redaction: RedactionSettings,
+    deadline: float | None,
 ) -> tuple[JobOptions, RedactionPolicy]:
     """The job's stored options (an untyped dict) read once, here at the edge, into the typed
     values the pipeline takes."""
@@ -67,6 +71,7 @@ def _job_options(
         limits=limits,
         deadline=deadline,
         keep_pixels=bool(raw.get("keep_pixels")),
+        redaction=redaction,
     )
     return options, RedactionPolicy(tuple(raw.get("redact") or ()), raw.get("expires_at"))
 
@@ -222,7 +227,10 @@ class JobRunner:
                         ) from None
                 remaining(deadline)
                 template = registered_template(job.template, services.settings.template_dirs)
-                options, policy = _job_options(job, template, services.settings.limits, deadline)
+                settings = services.settings
+                options, policy = _job_options(
+                    job, template, settings.limits, settings.redaction, deadline
+                )
                 processing = Processing(policy)
                 built = scratch / "output.pdf"
                 timer = StageTimer()
