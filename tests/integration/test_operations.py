@@ -440,7 +440,7 @@ def test_metrics_off_loopback_need_an_operator_key(services: Services, tmp_path:
 
 
 def test_serve_believes_proxy_headers_only_from_the_proxies_named() -> None:
-    from pressroom.cli import server_config
+    from pressroom.cli.service import server_config
     from pressroom.settings import Settings
 
     plain = server_config(object(), "127.0.0.1", 8080, Settings())

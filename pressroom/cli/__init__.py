@@ -1,0 +1,47 @@
+"""The ``pressroom`` command: one module per family of commands, assembled here."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pressroom import __version__
+from pressroom.cli import admin, offline, remote, service
+from pressroom.cli.common import EXIT_OK
+from pressroom.errors import BadConfig
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pressroom", description="Scans in, searchable branded PDFs out."
+    )
+    parser.add_argument("--version", action="version", version=f"pressroom {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    offline.add_commands(sub)
+    admin.add_templates(sub)
+    service.add_commands(sub)
+    admin.add_commands(sub)
+    remote.add_commands(sub)
+    sub.add_parser(
+        "bench",
+        help="throughput benchmark: pages/min/core and CER beside OCRmyPDF (see bench/README.md)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["bench"]:  # the benchmark parses its own options, --help included
+        from pressroom.bench import main as bench_main
+
+        bench_main(args_list[1:])
+        return EXIT_OK
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    try:
+        code: int = args.func(args)
+    except BadConfig as exc:  # a setting out of range: say which, no traceback
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    return code

@@ -1,0 +1,237 @@
+"""An operator's commands on the shared database: the templates a tenant may use, keys,
+customers, the schema."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from pressroom.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    tenant_name,
+    when,
+)
+from pressroom.errors import PressroomError
+from pressroom.settings import Settings
+
+if TYPE_CHECKING:
+    pass
+
+
+def cmd_templates(args: argparse.Namespace) -> int:
+    from pressroom.templates import load_template, template_folders
+
+    settings = Settings.from_env()
+    folders = template_folders(settings.template_dirs)
+    if getattr(args, "tenant", None):
+        from pressroom.service import open_services
+
+        allowed = open_services(settings).store.tenancy.allowed_templates(args.tenant)
+        if allowed is None:
+            print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
+        else:
+            folders = {k: v for k, v in folders.items() if k in allowed}
+    for name, folder in folders.items():
+        try:
+            t = load_template(folder)
+        except PressroomError as exc:
+            print(f"{name:<12} {exc.one_line()}")
+            continue
+        cover = "cover" if t.cover else "no cover"
+        print(f"{name:<12} {t.identity:<36} {cover}")
+    return EXIT_OK
+
+
+def cmd_templates_allow(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+    from pressroom.templates import REGISTERED_NAME, template_folders
+
+    settings = Settings.from_env()
+    known = template_folders(settings.template_dirs)
+    unknown = [n for n in args.names if not REGISTERED_NAME.match(n) or n not in known]
+    if unknown:
+        print(f"error: UNKNOWN_TEMPLATE: {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_USAGE
+    services = open_services(settings)
+    services.store.tenancy.allow_templates(args.tenant, list(args.names), now=services.clock())
+    allowed = sorted(services.store.tenancy.allowed_templates(args.tenant) or ())
+    print(f"tenant {args.tenant!r} may use: {', '.join(allowed)}")
+    return EXIT_OK
+
+
+def cmd_templates_disallow(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    if not args.all and not args.names:
+        print("error: BAD_REQUEST: name templates, or --all to drop the list", file=sys.stderr)
+        return EXIT_USAGE
+    services = open_services(Settings.from_env())
+    services.store.tenancy.disallow_templates(args.tenant, None if args.all else list(args.names))
+    allowed = services.store.tenancy.allowed_templates(args.tenant)
+    if allowed is None:
+        print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
+    else:
+        print(f"tenant {args.tenant!r} may use: {', '.join(sorted(allowed))}")
+    return EXIT_OK
+
+
+def expiry(value: str) -> float:
+    """``--expires``: a duration from now (``90d``, ``12h``, ``30m``) or a UTC date/time
+    (``2027-01-31``, ``2027-01-31T18:00:00Z``); returns an epoch time."""
+    import datetime as dt
+    import re
+
+    m = re.fullmatch(r"(\d{1,6})([dhm])", value.strip())
+    if m:
+        unit = {"d": 86400, "h": 3600, "m": 60}[m.group(2)]
+        return time.time() + int(m.group(1)) * unit
+    try:
+        when = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "give a duration (90d, 12h, 30m) or a date/time (2027-01-31, 2027-01-31T18:00:00Z)"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return when.timestamp()
+
+
+def cmd_keys_create(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    role = "operator" if args.operator else "tenant"
+    try:
+        key_id, key = services.store.tenancy.new_key(
+            args.tenant, now=services.clock(), role=role, expires_at=args.expires
+        )
+    except ValueError as exc:
+        print(f"error: BAD_REQUEST: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    what = "operator key" if args.operator else "API key for tenant"
+    expiry = "" if args.expires is None else f", expires {when(args.expires)}"
+    print(f"New {what} {args.tenant!r}{expiry} (shown once; it is stored hashed):")
+    print(f"id: {key_id}")
+    print(key)
+    return EXIT_OK
+
+
+def cmd_keys_list(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    now = services.clock()
+    for row in services.store.tenancy.list_keys(args.tenant):
+        if row["revoked_at"] is not None:
+            status = f"revoked {when(row['revoked_at'])}"
+        elif row["expires_at"] is not None and row["expires_at"] <= now:
+            status = "expired"
+        else:
+            status = "live"
+        print(
+            f"{row['id']}  tenant={row['tenant']}  role={row['role']}  "
+            f"created={when(row['created_at'])}  last_used={when(row['last_used_at'])}  "
+            f"expires={when(row['expires_at'])}  {status}"
+        )
+    return EXIT_OK
+
+
+def cmd_keys_revoke(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    key_id = services.store.tenancy.revoke_key(args.key, now=services.clock())
+    if key_id is None:
+        print("error: NOT_FOUND: no live key with that id or value", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"revoked {key_id}")
+    return EXIT_OK
+
+
+def cmd_customers(args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    status = {"create": "active", "activate": "active", "suspend": "suspended"}[
+        args.customers_command
+    ]
+    services.store.tenancy.set_customer(args.tenant, args.id, status=status, now=services.clock())
+    print(f"customer {status} for tenant {args.tenant!r}")
+    return EXIT_OK
+
+
+def cmd_db_upgrade(_args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    open_services(Settings.from_env(), migrate=True)
+    print("database is at the latest schema")
+    return EXIT_OK
+
+
+def add_templates(sub: Any) -> None:
+    """templates (listed before the service's commands in --help)"""
+    t = sub.add_parser("templates", help="list brand templates with their content-hash identity")
+    t.add_argument("--tenant", type=tenant_name, help="only the templates this tenant may use")
+    t.set_defaults(func=cmd_templates)
+    tsub = t.add_subparsers(dest="templates_command")
+    ta = tsub.add_parser(
+        "allow",
+        help="let a tenant use these templates (a tenant with no list may use every template)",
+    )
+    ta.add_argument("--tenant", required=True, type=tenant_name)
+    ta.add_argument("names", nargs="+", metavar="NAME")
+    ta.set_defaults(func=cmd_templates_allow)
+    td = tsub.add_parser("disallow", help="take templates off a tenant's allow-list")
+    td.add_argument("--tenant", required=True, type=tenant_name)
+    td.add_argument("names", nargs="*", metavar="NAME")
+    td.add_argument("--all", action="store_true", help="drop the list: every template allowed")
+    td.set_defaults(func=cmd_templates_disallow)
+
+
+def add_commands(sub: Any) -> None:
+    """keys, customers, db"""
+    keys = sub.add_parser("keys", help="API keys").add_subparsers(
+        dest="keys_command", required=True
+    )
+    kc = keys.add_parser("create", help="create a key for a tenant; prints it on the last line")
+    kc.add_argument(
+        "--tenant", required=True, type=tenant_name, help="the tenant (for --operator: a label)"
+    )
+    kc.add_argument(
+        "--operator",
+        action="store_true",
+        help="an operator key: redrive jobs, manage customers, /metrics and /dashboard",
+    )
+    kc.add_argument(
+        "--expires",
+        type=expiry,
+        help="when the key stops working: 90d, 12h, 30m, or a UTC date/time (2027-01-31)",
+    )
+    kc.set_defaults(func=cmd_keys_create)
+    kl = keys.add_parser("list", help="one key per line, id first (never the secret)")
+    kl.add_argument("--tenant", type=tenant_name, help="only this tenant's keys")
+    kl.set_defaults(func=cmd_keys_list)
+    kr = keys.add_parser("revoke", help="revoke a key by id or by the key itself, at once")
+    kr.add_argument("key", metavar="ID_OR_KEY")
+    kr.set_defaults(func=cmd_keys_revoke)
+
+    customers = sub.add_parser("customers", help="a tenant's customer registry").add_subparsers(
+        dest="customers_command", required=True
+    )
+    for name, text in (
+        ("create", "register an active customer"),
+        ("suspend", "suspend a customer: its jobs are rejected UNAUTHORIZED_CUSTOMER"),
+        ("activate", "make a suspended customer active again"),
+    ):
+        cc = customers.add_parser(name, help=text)
+        cc.add_argument("--tenant", required=True, type=tenant_name)
+        cc.add_argument("id", help="the customer id jobs name in their `customer` field")
+        cc.set_defaults(func=cmd_customers)
+
+    db = sub.add_parser("db", help="database schema").add_subparsers(
+        dest="db_command", required=True
+    )
+    db.add_parser("upgrade", help="migrate to the latest schema").set_defaults(func=cmd_db_upgrade)

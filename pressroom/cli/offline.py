@@ -1,0 +1,442 @@
+"""`pressroom process` and `pressroom detect`: files in, files (or findings) out, no service."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from pressroom.cli.common import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+)
+from pressroom.errors import PressroomError, ReviewRequired
+from pressroom.fsutil import staged_copy
+from pressroom.settings import Settings
+
+if TYPE_CHECKING:
+    from pressroom.redact.policy import RedactionPolicy
+    from pressroom.templates import Template
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal; silent when stderr is not one."""
+
+    def __init__(self, label: str, stream: TextIO, enabled: bool) -> None:
+        self.label = label
+        self.stream = stream
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        width = 28
+        filled = round(width * done / total)
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / done * (total - done) if done else 0.0
+        self.stream.write(
+            f"\r{self.label[:32]:<32} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{done}/{total} pages  {elapsed:5.1f}s  eta {eta:5.1f}s"
+        )
+        self.stream.flush()
+        self.drawn = True
+
+    def clear(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+
+
+def _publish(built: Path, dest: Path) -> None:
+    """Move a finished file into place atomically: readers see all of it or nothing."""
+    tmp = staged_copy(built, dest.parent, ".pressroom-")
+    try:
+        tmp.chmod(0o644)
+        tmp.replace(dest)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _hold_for_review(built: Path, dest: Path, exc: ReviewRequired) -> Path:
+    """The held copy and what detection found, in OUTDIR/review/ (0700, files 0600), so a
+    person can judge it: nothing is delivered beside the other outputs."""
+    import json
+
+    folder = dest.parent / "review"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.chmod(0o700)
+    report = {
+        "code": exc.code,
+        "reason": exc.message,
+        "source": dest.stem,
+        "held_copy": dest.name if built.is_file() else None,
+        "findings": [f.as_json() for f in exc.findings],
+    }
+    if built.is_file():
+        copy = staged_copy(built, folder, ".pressroom-")
+        copy.chmod(0o600)
+        copy.replace(folder / dest.name)
+    note = folder / f"{dest.stem}.findings.json"
+    tmp = folder / f".pressroom-{dest.stem}.findings.json"
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+        json.dump(report, out, indent=2, ensure_ascii=False)
+    tmp.replace(note)
+    return folder
+
+
+def _output_names(inputs: Sequence[Path]) -> list[str]:
+    names: list[str] = []
+    for path in inputs:
+        name = path.stem + ".pdf"
+        if name in names:
+            name = path.name + ".pdf"
+        names.append(name)
+    return names
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of one input: crosses process boundaries, so plain values only."""
+
+    exit_code: int
+    line: str  # for stdout when delivered, stderr otherwise
+    pages: int = 0
+
+
+_ENGINE: Any = None  # one Tesseract per process, reused for every file it processes
+
+
+def process_one(
+    path: Path,
+    dest: Path,
+    template: Template,
+    title: str | None,
+    progress: bool = False,
+    policy: RedactionPolicy | None = None,
+    keep_pixels: bool = False,
+    settings: Settings | None = None,
+) -> Outcome:
+    """Process one input into ``dest``; every failure becomes a one-line Outcome. ``settings``:
+    the command's, read once (None: read here)."""
+    global _ENGINE
+    from pressroom.engines.tesseract import TesseractEngine
+    from pressroom.pipeline.core import JobOptions
+    from pressroom.pipeline.variants import Processing
+    from pressroom.scratch import job_scratch
+
+    settings = Settings.from_env() if settings is None else settings
+    if not path.is_file():
+        return Outcome(2, f"NOT_FOUND: {path}: no such file")
+    if _ENGINE is None:
+        _ENGINE = TesseractEngine(
+            languages=settings.languages, tessdata_prefix=settings.tessdata_prefix
+        )
+    bar = ProgressBar(path.name, sys.stderr, progress)
+    t0 = time.monotonic()
+    try:
+        with job_scratch(settings.scratch_dir) as scratch:
+            built = scratch / "output.pdf"
+            options = JobOptions(
+                template=template,
+                title=title,
+                limits=settings.limits,
+                keep_pixels=keep_pixels,
+                redaction=settings.redaction,
+            )
+            processing = Processing(policy)
+            try:
+                result = processing(path, built, options, _ENGINE, progress=bar)
+            except ReviewRequired as exc:
+                if not processing.holds_output:
+                    raise
+                held = _hold_for_review(built, dest, exc)
+                return Outcome(
+                    exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
+                )
+            _publish(built, dest)
+    except PressroomError as exc:
+        return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
+    except Exception as exc:  # a bug: one line, never a traceback, and go on
+        return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
+    finally:
+        bar.clear()
+    turned = sum(1 for r in result.rotations if r)
+    return Outcome(
+        EXIT_OK,
+        f"ok  {dest}  {result.pages} page(s): {result.ocr_pages} OCR, {result.kept_pages} kept text"
+        + (f", {turned} turned upright" if turned else "")
+        + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
+        + f"  {time.monotonic() - t0:.1f}s",
+        result.pages,
+    )
+
+
+def _report(outcome: Outcome, quiet: bool) -> None:
+    if outcome.exit_code != EXIT_OK:
+        print(outcome.line, file=sys.stderr)
+    elif not quiet:
+        print(outcome.line)
+
+
+def cmd_process(args: argparse.Namespace) -> int:
+    from pressroom.redact.detect.checks import check_policy_classes
+    from pressroom.redact.policy import parse_policy
+    from pressroom.templates import resolve_template
+
+    settings = Settings.from_env()
+    os.umask(0o077)
+    try:
+        template = resolve_template(args.template, settings.template_dirs)
+        policy = parse_policy(args.redact, now=time.time())
+        if not policy.empty:
+            check_policy_classes(policy.classes, settings.redaction)
+    except PressroomError as exc:
+        print(exc.one_line(), file=sys.stderr)
+        return exc.exit_code
+    outdir: Path = args.output
+    outdir.mkdir(parents=True, exist_ok=True)
+    work = [
+        (path, outdir / name)
+        for path, name in zip(args.inputs, _output_names(args.inputs), strict=True)
+    ]
+    started = time.monotonic()
+    outcomes: list[Outcome] = []
+    try:
+        if args.jobs <= 1 or len(work) == 1:
+            show = sys.stderr.isatty() and not args.quiet
+            for path, dest in work:
+                outcomes.append(
+                    process_one(
+                        path, dest, template, args.title, show, policy, args.keep_pixels, settings
+                    )
+                )
+                _report(outcomes[-1], args.quiet)
+        else:
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                futures = [
+                    pool.submit(
+                        process_one,
+                        path,
+                        dest,
+                        template,
+                        args.title,
+                        False,
+                        policy,
+                        args.keep_pixels,
+                        settings,
+                    )
+                    for path, dest in work
+                ]
+                for future in as_completed(futures):
+                    outcomes.append(future.result())
+                    _report(outcomes[-1], args.quiet)
+    except KeyboardInterrupt:
+        print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not args.quiet and len(work) > 1:
+        delivered = sum(1 for o in outcomes if o.exit_code == EXIT_OK)
+        print(
+            f"{delivered}/{len(work)} delivered, {sum(o.pages for o in outcomes)} pages in "
+            f"{time.monotonic() - started:.1f}s -> {outdir}"
+        )
+    return max((o.exit_code for o in outcomes), default=EXIT_OK)
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    """Findings without redacting: one JSON line each, from files or (``--jsonl``) from text."""
+    import json
+
+    from pressroom.redact.policy import CLASSES, parse_policy
+
+    settings = Settings.from_env()
+    try:
+        policy = parse_policy(args.redact or ",".join(CLASSES), now=time.time())
+        if policy.empty:
+            policy = parse_policy(",".join(CLASSES), now=time.time())
+    except PressroomError as exc:
+        print(exc.one_line(), file=sys.stderr)
+        return exc.exit_code
+    if args.jsonl:
+        if args.inputs:
+            print("usage: pressroom detect --jsonl reads stdin; give no INPUT", file=sys.stderr)
+            return 2
+        return _detect_jsonl(policy.classes, json, settings)
+    if not args.inputs:
+        print("usage: pressroom detect [--redact CLASSES] INPUT... (or --jsonl)", file=sys.stderr)
+        return 2
+    from pressroom.engines.tesseract import TesseractEngine
+    from pressroom.pipeline.core import JobOptions
+    from pressroom.redact.engine import detect_document
+    from pressroom.templates import resolve_template
+
+    engine = TesseractEngine(languages=settings.languages, tessdata_prefix=settings.tessdata_prefix)
+    options = JobOptions(
+        template=resolve_template(None, settings.template_dirs),
+        limits=settings.limits,
+        redaction=settings.redaction,
+    )
+    code = EXIT_OK
+    for path in args.inputs:
+        bar = ProgressBar(path.name, sys.stderr, sys.stderr.isatty())
+        try:
+            if not path.is_file():
+                raise FileNotFoundError
+            found = detect_document(path, policy, engine, options, progress=bar)
+        except FileNotFoundError:
+            print(f"NOT_FOUND: {path}: no such file", file=sys.stderr)
+            code = max(code, 2)
+            continue
+        except PressroomError as exc:
+            print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
+            code = max(code, exc.exit_code)
+            continue
+        finally:
+            bar.clear()
+        for f in found:
+            line = {"file": str(path), **f.as_json(values=not args.no_values)}
+            print(json.dumps(line, ensure_ascii=False), flush=False)
+        sys.stdout.flush()
+    return code
+
+
+def _detect_jsonl(classes: Sequence[str], json: Any, settings: Settings) -> int:
+    """Exactly one output line per input line, in order; each line is its own document. A line
+    that cannot be read (not UTF-8, not a JSON object with a string "text", a lone surrogate)
+    is answered with an "error" and no findings, the run goes on, and the exit code says so."""
+    from decimal import Decimal
+
+    from pressroom.redact.detect.detector import Detector
+
+    detector = Detector.for_classes(classes, settings.redaction)
+    stdin = open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115
+    out = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    bad = 0
+
+    def refuse(_name: str) -> Any:
+        raise ValueError("not JSON")  # NaN, Infinity: no JSON number
+
+    for raw in stdin:
+        item: Any = None
+        try:
+            line = raw.decode("utf-8")
+            item = json.loads(line, parse_float=Decimal, parse_constant=refuse)
+            text = item["text"]
+            if not isinstance(text, str):
+                raise TypeError
+            text.encode("utf-8")  # a lone surrogate cannot be read, nor written back
+            findings = [
+                {"class": f.kind, "start": f.start, "end": f.end, "value": text[f.start : f.end]}
+                for f in detector.find_all(text)
+            ]
+            answer = {"id": item.get("id"), "findings": findings}
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeError):
+            bad += 1
+            ident = item.get("id") if isinstance(item, dict) else None
+            answer = {"id": ident, "findings": [], "error": "BAD_INPUT"}
+        out.write(_json_line(answer, json) + "\n")
+        out.flush()
+    if bad:
+        print(
+            f"BAD_INPUT: {bad} line(s) were not a JSON object with a string text", file=sys.stderr
+        )
+        return 2
+    return EXIT_OK
+
+
+def _json_line(value: Any, json: Any) -> str:
+    """JSON with numbers as they came in: an id of 1.10 goes back as 1.10, not 1.1."""
+    from decimal import Decimal
+
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return (
+            "{"
+            + ", ".join(
+                f"{json.dumps(k, ensure_ascii=False)}: {_json_line(v, json)}"
+                for k, v in value.items()
+            )
+            + "}"
+        )
+    if isinstance(value, list):
+        return "[" + ", ".join(_json_line(v, json) for v in value) + "]"
+    dumped = str(json.dumps(value, ensure_ascii=False))
+    try:
+        dumped.encode("utf-8")
+    except UnicodeError:  # a lone surrogate in an id: escaped, as JSON allows
+        dumped = str(json.dumps(value))
+    return dumped
+
+
+def add_commands(sub: Any) -> None:
+    """process, detect"""
+    p = sub.add_parser("process", help="process files offline, without the service")
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        type=Path,
+        metavar="INPUT",
+        help="PDF, PNG, JPEG or TIFF files (type decided by content)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="OUTDIR",
+        help="folder for the output PDFs (created if missing)",
+    )
+    p.add_argument(
+        "--template", default=None, help="brand template name or folder (default: plain)"
+    )
+    p.add_argument("--title", default=None, help="the document title used by the template")
+    p.add_argument(
+        "--redact",
+        default=None,
+        metavar="CLASSES",
+        help="comma list of name, address, account-number",
+    )
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        help="files processed at once, one process each (default 1)",
+    )
+    p.add_argument(
+        "--keep-pixels",
+        action="store_true",
+        help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
+        "layer is laid level either way)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
+    p.set_defaults(func=cmd_process)
+
+    d = sub.add_parser(
+        "detect",
+        help="what redaction would find, without redacting: one JSON line per finding",
+    )
+    d.add_argument("inputs", nargs="*", type=Path, metavar="INPUT")
+    d.add_argument(
+        "--redact",
+        default=None,
+        metavar="CLASSES",
+        help="comma list of name, address, account-number (default: all three)",
+    )
+    d.add_argument(
+        "--jsonl",
+        action="store_true",
+        help='read {"id","text"} JSON lines on stdin; write {"id","findings"} lines',
+    )
+    d.add_argument("--no-values", action="store_true", help="leave the values out")
+    d.set_defaults(func=cmd_detect)
