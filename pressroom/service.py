@@ -22,7 +22,7 @@ from pressroom.signing import Signer
 from pressroom.storage import BlobStore
 from pressroom.storage.crypto import EncryptedBlobStore, master_keys
 from pressroom.storage.local import LocalBlobStore
-from pressroom.verify import RegistryVerifier, Verifier, verifier_from_settings
+from pressroom.verify import Verifier, verifier_from_settings
 
 KEY_FILE = "api-key"
 SECRET_FILE = "signing.key"
@@ -35,15 +35,10 @@ class Services:
     store: SqlJobStore
     blobs: BlobStore
     signer: Signer
+    verifier: Verifier  # customer verification: the tenant's registry, or an identity service
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     clock: Callable[[], float] = time.time
     admission: Admission = field(default_factory=Admission)
-    verifier: Verifier | None = None  # None: the registry of this store
-
-    def verify(self) -> Verifier:
-        if self.verifier is None:
-            self.verifier = RegistryVerifier(self.store.tenancy)
-        return self.verifier
 
 
 def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:

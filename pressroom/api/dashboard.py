@@ -15,26 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pressroom.jobs.model import Lane
+from pressroom.pipeline.stages import Stage
 from pressroom.scratch import scratch_disk, scratch_usage
 from pressroom.service import Services
 
 HOUR = 3600.0
 REFRESH_S = 10
-STAGE_ORDER = (
-    "queue",
-    "verify",
-    "fetch",
-    "inspect",
-    "raster",
-    "ocr",
-    "straighten",
-    "redact",
-    "render",
-    "check",
-    "process",
-    "publish",
-    "scratch",
-)
+STAGE_ORDER = tuple(stage.value for stage in Stage)  # the order a job runs them
 COLOURS = {"accepted": "#4e79a7", "retrying": "#f28e2b", "running": "#59a14f"}
 
 
@@ -220,7 +207,7 @@ def render_dashboard(snap: Snapshot) -> str:
         for s, (p50, p95, n) in ordered
     )
     stage_chart = _bars(
-        [(f"{s} p95", p95, "#e15759") for s, (_p50, p95, _n) in ordered if s != "scratch"],
+        [(f"{s} p95", p95, "#e15759") for s, (_p50, p95, _n) in ordered if s != Stage.SCRATCH],
         unit=" s",
     )
 

@@ -16,6 +16,7 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from pressroom.jobs.model import JobState, Lane
+from pressroom.pipeline.stages import Stage
 from pressroom.scratch import scratch_disk, scratch_state
 from pressroom.service import Services
 
@@ -119,7 +120,7 @@ class StoreCollector(Collector):
             attempts.add_metric([lane.value], sum(started))
         yield attempts
         rows = stats.stage_histograms(BUCKETS)
-        internal = {"queue", "scratch"}
+        internal = {Stage.QUEUE, Stage.SCRATCH}
         yield _histogram(
             "pressroom_stage_duration_seconds",
             "Time spent per stage, per attempt",
@@ -130,13 +131,13 @@ class StoreCollector(Collector):
             "pressroom_queue_wait_seconds",
             "Enqueue (or retry) to start, per attempt",
             "stage",
-            [r for r in rows if r[0] == "queue"],
+            [r for r in rows if r[0] == Stage.QUEUE],
         )
         yield _histogram(
             "pressroom_scratch_lifetime_seconds",
             "How long each job's scratch folder lived",
             "stage",
-            [r for r in rows if r[0] == "scratch"],
+            [r for r in rows if r[0] == Stage.SCRATCH],
         )
         measured = stats.seconds_per_page(since=now - 3600)
         yield GaugeMetricFamily(

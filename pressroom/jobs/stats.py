@@ -12,6 +12,7 @@ from sqlalchemy import Connection, case, func, literal, select, update
 from pressroom.jobs.model import UNFINISHED, WAITING, JobState
 from pressroom.jobs.schema import job_events, jobs, stage_timings, workers
 from pressroom.jobs.transport import Database
+from pressroom.pipeline.stages import Stage
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +180,7 @@ class SqlStats:
                 select(func.sum(stage_timings.c.seconds), func.sum(jobs.c.pages))
                 .select_from(stage_timings.join(jobs, stage_timings.c.job_id == jobs.c.id))
                 .where(
-                    stage_timings.c.stage == "process",
+                    stage_timings.c.stage == Stage.PROCESS.value,
                     jobs.c.state == JobState.COMPLETE.value,
                     jobs.c.finished_at >= since,
                     jobs.c.pages > 0,

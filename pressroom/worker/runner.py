@@ -210,7 +210,7 @@ class JobRunner:
                     raise PermanentError("the source was already deleted", code="CORRUPT")
                 with self._stage(job, Stage.VERIFY):
                     try:
-                        decision = services.verify().verify(
+                        decision = services.verifier.verify(
                             job.tenant, job.customer, timeout=remaining(deadline)
                         )
                     except UnauthorizedCustomer:
