@@ -14,10 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pressroom.errors import BadRequest, QuotaExceeded, TransientError, UnknownTemplate
-from pressroom.jobs.admission import REFUSALS, Admission, TooBigForQuota, admit, count_pages
+from pressroom.errors import (
+    BadRequest,
+    QuotaExceeded,
+    TooBigForQuota,
+    TransientError,
+    UnknownTemplate,
+)
+from pressroom.jobs.admission import REFUSALS, Admission, admit
 from pressroom.jobs.model import Job, Lane, NewJob
 from pressroom.jobs.sql import SqlJobStore
+from pressroom.pipeline.pagecount import count_pages
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.checks import check_policy_classes
 from pressroom.redact.policy import RedactionPolicy, parse_policy

@@ -17,7 +17,7 @@ from pressroom.errors import Corrupt, Encrypted
 if TYPE_CHECKING:
     from PIL import Image
 
-    from pressroom.pipeline.pixels import PixelBudget
+    from pressroom.pixels import PixelBudget
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +164,7 @@ def render_gray(doc: Any, index: int, dpi: float, budget: PixelBudget | None = N
     """Render one page as displayed (its /Rotate applied) to an 8-bit grey image, counted
     against ``budget`` first (a fresh one with the default limits when none is given)."""
     if budget is None:
-        from pressroom.pipeline.pixels import PixelBudget
+        from pressroom.pixels import PixelBudget
         from pressroom.settings import Limits
 
         budget = PixelBudget(Limits())

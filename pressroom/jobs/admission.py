@@ -19,15 +19,10 @@ from pressroom.errors import (
     DeadlineUnreachable,
     Overloaded,
     QuotaExceeded,
-)
-from pressroom.errors import (
-    TooBigForQuota as TooBigForQuota,  # the API imports it from here
+    TooBigForQuota,
 )
 from pressroom.jobs.model import Lane
 from pressroom.jobs.store import AdmissionFigures
-
-# the upload's page count, read in a bounded child process (never parsed in the API)
-from pressroom.pipeline.pagecount import count_pages as count_pages
 from pressroom.settings import AdmissionSettings
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from pressroom.engines import images, pdfium
 from pressroom.errors import ContentLimit, Corrupt, Encrypted, PageLimit, PixelLimit, TooLarge
 from pressroom.models import DocumentInfo, PageInfo, SourceKind
 from pressroom.pipeline.content import ContentMeter
-from pressroom.pipeline.pixels import bitmap_pixels
 from pressroom.pipeline.sniff import sniff_file
+from pressroom.pixels import bitmap_pixels
 from pressroom.settings import Limits
 
 # A page carries real text when PDFium extracts at least this many letters and digits from it,

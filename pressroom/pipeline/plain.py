@@ -32,9 +32,9 @@ from pressroom.pipeline.core import (
 )
 from pressroom.pipeline.inspect import inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
-from pressroom.pipeline.pixels import PixelBudget
 from pressroom.pipeline.render import PlacedSource, turn_cw
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits
 
 PART_PAGES = 32  # an image source's pages are written out this many at a time

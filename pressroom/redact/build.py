@@ -29,9 +29,9 @@ from pressroom.pipeline.core import (
     remaining,
 )
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
-from pressroom.pipeline.pixels import PixelBudget
 from pressroom.pipeline.render import PageLayout, PlacedSource
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pixels import PixelBudget
 from pressroom.redact.plan import boxes_for, covered_words, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan, RedactionSource

@@ -13,8 +13,8 @@ from pressroom.errors import OutputCheckFailed, RedactionLeak
 from pressroom.models import Box
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
-from pressroom.pipeline.pixels import PixelBudget
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pixels import PixelBudget
 from pressroom.redact.build import Built
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector

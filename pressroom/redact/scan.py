@@ -23,8 +23,8 @@ from pressroom.pipeline.core import (
     square,
 )
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
-from pressroom.pipeline.pixels import PixelBudget
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pixels import PixelBudget
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.faint import faint_words
 from pressroom.redact.plan import Hit, detect, turn_words

@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pressroom.api.app import create_app
-from pressroom.jobs.admission import count_pages
 from pressroom.jobs.model import Lane
 from pressroom.pipeline import pagecount
+from pressroom.pipeline.pagecount import count_pages
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner

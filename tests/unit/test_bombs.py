@@ -15,8 +15,8 @@ from pressroom.engines import pdfium
 from pressroom.errors import ContentLimit, Corrupt, PermanentError, PixelLimit
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.inspect import inspect_source
-from pressroom.pipeline.pixels import PixelBudget
 from pressroom.pipeline.plain import process_document
+from pressroom.pixels import PixelBudget
 from pressroom.redact.engine import detect_document, redact_document
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.settings import Limits
