@@ -62,7 +62,7 @@ from pressroom.settings import Settings
 from pressroom.templates import resolve_template
 
 settings = Settings.from_env()
-engine = TesseractEngine(languages=settings.languages)
+engine = TesseractEngine(languages=settings.languages, tessdata_prefix=settings.tessdata_prefix)
 classes = ("name", "address", "account-number")
 Detector.for_classes(classes).find("Letter to Jane Smith at 12 Main Street")  # the model, loaded
 ready = hwm()

@@ -53,9 +53,10 @@ from pathlib import Path
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.plain import process_document
+from pressroom.settings import Settings
 from pressroom.templates import resolve_template
 keep = sys.argv[1] == "keep"
-engine = TesseractEngine()
+engine = TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix)
 for line in sys.stdin:
     src, out = line.rstrip("\\n").split("\\t")
     t = time.process_time()
@@ -90,7 +91,8 @@ from PIL import Image, ImageSequence
 from pressroom.engines.straighten import level
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.ocr import rotate_cw
-api = TesseractEngine()._recognizer()
+from pressroom.settings import Settings
+api = TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix)._recognizer()
 def frames(path):
     if path.suffix == ".pdf":
         with pikepdf.open(path) as pdf:

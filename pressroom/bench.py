@@ -28,6 +28,7 @@ from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine, tesseract_version
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.plain import process_document
+from pressroom.settings import Settings
 from pressroom.synth import distort, draw_page, image_pdf, page_lines, save_tiff
 from pressroom.templates import resolve_template
 
@@ -137,10 +138,12 @@ def rss_run(pages: int, folder: Path, kind: str = "pdf") -> dict[str, object]:
         "from pressroom.engines.tesseract import TesseractEngine;"
         "from pressroom.pipeline.core import JobOptions;"
         "from pressroom.pipeline.plain import process_document;"
+        "from pressroom.settings import Settings;"
         "from pressroom.templates import resolve_template;"
         "t=time.perf_counter();"
         f"r=process_document(Path({str(src)!r}), Path({str(folder / 'rss-out.pdf')!r}),"
-        "JobOptions(template=resolve_template('sample')), TesseractEngine());"
+        "JobOptions(template=resolve_template('sample')),"
+        "TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix));"
         # VmHWM, not ru_maxrss: Linux carries the parent's peak into ru_maxrss across exec
         "hwm=[l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1];"
         "print(r.pages, time.perf_counter()-t, hwm)"
@@ -192,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         folder = Path(tmp)
         print(f"generating {args.pages} letter pages at 300 dpi ...", flush=True)
         src, truths, names, images = corpus(args.pages, folder)
-        engine = TesseractEngine()
+        engine = TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix)
         engine.recognize(images[0].reduce(8), dpi=37)  # load the model outside the timings
         with pdfium.open_pdf(src) as doc:  # the limit reads the very pixels Pressroom reads
             rendered = [pdfium.render_gray(doc, i, 300) for i in range(args.pages)]

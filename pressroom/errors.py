@@ -167,7 +167,6 @@ class RecognizerConfigError(BadConfig):
     configuration is fixed."""
 
     code = "RECOGNIZER_CONFIG"
-    exit_code = 1  # as before it had a family; the lead may align it with BAD_CONFIG's 2
 
 
 class NerModelError(RecognizerConfigError):

@@ -23,7 +23,7 @@ from pressroom.errors import (
 )
 from pressroom.jobs.admission import REFUSALS, Admission, admit
 from pressroom.jobs.model import Job, Lane, NewJob
-from pressroom.jobs.sql import SqlJobStore
+from pressroom.jobs.store import AdmissionFigures, Queue, Tenancy
 from pressroom.pipeline.pagecount import count_pages
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.checks import check_policy_classes
@@ -167,7 +167,9 @@ class Intake:
     """The upload's path into the queue; each method is blocking (the API runs it in a thread,
     except ``precheck``, which is pure)."""
 
-    store: SqlJobStore
+    queue: Queue
+    tenancy: Tenancy
+    figures: AdmissionFigures
     blobs: BlobStore
     settings: Settings
     admission: Admission
@@ -175,19 +177,24 @@ class Intake:
 
     @classmethod
     def of(cls, services: Services) -> Intake:
+        store = services.store
         return cls(
-            services.store, services.blobs, services.settings, services.admission, services.clock
+            store.queue,
+            store.tenancy,
+            store.stats,
+            services.blobs,
+            services.settings,
+            services.admission,
+            services.clock,
         )
 
     def open(self, tenant: str, idempotency_key: str | None, least_bytes: int) -> Ticket:
         """Before a byte of the body is read: a tenant over quota already (or certainly after
         this body, of at least ``least_bytes``) is refused now, unless this is a retry of an
         upload that was accepted."""
-        allowed = self.store.tenancy.allowed_templates(tenant)
+        allowed = self.tenancy.allowed_templates(tenant)
         started = self.clock()
-        known = idempotency_key is not None and self.store.queue.find_idempotent(
-            tenant, idempotency_key
-        )
+        known = idempotency_key is not None and self.queue.find_idempotent(tenant, idempotency_key)
         if not known:  # a retry of an accepted upload adds nothing: never refused for quota
             self.check_quota(tenant, least_bytes)
         return Ticket(tenant, idempotency_key, allowed, started, known)
@@ -212,7 +219,7 @@ class Intake:
         # upload with the same key may have been accepted while this body arrived
         replay = ticket.known or (
             ticket.idempotency_key is not None
-            and self.store.queue.find_idempotent(who, ticket.idempotency_key)
+            and self.queue.find_idempotent(who, ticket.idempotency_key)
         )
         if not replay:  # a replay was admitted the first time; it adds no work
             self._admit(who, upload.size, lane, pages, deadline_s, now=now)
@@ -259,14 +266,12 @@ class Intake:
         # source without a row (a crash in between) is swept after an hour.
         self.blobs.put_file(key, path)
         try:
-            job, created = self.store.queue.insert(
+            job, created = self.queue.insert(
                 new, now=self.clock(), max_attempts=self.settings.max_attempts, check=check
             )
         except REFUSALS as refusal:
             self.blobs.delete(key)
-            self.store.stats.record_refusal(
-                new.tenant, new.lane.value, refusal.code, now=self.clock()
-            )
+            self.figures.record_refusal(new.tenant, new.lane.value, refusal.code, now=self.clock())
             raise
         except TransientError:
             # the commit may have gone through before the connection dropped: keep the source
@@ -294,7 +299,7 @@ class Intake:
         the insert's transaction, where a refusal is recorded by the caller, not here."""
         self.check_quota(who, size, conn=conn)
         admit(
-            self.store.stats,
+            self.figures,
             self.admission,
             tenant=who,
             lane=lane,
@@ -345,7 +350,7 @@ class Intake:
                     f"{incoming:,} bytes; this tenant's {what} may not pass {cap:,}"
                 )
         now = self.clock()
-        held, last_hour = self.store.stats.tenant_bytes(tenant, since=now - 3600.0, conn=conn)
+        held, last_hour = self.figures.tenant_bytes(tenant, since=now - 3600.0, conn=conn)
         if settings.tenant_max_stored_bytes and held + incoming > settings.tenant_max_stored_bytes:
             raise QuotaExceeded(
                 f"this tenant's stored sources would pass {settings.tenant_max_stored_bytes:,} "

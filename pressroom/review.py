@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 from pressroom.errors import NotFound
 from pressroom.jobs.model import Job, JobState
-from pressroom.jobs.sql import SqlJobStore
+from pressroom.jobs.store import Queue
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import BlobStore, artifact_key
@@ -31,17 +31,19 @@ class Reviews:
     """A tenant's reviewer deciding held jobs; each method is blocking (the API runs it in a
     thread) and answers ``NotFound`` for a job that is not theirs or not in review."""
 
-    store: SqlJobStore
+    queue: Queue
     blobs: BlobStore
     scratch_dir: Path
     clock: Callable[[], float]
 
     @classmethod
     def of(cls, services: Services) -> Reviews:
-        return cls(services.store, services.blobs, services.settings.scratch_dir, services.clock)
+        return cls(
+            services.store.queue, services.blobs, services.settings.scratch_dir, services.clock
+        )
 
     def _held(self, job_id: str, tenant: str) -> tuple[Job, str]:
-        job = self.store.queue.get(job_id, tenant=tenant)
+        job = self.queue.get(job_id, tenant=tenant)
         if job is None or job.state is not JobState.REVIEW or not job.artifact_key:
             raise NotFound("no held output for this job")
         return job, job.artifact_key
@@ -58,7 +60,7 @@ class Reviews:
         job, held = self._held(job_id, tenant)
         published = published_key(job.tenant, job.id, held)
         self._copy(held, published)
-        ok = self.store.queue.decide_review(
+        ok = self.queue.decide_review(
             job_id,
             tenant,
             approve=True,
@@ -72,15 +74,15 @@ class Reviews:
         self.blobs.delete(held)
         if job.source_key:  # delivered: the source goes, and with it any way to run the job again
             self.blobs.delete(job.source_key)
-            self.store.queue.delete_source_key(job_id)
+            self.queue.delete_source_key(job_id)
         return self._now(job_id, tenant)
 
     def reject(self, job_id: str, tenant: str) -> Job:
         """The job ends rejected; the held copy and the source go."""
-        job = self.store.queue.get(job_id, tenant=tenant)
+        job = self.queue.get(job_id, tenant=tenant)
         if job is None or job.state is not JobState.REVIEW:
             raise NotFound("no such job in review")
-        ok = self.store.queue.decide_review(job_id, tenant, approve=False, now=self.clock())
+        ok = self.queue.decide_review(job_id, tenant, approve=False, now=self.clock())
         if not ok:
             raise NotFound("the job is no longer in review")
         for key in (job.artifact_key, job.source_key):
@@ -94,6 +96,6 @@ class Reviews:
             self.blobs.put_if_absent(dest, scratch / "copy")
 
     def _now(self, job_id: str, tenant: str) -> Job:
-        done = self.store.queue.get(job_id, tenant=tenant)
+        done = self.queue.get(job_id, tenant=tenant)
         assert done is not None
         return done

@@ -247,6 +247,13 @@ def _positive(raw: str) -> float:
     return value
 
 
+def _not_negative(raw: str) -> float:
+    value = float(raw)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("out of range")
+    return value
+
+
 def _boolean(raw: str) -> bool:
     word = raw.strip().lower()
     if word in ("1", "true", "yes", "on"):
@@ -274,8 +281,9 @@ POSITIVE_INT = Cast("a positive whole number", lambda raw: _whole(raw, 1))
 COUNT = Cast("a whole number, 0 or more", lambda raw: _whole(raw, 0))
 BYTES_CAP = Cast("a whole number of bytes, 0 for no cap", lambda raw: _whole(raw, 0))
 SECONDS = Cast("a positive number of seconds", _positive)
+WAIT = Cast("a number of seconds, 0 or more (0: do not wait)", _not_negative)
 POSITIVE = Cast("a positive number", _positive)
-MEGABYTES = Cast("a positive number of MiB", lambda raw: int(_positive(raw) * MIB))
+MEMORY_CAP = Cast("a number of MiB, 0 for no limit", lambda raw: int(_not_negative(raw) * MIB))
 BOOLEAN = Cast("1, true, yes or on, or 0, false, no or off", _boolean)
 TEXT = Cast("text", lambda raw: raw)
 BASE_URL = Cast("a URL", lambda raw: raw.strip().rstrip("/"))
@@ -424,14 +432,15 @@ VARIABLES: tuple[Var, ...] = (
     _V(
         "PRESSROOM_STOP_TIMEOUT_SECONDS",
         "stop_timeout_s",
-        SECONDS,
+        WAIT,
         "On SIGTERM, how long running jobs may take to finish.",
     ),
     _V(
         "PRESSROOM_WORKER_MEMORY_LIMIT_MB",
         "worker_memory_limit_bytes",
-        MEGABYTES,
-        "Resident memory a worker may reach before its job is stopped (`MEMORY_LIMIT`).",
+        MEMORY_CAP,
+        "Resident memory a worker may reach before its job is stopped (`MEMORY_LIMIT`); 0 "
+        "turns the watchdog off.",
         default="1536",
     ),
     _V(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pressroom.cli.common import (
     EXIT_OK,
@@ -16,9 +16,6 @@ from pressroom.cli.common import (
 )
 from pressroom.errors import PressroomError
 from pressroom.settings import Settings
-
-if TYPE_CHECKING:
-    pass
 
 
 def cmd_templates(args: argparse.Namespace) -> int:

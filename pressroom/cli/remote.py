@@ -5,12 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pressroom.settings import Settings
-
-if TYPE_CHECKING:
-    pass
 
 
 def cmd_submit(args: argparse.Namespace) -> int:

@@ -7,16 +7,13 @@ import contextlib
 import os
 import signal
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pressroom import __version__
 from pressroom.cli.common import (
     EXIT_OK,
 )
 from pressroom.settings import Settings
-
-if TYPE_CHECKING:
-    pass
 
 
 def _exit_on_signal(signum: int, _frame: object) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pressroom.engines.tesseract import TesseractEngine
+from pressroom.settings import Settings
 
 
 @pytest.fixture(scope="session")
 def engine() -> TesseractEngine:
-    return TesseractEngine()
+    return TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix)

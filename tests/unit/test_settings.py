@@ -48,7 +48,9 @@ def test_a_bad_value_names_the_variable_the_value_and_what_is_accepted() -> None
         ("PRESSROOM_TENANT_MAX_STORED_BYTES", "-5", "a whole number of bytes, 0 for no cap"),
         ("PRESSROOM_STORAGE_TIMEOUT_SECONDS", "nan", "a positive number of seconds"),
         ("PRESSROOM_RETENTION_SECONDS", "inf", "a positive number of seconds"),
-        ("PRESSROOM_WORKER_MEMORY_LIMIT_MB", "lots", "a positive number of MiB"),
+        ("PRESSROOM_WORKER_MEMORY_LIMIT_MB", "lots", "a number of MiB, 0 for no limit"),
+        ("PRESSROOM_WORKER_MEMORY_LIMIT_MB", "-1", "a number of MiB, 0 for no limit"),
+        ("PRESSROOM_STOP_TIMEOUT_SECONDS", "-1", "a number of seconds, 0 or more (0: do not wait)"),
         ("PRESSROOM_QUEUE_CAP_BULK", "many", "a whole number, 0 or more"),
         ("PRESSROOM_VERIFIER", "ldap", "one of registry, http"),
         ("PRESSROOM_OTEL_EXPORTER", "jaeger", "one of none, console, otlp"),
@@ -60,6 +62,15 @@ def test_refused_values(name: str, raw: str, accepted: str) -> None:
     with pytest.raises(BadConfig) as info:
         Settings.from_env({name: raw})
     assert info.value.message == f"{name}: expected {accepted}, got {raw!r}"
+
+
+def test_zero_keeps_its_meaning_where_it_had_one() -> None:
+    """0 turned the memory watchdog off and stopped without waiting before the one reader came;
+    it still does."""
+    s = Settings.from_env(
+        {"PRESSROOM_WORKER_MEMORY_LIMIT_MB": "0", "PRESSROOM_STOP_TIMEOUT_SECONDS": "0"}
+    )
+    assert (s.worker_memory_limit_bytes, s.stop_timeout_s) == (0, 0.0)
 
 
 @pytest.mark.parametrize(

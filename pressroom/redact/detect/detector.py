@@ -14,7 +14,13 @@ from pressroom.redact.detect import Finding, Recognizer
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.checks import check_policy_classes
-from pressroom.redact.detect.name_cues import _LO, _PARTICLE, _UP, HONORIFIC, LETTER
+from pressroom.redact.detect.name_cues import (
+    HONORIFIC,
+    LETTER,
+    LOWER_LETTERS,
+    PARTICLE,
+    UPPER_LETTERS,
+)
 from pressroom.redact.detect.name_words import COMMON, ROLES, STOP, census
 from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
@@ -29,7 +35,7 @@ RULES = {
 }
 # name findings that a model's "this is an organisation / a place" overrules
 WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name", "news"})
-LETTER_CHARS = re.escape(_UP + _LO)
+LETTER_CHARS = re.escape(UPPER_LETTERS + LOWER_LETTERS)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
 _POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")
 _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
@@ -227,7 +233,7 @@ def name_tokens(values: Iterable[str]) -> frozenset[str]:
     for value in values:
         for raw in value.split():
             word = _POSSESSIVE.sub("", raw.strip(".,;:()"))
-            if _HONORIFIC_WORD.fullmatch(word) or re.fullmatch(_PARTICLE, word):
+            if _HONORIFIC_WORD.fullmatch(word) or re.fullmatch(PARTICLE, word):
                 continue
             for part in {word, *word.split("-")}:
                 key = fold(part)

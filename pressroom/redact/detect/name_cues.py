@@ -8,18 +8,18 @@ import re
 
 # Upper- and lower-case letters of the Latin, Greek and Cyrillic blocks: Python's re has no \p{Lu}
 _SCRIPTS = (*range(0x41, 0x530), *range(0x1E00, 0x1F00))  # Latin (with Vietnamese), Greek, Cyrillic
-_UP = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.isupper() and c.isalpha()}))
-_LO = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.islower() and c.isalpha()}))
-UPPER = f"[{re.escape(_UP)}]"
-LETTER = f"[{re.escape(_UP + _LO)}]"
+UPPER_LETTERS = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.isupper() and c.isalpha()}))
+LOWER_LETTERS = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.islower() and c.isalpha()}))
+UPPER = f"[{re.escape(UPPER_LETTERS)}]"
+LETTER = f"[{re.escape(UPPER_LETTERS + LOWER_LETTERS)}]"
 APOSTROPHES = "'\u2019"
 # a name token: a capital, then letters, apostrophes or hyphens (O'Neill, Okafor-Smith, DE LA CRUZ)
 _TOKEN = (
     rf"(?:{UPPER}(?:{LETTER}|[{APOSTROPHES}\-](?={LETTER}))+|{UPPER}\.|{UPPER}(?=[ \t]+{UPPER}))"
 )
 # lower-case particles inside a name: "Ludwig van Beethoven", "Maria de la Cruz", "Ali bin Said"
-_PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|bin|binti|ibn|al|el|ter|ten)"
-_NAME = rf"{_TOKEN}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_TOKEN}){{0,3}}"
+PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|bin|binti|ibn|al|el|ter|ten)"
+_NAME = rf"{_TOKEN}(?:[ \t]+(?:{PARTICLE}[ \t]+)*{_TOKEN}){{0,3}}"
 LABELS = (
     r"name",
     r"full\s+name",
@@ -107,7 +107,7 @@ HONORIFIC_RE = re.compile(rf"(?<![0-9][ \t])(?<!\d)\b(?i:{HONORIFIC})\.?[ \t]+(?
 STREET_BEFORE = re.compile(r"\d+[A-Za-z]?[ \t]+(?:[A-Z][\w'\-]*[ \t]+){1,3}$")
 # bank statements: the payee after the transaction type ("BILL PAYMENT BRATHEN", "SEPA CT
 # <IBAN> SJOBERG", "PAYMENT TO T YAMAMOTO")
-_CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(_UP)}'\u2019\-]+|{UPPER}\.?)"
+_CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(UPPER_LETTERS)}'\u2019\-]+|{UPPER}\.?)"
 STATEMENT_RE = re.compile(
     r"(?:\bBILL\s+PAYMENT(?:\s+TO)?|\bPAYMENT\s+(?:TO|FROM)|\bTRANSFER\s+(?:TO|FROM)|\bTFR(?:\s+TO)?"
     r"|\bSTANDING\s+ORDER(?:\s+TO)?|\bCHEQUE(?:\s+TO)?"
@@ -116,10 +116,10 @@ STATEMENT_RE = re.compile(
     rf"(?P<name>{_CAPS_TOKEN}(?:[ \t]+{_CAPS_TOKEN}){{0,3}})"
 )
 # "T YAMAMOTO", "SIDDIQUI A", "R IBANEZ" in capitals: an initial beside a surname
-_CAPS_WORD = rf"{UPPER}[{re.escape(_UP)}'\u2019\-]{{2,}}"
+_CAPS_WORD = rf"{UPPER}[{re.escape(UPPER_LETTERS)}'\u2019\-]{{2,}}"
 INITIAL_CAPS_RE = re.compile(
-    rf"(?<![{re.escape(_UP + _LO)}])(?P<name>[B-HJ-Z]\.?[ \t]+{_CAPS_WORD}"
-    rf"|{_CAPS_WORD}[ \t]+[B-HJ-Z](?![{re.escape(_UP + _LO)}.]))"
+    rf"(?<![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}])(?P<name>[B-HJ-Z]\.?[ \t]+{_CAPS_WORD}"
+    rf"|{_CAPS_WORD}[ \t]+[B-HJ-Z](?![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}.]))"
 )
 # transcripts: a speaker label at the start of a line ("OKAFOR:", "Maria Okafor:")
 SPEAKER_RE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME})[ \t]*:[ \t]")

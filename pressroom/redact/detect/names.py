@@ -15,9 +15,6 @@ from functools import lru_cache
 
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.name_cues import (
-    _LO,
-    _PARTICLE,
-    _UP,
     ASKED_RE,
     CUE_RE,
     HONORIFIC,
@@ -26,8 +23,10 @@ from pressroom.redact.detect.name_cues import (
     INITIAL_CAPS_RE,
     LABEL_RE,
     LETTER,
+    LOWER_LETTERS,
     NEWS_RE,
     PAIR_RE,
+    PARTICLE,
     SELF_LOWER_RE,
     SELF_RE,
     SIGN_OFF_RE,
@@ -35,6 +34,7 @@ from pressroom.redact.detect.name_cues import (
     STATEMENT_RE,
     STREET_BEFORE,
     UPPER,
+    UPPER_LETTERS,
 )
 from pressroom.redact.detect.name_words import COMMON, ORG_WORDS, ROLES, STOP, census
 
@@ -57,12 +57,14 @@ def trim_name(name: str) -> tuple[int, int]:
             break
         kept.append(token)
     # a particle never ends a name ("Maria de" is "Maria")
-    while kept and re.fullmatch(_PARTICLE, kept[-1].group()):
+    while kept and re.fullmatch(PARTICLE, kept[-1].group()):
         kept.pop()
     return (kept[0].start(), kept[-1].end()) if kept else (0, 0)
 
 
-_GIVEN_RE = re.compile(rf"(?<![{re.escape(_UP + _LO)}'\u2019\-])(?P<name>{UPPER}{LETTER}+)\b")
+_GIVEN_RE = re.compile(
+    rf"(?<![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}'\u2019\-])(?P<name>{UPPER}{LETTER}+)\b"
+)
 _PERSON_VERB = re.compile(
     r"(?:['\u2019]s\b|[ \t]+(?:is|was|has|had|said|says|told|asked|went|wants|wanted|thinks|"
     r"thought|knows|knew|likes|loves|lives|lived|works|worked|did|does|will|would|can|could|"
