@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Column,
     Float,
     ForeignKey,
@@ -55,6 +56,7 @@ jobs = Table(
     Column("verification", String(16)),  # allowed | denied: the decision, never the evidence
     Column("pages_estimate", Integer),
     Column("parent_span_id", String(16)),
+    Column("cancel_requested_at", Float),  # a running job stops at its next stage boundary
     UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
     UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
 )
@@ -123,6 +125,17 @@ job_events = Table(
 )
 Index("ix_job_events_kind_at", job_events.c.kind, job_events.c.at)
 
+# Running totals behind the Prometheus counters, one row per (kind, lane, reason): added to in
+# the same transaction as each event, never pruned, so a counter never goes down.
+counters = Table(
+    "counters",
+    metadata,
+    Column("kind", String(24), primary_key=True),
+    Column("lane", String(16), primary_key=True),
+    Column("reason", String(32), primary_key=True),
+    Column("value", BigInteger, nullable=False),
+)
+
 # Live worker processes (a row refreshed while they run): admission divides by their number.
 workers = Table(
     "workers",
@@ -158,4 +171,7 @@ webhook_secrets = Table(
     Column("tenant", String(64), primary_key=True),
     Column("secret", String(128), nullable=False),
     Column("created_at", Float, nullable=False),
+    # after a rotation the old secret still signs (a second signature) until previous_until
+    Column("previous_secret", String(128)),
+    Column("previous_until", Float),
 )
