@@ -63,8 +63,8 @@ def submit_one(client: httpx.Client, path: Path, opts: SubmitOptions) -> dict[st
 class RequestRefused(Exception):
     def __init__(self, response: httpx.Response) -> None:
         try:
-            err = response.json()["error"]
-            self.code, self.message = str(err["code"]), str(err["message"])
+            err = response.json()  # an RFC 9457 problem with our code
+            self.code, self.message = str(err["code"]), str(err["detail"])
         except (ValueError, KeyError, TypeError):
             self.code, self.message = f"HTTP_{response.status_code}", response.text[:200]
         self.status = response.status_code

@@ -17,11 +17,30 @@ PRIVATE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosni
 CHUNK_BYTES = 1 << 16
 
 
+PROBLEM = "application/problem+json"
+PROBLEM_TYPE = "urn:pressroom:problem:"  # + the code: one type per code, as RFC 9457 asks
+
+
+def problem(code: str, detail: str, status: int) -> dict[str, Any]:
+    """An RFC 9457 problem: ``type`` and ``title`` name the code, ``detail`` this occurrence;
+    ``code`` is ours, the same stable reason code the CLI prints and jobs record."""
+    return {
+        "type": PROBLEM_TYPE + code.lower().replace("_", "-"),
+        "title": code.replace("_", " ").capitalize(),
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+
+
 def error_response(
     code: str, message: str, status: int, headers: dict[str, str] | None = None
 ) -> JSONResponse:
+    """Every error the API answers, ours and the framework's, in one shape."""
+    if status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": 'Bearer realm="pressroom"'}
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+        problem(code, message, status), status_code=status, headers=headers, media_type=PROBLEM
     )
 
 

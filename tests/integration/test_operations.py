@@ -264,7 +264,7 @@ def test_work_that_cannot_finish_in_time_is_refused_with_retry_after(
     assert post(client, headers, ten, deadline="3600").status_code == 202  # 30 s of work
     refused = post(client, headers, png_bytes(tmp_path), deadline="20")  # 33 s > 20 s
     assert refused.status_code == 429
-    assert refused.json()["error"]["code"] == "OVERLOADED"
+    assert refused.json()["code"] == "OVERLOADED"
     assert int(refused.headers["Retry-After"]) == 30  # the ten pages ahead drain
     # a second worker halves the estimate: 5 s + 10 pages x 3 s / 2 = 16.5 s fits in 20 s
     services.store.stats.worker_seen("w-a", ("bulk",), now=services.clock())
@@ -302,14 +302,14 @@ def test_lane_cap_and_tenant_quotas(
     assert post(client, headers, png_bytes(tmp_path)).status_code == 202
     assert post(client, headers, png_bytes(tmp_path)).status_code == 202
     full = post(client, headers, png_bytes(tmp_path))
-    assert (full.status_code, full.json()["error"]["code"]) == (429, "OVERLOADED")
+    assert (full.status_code, full.json()["code"]) == (429, "OVERLOADED")
     assert post(client, headers, png_bytes(tmp_path), lane="interactive").status_code == 202
     busy = post(client, headers, png_bytes(tmp_path), lane="interactive")
-    assert (busy.status_code, busy.json()["error"]["code"]) == (429, "QUOTA_EXCEEDED")
+    assert (busy.status_code, busy.json()["code"]) == (429, "QUOTA_EXCEEDED")
     work(services)  # nothing active now, but 3 pages this hour of 4
     assert post(client, headers, png_bytes(tmp_path), lane="interactive").status_code == 202
     hourly = post(client, headers, png_bytes(tmp_path), lane="interactive")
-    assert hourly.json()["error"]["code"] == "QUOTA_EXCEEDED"
+    assert hourly.json()["code"] == "QUOTA_EXCEEDED"
     assert 3500 <= int(hourly.headers["Retry-After"]) <= 3600
     # quotas are per tenant
     other = services.store.tenancy.create_key("globex", now=0)
@@ -620,7 +620,7 @@ def test_deadlines_must_be_finite_and_sane(
 ) -> None:
     client, headers = api
     response = post(client, headers, png_bytes(tmp_path), deadline=deadline)
-    assert (response.status_code, response.json()["error"]["code"]) == (400, "BAD_REQUEST")
+    assert (response.status_code, response.json()["code"]) == (400, "BAD_REQUEST")
     assert services.store.stats.counts() == {}
 
 
@@ -651,11 +651,11 @@ def test_work_that_can_never_fit_is_refused_for_good_not_429(
     ten = image_pdf(pages, tmp_path / "ten.pdf", 100).read_bytes()
     # 10 pages x 3 s (the prior) = 30 s alone, deadline 20 s, nothing queued ahead
     never = post(client, headers, ten, deadline="20")
-    assert (never.status_code, never.json()["error"]["code"]) == (422, "DEADLINE_EXCEEDED")
+    assert (never.status_code, never.json()["code"]) == (422, "DEADLINE_EXCEEDED")
     assert "Retry-After" not in never.headers
     services.admission = Admission(tenant_pages_per_hour=5)
     too_big = post(client, headers, ten)
-    assert (too_big.status_code, too_big.json()["error"]["code"]) == (413, "QUOTA_EXCEEDED")
+    assert (too_big.status_code, too_big.json()["code"]) == (413, "QUOTA_EXCEEDED")
     assert services.store.stats.counts() == {}
 
 
