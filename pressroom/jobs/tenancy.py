@@ -120,9 +120,10 @@ class SqlTenancy:
     def key(self, key_id: str) -> dict[str, Any] | None:
         """One key's record by id, as ``list_keys`` gives it, revoked or not."""
         with self.db.tx(read_only=True) as conn:
-            row = conn.execute(select(*_KEY_FIELDS).where(api_keys.c.id == key_id)).mappings()
-            found = row.first()
-        return None if found is None else dict(found)
+            row = (
+                conn.execute(select(*_KEY_FIELDS).where(api_keys.c.id == key_id)).mappings().first()
+            )
+        return None if row is None else dict(row)
 
     def revoke_key(self, id_or_key: str, *, now: float) -> str | None:
         """Revoke by id or by the key itself; returns the id, None when there is no such live
