@@ -38,6 +38,8 @@ ALLOWED = frozenset(
         "ok",
         "count",
         "trace_id",
+        "key_id",  # an API key's id (k_…), never the key: the audit of key changes
+        "role",
     }
 )
 _ALWAYS = ("ts", "level", "logger", "event")

@@ -139,6 +139,8 @@ class WebhookSettings:
     per_tenant: int = 2
     deadline_s: float = 15.0
     max_response_bytes: int = 64 * 1024
+    # after POST /v1/webhook-secret/rotate the old secret still signs (a second signature)
+    secret_overlap_s: float = 24 * HOUR
 
 
 @dataclass(frozen=True, slots=True)
@@ -744,6 +746,12 @@ VARIABLES: tuple[Var, ...] = (
         "webhooks.max_response_bytes",
         POSITIVE_INT,
         "Bytes of a webhook's response body read; the rest is never read.",
+    ),
+    _V(
+        "PRESSROOM_WEBHOOK_SECRET_OVERLAP_SECONDS",
+        "webhooks.secret_overlap_s",
+        Cast("a number of seconds, 0 or more (0: the old secret stops at once)", _not_negative),
+        "After a secret rotation, how long the old secret still signs beside the new one.",
     ),
 )
 

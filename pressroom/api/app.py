@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pressroom import __version__
 from pressroom.api.responses import error_response
-from pressroom.api.routes import downloads, health, jobs, operations, review, tenancy
+from pressroom.api.routes import downloads, health, jobs, keys, operations, review, tenancy
 from pressroom.errors import PressroomError, Refused, TransientError
 from pressroom.service import Services
 
@@ -68,6 +68,6 @@ def create_app(services: Services) -> FastAPI:
     app.add_exception_handler(PressroomError, pressroom_error)
     app.add_exception_handler(StarletteHTTPException, framework_error)
     app.add_exception_handler(RequestValidationError, validation_error)
-    for module in (health, operations, jobs, tenancy, review, downloads):
+    for module in (health, operations, jobs, keys, tenancy, review, downloads):
         app.include_router(module.router)
     return app

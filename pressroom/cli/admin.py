@@ -78,22 +78,12 @@ def cmd_templates_disallow(args: argparse.Namespace) -> int:
 def expiry(value: str) -> float:
     """``--expires``: a duration from now (``90d``, ``12h``, ``30m``) or a UTC date/time
     (``2027-01-31``, ``2027-01-31T18:00:00Z``); returns an epoch time."""
-    import datetime as dt
-    import re
+    from pressroom.keys import parse_expiry
 
-    m = re.fullmatch(r"(\d{1,6})([dhm])", value.strip())
-    if m:
-        unit = {"d": 86400, "h": 3600, "m": 60}[m.group(2)]
-        return time.time() + int(m.group(1)) * unit
     try:
-        when = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            "give a duration (90d, 12h, 30m) or a date/time (2027-01-31, 2027-01-31T18:00:00Z)"
-        ) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.UTC)
-    return when.timestamp()
+        return parse_expiry(value, now=time.time())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cmd_keys_create(args: argparse.Namespace) -> int:
@@ -117,17 +107,15 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
 
 
 def cmd_keys_list(args: argparse.Namespace) -> int:
+    from pressroom.keys import key_status
     from pressroom.service import open_services
 
     services = open_services(Settings.from_env())
     now = services.clock()
     for row in services.store.tenancy.list_keys(args.tenant):
-        if row["revoked_at"] is not None:
+        status = key_status(row, now=now)
+        if status == "revoked":
             status = f"revoked {when(row['revoked_at'])}"
-        elif row["expires_at"] is not None and row["expires_at"] <= now:
-            status = "expired"
-        else:
-            status = "live"
         print(
             f"{row['id']}  tenant={row['tenant']}  role={row['role']}  "
             f"created={when(row['created_at'])}  last_used={when(row['last_used_at'])}  "

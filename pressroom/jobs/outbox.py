@@ -163,8 +163,68 @@ class SqlOutbox:
             ).first()
             if row is not None:
                 return str(row[0])
-            secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+            secret = new_secret()
             conn.execute(
                 webhook_secrets.insert().values(tenant=tenant, secret=secret, created_at=now)
             )
             return secret
+
+    def signing_secrets(self, tenant: str, *, now: float) -> tuple[str, ...]:
+        """The current secret, then the one a rotation replaced while ``now`` is inside its
+        overlap: a receiver that still holds the old secret verifies either signature."""
+        with self.db.tx(read_only=True) as conn:
+            row = conn.execute(
+                select(
+                    webhook_secrets.c.secret,
+                    webhook_secrets.c.previous_secret,
+                    webhook_secrets.c.previous_until,
+                ).where(webhook_secrets.c.tenant == tenant)
+            ).first()
+        if row is None:
+            return (self.webhook_secret(tenant, now=now),)
+        current, previous, until = row
+        if previous is not None and until is not None and now < float(until):
+            return (str(current), str(previous))
+        return (str(current),)
+
+    def rotate_webhook_secret(
+        self, tenant: str, *, now: float, overlap_s: float
+    ) -> tuple[str, float | None]:
+        """A new secret, and until when the replaced one still signs (None: there was none).
+        The replaced secret becomes the previous one, so a second rotation inside the overlap
+        ends the older secret's overlap at once. Written as a compare-and-swap on the current
+        secret: two rotations at once both stand, one after the other, and neither's secret
+        is lost."""
+        secret = new_secret()
+        while True:
+            try:
+                done = self._rotate(tenant, secret, now, now + overlap_s)
+            except DuplicateRow:  # a first use made the tenant's secret meanwhile: rotate it
+                continue
+            if done is not None:
+                return secret, done[0]
+
+    def _rotate(
+        self, tenant: str, secret: str, now: float, until: float
+    ) -> tuple[float | None] | None:
+        """``(previous_until,)``, or None when another rotation changed the row first."""
+        with self.db.tx() as conn:
+            row = conn.execute(
+                select(webhook_secrets.c.secret).where(webhook_secrets.c.tenant == tenant)
+            ).first()
+            if row is None:
+                conn.execute(
+                    webhook_secrets.insert().values(tenant=tenant, secret=secret, created_at=now)
+                )
+                return (None,)
+            swapped = conn.execute(
+                update(webhook_secrets)
+                .where(webhook_secrets.c.tenant == tenant, webhook_secrets.c.secret == row[0])
+                .values(secret=secret, created_at=now, previous_secret=row[0], previous_until=until)
+            )
+            return (until,) if swapped.rowcount == 1 else None
+
+
+def new_secret() -> str:
+    """A Standard Webhooks secret: ``whsec_`` and 32 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()

@@ -144,7 +144,18 @@ class Outbox(Protocol):
 
     def deliveries(self, job_id: str) -> list[dict[str, Any]]: ...
 
-    def webhook_secret(self, tenant: str, *, now: float) -> str: ...
+    def webhook_secret(self, tenant: str, *, now: float) -> str:
+        """The tenant's current signing secret, made on first use."""
+
+    def signing_secrets(self, tenant: str, *, now: float) -> tuple[str, ...]:
+        """Every secret that signs a delivery sent at ``now``: the current one first, then the
+        one a rotation replaced while its overlap lasts."""
+
+    def rotate_webhook_secret(
+        self, tenant: str, *, now: float, overlap_s: float
+    ) -> tuple[str, float | None]:
+        """A new current secret, and until when the one it replaces still signs (None when the
+        tenant had none). A rotation inside the overlap drops the older previous secret."""
 
 
 class Customers(Protocol):
@@ -166,6 +177,9 @@ class Tenancy(Customers, Protocol):
     def tenant_for_key(self, key: str, *, now: float | None = None) -> str | None: ...
 
     def list_keys(self, tenant: str | None = None) -> list[dict[str, Any]]: ...
+
+    def key(self, key_id: str) -> dict[str, Any] | None:
+        """One key's record by id (``k_…``), revoked or not; never the secret."""
 
     def revoke_key(self, id_or_key: str, *, now: float) -> str | None: ...
 

@@ -20,6 +20,18 @@ from pressroom.tenants import TENANT_RE
 KEY_USE_GRAIN_S = 60.0
 
 
+# what a key's record shows: never the secret or its hash
+_KEY_FIELDS = (
+    api_keys.c.id,
+    api_keys.c.tenant,
+    api_keys.c.role,
+    api_keys.c.created_at,
+    api_keys.c.last_used_at,
+    api_keys.c.expires_at,
+    api_keys.c.revoked_at,
+)
+
+
 def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
@@ -99,19 +111,19 @@ class SqlTenancy:
 
     def list_keys(self, tenant: str | None = None) -> list[dict[str, Any]]:
         """Every key's id, tenant, role and dates (never the secret or its hash)."""
-        query = select(
-            api_keys.c.id,
-            api_keys.c.tenant,
-            api_keys.c.role,
-            api_keys.c.created_at,
-            api_keys.c.last_used_at,
-            api_keys.c.expires_at,
-            api_keys.c.revoked_at,
-        ).order_by(api_keys.c.created_at, api_keys.c.id)
+        query = select(*_KEY_FIELDS).order_by(api_keys.c.created_at, api_keys.c.id)
         if tenant is not None:
             query = query.where(api_keys.c.tenant == tenant)
         with self.db.tx(read_only=True) as conn:
             return [dict(row) for row in conn.execute(query).mappings().all()]
+
+    def key(self, key_id: str) -> dict[str, Any] | None:
+        """One key's record by id, as ``list_keys`` gives it, revoked or not."""
+        with self.db.tx(read_only=True) as conn:
+            row = (
+                conn.execute(select(*_KEY_FIELDS).where(api_keys.c.id == key_id)).mappings().first()
+            )
+        return None if row is None else dict(row)
 
     def revoke_key(self, id_or_key: str, *, now: float) -> str | None:
         """Revoke by id or by the key itself; returns the id, None when there is no such live

@@ -1,4 +1,4 @@
-"""Standard Webhooks: signed with the tenant's secret, never to private addresses unless allowed,
+"""Standard Webhooks: signed with the tenant's secrets, never to private addresses unless allowed,
 retried with backoff from the outbox rows the store wrote with each job's final state.
 
 A send resolves the URL's host once, checks every address it got, and connects to one of those
@@ -125,10 +125,16 @@ def embedded_ipv4(
 
 
 def signature(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
-    """The ``webhook-signature`` header value: v1,base64(HMAC-SHA256(key, id.ts.body))."""
+    """One signature: v1,base64(HMAC-SHA256(key, id.ts.body))."""
     key = base64.b64decode(secret.removeprefix("whsec_"))
     signed = f"{msg_id}.{timestamp}.".encode() + body
     return "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+
+
+def signatures(secrets: Sequence[str], msg_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` header value: one signature per secret, space-separated, in
+    the order given (Standard Webhooks: a receiver accepts the message if any one verifies)."""
+    return " ".join(signature(secret, msg_id, timestamp, body) for secret in secrets)
 
 
 class _Late(Exception):
@@ -253,15 +259,17 @@ def send_delivery(
     *,
     deadline: float,
 ) -> Sent:
-    """Sign and post one outbox row."""
+    """Sign and post one outbox row, with the secrets that sign at send time (a row queued
+    before a rotation carries the new secret's signature, and the old one's during the
+    overlap)."""
     body = json.dumps(row["payload"], separators=(",", ":"), sort_keys=True).encode()
     timestamp = int(clock())
-    secret = outbox.webhook_secret(str(row["tenant"]), now=clock())
+    keys = outbox.signing_secrets(str(row["tenant"]), now=clock())
     headers = {
         "content-type": "application/json",
         "webhook-id": str(row["id"]),
         "webhook-timestamp": str(timestamp),
-        "webhook-signature": signature(secret, str(row["id"]), timestamp, body),
+        "webhook-signature": signatures(keys, str(row["id"]), timestamp, body),
     }
     return sender.post(str(row["url"]), body, headers, deadline=deadline)
 

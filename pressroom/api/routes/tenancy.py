@@ -1,8 +1,12 @@
-"""A tenant's own settings (its webhook secret) and an operator's customers of a tenant."""
+"""A tenant's own settings (its webhook secret, and rotating it) and an operator's customers of
+a tenant."""
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep, Tenant
@@ -11,6 +15,7 @@ from pressroom.intake import CUSTOMER_RE
 from pressroom.storage import TENANT_RE
 
 router = APIRouter()
+audit = logging.getLogger("pressroom.audit")
 
 
 @router.get("/v1/webhook-secret")
@@ -20,6 +25,29 @@ async def webhook_secret(who: Tenant, services: ServicesDep) -> dict[str, str]:
         lambda: services.store.outbox.webhook_secret(who, now=services.clock())
     )
     return {"secret": secret}
+
+
+class SecretRotation(BaseModel):
+    """A rotated webhook secret."""
+
+    secret: str = Field(description="The new secret (whsec_...); it signs from now on.")
+    previous_until: float | None = Field(
+        description="Until when (epoch seconds) the old secret still signs beside the new one; "
+        "null when there was no old secret."
+    )
+
+
+@router.post("/v1/webhook-secret/rotate")
+async def rotate_webhook_secret(who: Tenant, services: ServicesDep) -> SecretRotation:
+    """A new signing secret. Until ``previous_until`` every webhook carries two signatures,
+    the new secret's first; a second rotation inside that window ends the oldest at once."""
+    now = services.clock()
+    overlap_s = services.settings.webhooks.secret_overlap_s
+    secret, until = await run_in_threadpool(
+        lambda: services.store.outbox.rotate_webhook_secret(who, now=now, overlap_s=overlap_s)
+    )
+    audit.info("webhook secret rotated", extra={"tenant": who})
+    return SecretRotation(secret=secret, previous_until=until)
 
 
 @router.post("/v1/customers", status_code=201)
