@@ -159,3 +159,18 @@ def test_http_durations_are_keyed_by_route_template_never_by_a_job_id(
     assert not [labels for labels in durations if job_id in str(labels)]
     # the store's families are still there beside the process's own
     assert "pressroom_jobs" in samples and "pressroom_dead_letters_total" in samples
+
+
+def test_every_family_is_named_as_prometheus_expects(client: TestClient) -> None:
+    """promtool's rules: counters end in _total, durations are in seconds, one TYPE each."""
+    text = client.get("/metrics").text
+    typed = [line.split()[2:] for line in text.splitlines() if line.startswith("# TYPE ")]
+    names = [name for name, _kind in typed]
+    assert len(names) == len(set(names))
+    for name, kind in typed:
+        assert name.startswith("pressroom_"), name
+        if kind == "counter":
+            assert name.endswith("_total"), name
+        if kind == "histogram":
+            assert name.endswith("_seconds"), name
+    assert "pressroom_http_request_duration_seconds" in names
