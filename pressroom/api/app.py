@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from pressroom import __version__
 from pressroom.api.responses import error_response
 from pressroom.api.routes import downloads, health, jobs, keys, operations, review, tenancy
+from pressroom.api.timing import RequestTiming
 from pressroom.errors import PressroomError, Refused, TransientError
 from pressroom.service import Services
 
@@ -70,4 +71,5 @@ def create_app(services: Services) -> FastAPI:
     app.add_exception_handler(RequestValidationError, validation_error)
     for module in (health, operations, jobs, keys, tenancy, review, downloads):
         app.include_router(module.router)
+    app.add_middleware(RequestTiming)
     return app

@@ -1,5 +1,7 @@
 """/metrics: read from the store and the scratch folder at scrape time, so the figures are the
-same whichever process serves them (workers are separate processes)."""
+same whichever process serves them (workers are separate processes); the counters are running
+totals that survive pruning, every known reason exported from zero. HTTP timings are the one
+per-process part (``api.timing``)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,13 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from pressroom.api.reasons import (
+    dead_letter_reasons,
+    known_labels,
+    refusal_reasons,
+    retry_reasons,
+)
+from pressroom.api.timing import render_http_metrics
 from pressroom.jobs.model import JobState, Lane
 from pressroom.pipeline.stages import Stage
 from pressroom.scratch import scratch_disk, scratch_state
@@ -32,6 +41,61 @@ def _histogram(
         buckets.append(("+Inf", count))
         family.add_metric([key], buckets, total)
     return family
+
+
+def _labelled_counter(
+    name: str,
+    documentation: str,
+    totals: dict[tuple[str, str], int],
+    reasons: tuple[str, ...],
+) -> CounterMetricFamily:
+    """Every known (lane, reason) at its total or zero, then any other reason the store holds
+    (one written by an older version), so no series disappears."""
+    family = CounterMetricFamily(name, documentation, labels=["lane", "reason"])
+    known = known_labels(reasons)
+    for lane, reason in known:
+        family.add_metric([lane, reason], totals.get((lane, reason), 0))
+    exported = set(known)
+    for (lane, reason), n in sorted(totals.items()):
+        if (lane, reason) not in exported:
+            family.add_metric([lane, reason], n)
+    return family
+
+
+def counter_families(totals: dict[tuple[str, str, str], int]) -> Iterator[Metric]:
+    """The counters, from the running totals (never from the events, which are pruned)."""
+    by_kind: dict[str, dict[tuple[str, str], int]] = {}
+    for (kind, lane, reason), n in totals.items():
+        by_kind.setdefault(kind, {})[(lane, reason)] = n
+    yield _labelled_counter(
+        "pressroom_retries",
+        "Attempts that failed and were retried, by reason",
+        by_kind.get("retry", {}),
+        retry_reasons(),
+    )
+    yield _labelled_counter(
+        "pressroom_dead_letters",
+        "Jobs rejected (the dead letter), by reason",
+        by_kind.get("dead_letter", {}),
+        dead_letter_reasons(),
+    )
+    yield _labelled_counter(
+        "pressroom_admission_refusals",
+        "Uploads refused at the door by admission (429; 413/422 when waiting cannot help)",
+        by_kind.get("refused", {}),
+        refusal_reasons(),
+    )
+    for kind, name, documentation in (
+        ("deadline_miss", "pressroom_deadline_misses", "Jobs that ran past their deadline"),
+        ("attempt", "pressroom_job_attempts", "Attempts started (claims), by lane"),
+    ):
+        family = CounterMetricFamily(name, documentation, labels=["lane"])
+        counted = by_kind.get(kind, {})
+        for lane in Lane:
+            family.add_metric(
+                [lane.value], sum(n for (ln, _r), n in counted.items() if ln == lane.value)
+            )
+        yield family
 
 
 class StoreCollector(Collector):
@@ -76,49 +140,7 @@ class StoreCollector(Collector):
             workers.add_metric([lane.value], live.get(lane.value, 0))
         yield workers
 
-        events = stats.event_counts()
-        families = {
-            "retry": CounterMetricFamily(
-                "pressroom_retries",
-                "Attempts that failed and were retried, by reason",
-                labels=["lane", "reason"],
-            ),
-            "dead_letter": CounterMetricFamily(
-                "pressroom_dead_letters",
-                "Jobs rejected (the dead letter), by reason",
-                labels=["lane", "reason"],
-            ),
-            "refused": CounterMetricFamily(
-                "pressroom_admission_refusals",
-                "Uploads refused at the door (429), by reason",
-                labels=["lane", "reason"],
-            ),
-        }
-        misses = CounterMetricFamily(
-            "pressroom_deadline_misses", "Jobs that ran past their deadline", labels=["lane"]
-        )
-        for lane in Lane:
-            misses.add_metric(
-                [lane.value],
-                sum(
-                    n
-                    for (k, ln, _r), n in events.items()
-                    if k == "deadline_miss" and ln == lane.value
-                ),
-            )
-        for (kind, lane_name, reason), n in sorted(events.items()):
-            if kind in families:
-                families[kind].add_metric([lane_name, reason], n)
-        yield from families.values()
-        yield misses
-
-        attempts = CounterMetricFamily(
-            "pressroom_job_attempts", "Attempts started (claims), by lane", labels=["lane"]
-        )
-        for lane in Lane:
-            started = [n for (k, ln, _r), n in events.items() if (k, ln) == ("attempt", lane)]
-            attempts.add_metric([lane.value], sum(started))
-        yield attempts
+        yield from counter_families(stats.counter_totals())
         rows = stats.stage_histograms(BUCKETS)
         internal = {Stage.QUEUE, Stage.SCRATCH}
         yield _histogram(
@@ -168,6 +190,8 @@ class StoreCollector(Collector):
 
 
 def render_metrics(services: Services) -> bytes:
+    """The store's figures (the same from every process) and this process's HTTP timings:
+    two families apart, so one exposition holds both."""
     registry = CollectorRegistry()
     registry.register(StoreCollector(services))
-    return bytes(generate_latest(registry))
+    return bytes(generate_latest(registry)) + render_http_metrics()

@@ -1,5 +1,6 @@
-"""What the store knows about its own traffic: events, live workers, admission figures, and
-the counts and timings behind /metrics and the dashboard, as plain values."""
+"""What the store knows about its own traffic: events and the running totals beside them, live
+workers, admission figures, and the counts and timings behind /metrics and the dashboard, as
+plain values."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, case, func, literal, select, update
+from sqlalchemy import Connection, case, func, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from pressroom.jobs.model import UNFINISHED, WAITING, JobState
-from pressroom.jobs.schema import job_events, jobs, stage_timings, workers
+from pressroom.jobs.schema import counters, job_events, jobs, stage_timings, workers
 from pressroom.jobs.transport import Database
 from pressroom.pipeline.stages import Stage
 
@@ -53,20 +56,18 @@ class SqlStats:
     # --- events ----------------------------------------------------------------------------
 
     def event(self, conn: Connection, job_id: str, kind: str, reason: str, now: float) -> None:
-        """An event about a job, inside the caller's transaction (it is part of the change)."""
+        """An event about a job, and one more on its running total, inside the caller's
+        transaction (both are part of the change)."""
+        row = conn.execute(select(jobs.c.tenant, jobs.c.lane).where(jobs.c.id == job_id)).first()
+        if row is None:
+            return
+        tenant, lane = str(row[0]), str(row[1])
         conn.execute(
-            job_events.insert().from_select(
-                ["job_id", "tenant", "lane", "kind", "reason", "at"],
-                select(
-                    jobs.c.id,
-                    jobs.c.tenant,
-                    jobs.c.lane,
-                    literal(kind),
-                    literal(reason),
-                    literal(now),
-                ).where(jobs.c.id == job_id),
+            job_events.insert().values(
+                job_id=job_id, tenant=tenant, lane=lane, kind=kind, reason=reason, at=now
             )
         )
+        self._add_one(conn, kind, lane, reason)
 
     def record_refusal(self, tenant: str, lane: str, reason: str, *, now: float) -> None:
         """An upload refused at the door (no job row): counted for metrics."""
@@ -76,9 +77,31 @@ class SqlStats:
                     job_id=None, tenant=tenant, lane=lane, kind="refused", reason=reason, at=now
                 )
             )
+            self._add_one(conn, "refused", lane, reason)
+
+    def _add_one(self, conn: Connection, kind: str, lane: str, reason: str) -> None:
+        """One upsert, so two processes counting the same first event cannot both insert."""
+        insert = postgresql_insert if self.db.is_postgres else sqlite_insert
+        statement = insert(counters).values(kind=kind, lane=lane, reason=reason, value=1)
+        conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=[counters.c.kind, counters.c.lane, counters.c.reason],
+                set_={"value": counters.c.value + 1},
+            )
+        )
+
+    def counter_totals(self) -> dict[tuple[str, str, str], int]:
+        """(kind, lane, reason) → every such event ever counted. Pruning the events leaves
+        these alone, so they never go down (what Prometheus expects of a counter)."""
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(counters.c.kind, counters.c.lane, counters.c.reason, counters.c.value)
+            ).all()
+        return {(str(k), str(lane), str(r)): int(n) for k, lane, r, n in rows}
 
     def event_counts(self, *, since: float = 0.0) -> dict[tuple[str, str, str], int]:
-        """(kind, lane, reason) → count of events at or after ``since``."""
+        """(kind, lane, reason) → count of the events kept (30 days) at or after ``since``: for
+        recent figures; totals come from ``counter_totals``."""
         with self.db.tx(read_only=True) as conn:
             rows = conn.execute(
                 select(job_events.c.kind, job_events.c.lane, job_events.c.reason, func.count())

@@ -223,7 +223,11 @@ class AdmissionFigures(Protocol):
 class Stats(AdmissionFigures, Protocol):
     """Counts, events and timings for metrics, the dashboard and operators."""
 
-    def event_counts(self, *, since: float = 0.0) -> dict[tuple[str, str, str], int]: ...
+    def event_counts(self, *, since: float = 0.0) -> dict[tuple[str, str, str], int]:
+        """Events kept (they are pruned) since a time: for recent figures, not totals."""
+
+    def counter_totals(self) -> dict[tuple[str, str, str], int]:
+        """Running totals per (kind, lane, reason) that never go down, pruning or not."""
 
     def worker_seen(self, owner: str, lanes: tuple[str, ...], *, now: float) -> None: ...
 

@@ -308,3 +308,55 @@ def test_an_unreachable_database_is_store_unavailable_a_transient_error(tmp_path
     with pytest.raises(StoreUnavailable) as caught, gone.tx():
         pass
     assert isinstance(caught.value, TransientError) and caught.value.http_status == 503
+
+
+def test_counters_are_running_totals_that_a_prune_leaves_alone(services: Services) -> None:
+    store = services.store
+    job, _ = store.queue.insert(new_job(), now=10, max_attempts=3)
+    assert store.queue.claim((Lane.BULK,), "w1", now=11, lease_s=LEASE) is not None
+    store.queue.fail(
+        job.id,
+        "w1",
+        code="STORE_UNAVAILABLE",
+        message="m",
+        permanent=False,
+        now=12,
+        policy=NO_JITTER,
+    )
+    store.stats.record_refusal("acme", "interactive", "OVERLOADED", now=13)
+    totals = {
+        ("attempt", "bulk", "CLAIMED"): 1,
+        ("retry", "bulk", "STORE_UNAVAILABLE"): 1,
+        ("refused", "interactive", "OVERLOADED"): 1,
+    }
+    assert store.stats.counter_totals() == totals
+    assert store.retention.prune_history(before=100) == 3  # every event
+    assert store.stats.event_counts() == {}
+    assert store.stats.counter_totals() == totals
+    store.stats.record_refusal("acme", "interactive", "OVERLOADED", now=101)
+    assert store.stats.counter_totals() == {**totals, ("refused", "interactive", "OVERLOADED"): 2}
+    assert store.stats.event_counts() == {("refused", "interactive", "OVERLOADED"): 1}
+
+
+def test_racing_first_events_of_a_kind_add_up_on_one_counter(services: Services) -> None:
+    import threading
+
+    store = services.store
+
+    def refuse() -> None:
+        for n in range(10):
+            store.stats.record_refusal("acme", "bulk", "QUOTA_EXCEEDED", now=float(n))
+
+    threads = [threading.Thread(target=refuse) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.stats.counter_totals() == {("refused", "bulk", "QUOTA_EXCEEDED"): 60}
+
+
+def test_an_event_about_a_job_that_is_gone_counts_nothing(services: Services) -> None:
+    store = services.store
+    with store.db.tx() as conn:
+        store.stats.event(conn, "no-such-job", "dead_letter", "CORRUPT", now=1)
+    assert store.stats.counter_totals() == {} and store.stats.event_counts() == {}
