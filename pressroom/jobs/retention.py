@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from pressroom.errors import PressroomError
 from pressroom.jobs.model import JobState
 from pressroom.jobs.outbox import SqlOutbox
-from pressroom.jobs.schema import job_events, jobs, stage_timings, workers
+from pressroom.jobs.schema import jobs, stage_timings, workers
 from pressroom.jobs.stats import SqlStats
 from pressroom.jobs.store import Retention
 from pressroom.jobs.transport import Database
@@ -89,10 +89,10 @@ class SqlRetention:
             return row[0], row[1]
 
     def prune_history(self, *, before: float) -> int:
-        """Drop job events, stage timings and worker rows older than ``before``; returns rows
-        removed."""
+        """Drop job events (folded into the running totals first), stage timings and worker
+        rows older than ``before``; returns rows removed."""
         with self.db.tx() as conn:
-            gone = conn.execute(job_events.delete().where(job_events.c.at < before)).rowcount
+            gone = self.stats.fold_events(conn, before=before)
             gone += conn.execute(
                 stage_timings.delete().where(stage_timings.c.recorded_at < before)
             ).rowcount

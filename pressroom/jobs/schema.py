@@ -125,8 +125,8 @@ job_events = Table(
 )
 Index("ix_job_events_kind_at", job_events.c.kind, job_events.c.at)
 
-# Running totals behind the Prometheus counters, one row per (kind, lane, reason): added to in
-# the same transaction as each event, never pruned, so a counter never goes down.
+# Running totals behind the Prometheus counters, one row per (kind, lane, reason): events pruned
+# are added here in the prune's own transaction; a total is this row plus the events kept.
 counters = Table(
     "counters",
     metadata,

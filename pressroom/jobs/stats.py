@@ -4,11 +4,12 @@ plain values."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, case, func, select, update
+from sqlalchemy import Connection, case, func, literal, select, union_all, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -56,18 +57,22 @@ class SqlStats:
     # --- events ----------------------------------------------------------------------------
 
     def event(self, conn: Connection, job_id: str, kind: str, reason: str, now: float) -> None:
-        """An event about a job, and one more on its running total, inside the caller's
-        transaction (both are part of the change)."""
-        row = conn.execute(select(jobs.c.tenant, jobs.c.lane).where(jobs.c.id == job_id)).first()
-        if row is None:
-            return
-        tenant, lane = str(row[0]), str(row[1])
+        """An event about a job, inside the caller's transaction (it is part of the change).
+        Only a row is added: no counter row is updated here, so claims and ends never queue
+        on a hot row (the totals fold pruned events in, ``fold_events``)."""
         conn.execute(
-            job_events.insert().values(
-                job_id=job_id, tenant=tenant, lane=lane, kind=kind, reason=reason, at=now
+            job_events.insert().from_select(
+                ["job_id", "tenant", "lane", "kind", "reason", "at"],
+                select(
+                    jobs.c.id,
+                    jobs.c.tenant,
+                    jobs.c.lane,
+                    literal(kind),
+                    literal(reason),
+                    literal(now),
+                ).where(jobs.c.id == job_id),
             )
         )
-        self._add_one(conn, kind, lane, reason)
 
     def record_refusal(self, tenant: str, lane: str, reason: str, *, now: float) -> None:
         """An upload refused at the door (no job row): counted for metrics."""
@@ -77,25 +82,48 @@ class SqlStats:
                     job_id=None, tenant=tenant, lane=lane, kind="refused", reason=reason, at=now
                 )
             )
-            self._add_one(conn, "refused", lane, reason)
 
-    def _add_one(self, conn: Connection, kind: str, lane: str, reason: str) -> None:
-        """One upsert, so two processes counting the same first event cannot both insert."""
+    def fold_events(self, conn: Connection, *, before: float) -> int:
+        """Delete the events older than ``before`` and add exactly those to the running totals,
+        in the caller's transaction: the rows the delete returns are the rows counted, so two
+        hosts pruning at once neither lose nor double an event. Returns the events folded."""
+        gone = conn.execute(
+            job_events.delete()
+            .where(job_events.c.at < before)
+            .returning(job_events.c.kind, job_events.c.lane, job_events.c.reason)
+        ).all()
+        folded = Counter((str(k), str(lane), str(r)) for k, lane, r in gone)
         insert = postgresql_insert if self.db.is_postgres else sqlite_insert
-        statement = insert(counters).values(kind=kind, lane=lane, reason=reason, value=1)
-        conn.execute(
-            statement.on_conflict_do_update(
-                index_elements=[counters.c.kind, counters.c.lane, counters.c.reason],
-                set_={"value": counters.c.value + 1},
+        # a fixed order: two folds at once take the counter rows' locks in the same order
+        for (kind, lane, reason), n in sorted(folded.items()):
+            statement = insert(counters).values(kind=kind, lane=lane, reason=reason, value=n)
+            conn.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[counters.c.kind, counters.c.lane, counters.c.reason],
+                    set_={"value": counters.c.value + statement.excluded.value},
+                )
             )
-        )
+        return len(gone)
 
     def counter_totals(self) -> dict[tuple[str, str, str], int]:
-        """(kind, lane, reason) → every such event ever counted. Pruning the events leaves
-        these alone, so they never go down (what Prometheus expects of a counter)."""
+        """(kind, lane, reason) → every such event ever counted: the folded totals plus the
+        events still kept, read in ONE statement (one snapshot), so a prune committing in
+        between cannot make a total dip. They never go down, as Prometheus expects."""
+        kept = select(
+            job_events.c.kind,
+            job_events.c.lane,
+            job_events.c.reason,
+            func.count().label("n"),
+        ).group_by(job_events.c.kind, job_events.c.lane, job_events.c.reason)
+        folded = select(
+            counters.c.kind, counters.c.lane, counters.c.reason, counters.c.value.label("n")
+        )
+        both = union_all(kept, folded).subquery()
         with self.db.tx(read_only=True) as conn:
             rows = conn.execute(
-                select(counters.c.kind, counters.c.lane, counters.c.reason, counters.c.value)
+                select(both.c.kind, both.c.lane, both.c.reason, func.sum(both.c.n)).group_by(
+                    both.c.kind, both.c.lane, both.c.reason
+                )
             ).all()
         return {(str(k), str(lane), str(r)): int(n) for k, lane, r, n in rows}
 
