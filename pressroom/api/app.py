@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pressroom import __version__
+from pressroom.api.openapi import openapi_of
 from pressroom.api.responses import error_response
 from pressroom.api.routes import downloads, health, jobs, operations, review, tenancy
 from pressroom.errors import PressroomError, Refused, TransientError
@@ -70,4 +71,5 @@ def create_app(services: Services) -> FastAPI:
     app.add_exception_handler(RequestValidationError, validation_error)
     for module in (health, operations, jobs, tenancy, review, downloads):
         app.include_router(module.router)
+    app.openapi = openapi_of(app)  # type: ignore[method-assign]  # FastAPI's documented hook
     return app

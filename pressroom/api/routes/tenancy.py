@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep, Tenant
+from pressroom.api.openapi import CUSTOMER_BODY, json_body, problems
 from pressroom.errors import BadRequest
 from pressroom.intake import CUSTOMER_RE
 from pressroom.storage import TENANT_RE
@@ -13,7 +14,24 @@ from pressroom.storage import TENANT_RE
 router = APIRouter()
 
 
-@router.get("/v1/webhook-secret")
+@router.get(
+    "/v1/webhook-secret",
+    responses={
+        200: {
+            "description": "The secret (whsec_...).",
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["secret"],
+                        "properties": {"secret": {"type": "string"}},
+                    }
+                }
+            },
+        },
+        **problems(401, 503),
+    },
+)
 async def webhook_secret(who: Tenant, services: ServicesDep) -> dict[str, str]:
     """The secret that signs this tenant's webhooks (Standard Webhooks, whsec_...)."""
     secret = await run_in_threadpool(
@@ -22,7 +40,13 @@ async def webhook_secret(who: Tenant, services: ServicesDep) -> dict[str, str]:
     return {"secret": secret}
 
 
-@router.post("/v1/customers", status_code=201)
+@router.post(
+    "/v1/customers",
+    status_code=201,
+    response_model=None,
+    responses={**json_body("Customer", "Created or changed.", 201), **problems(400, 401, 403, 503)},
+    openapi_extra=CUSTOMER_BODY,
+)
 async def set_customer(request: Request, _op: Operator, services: ServicesDep) -> dict[str, str]:
     """``{"tenant", "id", "status": "active"|"suspended"}``: create or change a customer."""
     try:
