@@ -194,8 +194,10 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
         },
         "expires_at": {
             "type": "string",
-            "description": "When the redaction policy stops being valid: epoch seconds or an "
-            "ISO 8601 time, in the future (a policy past it is refused: EXPIRED).",
+            # epoch seconds: the form a schema can state; ISO 8601 is accepted as well
+            "pattern": "^[0-9]{1,12}(\\.[0-9]{1,6})?$",
+            "description": "When the redaction policy stops being valid, in the future (a "
+            "policy past it is refused: EXPIRED): epoch seconds, or an ISO 8601 time.",
         },
         "keep_pixels": {
             "type": "string",
