@@ -14,7 +14,7 @@ from fastapi.openapi.utils import get_openapi
 from pressroom.api.headers import MAX_PREFER_WAIT_S
 from pressroom.api.responses import PROBLEM, PROBLEM_TYPE
 from pressroom.api.uploads import MAX_FIELD_BYTES, MAX_FIELDS
-from pressroom.intake import MAX_DEADLINE_S, MAX_TITLE, MAX_WEBHOOK_URL
+from pressroom.intake import MAX_DEADLINE_S, MAX_IDEMPOTENCY_KEY, MAX_TITLE, MAX_WEBHOOK_URL
 from pressroom.jobs.model import JobState, Lane
 from pressroom.redact.policy import CLASSES
 
@@ -150,6 +150,7 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
         f"{MAX_FIELD_BYTES} bytes."
     ),
     "required": ["file"],
+    "maxProperties": MAX_FIELDS,
     "properties": {
         "file": {
             "type": "string",
@@ -172,7 +173,8 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
         "title": {
             "type": "string",
             "maxLength": MAX_TITLE,
-            "description": "The output PDF's title.",
+            "pattern": "^[^\\u0000]*$",
+            "description": "The output PDF's title (no NUL).",
         },
         "deadline": {
             "type": "number",
@@ -296,6 +298,12 @@ CUSTOMER_BODY: dict[str, Any] = {
 }
 # open on loopback, an operator key from anywhere else: the key is one of two ways in
 LOOPBACK_OR_BEARER: dict[str, Any] = {"security": [{}]}
+# documented, not enforced here: intake judges the key and says why it refuses one
+IDEMPOTENCY_KEY: dict[str, Any] = {
+    "description": "The same key with the same upload answers the same job; another upload "
+    "with it is refused (IDEMPOTENCY_CONFLICT).",
+    "json_schema_extra": {"minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY, "pattern": "\\S"},
+}
 PREFER_WAIT = f"`wait=N`: hold the answer up to N seconds (at most {MAX_PREFER_WAIT_S:g})"
 
 

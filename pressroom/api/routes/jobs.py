@@ -15,7 +15,14 @@ from starlette.concurrency import run_in_threadpool
 from pressroom import tracing
 from pressroom.api.deps import IntakeDep, Operator, ServicesDep, Tenant
 from pressroom.api.headers import parse_traceparent, prefer_wait
-from pressroom.api.openapi import PREFER_WAIT, SUBMIT_BODY, SUBMIT_HEADERS, job, problems
+from pressroom.api.openapi import (
+    IDEMPOTENCY_KEY,
+    PREFER_WAIT,
+    SUBMIT_BODY,
+    SUBMIT_HEADERS,
+    job,
+    problems,
+)
 from pressroom.api.responses import job_json, own_base_url
 from pressroom.api.uploads import MAX_FORM_OVERHEAD, receive_upload
 from pressroom.errors import Conflict, NotFound, TooLarge
@@ -44,9 +51,7 @@ async def submit(
     who: Tenant,
     intake: IntakeDep,
     services: ServicesDep,
-    idempotency_key: Annotated[
-        str | None, Header(description="The same key with the same upload answers the same job.")
-    ] = None,
+    idempotency_key: Annotated[str | None, Header(**IDEMPOTENCY_KEY)] = None,
     traceparent: Annotated[str | None, Header(description="W3C trace context.")] = None,
     prefer: Annotated[str | None, Header(description=PREFER_WAIT)] = None,
 ) -> Response:
