@@ -92,7 +92,6 @@ JOB_SCHEMA: dict[str, Any] = {
     "title": "Job",
     "type": "object",
     "description": "One upload's job as its tenant sees it.",
-    "required": ["id", "state", "lane", "attempts", "template", "created_at", "artifact_url"],
     "properties": {
         "id": {"type": "string"},
         "state": {"type": "string", "enum": [s.value for s in JobState]},
@@ -122,11 +121,17 @@ JOB_SCHEMA: dict[str, Any] = {
     },
 }
 
+# every field is always sent, null where it has no value yet
+JOB_SCHEMA["required"] = list(JOB_SCHEMA["properties"])
+
 JOB_LIST_SCHEMA: dict[str, Any] = {
     "title": "JobList",
     "type": "object",
     "required": ["jobs"],
-    "properties": {"jobs": {"type": "array", "items": {"$ref": SCHEMAS + "Job"}}},
+    "properties": {
+        "jobs": {"type": "array", "items": {"$ref": SCHEMAS + "Job"}},
+        "next": {**_STRING_OR_NULL, "description": "The next page's URL, null on the last."},
+    },
 }
 
 CUSTOMER_SCHEMA: dict[str, Any] = {
@@ -252,10 +257,15 @@ def json_body(schema: str, description: str, status: int = 200) -> Responses:
     }
 
 
-def job(*statuses: int, description: str = "The job.") -> Responses:
+def job(
+    *statuses: int, description: str = "The job.", headers: dict[str, Any] | None = None
+) -> Responses:
+    """A ``Job`` answered with each of these statuses."""
     answers: Responses = {}
     for status in statuses:
         answers.update(json_body("Job", description, status))
+        if headers:
+            answers[status]["headers"] = headers
     return answers
 
 

@@ -40,8 +40,12 @@ router = APIRouter()
     status_code=202,
     response_class=JSONResponse,
     responses={
-        202: {**job(202)[202], "description": "Accepted; poll the job.", "headers": SUBMIT_HEADERS},
-        200: {**job(200)[200], "description": "Finished while the client waited (Prefer: wait)."},
+        **job(202, description="Accepted; poll the job.", headers=SUBMIT_HEADERS),
+        **job(
+            200,
+            description="Finished while the client waited (Prefer: wait).",
+            headers=SUBMIT_HEADERS,
+        ),
         **problems(400, 401, 408, 413, 415, 422, 429, 503),
     },
     openapi_extra=SUBMIT_BODY,
