@@ -3,7 +3,8 @@
 # scripts/install-venv.sh installs them, see docs/operations.md, "Installing"):
 #   .venv        the service: runtime.txt + ner-model.txt and the project (.venv/bin/pressroom)
 #   .venv-test   the same pins plus the test and lint tools (test.txt), and the project again
-#   .venv-tools  pip-audit (tools.txt) and uv, for `make lock` and `make audit` only
+#   .venv-tools  pip-audit, openapi-python-client (tools.txt) and uv: `make lock`, `make audit`, and
+#                the e2e test that generates a client from the API's OpenAPI document
 # .venv-test is a whole second copy, not a layer over .venv: the tests run the CLI and
 # moto_server from beside their own interpreter. uv's download cache makes the copy cheap.
 SHELL := /bin/bash
@@ -72,7 +73,7 @@ runtime-check: deps
 	$(VENV)/bin/python -c 'import importlib, pkgutil, pressroom as p; \
 	  [importlib.import_module(m.name) for m in pkgutil.walk_packages(p.__path__, "pressroom.")]'
 
-test: deps test-deps test-system-deps readers postgres runtime-check lint
+test: deps test-deps tools-deps test-system-deps readers postgres runtime-check lint
 	$(TEST_VENV)/bin/pytest
 
 # The bench reads its outputs back with rapidfuzz, a test tool: it runs from .venv-test.

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pressroom import __version__
+from pressroom.api.openapi import openapi_of
 from pressroom.api.responses import error_response
 from pressroom.api.routes import downloads, health, jobs, keys, operations, review, tenancy
 from pressroom.api.timing import RequestTiming
@@ -72,4 +73,5 @@ def create_app(services: Services) -> FastAPI:
     for module in (health, operations, jobs, keys, tenancy, review, downloads):
         app.include_router(module.router)
     app.add_middleware(RequestTiming)
+    app.openapi = openapi_of(app)  # type: ignore[method-assign]  # FastAPI's documented hook
     return app

@@ -6,7 +6,8 @@ from __future__ import annotations
 import ipaddress
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.errors import Forbidden, Unauthorized
@@ -36,6 +37,16 @@ IntakeDep = Annotated[Intake, Depends(get_intake)]
 ReviewsDep = Annotated[Reviews, Depends(get_reviews)]
 
 
+# reads ``Authorization: Bearer <key>`` and declares the scheme in the OpenAPI document; never
+# refuses by itself (auto_error=False): ``Bearer`` answers 401 as a problem, with our wording
+bearer_scheme = HTTPBearer(
+    scheme_name="bearerAuth",
+    description="A tenant's API key, or an operator key for operator routes.",
+    auto_error=False,
+)
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)]
+
+
 class Bearer:
     """``Authorization: Bearer <key>`` for a key of one role: 401 without a known key, 403
     with a key of the other role where an operator's is needed. Returns the key's owner."""
@@ -44,13 +55,11 @@ class Bearer:
         self.role = role
         self.what = what  # how the 401 names the key wanted
 
-    async def __call__(
-        self, request: Request, authorization: Annotated[str | None, Header()] = None
-    ) -> str:
-        if not authorization or not authorization.startswith("Bearer "):
+    async def __call__(self, request: Request, credentials: Credentials) -> str:
+        if credentials is None or credentials.scheme != "Bearer":
             raise Unauthorized(f"send Authorization: Bearer <{self.what}>")
         services = get_services(request)
-        key = authorization[7:].strip()
+        key = credentials.credentials.strip()
         found = await run_in_threadpool(
             lambda: services.store.tenancy.key_info(key, now=services.clock())
         )
@@ -85,9 +94,7 @@ def loopback_peer(request: Request, trusted_proxies: tuple[str, ...]) -> bool:
     return address.is_loopback
 
 
-async def operator_off_loopback(
-    request: Request, authorization: Annotated[str | None, Header()] = None
-) -> None:
+async def operator_off_loopback(request: Request, credentials: Credentials) -> None:
     """Open on loopback (the embedded default); an operator key from anywhere else."""
     if not loopback_peer(request, get_services(request).settings.trusted_proxies):
-        await operator(request, authorization)
+        await operator(request, credentials)

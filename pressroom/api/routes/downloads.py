@@ -7,6 +7,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import ServicesDep
+from pressroom.api.openapi import pdf, problems
 from pressroom.api.responses import PRIVATE_HEADERS, stream_pdf
 from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
@@ -15,7 +16,18 @@ PRESIGN_TTL_S = 300.0
 router = APIRouter()
 
 
-@router.get("/v1/artifacts/{job_id}")
+@router.get(
+    "/v1/artifacts/{job_id}",
+    response_class=Response,
+    responses={
+        **pdf("The output PDF."),
+        307: {
+            "description": "Fetch it from the bucket, on a link that lives minutes.",
+            "headers": {"Location": {"schema": {"type": "string"}, "required": True}},
+        },
+        **problems(403, 404, 410, 503),
+    },
+)
 async def download(
     job_id: str, services: ServicesDep, expires: str = "", signature: str = ""
 ) -> Response:

@@ -7,11 +7,12 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom import __version__
 from pressroom.api.deps import ServicesDep
+from pressroom.api.openapi import problems
 
 router = APIRouter()
 
 
-@router.get("/healthz")
+@router.get("/healthz", responses=problems(503))
 async def healthz(services: ServicesDep) -> dict[str, str]:
     await run_in_threadpool(services.store.stats.counts)
     return {"status": "ok", "version": __version__}

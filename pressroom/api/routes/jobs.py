@@ -15,6 +15,14 @@ from starlette.concurrency import run_in_threadpool
 from pressroom import tracing
 from pressroom.api.deps import IntakeDep, Operator, ServicesDep, Tenant
 from pressroom.api.headers import parse_traceparent, prefer_wait
+from pressroom.api.openapi import (
+    IDEMPOTENCY_KEY,
+    PREFER_WAIT,
+    SUBMIT_BODY,
+    SUBMIT_HEADERS,
+    job,
+    problems,
+)
 from pressroom.api.responses import job_json, own_base_url
 from pressroom.api.uploads import MAX_FORM_OVERHEAD, receive_upload
 from pressroom.errors import Conflict, NotFound, TooLarge
@@ -27,16 +35,32 @@ PREFER_POLL_S = 0.25
 router = APIRouter()
 
 
-@router.post("/v1/jobs", status_code=202)
+@router.post(
+    "/v1/jobs",
+    status_code=202,
+    response_class=JSONResponse,
+    responses={
+        **job(202, description="Accepted; poll the job.", headers=SUBMIT_HEADERS),
+        **job(
+            200,
+            description="Finished while the client waited (Prefer: wait).",
+            headers=SUBMIT_HEADERS,
+        ),
+        **problems(400, 401, 408, 413, 415, 422, 429, 503),
+    },
+    openapi_extra=SUBMIT_BODY,
+)
 async def submit(
     request: Request,
     who: Tenant,
     intake: IntakeDep,
     services: ServicesDep,
-    idempotency_key: Annotated[str | None, Header()] = None,
-    traceparent: Annotated[str | None, Header()] = None,
-    prefer: Annotated[str | None, Header()] = None,
+    idempotency_key: Annotated[str | None, Header(**IDEMPOTENCY_KEY)] = None,
+    traceparent: Annotated[str | None, Header(description="W3C trace context.")] = None,
+    prefer: Annotated[str | None, Header(description=PREFER_WAIT)] = None,
 ) -> Response:
+    """Submit a scan (multipart/form-data, `file` last): answered 202 with the job, or 200
+    when it finished within `Prefer: wait`."""
     trace_id, incoming_span = parse_traceparent(traceparent)
     with tracing.accept_span(trace_id, incoming_span) as span_id:
         return await _accept(
@@ -96,7 +120,11 @@ async def _accept(
     return JSONResponse(body, status_code=202, headers=headers)
 
 
-@router.post("/v1/jobs/{job_id}/retry")
+@router.post(
+    "/v1/jobs/{job_id}/retry",
+    response_model=None,
+    responses={**job(200), **problems(401, 403, 404, 409, 503)},
+)
 async def redrive(
     job_id: str, request: Request, _op: Operator, services: ServicesDep
 ) -> dict[str, Any]:
@@ -117,7 +145,9 @@ async def redrive(
     return job_json(again, services, own_base_url(request))
 
 
-@router.get("/v1/jobs/{job_id}")
+@router.get(
+    "/v1/jobs/{job_id}", response_model=None, responses={**job(200), **problems(401, 404, 503)}
+)
 async def show(job_id: str, request: Request, who: Tenant, services: ServicesDep) -> dict[str, Any]:
     job = await run_in_threadpool(lambda: services.store.queue.get(job_id, tenant=who))
     if job is None:

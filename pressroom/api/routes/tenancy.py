@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep, Tenant
+from pressroom.api.openapi import CUSTOMER_BODY, json_body, problems
 from pressroom.errors import BadRequest
 from pressroom.intake import CUSTOMER_RE
 from pressroom.storage import TENANT_RE
@@ -18,7 +19,24 @@ router = APIRouter()
 audit = logging.getLogger("pressroom.audit")
 
 
-@router.get("/v1/webhook-secret")
+@router.get(
+    "/v1/webhook-secret",
+    responses={
+        200: {
+            "description": "The secret (whsec_...).",
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["secret"],
+                        "properties": {"secret": {"type": "string"}},
+                    }
+                }
+            },
+        },
+        **problems(401, 503),
+    },
+)
 async def webhook_secret(who: Tenant, services: ServicesDep) -> dict[str, str]:
     """The secret that signs this tenant's webhooks (Standard Webhooks, whsec_...)."""
     secret = await run_in_threadpool(
@@ -37,7 +55,10 @@ class SecretRotation(BaseModel):
     )
 
 
-@router.post("/v1/webhook-secret/rotate")
+@router.post(
+    "/v1/webhook-secret/rotate",
+    responses={**problems(401, 503)},
+)
 async def rotate_webhook_secret(who: Tenant, services: ServicesDep) -> SecretRotation:
     """A new signing secret. Until ``previous_until`` every webhook carries two signatures,
     the new secret's first; a second rotation inside that window ends the oldest at once."""
@@ -50,7 +71,13 @@ async def rotate_webhook_secret(who: Tenant, services: ServicesDep) -> SecretRot
     return SecretRotation(secret=secret, previous_until=until)
 
 
-@router.post("/v1/customers", status_code=201)
+@router.post(
+    "/v1/customers",
+    status_code=201,
+    response_model=None,
+    responses={**json_body("Customer", "Created or changed.", 201), **problems(400, 401, 403, 503)},
+    openapi_extra=CUSTOMER_BODY,
+)
 async def set_customer(request: Request, _op: Operator, services: ServicesDep) -> dict[str, str]:
     """``{"tenant", "id", "status": "active"|"suspended"}``: create or change a customer."""
     try:

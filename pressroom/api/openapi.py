@@ -1,0 +1,357 @@
+"""What the OpenAPI document says beyond what FastAPI infers: the problem body of every error,
+the job's shape, the streamed multipart upload, the bearer scheme, and binary answers — as
+pieces a route's decorator applies (``problems(401, 404)``), so a new route is described by a
+line, not a schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from pressroom.api.headers import MAX_PREFER_WAIT_S
+from pressroom.api.responses import PROBLEM, PROBLEM_TYPE
+from pressroom.api.uploads import MAX_FIELD_BYTES, MAX_FIELDS
+from pressroom.intake import MAX_DEADLINE_S, MAX_IDEMPOTENCY_KEY, MAX_TITLE, MAX_WEBHOOK_URL
+from pressroom.jobs.model import JobState, Lane
+from pressroom.redact.policy import CLASSES
+
+BEARER = "bearerAuth"
+SCHEMAS = "#/components/schemas/"
+Responses = dict[int | str, dict[str, Any]]
+
+# what each status means on this API, whichever route answers it; the code in the body says
+# exactly why (docs/errors.md lists every code)
+STATUS_MEANING = {
+    400: "The request is malformed: a bad field, header or parameter.",
+    401: "No API key, or one that is unknown, expired or revoked.",
+    403: "The key is valid but lacks the role this needs, or a link's signature is wrong.",
+    404: "No such resource for this caller (another tenant's looks the same as none).",
+    408: "The client stopped sending its request for too long.",
+    409: "The resource is not in a state that allows this.",
+    410: "The link has expired; fetch the job again for a fresh one.",
+    413: "Too large: bytes, pages, pixels, or the tenant's quota.",
+    415: "The file is not a PDF, PNG, JPEG or TIFF (judged by its content).",
+    422: "Well formed but refused: encrypted or corrupt input, a reused Idempotency-Key, "
+    "a deadline that cannot be met.",
+    429: "Refused for now (queue full, quota reached): retry after Retry-After seconds.",
+    503: "A dependency is down (database, storage, disk full): retry after Retry-After seconds.",
+}
+
+_HEADER_STRING = {"schema": {"type": "string"}}
+STATUS_HEADERS: dict[int, dict[str, Any]] = {
+    401: {
+        "WWW-Authenticate": {
+            **_HEADER_STRING,
+            "required": True,
+            "description": 'Always `Bearer realm="pressroom"`.',
+        }
+    },
+    429: {
+        "Retry-After": {
+            "schema": {"type": "integer", "minimum": 1},
+            "required": True,
+            "description": "Seconds to wait before trying again.",
+        }
+    },
+    503: {
+        "Retry-After": {
+            "schema": {"type": "integer", "minimum": 1},
+            "required": True,
+            "description": "Seconds to wait before trying again.",
+        }
+    },
+}
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "type": "object",
+    "description": "An RFC 9457 problem: every error this API answers has this body.",
+    "required": ["type", "title", "status", "detail", "code"],
+    "properties": {
+        "type": {
+            "type": "string",
+            "description": f"`{PROBLEM_TYPE}` and the code in lower case, `-` for `_`.",
+        },
+        "title": {"type": "string", "description": "The code, readable."},
+        "status": {"type": "integer", "description": "The HTTP status, repeated."},
+        "detail": {"type": "string", "description": "What happened this time."},
+        "code": {
+            "type": "string",
+            "pattern": "^[A-Z][A-Z0-9_]*$",
+            "description": "Pressroom's stable reason code (docs/errors.md).",
+        },
+    },
+}
+
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+_STRING_OR_NULL = {"type": ["string", "null"]}
+JOB_SCHEMA: dict[str, Any] = {
+    "title": "Job",
+    "type": "object",
+    "description": "One upload's job as its tenant sees it.",
+    "properties": {
+        "id": {"type": "string"},
+        "state": {"type": "string", "enum": [s.value for s in JobState]},
+        "stage": {**_STRING_OR_NULL, "description": "The pipeline stage it is in or ended in."},
+        "lane": {"type": "string", "enum": [lane.value for lane in Lane]},
+        "reason": {**_STRING_OR_NULL, "description": "Why it was rejected or held (a code)."},
+        "message": _STRING_OR_NULL,
+        "attempts": {"type": "integer", "minimum": 0},
+        "pages": {"type": ["integer", "null"]},
+        "template": {"type": "string"},
+        "timings": {
+            "type": "object",
+            "additionalProperties": {"type": "number"},
+            "description": "Seconds spent in each stage.",
+        },
+        "created_at": {"type": "number", "description": "Epoch seconds."},
+        "finished_at": _NUMBER_OR_NULL,
+        "trace_id": _STRING_OR_NULL,
+        "deadline_at": _NUMBER_OR_NULL,
+        "customer": _STRING_OR_NULL,
+        "verification": _STRING_OR_NULL,
+        "artifact_url": {
+            **_STRING_OR_NULL,
+            "description": "A signed download link, once the job is complete; short-lived.",
+        },
+        "artifact_sha256": _STRING_OR_NULL,
+    },
+}
+
+# every field is always sent, null where it has no value yet
+JOB_SCHEMA["required"] = list(JOB_SCHEMA["properties"])
+
+JOB_LIST_SCHEMA: dict[str, Any] = {
+    "title": "JobList",
+    "type": "object",
+    "required": ["jobs"],
+    "properties": {
+        "jobs": {"type": "array", "items": {"$ref": SCHEMAS + "Job"}},
+        "next": {**_STRING_OR_NULL, "description": "The next page's URL, null on the last."},
+    },
+}
+
+CUSTOMER_SCHEMA: dict[str, Any] = {
+    "title": "Customer",
+    "type": "object",
+    "required": ["tenant", "id"],
+    "properties": {
+        "tenant": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},
+        "id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$"},
+        "status": {"type": "string", "enum": ["active", "suspended"], "default": "active"},
+    },
+}
+
+_CLASS = "(" + "|".join(CLASSES) + ")"
+SUBMIT_FORM_SCHEMA: dict[str, Any] = {
+    "title": "SubmitForm",
+    "type": "object",
+    "description": (
+        "The upload, streamed: send the small fields before `file` and they are judged before "
+        f"a byte of the file is written. At most {MAX_FIELDS} parts; a field at most "
+        f"{MAX_FIELD_BYTES} bytes."
+    ),
+    "required": ["file"],
+    "maxProperties": MAX_FIELDS,
+    "properties": {
+        "file": {
+            "type": "string",
+            "format": "binary",
+            "description": "The scan: a PDF, PNG, JPEG or TIFF (judged by its content), at most "
+            "PRESSROOM_MAX_BYTES bytes and PRESSROOM_MAX_PAGES pages.",
+        },
+        "template": {
+            "type": "string",
+            "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$",
+            "default": "plain",
+            "description": "A registered template this tenant may use (the page's branding).",
+        },
+        "lane": {
+            "type": "string",
+            "enum": [lane.value for lane in Lane],
+            "default": Lane.BULK.value,
+            "description": "`interactive` for a few pages someone waits for; `bulk` otherwise.",
+        },
+        "title": {
+            "type": "string",
+            "maxLength": MAX_TITLE,
+            "pattern": "^[^\\u0000]*$",
+            "description": "The output PDF's title (no NUL).",
+        },
+        "deadline": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": MAX_DEADLINE_S,
+            "description": "Seconds from now by which the job must finish, or it is rejected "
+            "(refused at once when even an empty queue could not meet it).",
+        },
+        "customer": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$",
+            "description": "The tenant's customer the document belongs to (checked by the "
+            "identity verifier when one is configured).",
+        },
+        "redact": {
+            "type": "string",
+            "pattern": f"^{_CLASS}(,{_CLASS})*$",
+            "description": "What to black out, comma-separated: " + ", ".join(CLASSES) + ".",
+        },
+        "expires_at": {
+            "type": "string",
+            # epoch seconds: the form a schema can state; ISO 8601 is accepted as well
+            "pattern": "^[0-9]{1,12}(\\.[0-9]{1,6})?$",
+            "description": "When the redaction policy stops being valid, in the future (a "
+            "policy past it is refused: EXPIRED): epoch seconds, or an ISO 8601 time.",
+        },
+        "keep_pixels": {
+            "type": "string",
+            "enum": ["true", "false"],
+            "default": "false",
+            "description": "Keep the scan's pixels as they are under the text layer.",
+        },
+        "webhook_url": {
+            "type": "string",
+            "format": "uri",
+            "maxLength": MAX_WEBHOOK_URL,
+            "pattern": "^https?://",
+            "description": "Where to POST the job's events (Standard Webhooks signatures); "
+            "never a private address.",
+        },
+    },
+}
+
+COMPONENT_SCHEMAS = {
+    "Problem": PROBLEM_SCHEMA,
+    "Job": JOB_SCHEMA,
+    "JobList": JOB_LIST_SCHEMA,
+    "Customer": CUSTOMER_SCHEMA,
+    "SubmitForm": SUBMIT_FORM_SCHEMA,
+}
+
+
+def problems(*statuses: int) -> Responses:
+    """A ``responses=`` entry for each error status a route can answer: a problem+json body,
+    with ``WWW-Authenticate`` on 401 and ``Retry-After`` on 429 and 503."""
+    answers: Responses = {}
+    for status in statuses:
+        answer: dict[str, Any] = {
+            "description": STATUS_MEANING[status],
+            "content": {PROBLEM: {"schema": {"$ref": SCHEMAS + "Problem"}}},
+        }
+        if status in STATUS_HEADERS:
+            answer["headers"] = STATUS_HEADERS[status]
+        answers[status] = answer
+    return answers
+
+
+def json_body(schema: str, description: str, status: int = 200) -> Responses:
+    """A JSON answer with one of the named component schemas."""
+    return {
+        status: {
+            "description": description,
+            "content": {"application/json": {"schema": {"$ref": SCHEMAS + schema}}},
+        }
+    }
+
+
+def job(
+    *statuses: int, description: str = "The job.", headers: dict[str, Any] | None = None
+) -> Responses:
+    """A ``Job`` answered with each of these statuses."""
+    answers: Responses = {}
+    for status in statuses:
+        answers.update(json_body("Job", description, status))
+        if headers:
+            answers[status]["headers"] = headers
+    return answers
+
+
+def pdf(description: str) -> Responses:
+    """A PDF answered as a stream (never JSON)."""
+    return {
+        200: {
+            "description": description,
+            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    }
+
+
+def text(media_type: str, description: str) -> Responses:
+    return {
+        200: {"description": description, "content": {media_type: {"schema": {"type": "string"}}}}
+    }
+
+
+# the route reads the body itself (streamed to scratch); this is only what it expects
+SUBMIT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {"$ref": SCHEMAS + "SubmitForm"},
+                "encoding": {"file": {"contentType": "application/octet-stream"}},
+            }
+        },
+    }
+}
+SUBMIT_HEADERS = {
+    "Location": {"schema": {"type": "string"}, "required": True, "description": "The job's URL."}
+}
+CUSTOMER_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": SCHEMAS + "Customer"}}},
+    }
+}
+# open on loopback, an operator key from anywhere else: the key is one of two ways in
+LOOPBACK_OR_BEARER: dict[str, Any] = {"security": [{}]}
+# documented, not enforced here: intake judges the key and says why it refuses one
+IDEMPOTENCY_KEY: dict[str, Any] = {
+    "description": "The same key with the same upload answers the same job; another upload "
+    "with it is refused (IDEMPOTENCY_CONFLICT).",
+    "json_schema_extra": {"minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY, "pattern": "\\S"},
+}
+PREFER_WAIT = f"`wait=N`: hold the answer up to N seconds (at most {MAX_PREFER_WAIT_S:g})"
+
+
+def _without_framework_validation(schema: dict[str, Any]) -> None:
+    """FastAPI documents a 422 ``HTTPValidationError`` on every route with a parameter; this
+    API answers a refused parameter with a 400 problem instead (``app.validation_error``)."""
+    for path in schema.get("paths", {}).values():
+        for operation in path.values():
+            answer = operation.get("responses", {}).get("422", {})
+            if "HTTPValidationError" in str(answer.get("content", "")):
+                del operation["responses"]["422"]
+                operation["responses"].setdefault("400", problems(400)[400])
+    components = schema.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        components.pop(name, None)
+
+
+def openapi_of(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """``app.openapi``: FastAPI's document with the shared schemas and the bearer scheme, built
+    once."""
+
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            _without_framework_validation(schema)
+            components = schema.setdefault("components", {})
+            components.setdefault("schemas", {}).update(COMPONENT_SCHEMAS)
+            components.setdefault("securitySchemes", {})[BEARER] = {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A tenant's API key, or an operator key for operator routes.",
+            }
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    return build

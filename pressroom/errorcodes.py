@@ -1,0 +1,200 @@
+"""Every reason code, with what it means: docs/errors.md is generated from this table and the
+classes in errors.py (``python -m pressroom.errorcodes --markdown``), and a test keeps the two
+the same — a code added to errors.py without a line here fails that test."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from dataclasses import dataclass
+
+from pressroom import errors
+from pressroom.errors import (
+    PermanentError,
+    PressroomError,
+    Refused,
+    ReviewRequired,
+    TransientError,
+)
+from pressroom.jobs.backoff import ONCE_MORE
+
+# the codes set where they happen rather than by a class: (family, HTTP status or None)
+LOOSE_CODES: dict[str, tuple[str, int | None]] = {
+    "INTERNAL_ERROR": ("permanent", 500),  # a bug: not ours to classify, never retried
+    "LEASE_EXPIRED": ("transient", None),  # the worker died mid-job (SIGKILL, OOM)
+    "SOURCE_MISSING": ("permanent", None),
+    "RETRIES_EXHAUSTED": ("permanent", None),
+    "REVIEW_REJECTED": ("permanent", None),  # a reviewer said no: the job ends rejected
+    "METHOD_NOT_ALLOWED": ("refusal", 405),  # the framework's, answered as a problem
+    "UNAVAILABLE": ("transient", None),  # the CLI's client could not reach the service
+}
+
+MEANINGS = {
+    "BAD_CONFIG": "A setting is missing or out of range: the process does not start (exit 2); "
+    "a request that meets it is answered 500.",
+    "BAD_MIME": "Not a PDF, PNG, JPEG or TIFF by its content, or empty.",
+    "BAD_REQUEST": "The request itself is malformed: a missing part, a bad field, header or "
+    "parameter, or a value too long to store.",
+    "BAD_SIGNATURE": "A download link whose signature does not match what it opens.",
+    "CONFLICT": "The job is not in a state that allows this (e.g. a redrive of a job that is "
+    "not a dead letter).",
+    "CONTENT_LIMIT": "A page's drawing instructions, shown text or objects pass the caps.",
+    "CORRUPT": "The file cannot be parsed, rendered or decoded.",
+    "DEADLINE_EXCEEDED": "The job cannot finish, or did not finish, inside its deadline.",
+    "ENCRYPTED": "An encrypted PDF (any encryption, even with an empty password).",
+    "ENGINE_UNAVAILABLE": "The OCR engine could not start (missing language data, library "
+    "failure).",
+    "EXPIRED": "The redaction policy's `expires_at` has passed.",
+    "FORBIDDEN": "A valid key without the role this needs (an operator key for operator routes).",
+    "IDEMPOTENCY_CONFLICT": "The same Idempotency-Key was used before with a different request.",
+    "INTERNAL_ERROR": "A bug: the job is dead-lettered at once, its traceback logged with the "
+    "job id only.",
+    "LEASE_EXPIRED": "The worker running the job died (SIGKILL, out of memory, abort): the "
+    "lease ran out and the job is retried.",
+    "LINK_EXPIRED": "A download link past its expiry; fetch the job for a fresh one.",
+    "MEMORY_LIMIT": "The worker passed its resident-memory ceiling on this job: retried once, "
+    "permanent the second time in a row.",
+    "METHOD_NOT_ALLOWED": "The path exists but does not take this method (`Allow` lists those "
+    "it takes).",
+    "NOT_FOUND": "No such job, artifact or path for this caller.",
+    "OUTPUT_CHECK_FAILED": "The output check failed: the copy is held for a human's review.",
+    "OVERLOADED": "The lane's queue is full: come back after Retry-After seconds.",
+    "PAGE_LIMIT": "More pages than PRESSROOM_MAX_PAGES.",
+    "PIXEL_LIMIT": "A bitmap, or a document's bitmaps together, past the pixel caps.",
+    "PRIVATE_ADDRESS": "A webhook URL that resolves to a private, loopback, link-local or "
+    "multicast address.",
+    "QUOTA_EXCEEDED": "The tenant's quota (jobs, stored bytes, bytes an hour) is reached: 429 "
+    "for now, 413 when this upload alone is larger than the quota.",
+    "RECOGNIZER_CONFIG": "An operator's recogniser factory or the configured model does not "
+    "load: fix the setting and redrive.",
+    "REDACTION_LEAK": "A redacted value is still in the output (read back by another parser, "
+    "or by OCR): held for review.",
+    "REQUEST_TIMEOUT": "The client stopped sending its request (headers or body) for too long.",
+    "RETRIES_EXHAUSTED": "A transient failure outlasted the job's attempts: dead-lettered; "
+    "redrive it once the cause is fixed.",
+    "REVIEW_EXPIRED": "Nobody reviewed a held copy inside the retention window.",
+    "REVIEW_REJECTED": "A reviewer rejected the held copy.",
+    "SOURCE_MISSING": "The stored source is gone (deleted by retention or by hand).",
+    "STORAGE_FULL": "Local disk or the blob store is out of space; nothing was kept.",
+    "STORAGE_INTEGRITY": "A stored blob fails its integrity check: tampered, truncated, or not "
+    "the blob stored under this key.",
+    "STORAGE_KEY_UNAVAILABLE": "The blob was sealed with a master key this process does not "
+    "have (a rotation not yet rolled out everywhere).",
+    "STORAGE_UNAVAILABLE": "The blob store did not answer.",
+    "STORE_UNAVAILABLE": "The job database did not answer (down, unreachable, pool exhausted).",
+    "TOO_LARGE": "The upload passes PRESSROOM_MAX_BYTES.",
+    "TRANSIENT": "Something outside the input failed; the same work may succeed later.",
+    "UNAUTHORIZED": "No API key, or one that is unknown, expired or revoked (`WWW-Authenticate: "
+    "Bearer`).",
+    "UNAUTHORIZED_CUSTOMER": "The identity verifier said no: the customer is unknown, suspended "
+    "or denied.",
+    "UNAVAILABLE": "The CLI's client could not reach the service (exit 75).",
+    "UNKNOWN_TEMPLATE": "No such template for this tenant, or one that cannot be used as written.",
+    "UNREADABLE_SCAN": "Recognition found no usable text.",
+    "UNSUPPORTED_POLICY": "A redaction class Pressroom does not support, or a malformed "
+    "`expires_at`.",
+    "VERIFIER_UNAVAILABLE": "The identity service timed out or failed.",
+}
+
+WORKER = {
+    "permanent": "no: dead letter",
+    "transient": "yes, with backoff",
+    "review": "no: held for review",
+    "refusal": "— (API only)",
+}
+# where the family alone would say the wrong thing about the worker
+WORKER_EXCEPTIONS = {
+    "LEASE_EXPIRED": "yes, as a transient failure",
+    "UNAVAILABLE": "— (CLI only)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    statuses: tuple[int, ...]
+    families: tuple[str, ...]
+    meaning: str
+
+    @property
+    def retried(self) -> str:
+        if self.code in ONCE_MORE:
+            return "once, then dead letter"
+        if self.code in WORKER_EXCEPTIONS:
+            return WORKER_EXCEPTIONS[self.code]
+        return "; ".join(WORKER[family] for family in self.families)
+
+
+def family(cls: type[PressroomError]) -> str:
+    if issubclass(cls, TransientError):
+        return "transient"
+    if issubclass(cls, ReviewRequired):
+        return "review"
+    if issubclass(cls, PermanentError):
+        return "permanent"
+    return "refusal"  # the API's own: Unauthorized, NotFound, Forbidden, Conflict, Refused
+
+
+def error_classes() -> list[type[PressroomError]]:
+    """Every class that stands for a code (the bases that only group others are left out)."""
+    bases = (PressroomError, PermanentError, Refused)
+    return [
+        cls
+        for _, cls in inspect.getmembers(errors, inspect.isclass)
+        if issubclass(cls, PressroomError) and cls.__module__ == errors.__name__
+        if cls not in bases
+    ]
+
+
+def codes() -> list[Code]:
+    """Every code once, its statuses and families merged across the classes that share it."""
+    seen: dict[str, tuple[set[int], set[str]]] = {}
+    for cls in error_classes():
+        statuses, families = seen.setdefault(cls.code, (set(), set()))
+        statuses.add(cls.http_status)
+        families.add(family(cls))
+    for code, (kind, status) in LOOSE_CODES.items():
+        statuses, families = seen.setdefault(code, (set(), set()))
+        if status is not None:
+            statuses.add(status)
+        families.add(kind)
+    missing = sorted(set(seen) - set(MEANINGS))
+    if missing:
+        raise KeyError(f"no meaning in pressroom/errorcodes.py for {', '.join(missing)}")
+    return [
+        Code(code, tuple(sorted(statuses)), tuple(sorted(families)), MEANINGS[code])
+        for code, (statuses, families) in sorted(seen.items())
+    ]
+
+
+def markdown() -> str:
+    """docs/errors.md."""
+    lines = [
+        "# Error codes",
+        "",
+        "<!-- Generated from pressroom/errors.py and pressroom/errorcodes.py by",
+        "     `python -m pressroom.errorcodes --markdown`; edit those, not this file. -->",
+        "",
+        "Every refusal and failure carries one of these codes: as a rejected job's `reason`, as",
+        "`code` in an API problem body (`application/problem+json`), and first on the one line",
+        "the CLI prints. The family says whether trying again can help: **permanent** (the input",
+        "or the request is at fault), **transient** (something outside it failed), **review** (a",
+        "human decides), **refusal** (the API's answer to this request; a job never carries it).",
+        "HTTP status is the API's answer; — where only a job or the CLI carries the code.",
+        "",
+        "| code | HTTP | family | worker retries | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for code in codes():
+        http = ", ".join(str(s) for s in code.statuses) or "—"
+        lines.append(
+            f"| `{code.code}` | {http} | {', '.join(code.families)} | {code.retried} "
+            f"| {code.meaning} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--markdown"]:
+        sys.exit("usage: python -m pressroom.errorcodes --markdown")
+    sys.stdout.write(markdown())
