@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep
+from pressroom.api.openapi import problems
 from pressroom.errors import BadRequest, NotFound
 from pressroom.keys import EXPIRY_HELP, KEY_ID_RE, key_record, parse_expiry
 from pressroom.tenants import TENANT_RE
@@ -58,7 +59,7 @@ def _tenant(name: str) -> str:
     return name
 
 
-@router.get("/v1/keys")
+@router.get("/v1/keys", responses={**problems(400, 401, 403, 503)})
 async def list_keys(
     _op: Operator,
     services: ServicesDep,
@@ -72,7 +73,7 @@ async def list_keys(
     return KeyList(keys=[KeyRecord(**key_record(row, now=now)) for row in rows])
 
 
-@router.post("/v1/keys", status_code=201)
+@router.post("/v1/keys", status_code=201, responses={**problems(400, 401, 403, 503)})
 async def create_key(body: NewKey, _op: Operator, services: ServicesDep) -> NewKeyRecord:
     """A new key; the answer carries the key itself, the only time it is shown."""
     tenant = _tenant(body.tenant)
@@ -95,7 +96,7 @@ async def create_key(body: NewKey, _op: Operator, services: ServicesDep) -> NewK
     return NewKeyRecord(**key_record(row, now=now), key=key)
 
 
-@router.delete("/v1/keys/{key_id}")
+@router.delete("/v1/keys/{key_id}", responses={**problems(401, 403, 404, 503)})
 async def revoke_key(key_id: str, _op: Operator, services: ServicesDep) -> KeyRecord:
     """Revoke a key at once (every API host reads keys per request; an operator's own key
     stops at its next request). Revoking a revoked key answers its record again."""
