@@ -1,5 +1,6 @@
-"""Jobs: submit an upload (streamed to scratch, then handed to intake), show one, and an
-operator's redrive of a dead letter."""
+"""Jobs: submit an upload (streamed to scratch, then handed to intake), list and show a
+tenant's jobs, cancel one or delete its output early, and an operator's redrive of a dead
+letter."""
 
 from __future__ import annotations
 
@@ -7,23 +8,29 @@ import asyncio
 import logging
 import time
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from pressroom import tracing
 from pressroom.api.deps import IntakeDep, Operator, ServicesDep, Tenant
 from pressroom.api.headers import parse_traceparent, prefer_wait
+from pressroom.api.paging import decode_cursor, encode_cursor, rfc3339
 from pressroom.api.responses import job_json, own_base_url
 from pressroom.api.uploads import MAX_FORM_OVERHEAD, receive_upload
+from pressroom.control import JobControl
 from pressroom.errors import Conflict, NotFound, TooLarge
 from pressroom.intake import Intake, Received
+from pressroom.jobs.model import JobState, Lane
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 
 log = logging.getLogger("pressroom.api")
 PREFER_POLL_S = 0.25
+LIST_LIMIT = 50
+LIST_MAX = 500
 router = APIRouter()
 
 
@@ -122,4 +129,78 @@ async def show(job_id: str, request: Request, who: Tenant, services: ServicesDep
     job = await run_in_threadpool(lambda: services.store.queue.get(job_id, tenant=who))
     if job is None:
         raise NotFound("no such job")
+    return job_json(job, services, own_base_url(request))
+
+
+@router.get("/v1/jobs")
+async def list_jobs(
+    request: Request,
+    who: Tenant,
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=LIST_MAX, description="jobs per page")] = LIST_LIMIT,
+    cursor: Annotated[str | None, Query(description="from the previous page's next")] = None,
+    state: Annotated[JobState | None, Query(description="only jobs in this state")] = None,
+    lane: Annotated[Lane | None, Query(description="only jobs of this lane")] = None,
+    created_after: Annotated[
+        str | None, Query(description="RFC 3339; jobs created at or after it")
+    ] = None,
+    created_before: Annotated[
+        str | None, Query(description="RFC 3339; jobs created before it")
+    ] = None,
+) -> JSONResponse:
+    """The caller's jobs, newest first, a page at a time: ``next`` (and a ``Link`` header
+    with ``rel="next"``) names the following page, null on the last one."""
+    secret = services.signer.secret
+    after = decode_cursor(secret, cursor) if cursor is not None else None
+    since = rfc3339("created_after", created_after)
+    until = rfc3339("created_before", created_before)
+    # one more than asked: whether a next page exists, without a count
+    found = await run_in_threadpool(
+        lambda: services.store.queue.list_jobs(
+            who,
+            limit=limit + 1,
+            after=after,
+            state=state,
+            lane=lane,
+            created_after=since,
+            created_before=until,
+        )
+    )
+    page = found[:limit]
+    base = own_base_url(request)
+    body: dict[str, Any] = {"jobs": [job_json(job, services, base) for job in page], "next": None}
+    headers = {}
+    if len(found) > limit:
+        last = page[-1]
+        params = {
+            key: value
+            for key, value in request.query_params.items()
+            if key in ("limit", "state", "lane", "created_after", "created_before")
+        }
+        params["cursor"] = encode_cursor(secret, last.created_at, last.id)
+        body["next"] = f"{base}/v1/jobs?{urlencode(params)}"
+        headers["Link"] = f'<{body["next"]}>; rel="next"'
+    return JSONResponse(body, headers=headers)
+
+
+@router.delete("/v1/jobs/{job_id}")
+async def cancel(job_id: str, request: Request, who: Tenant, services: ServicesDep) -> JSONResponse:
+    """Cancel a job: 200 with the job ended ``CANCELLED`` (waiting, held for review, or
+    cancelled before), 202 while a running job stops at its next stage boundary, 409 for a
+    job that ended otherwise."""
+    job, ended = await run_in_threadpool(JobControl.of(services).cancel, job_id, who)
+    log.info("job cancel", extra={"job_id": job_id, "tenant": who, "state": job.state.value})
+    return JSONResponse(
+        job_json(job, services, own_base_url(request)), status_code=200 if ended else 202
+    )
+
+
+@router.delete("/v1/jobs/{job_id}/artifact")
+async def delete_artifact(
+    job_id: str, request: Request, who: Tenant, services: ServicesDep
+) -> dict[str, Any]:
+    """Delete a complete job's output now rather than at the end of retention: the job stays,
+    without ``artifact_url``; its links answer 404. 409 when there is no output."""
+    job = await run_in_threadpool(JobControl.of(services).delete_artifact, job_id, who)
+    log.info("artifact deleted early", extra={"job_id": job_id, "tenant": who})
     return job_json(job, services, own_base_url(request))
