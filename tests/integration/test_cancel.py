@@ -8,16 +8,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
+from pressroom.api.app import create_app
 from pressroom.jobs.model import JobState
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine
-from tests.integration.test_service import api, png_bytes, post, work  # noqa: F401
+from tests.integration.test_service import png_bytes, post, work
 
 Api = tuple[TestClient, dict[str, str]]
 HOOK = "http://127.0.0.1:9/hook"  # never called here: the outbox row is what is checked
+
+
+@pytest.fixture
+def api(services: Services) -> Api:
+    key = services.store.tenancy.create_key("acme", now=services.clock())
+    return TestClient(create_app(services)), {"Authorization": f"Bearer {key}"}
 
 
 def _hooked(services: Services) -> None:
