@@ -162,3 +162,30 @@ def test_a_job_without_an_artifact_has_none_to_delete(
     refused = client.delete(f"/v1/jobs/{job_id}/artifact", headers=headers)
     assert refused.status_code == 409
     assert client.get(f"/v1/jobs/{job_id}", headers=headers).json()["state"] == "accepted"
+
+
+def test_the_typed_client_submits_waits_downloads_lists_and_cancels(
+    api: Api, services: Services, tmp_path: Path
+) -> None:
+    from pressroom.client import ApiError, PressroomClient
+
+    client, headers = api
+    scan = tmp_path / "scan.png"
+    scan.write_bytes(png_bytes(tmp_path))
+    key = headers["Authorization"].removeprefix("Bearer ")
+    with PressroomClient("http://testserver", key, http=client, sleep=lambda _s: None) as remote:
+        kept = remote.submit(scan, template="sample", title="Forms")
+        dropped = remote.submit(scan)
+        assert remote.cancel(dropped.id).reason == "CANCELLED"
+        work(services)
+        done = remote.wait(kept.id)
+        assert done.state == "complete" and (done.pages or 0) >= 1
+        out = remote.download(done, tmp_path / "out.pdf")
+        assert out.read_bytes().startswith(b"%PDF")
+        listed = [(j.id, j.state) for j in remote.list(page_size=1)]
+        assert listed == [(dropped.id, "rejected"), (kept.id, "complete")]
+        assert [j.id for j in remote.list(state="complete")] == [kept.id]
+        with pytest.raises(ApiError) as caught:
+            remote.cancel(kept.id)
+        assert (caught.value.status, caught.value.code) == (409, "CONFLICT")
+        assert remote.delete_artifact(kept.id).artifact_url is None
