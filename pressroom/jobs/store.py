@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 class Queue(Protocol):
-    """What the API needs: intake, reads, a reviewer's decision, an operator's redrive."""
+    """What the API needs: intake, reads and a tenant's list, a cancel, an early delete, a
+    reviewer's decision, an operator's redrive."""
 
     def insert(
         self,

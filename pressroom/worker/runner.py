@@ -1,5 +1,6 @@
 """The worker's job runner: one job, start to end — claim → verify → fetch → the pipeline →
-publish → record — under a heartbeat. The document itself is the pipeline's business."""
+publish → record — under a heartbeat, stopping at a stage boundary when its tenant cancels it.
+The document itself is the pipeline's business."""
 
 from __future__ import annotations
 
