@@ -27,9 +27,10 @@ class JobControl:
         return cls(services.store.queue, services.blobs, services.clock)
 
     def cancel(self, job_id: str, tenant: str) -> tuple[Job, bool]:
-        """Cancel the job: (the job as it is now, whether it has ended). A waiting or held job
-        ends ``CANCELLED`` at once and its blobs go; a running one stops at its next stage
-        boundary (the worker ends it and deletes its blobs). ``Conflict``: it ended otherwise."""
+        """Cancel the job: (the job as it is now, whether this call started a stop still under
+        way). A waiting or held job ends ``CANCELLED`` at once and its blobs go; a running one
+        stops at its next stage boundary (the worker ends it and deletes its blobs); a cancel
+        asked before changes nothing. ``Conflict``: the job ended otherwise."""
         done = self.queue.cancel(job_id, tenant, now=self.clock())
         if done is None:
             raise NotFound("no such job")
@@ -42,7 +43,7 @@ class JobControl:
         # after the commit: a blob left by a failure here is swept as an orphan, never served
         for key in done.freed:
             self.blobs.delete(key)
-        return done.job, done.outcome == "cancelled"
+        return done.job, done.outcome == "requested"
 
     def delete_artifact(self, job_id: str, tenant: str) -> Job:
         """Delete a complete job's output before its retention ends; the job keeps its record

@@ -94,9 +94,10 @@ UNFINISHED = (*WAITING, JobState.RUNNING.value)
 
 @dataclass(frozen=True, slots=True)
 class Cancellation:
-    """What a tenant's cancel did: ``cancelled`` (ended now, or already), ``requested`` (a
-    running job stops at its next stage boundary) or ``finished`` (too late: it ended
-    otherwise). ``freed``: blobs the job no longer holds, for the caller to delete."""
+    """What a tenant's cancel did: ``cancelled`` (ended now, or before), ``requested`` (a
+    running job stops at its next stage boundary), ``repeated`` (asked before, still
+    stopping) or ``finished`` (too late: it ended otherwise). ``freed``: blobs the job no
+    longer holds, for the caller to delete."""
 
     outcome: str
     job: Job

@@ -547,6 +547,8 @@ class SqlQueue:
                     "cancelled", load_job(conn, job_id), tuple(k for k in keys if k)
                 )
             if state is JobState.RUNNING:
+                if row["cancel_requested_at"] is not None:  # asked before: still stopping
+                    return Cancellation("repeated", to_job(conn, row))
                 conn.execute(
                     update(jobs)
                     .where(jobs.c.id == job_id, jobs.c.state == JobState.RUNNING.value)

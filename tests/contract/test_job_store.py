@@ -379,6 +379,9 @@ def test_a_cancel_requested_while_running_wins_over_the_workers_end(services: Se
     asked = store.queue.cancel(job.id, "acme", now=3)
     assert asked is not None and asked.outcome == "requested"
     assert asked.job.state is JobState.RUNNING and store.queue.cancel_requested(job.id)
+    repeated = store.queue.cancel(job.id, "acme", now=3.5)
+    assert repeated is not None and repeated.outcome == "repeated"
+    assert repeated.job.state is JobState.RUNNING
     # every other end of the job is refused now: the worker ends it cancelled
     done = dict(artifact_key="a/k.pdf", artifact_sha256="cd" * 32, pages=1, now=4.0)
     assert not store.queue.complete(job.id, "w", **done)  # type: ignore[arg-type]

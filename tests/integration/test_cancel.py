@@ -74,7 +74,7 @@ class CancellingEngine(FakeOcrEngine):
 
     def recognize(self, image: Image.Image, **kw: Any) -> Any:
         if self.cancel is not None and not self.answers:
-            self.answers.append(self.cancel())
+            self.answers.extend([self.cancel(), self.cancel()])  # asked twice
         return super().recognize(image, **kw)
 
 
@@ -84,11 +84,15 @@ def test_a_running_job_stops_at_its_next_stage_boundary(
     client, headers = api
     _hooked(services)
     job_id = post(client, headers, png_bytes(tmp_path), webhook_url=HOOK).json()["id"]
-    engine = CancellingEngine(
-        cancel=lambda: client.delete(f"/v1/jobs/{job_id}", headers=headers).status_code
-    )
+
+    def cancel() -> tuple[int, str]:
+        answer = client.delete(f"/v1/jobs/{job_id}", headers=headers)
+        return answer.status_code, answer.json()["state"]
+
+    engine = CancellingEngine(cancel=cancel)
     work(services, engine)
-    assert engine.answers == [202]  # accepted: the job was running
+    # accepted while running; asked again, the job as it is now (still stopping)
+    assert engine.answers == [(202, "running"), (200, "running")]
     job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
     assert (job["state"], job["reason"], job["artifact_url"]) == ("rejected", "CANCELLED", None)
     assert job["attempts"] == 1  # not retried

@@ -185,13 +185,13 @@ async def list_jobs(
 
 @router.delete("/v1/jobs/{job_id}")
 async def cancel(job_id: str, request: Request, who: Tenant, services: ServicesDep) -> JSONResponse:
-    """Cancel a job: 200 with the job ended ``CANCELLED`` (waiting, held for review, or
-    cancelled before), 202 while a running job stops at its next stage boundary, 409 for a
-    job that ended otherwise."""
-    job, ended = await run_in_threadpool(JobControl.of(services).cancel, job_id, who)
+    """Cancel a job: 200 with the job ended ``CANCELLED`` (it was waiting or held for
+    review), 202 while a running job stops at its next stage boundary, 200 with the job as it
+    is now for a repeated cancel, 409 for a job that ended otherwise."""
+    job, stopping = await run_in_threadpool(JobControl.of(services).cancel, job_id, who)
     log.info("job cancel", extra={"job_id": job_id, "tenant": who, "state": job.state.value})
     return JSONResponse(
-        job_json(job, services, own_base_url(request)), status_code=200 if ended else 202
+        job_json(job, services, own_base_url(request)), status_code=202 if stopping else 200
     )
 
 
