@@ -16,6 +16,7 @@ from pressroom.api.app import create_app
 from pressroom.jobs.model import JobState
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine
+from tests.conftest import FakeClock
 from tests.integration.test_service import png_bytes, post, work
 
 Api = tuple[TestClient, dict[str, str]]
@@ -169,7 +170,7 @@ def test_a_job_without_an_artifact_has_none_to_delete(
 
 
 def test_the_typed_client_submits_waits_downloads_lists_and_cancels(
-    api: Api, services: Services, tmp_path: Path
+    api: Api, services: Services, tmp_path: Path, clock: FakeClock
 ) -> None:
     from pressroom.client import ApiError, PressroomClient
 
@@ -179,6 +180,7 @@ def test_the_typed_client_submits_waits_downloads_lists_and_cancels(
     key = headers["Authorization"].removeprefix("Bearer ")
     with PressroomClient("http://testserver", key, http=client, sleep=lambda _s: None) as remote:
         kept = remote.submit(scan, template="sample", title="Forms")
+        clock.advance(1)  # created a second later: listed first
         dropped = remote.submit(scan)
         assert remote.cancel(dropped.id).reason == "CANCELLED"
         work(services)
