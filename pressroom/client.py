@@ -1,12 +1,14 @@
-"""`pressroom submit`: upload files, follow them to the end, fetch the results."""
+"""A small typed client for the service's HTTP API (submit, get, wait, download, list, cancel),
+and `pressroom submit` on top of it: upload files, follow them to the end, fetch the results."""
 
 from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import httpx
 
@@ -14,6 +16,234 @@ from pressroom.settings import Settings
 
 EXIT = {"complete": 0, "rejected": 2, "review": 3}
 EXIT_TEMPORARY = 75
+TERMINAL = frozenset(EXIT)
+
+
+class ApiError(Exception):
+    """Every refusal the client meets, as one class: the problem's ``code`` and ``detail`` and
+    the HTTP ``status``; a service it could not reach is ``UNAVAILABLE`` with status None."""
+
+    def __init__(self, code: str, detail: str, status: int | None) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+        self.status = status
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> ApiError:
+        try:
+            problem = response.json()  # RFC 9457, with our code
+            return cls(str(problem["code"]), str(problem["detail"]), response.status_code)
+        except (ValueError, KeyError, TypeError):
+            return cls(f"HTTP_{response.status_code}", response.text[:200], response.status_code)
+
+    @property
+    def temporary(self) -> bool:
+        """Whether the same request may succeed later (unreachable, 429, 503)."""
+        return self.status in (None, 429, 503)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteJob:
+    """A job as ``GET /v1/jobs/{id}`` shows it; ``data`` holds every field of that JSON."""
+
+    id: str
+    state: str
+    stage: str | None
+    lane: str
+    reason: str | None
+    message: str | None
+    attempts: int
+    pages: int | None
+    created_at: float
+    finished_at: float | None
+    artifact_url: str | None
+    data: dict[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> RemoteJob:
+        return cls(
+            id=str(data["id"]),
+            state=str(data["state"]),
+            stage=data.get("stage"),
+            lane=str(data.get("lane")),
+            reason=data.get("reason"),
+            message=data.get("message"),
+            attempts=int(data.get("attempts") or 0),
+            pages=data.get("pages"),
+            created_at=float(data.get("created_at") or 0.0),
+            finished_at=data.get("finished_at"),
+            artifact_url=data.get("artifact_url"),
+            data=data,
+        )
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in TERMINAL
+
+
+class PressroomClient:
+    """One service, one API key. Every method raises ``ApiError`` for a refusal or an
+    unreachable service (``wait`` raises ``TimeoutError`` past its time). ``http``: an
+    ``httpx.Client`` to talk through instead (tests pass the app's test client)."""
+
+    def __init__(
+        self,
+        url: str,
+        key: str,
+        *,
+        timeout_s: float = 60.0,
+        http: httpx.Client | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout_s)
+        self._auth = {"Authorization": f"Bearer {key}"}
+        self._sleep = sleep
+
+    def __enter__(self) -> PressroomClient:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, url: str, ok: tuple[int, ...] = (200,), **kw: Any) -> Any:
+        """One request; the transport's failures become ``ApiError`` here and only here."""
+        headers = {**self._auth, **kw.pop("headers", {})}
+        try:
+            response = self._http.request(method, url, headers=headers, **kw)
+        except httpx.TransportError as exc:
+            raise ApiError("UNAVAILABLE", type(exc).__name__, None) from exc
+        if response.status_code not in ok:
+            raise ApiError.of(response)
+        return response
+
+    def submit(
+        self,
+        file: Path | BinaryIO,
+        *,
+        template: str | None = None,
+        title: str | None = None,
+        lane: str | None = None,
+        redact: str | None = None,
+        keep_pixels: bool = False,
+        webhook_url: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> RemoteJob:
+        """Upload one file; the server never sees its local name."""
+        fields = {
+            "template": template,
+            "title": title,
+            "lane": lane,
+            "redact": redact,
+            "keep_pixels": "true" if keep_pixels else None,
+            "webhook_url": webhook_url,
+        }
+        data = {k: v for k, v in fields.items() if v}
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        if isinstance(file, Path):
+            with file.open("rb") as fh:
+                response = self._upload(fh, data, headers)
+        else:
+            response = self._upload(file, data, headers)
+        return RemoteJob.of(response.json())
+
+    def _upload(self, fh: BinaryIO, data: dict[str, str], headers: dict[str, str]) -> Any:
+        return self._call(
+            "POST",
+            "/v1/jobs",
+            ok=(200, 202),
+            files={"file": ("upload", fh)},
+            data=data,
+            headers=headers,
+        )
+
+    def get(self, job_id: str) -> RemoteJob:
+        return RemoteJob.of(self._call("GET", f"/v1/jobs/{job_id}").json())
+
+    def wait(
+        self,
+        job_id: str,
+        *,
+        timeout_s: float = 3600.0,
+        on_poll: Callable[[RemoteJob], None] | None = None,
+    ) -> RemoteJob:
+        """Poll until the job ends (complete, rejected or held for review), backing off from
+        half a second to three; ``on_poll`` sees each answer."""
+        start = time.monotonic()
+        delay = 0.5
+        while True:
+            job = self.get(job_id)
+            if on_poll is not None:
+                on_poll(job)
+            if job.terminal:
+                return job
+            if time.monotonic() - start > timeout_s:
+                raise TimeoutError(job_id)
+            self._sleep(delay)
+            delay = min(delay * 1.5, 3.0)
+
+    def download(self, job: RemoteJob | str, dest: Path) -> Path:
+        """A complete job's output (or a signed link) to ``dest``, written whole or not at all."""
+        url = job.artifact_url if isinstance(job, RemoteJob) else job
+        if url is None:
+            raise ApiError("NOT_FOUND", "the job has no artifact", None)
+        tmp = dest.with_name(f".{dest.name}.part")
+        try:
+            # the link carries its own signature: no key goes with it, nor to a bucket after a
+            # redirect
+            with self._http.stream("GET", url, follow_redirects=True) as response:
+                if response.status_code != 200:
+                    response.read()
+                    raise ApiError.of(response)
+                with tmp.open("wb") as out:
+                    for block in response.iter_bytes():
+                        out.write(block)
+            tmp.replace(dest)
+        except httpx.TransportError as exc:
+            raise ApiError("UNAVAILABLE", type(exc).__name__, None) from exc
+        finally:
+            tmp.unlink(missing_ok=True)
+        return dest
+
+    def list(
+        self,
+        *,
+        state: str | None = None,
+        lane: str | None = None,
+        created_after: str | None = None,
+        created_before: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[RemoteJob]:
+        """The key's jobs, newest first, every page in turn (following ``next``)."""
+        params = {
+            "state": state,
+            "lane": lane,
+            "created_after": created_after,
+            "created_before": created_before,
+            "limit": page_size,
+        }
+        url: str | None = "/v1/jobs"
+        query: dict[str, Any] | None = {k: v for k, v in params.items() if v is not None}
+        while url is not None:
+            page = self._call("GET", url, params=query).json()
+            for item in page["jobs"]:
+                yield RemoteJob.of(item)
+            url, query = page["next"], None  # the next link carries the query and the cursor
+
+    def cancel(self, job_id: str) -> RemoteJob:
+        """Cancel the job: it is ``rejected``/``CANCELLED`` when this returns, or (still
+        running) stops at its next stage boundary; ``wait`` for its end."""
+        return RemoteJob.of(self._call("DELETE", f"/v1/jobs/{job_id}", ok=(200, 202)).json())
+
+    def delete_artifact(self, job_id: str) -> RemoteJob:
+        """Delete a complete job's output before its retention ends."""
+        return RemoteJob.of(self._call("DELETE", f"/v1/jobs/{job_id}/artifact").json())
+
+
+# --- `pressroom submit` ---------------------------------------------------------------------
 
 
 @dataclass
@@ -39,85 +269,26 @@ def find_key(explicit: str | None, settings: Settings) -> str | None:
     return path.read_text().strip() if path.is_file() else None
 
 
-def submit_one(client: httpx.Client, path: Path, opts: SubmitOptions) -> dict[str, Any]:
-    data = {
-        k: v
-        for k, v in (
-            ("template", opts.template),
-            ("title", opts.title),
-            ("lane", opts.lane),
-            ("redact", opts.redact),
-            ("keep_pixels", "true" if opts.keep_pixels else None),
-        )
-        if v
-    }
-    with path.open("rb") as fh:
-        # the server never sees the local file name
-        response = client.post("/v1/jobs", files={"file": ("upload", fh)}, data=data)
-    if response.status_code != 202:
-        raise RequestRefused(response)
-    body: dict[str, Any] = response.json()
-    return body
+def _progress(label: str, start: float) -> Callable[[RemoteJob], None]:
+    """The one status line a terminal shows while a job runs."""
 
-
-class RequestRefused(Exception):
-    def __init__(self, response: httpx.Response) -> None:
-        try:
-            err = response.json()  # an RFC 9457 problem with our code
-            self.code, self.message = str(err["code"]), str(err["detail"])
-        except (ValueError, KeyError, TypeError):
-            self.code, self.message = f"HTTP_{response.status_code}", response.text[:200]
-        self.status = response.status_code
-        super().__init__(f"{self.code}: {self.message}")
-
-
-def follow(
-    client: httpx.Client, job_id: str, label: str, opts: SubmitOptions, tty: bool
-) -> dict[str, Any]:
-    start = time.monotonic()
-    delay = 0.5
-    while True:
-        response = client.get(f"/v1/jobs/{job_id}")
-        if response.status_code != 200:
-            raise RequestRefused(response)
-        job: dict[str, Any] = response.json()
-        if tty:
-            stage = job.get("stage") or ""
+    def show(job: RemoteJob) -> None:
+        if job.terminal:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+        else:
             sys.stderr.write(
-                f"\r{label[:32]:<32} {job['state']:<10} {stage:<10} "
+                f"\r{label[:32]:<32} {job.state:<10} {job.stage or '':<10} "
                 f"{time.monotonic() - start:6.1f}s"
             )
-            sys.stderr.flush()
-        if job["state"] in EXIT:
-            if tty:
-                sys.stderr.write("\r" + " " * 70 + "\r")
-            return job
-        if time.monotonic() - start > opts.timeout_s:
-            raise TimeoutError(job_id)
-        time.sleep(delay)
-        delay = min(delay * 1.5, 3.0)
+        sys.stderr.flush()
+
+    return show
 
 
-def download(client: httpx.Client, url: str, dest: Path) -> None:
-    tmp = dest.with_name(f".{dest.name}.part")
-    try:
-        with client.stream("GET", url) as response:
-            if response.status_code != 200:
-                response.read()
-                raise RequestRefused(response)
-            with tmp.open("wb") as out:
-                for block in response.iter_bytes():
-                    out.write(block)
-        tmp.replace(dest)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def run_submit(files: list[Path], opts: SubmitOptions) -> int:
+def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | None = None) -> int:
     """Upload every file first (the queue sees the whole batch at once), then follow each."""
     worst = 0
     tty = sys.stderr.isatty()
-    headers = {"Authorization": f"Bearer {opts.key}"}
     accepted: list[tuple[Path, str]] = []
 
     def refused(path: Path, code: str, message: str, exit_code: int) -> None:
@@ -125,17 +296,19 @@ def run_submit(files: list[Path], opts: SubmitOptions) -> int:
         print(f"{code}: {path.name}: {message}", file=sys.stderr)
         worst = max(worst, exit_code)
 
-    with httpx.Client(base_url=opts.url, headers=headers, timeout=60.0) as client:
+    with PressroomClient(opts.url, opts.key, http=http) as client:
         for path in files:
             try:
-                job_id = str(submit_one(client, path, opts)["id"])
-            except RequestRefused as exc:
-                refused(
-                    path, exc.code, exc.message, EXIT_TEMPORARY if exc.status in (429, 503) else 2
-                )
-                continue
-            except httpx.TransportError as exc:
-                refused(path, "UNAVAILABLE", type(exc).__name__, EXIT_TEMPORARY)
+                job_id = client.submit(
+                    path,
+                    template=opts.template,
+                    title=opts.title,
+                    lane=opts.lane,
+                    redact=opts.redact,
+                    keep_pixels=opts.keep_pixels,
+                ).id
+            except ApiError as exc:
+                refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.temporary else 2)
                 continue
             except OSError as exc:
                 refused(path, "NOT_FOUND", str(exc.strerror), 2)
@@ -146,19 +319,20 @@ def run_submit(files: list[Path], opts: SubmitOptions) -> int:
             return worst
         for path, job_id in accepted:
             try:
-                job = follow(client, job_id, path.name, opts, tty)
-                if job["state"] != "complete":
-                    refused(path, str(job["reason"]), str(job["message"]), EXIT[job["state"]])
+                show = _progress(path.name, time.monotonic()) if tty else None
+                job = client.wait(job_id, timeout_s=opts.timeout_s, on_poll=show)
+                if job.state != "complete":
+                    refused(path, str(job.reason), str(job.message), EXIT[job.state])
                     continue
                 if opts.outdir is not None:
                     opts.outdir.mkdir(parents=True, exist_ok=True)
-                    dest = opts.outdir / (path.stem + ".pdf")
-                    download(client, job["artifact_url"], dest)
-                    print(f"{path.name}: complete, {job['pages']} page(s) -> {dest}")
+                    dest = client.download(job, opts.outdir / (path.stem + ".pdf"))
+                    print(f"{path.name}: complete, {job.pages} page(s) -> {dest}")
                 else:
-                    print(f"{path.name}: complete, {job['pages']} page(s): {job['artifact_url']}")
-            except RequestRefused as exc:
-                refused(path, exc.code, exc.message, 2)
-            except (httpx.TransportError, TimeoutError) as exc:
+                    print(f"{path.name}: complete, {job.pages} page(s): {job.artifact_url}")
+            except ApiError as exc:
+                # following a job the service took: only an unreachable service is temporary
+                refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.status is None else 2)
+            except TimeoutError as exc:
                 refused(path, "UNAVAILABLE", type(exc).__name__, EXIT_TEMPORARY)
     return worst

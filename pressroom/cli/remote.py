@@ -1,29 +1,42 @@
-"""`pressroom submit`: files sent to a running service through the HTTP client."""
+"""`pressroom submit` and `pressroom jobs`: a running service, through the HTTP client."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from pressroom.cli.common import when
 from pressroom.settings import Settings
 
+NO_KEY = (
+    "UNAUTHORIZED: no API key: pass --key, set PRESSROOM_API_KEY, or run serve once to create one"
+)
 
-def cmd_submit(args: argparse.Namespace) -> int:
-    from pressroom.client import SubmitOptions, find_key, run_submit
+
+def _target(args: argparse.Namespace) -> tuple[str, str] | None:
+    """The service's URL and the key to use, from the flags, the environment or the data dir."""
+    from pressroom.client import find_key
 
     settings = Settings.from_env()
     key = find_key(args.key, settings)
     if key is None:
-        print(
-            "UNAUTHORIZED: no API key: pass --key, set PRESSROOM_API_KEY, or run serve once "
-            "to create one",
-            file=sys.stderr,
-        )
+        print(NO_KEY, file=sys.stderr)
+        return None
+    return (args.url or settings.server_url).rstrip("/"), key
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from pressroom.client import SubmitOptions, run_submit
+
+    target = _target(args)
+    if target is None:
         return 2
+    url, key = target
     opts = SubmitOptions(
-        url=(args.url or settings.server_url).rstrip("/"),
+        url=url,
         key=key,
         template=args.template,
         title=args.title,
@@ -36,18 +49,74 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return run_submit(list(args.files), opts)
 
 
-def add_commands(sub: Any) -> None:
-    """submit"""
-    sm = sub.add_parser("submit", help="send files to a running service")
-    sm.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    sm.add_argument(
+def _refused(exc: Any) -> int:
+    from pressroom.client import EXIT_TEMPORARY
+
+    print(f"{exc.code}: {exc.detail}", file=sys.stderr)
+    return EXIT_TEMPORARY if exc.temporary else 2
+
+
+def cmd_jobs_list(args: argparse.Namespace) -> int:
+    """One line per job, newest first: id, state, lane, created, pages, reason."""
+    from pressroom.client import ApiError, PressroomClient
+
+    target = _target(args)
+    if target is None:
+        return 2
+    try:
+        with PressroomClient(*target) as client:
+            found = client.list(state=args.state, lane=args.lane, page_size=min(args.limit, 500))
+            for job in islice(found, args.limit):
+                print(
+                    f"{job.id}  {job.state:<9} {job.lane:<11} {when(job.created_at)}  "
+                    f"{job.pages if job.pages is not None else '-':>5}  {job.reason or '-'}"
+                )
+    except ApiError as exc:
+        return _refused(exc)
+    return 0
+
+
+def cmd_jobs_cancel(args: argparse.Namespace) -> int:
+    from pressroom.client import ApiError, PressroomClient
+
+    target = _target(args)
+    if target is None:
+        return 2
+    try:
+        with PressroomClient(*target) as client:
+            job = client.cancel(args.job_id)
+    except ApiError as exc:
+        return _refused(exc)
+    if job.terminal:
+        print(f"{job.id}: {job.state} {job.reason}")
+    else:
+        print(f"{job.id}: cancel requested; it stops at its next stage boundary")
+    return 0
+
+
+def _connection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--url", default=None, help="the service (default: PRESSROOM_URL or http://127.0.0.1:8080)"
     )
-    sm.add_argument(
+    parser.add_argument(
         "--key",
         default=None,
         help="API key (default: PRESSROOM_API_KEY or the data dir's api-key file)",
     )
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("a whole number of at least 1")
+    return number
+
+
+def add_commands(sub: Any) -> None:
+    """submit, jobs"""
+    sm = sub.add_parser("submit", help="send files to a running service")
+    sm.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    _connection(sm)
     sm.add_argument("--template", default=None)
     sm.add_argument("--title", default=None)
     sm.add_argument("--lane", choices=["bulk", "interactive"], default=None)
@@ -68,3 +137,23 @@ def add_commands(sub: Any) -> None:
         "-o", "--output", type=Path, default=None, help="download results here (implies --wait)"
     )
     sm.set_defaults(func=cmd_submit)
+
+    jobs = sub.add_parser("jobs", help="your jobs on a running service").add_subparsers(
+        dest="jobs_command", required=True
+    )
+    jl = jobs.add_parser("list", help="one job per line, newest first")
+    jl.add_argument(
+        "--state",
+        choices=["accepted", "running", "retrying", "complete", "rejected", "review"],
+        default=None,
+    )
+    jl.add_argument("--lane", choices=["bulk", "interactive"], default=None)
+    jl.add_argument(
+        "--limit", type=_positive, default=50, metavar="N", help="at most N jobs (default 50)"
+    )
+    _connection(jl)
+    jl.set_defaults(func=cmd_jobs_list)
+    jc = jobs.add_parser("cancel", help="cancel a job that has not finished (or is in review)")
+    jc.add_argument("job_id", metavar="JOB_ID")
+    _connection(jc)
+    jc.set_defaults(func=cmd_jobs_cancel)

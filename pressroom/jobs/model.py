@@ -90,3 +90,18 @@ class Job:
 # states of a job that is not finished: waiting its turn, or waiting and running
 WAITING = (JobState.ACCEPTED.value, JobState.RETRYING.value)
 UNFINISHED = (*WAITING, JobState.RUNNING.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Cancellation:
+    """What a tenant's cancel did: ``cancelled`` (ended now, or before), ``requested`` (a
+    running job stops at its next stage boundary), ``repeated`` (asked before, still
+    stopping) or ``finished`` (too late: it ended otherwise). ``freed``: blobs the job no
+    longer holds, for the caller to delete."""
+
+    outcome: str
+    job: Job
+    freed: tuple[str, ...] = ()
+
+
+CANCELLED = "CANCELLED"

@@ -1,16 +1,18 @@
-"""The queue itself: intake, claims under a lease, a job's end (complete, failed, held for
-review), a human's review decision, redrive and the rescue of lapsed leases."""
+"""The queue itself: intake, a tenant's list, claims under a lease, a job's end (complete,
+failed, held for review, cancelled), a human's review decision, redrive and the rescue of lapsed
+leases. Over 500 lines: every write that changes a job's state lives here, so the conditions
+that keep two ends of one job from both happening are read in one place."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, func, select, update
+from sqlalchemy import Connection, and_, case, func, or_, select, update
 
 from pressroom.errors import DuplicateRow, IdempotencyConflict, StoreUnavailable
 from pressroom.jobs.backoff import Decision, RetryPolicy
-from pressroom.jobs.model import WAITING, Job, JobState, Lane, NewJob
+from pressroom.jobs.model import CANCELLED, WAITING, Cancellation, Job, JobState, Lane, NewJob
 from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.rows import load_job, to_job, to_jobs
 from pressroom.jobs.schema import jobs, stage_timings
@@ -185,11 +187,12 @@ class SqlQueue:
     def _finish(
         self, job_id: str, owner: str, state: JobState, event: str, now: float, **values: Any
     ) -> bool:
-        """End an owned job in ``state`` and queue its webhook, in one transaction."""
+        """End an owned job in ``state`` and queue its webhook, in one transaction; refused
+        (False) once a cancel was requested, so the worker ends it cancelled instead."""
         with self.db.tx() as conn:
             done = conn.execute(
                 update(jobs)
-                .where(self._owned(job_id, owner))
+                .where(self._owned(job_id, owner), jobs.c.cancel_requested_at.is_(None))
                 .values(
                     state=state.value,
                     stage=None,
@@ -239,9 +242,10 @@ class SqlQueue:
         policy: RetryPolicy,
     ) -> JobState | None:
         with self.db.tx() as conn:
+            # a job whose cancel was requested is not failed: the worker ends it cancelled
             row = conn.execute(
                 select(jobs.c.attempts, jobs.c.max_attempts, jobs.c.reason).where(
-                    self._owned(job_id, owner)
+                    self._owned(job_id, owner), jobs.c.cancel_requested_at.is_(None)
                 )
             ).first()
             if row is None:
@@ -256,7 +260,7 @@ class SqlQueue:
             )
             done = conn.execute(
                 update(jobs)
-                .where(self._owned(job_id, owner))
+                .where(self._owned(job_id, owner), jobs.c.cancel_requested_at.is_(None))
                 .values(**self._decided(decision, now))
             )
             if done.rowcount != 1:  # the rescuer took the job between our read and write
@@ -432,11 +436,25 @@ class SqlQueue:
         rescued = 0
         with self.db.tx() as conn:
             expired = conn.execute(
-                select(jobs.c.id, jobs.c.attempts, jobs.c.max_attempts, jobs.c.reason).where(
-                    jobs.c.state == JobState.RUNNING.value, jobs.c.lease_expires_at < now
-                )
+                select(
+                    jobs.c.id,
+                    jobs.c.attempts,
+                    jobs.c.max_attempts,
+                    jobs.c.reason,
+                    jobs.c.cancel_requested_at,
+                ).where(jobs.c.state == JobState.RUNNING.value, jobs.c.lease_expires_at < now)
             ).all()
-            for job_id, attempts, max_attempts, reason in expired:
+            for job_id, attempts, max_attempts, reason, cancel_at in expired:
+                if cancel_at is not None:
+                    # the tenant asked it to stop: a dead worker does not earn it another run
+                    lapsed = and_(
+                        jobs.c.id == job_id,
+                        jobs.c.state == JobState.RUNNING.value,
+                        jobs.c.lease_expires_at < now,
+                    )
+                    if self._end_cancelled(conn, str(job_id), lapsed, now):
+                        rescued += 1
+                    continue
                 decision = policy.decide(
                     attempts=int(attempts),
                     max_attempts=int(max_attempts),
@@ -468,3 +486,137 @@ class SqlQueue:
     def delete_source_key(self, job_id: str) -> None:
         with self.db.tx() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(source_key=None))
+
+    # --- a tenant's list, cancel and early delete ---------------------------------------------
+
+    def list_jobs(
+        self,
+        tenant: str,
+        *,
+        limit: int,
+        after: tuple[float, str] | None = None,
+        state: JobState | None = None,
+        lane: Lane | None = None,
+        created_after: float | None = None,
+        created_before: float | None = None,
+    ) -> list[Job]:
+        """Up to ``limit`` of the tenant's jobs, newest first by (created_at, id), from just
+        past the keyset position ``after``: a job inserted meanwhile sorts before it, so pages
+        neither repeat nor skip. ``created_after`` is inclusive, ``created_before`` not."""
+        query = select(jobs).where(jobs.c.tenant == tenant)
+        if after is not None:
+            at, last_id = after
+            query = query.where(
+                or_(jobs.c.created_at < at, and_(jobs.c.created_at == at, jobs.c.id < last_id))
+            )
+        if state is not None:
+            query = query.where(jobs.c.state == state.value)
+        if lane is not None:
+            query = query.where(jobs.c.lane == lane.value)
+        if created_after is not None:
+            query = query.where(jobs.c.created_at >= created_after)
+        if created_before is not None:
+            query = query.where(jobs.c.created_at < created_before)
+        query = query.order_by(jobs.c.created_at.desc(), jobs.c.id.desc()).limit(limit)
+        with self.db.tx(read_only=True) as conn:
+            return to_jobs(conn, conn.execute(query).mappings().all())
+
+    def cancel(self, job_id: str, tenant: str, *, now: float) -> Cancellation | None:
+        """A tenant's cancel, decided in one transaction holding the row, so a worker's end
+        and the cancel cannot both happen: a waiting or held job ends ``CANCELLED`` now, a
+        running one is marked to stop at its next stage boundary. None: not this tenant's."""
+        with self.db.tx() as conn:
+            query = select(jobs).where(jobs.c.id == job_id, jobs.c.tenant == tenant)
+            if self.db.is_postgres:  # SQLite: BEGIN IMMEDIATE already holds every row
+                query = query.with_for_update()
+            row = conn.execute(query).mappings().first()
+            if row is None:
+                return None
+            state = JobState(row["state"])
+            if state.value in WAITING or state is JobState.REVIEW:
+                # a held copy goes with the job; a waiting job has no artifact yet
+                keys = (
+                    row["source_key"],
+                    row["artifact_key"] if state is JobState.REVIEW else None,
+                )
+                ended = self._end_cancelled(
+                    conn, job_id, and_(jobs.c.id == job_id, jobs.c.state == state.value), now
+                )
+                assert ended, "the row is held by this transaction"
+                return Cancellation(
+                    "cancelled", load_job(conn, job_id), tuple(k for k in keys if k)
+                )
+            if state is JobState.RUNNING:
+                if row["cancel_requested_at"] is not None:  # asked before: still stopping
+                    return Cancellation("repeated", to_job(conn, row))
+                conn.execute(
+                    update(jobs)
+                    .where(jobs.c.id == job_id, jobs.c.state == JobState.RUNNING.value)
+                    .values(
+                        cancel_requested_at=func.coalesce(jobs.c.cancel_requested_at, now),
+                        updated_at=now,
+                    )
+                )
+                return Cancellation("requested", load_job(conn, job_id))
+            if state is JobState.REJECTED and row["reason"] == CANCELLED:
+                return Cancellation("cancelled", to_job(conn, row))
+            return Cancellation("finished", to_job(conn, row))
+
+    def _end_cancelled(self, conn: Connection, job_id: str, where: Any, now: float) -> bool:
+        """End the job ``CANCELLED`` under ``where``: its webhook (``job.rejected``) and a
+        ``cancelled`` event in the same transaction; it holds no blob after this."""
+        done = conn.execute(
+            update(jobs)
+            .where(where)
+            .values(
+                state=JobState.REJECTED.value,
+                reason=CANCELLED,
+                message="cancelled by the tenant",
+                stage=None,
+                lease_owner=None,
+                lease_expires_at=None,
+                source_key=None,
+                artifact_key=None,
+                cancel_requested_at=func.coalesce(jobs.c.cancel_requested_at, now),
+                finished_at=now,
+                updated_at=now,
+            )
+        )
+        if done.rowcount != 1:
+            return False
+        self.outbox.enqueue(conn, job_id, "job.rejected", now)
+        self.stats.event(conn, job_id, "cancelled", CANCELLED, now)
+        return True
+
+    def delete_artifact_key(self, job_id: str, tenant: str, key: str, *, now: float) -> bool:
+        """Forget a complete job's artifact early (its blob already deleted): the job keeps
+        its record, without a link. False when the job no longer has that artifact."""
+        with self.db.tx() as conn:
+            done = conn.execute(
+                update(jobs)
+                .where(
+                    jobs.c.id == job_id,
+                    jobs.c.tenant == tenant,
+                    jobs.c.state == JobState.COMPLETE.value,
+                    jobs.c.artifact_key == key,
+                )
+                .values(artifact_key=None, updated_at=now)
+            )
+            return done.rowcount == 1
+
+    # --- a cancel, as the worker meets it -----------------------------------------------------
+
+    def cancel_requested(self, job_id: str) -> bool:
+        """Whether the tenant asked this job to stop (read at every stage boundary)."""
+        with self.db.tx(read_only=True) as conn:
+            at = conn.execute(
+                select(jobs.c.cancel_requested_at).where(jobs.c.id == job_id)
+            ).scalar()
+            return at is not None
+
+    def end_cancelled(self, job_id: str, owner: str, *, now: float) -> bool:
+        """End an owned job whose cancel was requested; False when the lease was lost or no
+        cancel was asked for (then the job is not this worker's to end)."""
+        with self.db.tx() as conn:
+            owned = and_(self._owned(job_id, owner), jobs.c.cancel_requested_at.is_not(None))
+            return self._end_cancelled(conn, job_id, owned, now)

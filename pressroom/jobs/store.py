@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pressroom.jobs.backoff import RetryPolicy
-from pressroom.jobs.model import Job, JobState, Lane, NewJob
+from pressroom.jobs.model import Cancellation, Job, JobState, Lane, NewJob
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 class Queue(Protocol):
-    """What the API needs: intake, reads, a reviewer's decision, an operator's redrive."""
+    """What the API needs: intake, reads and a tenant's list, a cancel, an early delete, a
+    reviewer's decision, an operator's redrive."""
 
     def insert(
         self,
@@ -52,6 +53,26 @@ class Queue(Protocol):
         """A rejected job with its source back to ``accepted``; never a complete one."""
 
     def delete_source_key(self, job_id: str) -> None: ...
+
+    def list_jobs(
+        self,
+        tenant: str,
+        *,
+        limit: int,
+        after: tuple[float, str] | None = None,
+        state: JobState | None = None,
+        lane: Lane | None = None,
+        created_after: float | None = None,
+        created_before: float | None = None,
+    ) -> list[Job]:
+        """The tenant's jobs newest first by (created_at, id), past the keyset ``after``."""
+
+    def cancel(self, job_id: str, tenant: str, *, now: float) -> Cancellation | None:
+        """End a waiting or held job ``CANCELLED``, or mark a running one to stop; None for a
+        job that is not this tenant's."""
+
+    def delete_artifact_key(self, job_id: str, tenant: str, key: str, *, now: float) -> bool:
+        """Forget a complete job's artifact (its blob deleted first); False when it has none."""
 
 
 class WorkerQueue(Protocol):
@@ -116,6 +137,13 @@ class WorkerQueue(Protocol):
         """Return jobs whose lease expired (a dead worker) to retrying; counts as an attempt."""
 
     def delete_source_key(self, job_id: str) -> None: ...
+
+    def cancel_requested(self, job_id: str) -> bool:
+        """Whether the tenant asked this job to stop; read at every stage boundary."""
+
+    def end_cancelled(self, job_id: str, owner: str, *, now: float) -> bool:
+        """End an owned job ``CANCELLED`` once its cancel was requested; the ends above
+        (complete, hold, fail) refuse such a job, so exactly one end happens."""
 
 
 class Outbox(Protocol):

@@ -1,5 +1,6 @@
 """The worker's job runner: one job, start to end — claim → verify → fetch → the pipeline →
-publish → record — under a heartbeat. The document itself is the pipeline's business."""
+publish → record — under a heartbeat, stopping at a stage boundary when its tenant cancels it.
+The document itself is the pipeline's business."""
 
 from __future__ import annotations
 
@@ -80,6 +81,10 @@ class LeaseLost(Exception):
     """This worker no longer holds the job's lease: stop without recording anything."""
 
 
+class JobCancelled(Exception):
+    """The tenant asked the job to stop: leave the stage boundary, end it ``CANCELLED``."""
+
+
 class Heartbeat:
     """Renews the job's lease in the background while the stage runs."""
 
@@ -144,6 +149,10 @@ class JobRunner:
 
     @contextmanager
     def _stage(self, job: Job, stage: Stage) -> Iterator[None]:
+        """One of the runner's stages; before it starts, the boundary where a cancel stops
+        the job (the pipeline's own stages run inside ``process``, uninterrupted)."""
+        if self.queue.cancel_requested(job.id):
+            raise JobCancelled
         name = stage.value
         self.queue.set_stage(job.id, self.owner, name, now=self.services.clock())
         bind_stage(name)
@@ -268,14 +277,18 @@ class JobRunner:
                     ):
                         services.blobs.delete(job.source_key)
                         queue.delete_source_key(job.id)
+                    elif self._cancel(job, key):
+                        return
             log.info(
                 "job complete",
                 extra={"job_id": job.id, "pages": result.pages, "attempt": job.attempts},
             )
         except LeaseLost:
             log.warning("lease lost; the job was left to its new owner", extra={"job_id": job.id})
+        except JobCancelled:
+            self._cancel(job)
         except PermanentError as exc:
-            queue.fail(
+            if queue.fail(
                 job.id,
                 self.owner,
                 code=exc.code,
@@ -283,10 +296,13 @@ class JobRunner:
                 permanent=True,
                 now=now(),
                 policy=services.retry,
-            )
+            ) is None and self._cancel(job):
+                return
             log.info("job rejected", extra={"job_id": job.id, "code": exc.code})
         except ReviewRequired as exc:
-            queue.hold(job.id, self.owner, code=exc.code, message=exc.message, now=now())
+            if not queue.hold(job.id, self.owner, code=exc.code, message=exc.message, now=now()):
+                self._cancel(job)
+                return
             log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
         except TransientError as exc:
             state = queue.fail(
@@ -298,6 +314,8 @@ class JobRunner:
                 now=now(),
                 policy=services.retry,
             )
+            if state is None and self._cancel(job):
+                return
             log.info(
                 "job attempt failed",
                 extra={"job_id": job.id, "code": exc.code, "state": str(state)},
@@ -305,15 +323,31 @@ class JobRunner:
         except Exception:
             # A bug of ours: retrying cannot help. The traceback names the job id only.
             log.exception("internal error", extra={"job_id": job.id})
-            queue.fail(
-                job.id,
-                self.owner,
-                code="INTERNAL_ERROR",
-                message="an internal error stopped the job",
-                permanent=True,
-                now=now(),
-                policy=services.retry,
-            )
+            if (
+                queue.fail(
+                    job.id,
+                    self.owner,
+                    code="INTERNAL_ERROR",
+                    message="an internal error stopped the job",
+                    permanent=True,
+                    now=now(),
+                    policy=services.retry,
+                )
+                is None
+            ):
+                self._cancel(job)
+
+    def _cancel(self, job: Job, *made: str) -> bool:
+        """End the job ``CANCELLED`` when its tenant asked (every other end is refused for such
+        a job), deleting its source and whatever this attempt stored (``made``); the scratch
+        is already gone with its ``with``. False: no cancel was asked, or the lease was lost."""
+        if not self.queue.end_cancelled(job.id, self.owner, now=self.services.clock()):
+            return False
+        for key in (job.source_key, *made):
+            if key:
+                self.services.blobs.delete(key)
+        log.info("job cancelled", extra={"job_id": job.id, "code": "CANCELLED"})
+        return True
 
     def _record_stages(self, job: Job, timer: StageTimer) -> None:
         """The pipeline's stage timings, stored under this attempt."""
@@ -328,14 +362,16 @@ class JobRunner:
         if built.exists():
             key = review_key(job.tenant, job.id, file_sha256(built))
             self.services.blobs.put_file(key, built)
-        self.queue.hold(
+        if not self.queue.hold(
             job.id,
             self.owner,
             code=exc.code,
             message=exc.message,
             now=self.services.clock(),
             artifact_key=key,
-        )
+        ):
+            self._cancel(job, *([key] if key else []))
+            return
         log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
 
     def _stored_sha(self, key: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -360,3 +361,190 @@ def test_an_event_about_a_job_that_is_gone_counts_nothing(services: Services) ->
     with store.db.tx() as conn:
         store.stats.event(conn, "no-such-job", "dead_letter", "CORRUPT", now=1)
     assert store.stats.counter_totals() == {} and store.stats.event_counts() == {}
+
+
+# --- a tenant's list, cancel and early delete ---------------------------------------------------
+
+HOOKED = {"webhook_url": "https://hooks.example.org/pressroom"}
+
+
+def _events(store: Any, job_id: str) -> list[str]:
+    return [str(d["event"]) for d in store.outbox.deliveries(job_id)]
+
+
+def test_list_jobs_pages_newest_first_by_keyset_in_one_query_for_the_rows(
+    services: Services,
+) -> None:
+    from sqlalchemy import event
+
+    store = services.store
+    made = [store.queue.insert(new_job(), now=float(t), max_attempts=3)[0] for t in (1, 2, 2, 3)]
+    store.queue.insert(new_job("other"), now=4, max_attempts=3)
+    store.queue.insert(new_job(lane=Lane.INTERACTIVE), now=0.5, max_attempts=3)
+    # newest first; the two made at 2 ordered by id, descending
+    tied = sorted((made[1].id, made[2].id), reverse=True)
+    want = [made[3].id, *tied, made[0].id]
+    statements: list[str] = []
+
+    def seen(_c: object, _cur: object, statement: str, *_a: object) -> None:
+        statements.append(statement)
+
+    event.listen(store.db.engine, "before_cursor_execute", seen)
+    try:
+        first = store.queue.list_jobs("acme", limit=2, lane=Lane.BULK)
+    finally:
+        event.remove(store.db.engine, "before_cursor_execute", seen)
+    assert [j.id for j in first] == want[:2]
+    assert sum("FROM jobs" in s for s in statements) == 1
+    assert sum("job_stage_timings" in s for s in statements) == 1
+    last = first[-1]
+    rest = store.queue.list_jobs("acme", limit=10, after=(last.created_at, last.id), lane=Lane.BULK)
+    assert [j.id for j in rest] == want[2:]
+    assert [j.id for j in store.queue.list_jobs("other", limit=10)] != []
+    assert all(j.tenant == "acme" for j in store.queue.list_jobs("acme", limit=10))
+    window = store.queue.list_jobs("acme", limit=10, created_after=2, created_before=3)
+    assert sorted(j.id for j in window) == sorted(tied)
+    assert store.queue.list_jobs("acme", limit=10, state=JobState.RUNNING) == []
+
+
+def test_cancel_of_a_waiting_job_ends_it_at_once_with_its_webhook(services: Services) -> None:
+    store = services.store
+    job, _ = store.queue.insert(new_job(options=HOOKED), now=1, max_attempts=3)
+    done = store.queue.cancel(job.id, "acme", now=2)
+    assert done is not None and done.outcome == "cancelled"
+    assert (done.job.state, done.job.reason) == (JobState.REJECTED, "CANCELLED")
+    assert done.freed == (job.source_key,) and done.job.source_key is None
+    assert _events(store, job.id) == ["job.rejected"]
+    assert store.stats.event_counts()[("cancelled", "bulk", "CANCELLED")] == 1
+    assert store.queue.claim((Lane.BULK,), "w", now=3, lease_s=LEASE) is None
+    again = store.queue.cancel(job.id, "acme", now=4)
+    assert again is not None and (again.outcome, again.freed) == ("cancelled", ())
+    assert _events(store, job.id) == ["job.rejected"]
+    assert store.queue.cancel(job.id, "other", now=5) is None
+
+
+def test_a_cancel_requested_while_running_wins_over_the_workers_end(services: Services) -> None:
+    store = services.store
+    job, _ = store.queue.insert(new_job(options=HOOKED), now=1, max_attempts=3)
+    assert store.queue.claim((Lane.BULK,), "w", now=2, lease_s=LEASE) is not None
+    assert not store.queue.cancel_requested(job.id)
+    asked = store.queue.cancel(job.id, "acme", now=3)
+    assert asked is not None and asked.outcome == "requested"
+    assert asked.job.state is JobState.RUNNING and store.queue.cancel_requested(job.id)
+    repeated = store.queue.cancel(job.id, "acme", now=3.5)
+    assert repeated is not None and repeated.outcome == "repeated"
+    assert repeated.job.state is JobState.RUNNING
+    # every other end of the job is refused now: the worker ends it cancelled
+    done = dict(artifact_key="a/k.pdf", artifact_sha256="cd" * 32, pages=1, now=4.0)
+    assert not store.queue.complete(job.id, "w", **done)  # type: ignore[arg-type]
+    assert not store.queue.hold(job.id, "w", code="REDACTION_LEAK", message="m", now=4)
+    failed = store.queue.fail(
+        job.id, "w", code="X", message="m", permanent=False, now=4, policy=NO_JITTER
+    )
+    assert failed is None
+    assert not store.queue.end_cancelled(job.id, "someone-else", now=5)
+    assert store.queue.end_cancelled(job.id, "w", now=5)
+    final = store.queue.get(job.id)
+    assert final is not None and (final.state, final.reason) == (JobState.REJECTED, "CANCELLED")
+    assert final.artifact_key is None and final.attempts == 1
+    assert _events(store, job.id) == ["job.rejected"]
+    assert not store.queue.end_cancelled(job.id, "w", now=6)
+
+
+def test_a_job_that_completed_first_is_not_cancelled(services: Services) -> None:
+    store = services.store
+    job, _ = store.queue.insert(new_job(options=HOOKED), now=1, max_attempts=3)
+    store.queue.claim((Lane.BULK,), "w", now=2, lease_s=LEASE)
+    assert store.queue.complete(
+        job.id, "w", artifact_key="a/k.pdf", artifact_sha256="cd" * 32, pages=1, now=3
+    )
+    late = store.queue.cancel(job.id, "acme", now=4)
+    assert late is not None and late.outcome == "finished" and late.freed == ()
+    assert not store.queue.end_cancelled(job.id, "w", now=5)
+    final = store.queue.get(job.id)
+    assert final is not None and final.state is JobState.COMPLETE
+    assert _events(store, job.id) == ["job.completed"]
+
+
+def _race(store: Any) -> tuple[dict[str, Any], Any]:
+    """A worker's end and a tenant's cancel of one running job, let go at the same moment."""
+    import threading
+
+    job, _ = store.queue.insert(new_job(options=HOOKED), now=1, max_attempts=3)
+    store.queue.claim((Lane.BULK,), "w", now=2, lease_s=LEASE)
+    start = threading.Barrier(2)
+    results: dict[str, Any] = {}
+
+    def finish() -> None:
+        start.wait()
+        results["completed"] = store.queue.complete(
+            job.id, "w", artifact_key=f"a/{job.id}.pdf", artifact_sha256="c" * 64, pages=1, now=3
+        )
+        if not results["completed"]:
+            results["ended"] = store.queue.end_cancelled(job.id, "w", now=3)
+
+    def cancel() -> None:
+        start.wait()
+        results["cancel"] = store.queue.cancel(job.id, "acme", now=3)
+
+    threads = [threading.Thread(target=finish), threading.Thread(target=cancel)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results, store.queue.get(job.id)
+
+
+def test_a_cancel_racing_the_workers_end_has_exactly_one_outcome(services: Services) -> None:
+    store = services.store
+    for _ in range(8):
+        results, final = _race(store)
+        assert final is not None
+        if results["completed"]:
+            assert results["cancel"].outcome == "finished"
+            assert final.state is JobState.COMPLETE and _events(store, final.id) == [
+                "job.completed"
+            ]
+        else:
+            assert results["cancel"].outcome == "requested" and results["ended"]
+            assert (final.state, final.reason) == (JobState.REJECTED, "CANCELLED")
+            assert _events(store, final.id) == ["job.rejected"]
+
+
+def test_cancel_of_a_held_job_frees_its_held_copy_and_a_rescue_honours_a_cancel(
+    services: Services,
+) -> None:
+    store = services.store
+    held, _ = store.queue.insert(new_job(), now=1, max_attempts=3)
+    store.queue.claim((Lane.BULK,), "w", now=2, lease_s=LEASE)
+    assert store.queue.hold(
+        held.id, "w", code="REDACTION_LEAK", message="m", now=3, artifact_key="r/k.pdf"
+    )
+    done = store.queue.cancel(held.id, "acme", now=4)
+    assert done is not None and done.outcome == "cancelled"
+    assert set(done.freed) == {held.source_key, "r/k.pdf"}
+    assert store.queue.in_review("acme") == []
+    # a worker that dies after the cancel was asked: the rescue ends the job, no new attempt
+    lost, _ = store.queue.insert(new_job(), now=5, max_attempts=3)
+    store.queue.claim((Lane.BULK,), "w", now=6, lease_s=LEASE)
+    store.queue.cancel(lost.id, "acme", now=7)
+    assert store.queue.rescue_expired(now=6 + LEASE + 1, policy=NO_JITTER) == 1
+    final = store.queue.get(lost.id)
+    assert final is not None and (final.state, final.reason) == (JobState.REJECTED, "CANCELLED")
+
+
+def test_delete_artifact_key_forgets_only_the_tenants_complete_artifact(
+    services: Services,
+) -> None:
+    store = services.store
+    job, _ = store.queue.insert(new_job(), now=1, max_attempts=3)
+    assert not store.queue.delete_artifact_key(job.id, "acme", "a/k.pdf", now=2)
+    store.queue.claim((Lane.BULK,), "w", now=2, lease_s=LEASE)
+    store.queue.complete(
+        job.id, "w", artifact_key="a/k.pdf", artifact_sha256="c" * 64, pages=1, now=3
+    )
+    assert not store.queue.delete_artifact_key(job.id, "other", "a/k.pdf", now=4)
+    assert store.queue.delete_artifact_key(job.id, "acme", "a/k.pdf", now=4)
+    final = store.queue.get(job.id)
+    assert final is not None and final.state is JobState.COMPLETE and final.artifact_key is None
+    assert not store.queue.delete_artifact_key(job.id, "acme", "a/k.pdf", now=5)

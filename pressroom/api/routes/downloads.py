@@ -32,6 +32,9 @@ async def download(
     job_id: str, services: ServicesDep, expires: str = "", signature: str = ""
 ) -> Response:
     job = await run_in_threadpool(lambda: services.store.queue.get(job_id))
+    if job is not None and job.state is JobState.COMPLETE and job.artifact_key is None:
+        # deleted early by its tenant, or past retention: its links can no longer be checked
+        raise NotFound("the artifact was deleted")
     if job is None or job.artifact_key is None or job.state is not JobState.COMPLETE:
         # the same answer as a bad signature: no probing for job ids
         services.signer.verify(job_id, "", expires, signature, now=services.clock())

@@ -1,5 +1,6 @@
-"""Jobs: submit an upload (streamed to scratch, then handed to intake), show one, and an
-operator's redrive of a dead letter."""
+"""Jobs: submit an upload (streamed to scratch, then handed to intake), list and show a
+tenant's jobs, cancel one or delete its output early, and an operator's redrive of a dead
+letter."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import asyncio
 import logging
 import time
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -21,17 +23,23 @@ from pressroom.api.openapi import (
     SUBMIT_BODY,
     SUBMIT_HEADERS,
     job,
+    json_body,
     problems,
 )
+from pressroom.api.paging import decode_cursor, encode_cursor, rfc3339
 from pressroom.api.responses import job_json, own_base_url
 from pressroom.api.uploads import MAX_FORM_OVERHEAD, receive_upload
+from pressroom.control import JobControl
 from pressroom.errors import Conflict, NotFound, TooLarge
 from pressroom.intake import Intake, Received
+from pressroom.jobs.model import JobState, Lane
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 
 log = logging.getLogger("pressroom.api")
 PREFER_POLL_S = 0.25
+LIST_LIMIT = 50
+LIST_MAX = 500
 router = APIRouter()
 
 
@@ -152,4 +160,108 @@ async def show(job_id: str, request: Request, who: Tenant, services: ServicesDep
     job = await run_in_threadpool(lambda: services.store.queue.get(job_id, tenant=who))
     if job is None:
         raise NotFound("no such job")
+    return job_json(job, services, own_base_url(request))
+
+
+LIST_PAGE = json_body("JobList", "A page of the caller's jobs, newest first.", 200)
+LIST_PAGE[200]["headers"] = {
+    "Link": {
+        "description": 'The next page, `<URL>; rel="next"`; absent on the last page.',
+        "schema": {"type": "string"},
+    }
+}
+
+
+@router.get(
+    "/v1/jobs",
+    response_class=JSONResponse,
+    response_model=None,
+    responses={
+        **LIST_PAGE,
+        **problems(400, 401, 503),
+    },
+)
+async def list_jobs(
+    request: Request,
+    who: Tenant,
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=LIST_MAX, description="jobs per page")] = LIST_LIMIT,
+    cursor: Annotated[str | None, Query(description="from the previous page's next")] = None,
+    state: Annotated[JobState | None, Query(description="only jobs in this state")] = None,
+    lane: Annotated[Lane | None, Query(description="only jobs of this lane")] = None,
+    created_after: Annotated[
+        str | None, Query(description="RFC 3339; jobs created at or after it")
+    ] = None,
+    created_before: Annotated[
+        str | None, Query(description="RFC 3339; jobs created before it")
+    ] = None,
+) -> JSONResponse:
+    """The caller's jobs, newest first, a page at a time: ``next`` (and a ``Link`` header
+    with ``rel="next"``) names the following page, null on the last one."""
+    secret = services.signer.secret
+    after = decode_cursor(secret, cursor) if cursor is not None else None
+    since = rfc3339("created_after", created_after)
+    until = rfc3339("created_before", created_before)
+    # one more than asked: whether a next page exists, without a count
+    found = await run_in_threadpool(
+        lambda: services.store.queue.list_jobs(
+            who,
+            limit=limit + 1,
+            after=after,
+            state=state,
+            lane=lane,
+            created_after=since,
+            created_before=until,
+        )
+    )
+    page = found[:limit]
+    base = own_base_url(request)
+    body: dict[str, Any] = {"jobs": [job_json(job, services, base) for job in page], "next": None}
+    headers = {}
+    if len(found) > limit:
+        last = page[-1]
+        params = {
+            key: value
+            for key, value in request.query_params.items()
+            if key in ("limit", "state", "lane", "created_after", "created_before")
+        }
+        params["cursor"] = encode_cursor(secret, last.created_at, last.id)
+        body["next"] = f"{base}/v1/jobs?{urlencode(params)}"
+        headers["Link"] = f'<{body["next"]}>; rel="next"'
+    return JSONResponse(body, headers=headers)
+
+
+@router.delete(
+    "/v1/jobs/{job_id}",
+    response_class=JSONResponse,
+    response_model=None,
+    responses={
+        **job(200, description="The job, ended CANCELLED (or as it is now, for a repeat)."),
+        **job(202, description="The job, running: it stops at its next stage boundary."),
+        **problems(401, 404, 409, 503),
+    },
+)
+async def cancel(job_id: str, request: Request, who: Tenant, services: ServicesDep) -> JSONResponse:
+    """Cancel a job: 200 with the job ended ``CANCELLED`` (it was waiting or held for
+    review), 202 while a running job stops at its next stage boundary, 200 with the job as it
+    is now for a repeated cancel, 409 for a job that ended otherwise."""
+    job, stopping = await run_in_threadpool(JobControl.of(services).cancel, job_id, who)
+    log.info("job cancel", extra={"job_id": job_id, "tenant": who, "state": job.state.value})
+    return JSONResponse(
+        job_json(job, services, own_base_url(request)), status_code=202 if stopping else 200
+    )
+
+
+@router.delete(
+    "/v1/jobs/{job_id}/artifact",
+    response_model=None,
+    responses={**job(200, description="The job, its output gone."), **problems(401, 404, 409, 503)},
+)
+async def delete_artifact(
+    job_id: str, request: Request, who: Tenant, services: ServicesDep
+) -> dict[str, Any]:
+    """Delete a complete job's output now rather than at the end of retention: the job stays,
+    without ``artifact_url``; its links answer 404. 409 when there is no output."""
+    job = await run_in_threadpool(JobControl.of(services).delete_artifact, job_id, who)
+    log.info("artifact deleted early", extra={"job_id": job_id, "tenant": who})
     return job_json(job, services, own_base_url(request))
