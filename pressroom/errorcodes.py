@@ -23,6 +23,7 @@ LOOSE_CODES: dict[str, tuple[str, int | None]] = {
     "INTERNAL_ERROR": ("permanent", 500),  # a bug: not ours to classify, never retried
     "LEASE_EXPIRED": ("transient", None),  # the worker died mid-job (SIGKILL, OOM)
     "SOURCE_MISSING": ("permanent", None),
+    "CANCELLED": ("permanent", None),  # a tenant's DELETE: the job ends rejected, not retried
     "RETRIES_EXHAUSTED": ("permanent", None),
     "REVIEW_REJECTED": ("permanent", None),  # a reviewer said no: the job ends rejected
     "METHOD_NOT_ALLOWED": ("refusal", 405),  # the framework's, answered as a problem
@@ -74,6 +75,8 @@ MEANINGS = {
     "redrive it once the cause is fixed.",
     "REVIEW_EXPIRED": "Nobody reviewed a held copy inside the retention window.",
     "REVIEW_REJECTED": "A reviewer rejected the held copy.",
+    "CANCELLED": "The tenant cancelled the job (DELETE /v1/jobs/{id}) before it ended; its "
+    "source and any held copy are deleted. Counted as a cancel, not a dead letter.",
     "SOURCE_MISSING": "The stored source is gone (deleted by retention or by hand).",
     "STORAGE_FULL": "Local disk or the blob store is out of space; nothing was kept.",
     "STORAGE_INTEGRITY": "A stored blob fails its integrity check: tampered, truncated, or not "
@@ -106,6 +109,7 @@ WORKER = {
 WORKER_EXCEPTIONS = {
     "LEASE_EXPIRED": "yes, as a transient failure",
     "UNAVAILABLE": "— (CLI only)",
+    "CANCELLED": "no: ends rejected (not a dead letter)",
 }
 
 

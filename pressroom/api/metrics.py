@@ -88,6 +88,7 @@ def counter_families(totals: dict[tuple[str, str, str], int]) -> Iterator[Metric
     for kind, name, documentation in (
         ("deadline_miss", "pressroom_deadline_misses", "Jobs that ran past their deadline"),
         ("attempt", "pressroom_job_attempts", "Attempts started (claims), by lane"),
+        ("cancelled", "pressroom_cancellations", "Jobs a tenant cancelled before they ended"),
     ):
         family = CounterMetricFamily(name, documentation, labels=["lane"])
         counted = by_kind.get(kind, {})

@@ -12,7 +12,6 @@ from pressroom.jobs.model import Lane
 RETRIES_EXHAUSTED = "RETRIES_EXHAUSTED"  # jobs/backoff.py: transient attempts all spent
 LEASE_EXPIRED = "LEASE_EXPIRED"  # jobs/queue.py: a worker stopped answering (its lease lapsed)
 SOURCE_MISSING = "SOURCE_MISSING"  # worker/runner.py: the source vanished from storage
-CANCELLED = "CANCELLED"  # a tenant's DELETE on a job not yet finished
 INTERNAL_ERROR = errors.PressroomError.code  # a bug: dead-lettered at once
 DEADLINE_EXCEEDED = errors.DeadlineExceeded.code
 
@@ -30,9 +29,9 @@ def _codes(*bases: type[errors.PressroomError]) -> set[str]:
 
 def dead_letter_reasons() -> tuple[str, ...]:
     """A permanent error's code, a transient one that may fail only so often, or the end of
-    the retries, a bug, a lapsed review, a cancel."""
+    the retries, a bug, a lapsed review. A cancel is no dead letter: it has its own counter."""
     reasons = _codes(errors.PermanentError) | set(ONCE_MORE)
-    reasons |= {RETRIES_EXHAUSTED, SOURCE_MISSING, CANCELLED, INTERNAL_ERROR, DEADLINE_EXCEEDED}
+    reasons |= {RETRIES_EXHAUSTED, SOURCE_MISSING, INTERNAL_ERROR, DEADLINE_EXCEEDED}
     return tuple(sorted(reasons))
 
 

@@ -119,7 +119,9 @@ job_events = Table(
     Column("job_id", String(36)),
     Column("tenant", String(64), nullable=False),
     Column("lane", String(16), nullable=False),
-    Column("kind", String(24), nullable=False),  # retry | dead_letter | deadline_miss | refused
+    Column(
+        "kind", String(24), nullable=False
+    ),  # retry | dead_letter | deadline_miss | refused | attempt | cancelled
     Column("reason", String(32), nullable=False),
     Column("at", Float, nullable=False),
 )

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
+from prometheus_client.parser import text_string_to_metric_families
 
 from pressroom.api.app import create_app
+from pressroom.api.metrics import render_metrics
 from pressroom.jobs.model import JobState
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine
@@ -63,6 +65,17 @@ def test_a_waiting_job_is_cancelled_at_once_and_never_runs(
     assert _events(services, job_id) == ["job.rejected"]
     # a cancelled job cannot be redriven: its source is gone
     assert services.store.queue.redrive(job_id, now=services.clock()) is False
+    # counted once, as a cancel (not a dead letter), however often it was asked for
+    exported = {
+        (sample.name, sample.labels.get("lane"), sample.labels.get("reason")): sample.value
+        for family in text_string_to_metric_families(render_metrics(services).decode())
+        for sample in family.samples
+    }
+    lane = body["lane"]
+    assert exported[("pressroom_cancellations_total", lane, None)] == 1
+    assert all(
+        n == 0 for (name, _l, _r), n in exported.items() if name == "pressroom_dead_letters_total"
+    )
 
 
 @dataclass

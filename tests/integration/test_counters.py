@@ -127,7 +127,6 @@ def test_a_fresh_store_exports_every_reason_at_zero(client: TestClient) -> None:
         for name, reason in (
             ("pressroom_dead_letters_total", "CORRUPT"),
             ("pressroom_dead_letters_total", "INTERNAL_ERROR"),
-            ("pressroom_dead_letters_total", "CANCELLED"),
             ("pressroom_dead_letters_total", "RETRIES_EXHAUSTED"),
             ("pressroom_retries_total", "STORE_UNAVAILABLE"),
             ("pressroom_retries_total", "LEASE_EXPIRED"),
@@ -135,6 +134,7 @@ def test_a_fresh_store_exports_every_reason_at_zero(client: TestClient) -> None:
         ):
             assert value(samples, name, lane=lane, reason=reason) == 0, (name, lane, reason)
         assert value(samples, "pressroom_deadline_misses_total", lane=lane) == 0
+        assert value(samples, "pressroom_cancellations_total", lane=lane) == 0
 
 
 def test_http_durations_are_keyed_by_route_template_never_by_a_job_id(

@@ -40,9 +40,10 @@ def test_every_error_code_that_can_reach_a_counter_is_a_known_reason() -> None:
     assert {cls.code for cls in REFUSALS} <= set(refusal_reasons())
     assert {"OVERLOADED", "QUOTA_EXCEEDED"} <= set(refusal_reasons())
     # the reasons the worker and the queue write that are no class of their own
-    assert {"INTERNAL_ERROR", "DEADLINE_EXCEEDED", "CANCELLED", "RETRIES_EXHAUSTED"} <= set(
+    assert {"INTERNAL_ERROR", "DEADLINE_EXCEEDED", "RETRIES_EXHAUSTED"} <= set(
         dead_letter_reasons()
     )
+    assert "CANCELLED" not in dead_letter_reasons()  # counted apart: a tenant's choice
     assert "MEMORY_LIMIT" in dead_letter_reasons()  # a second time in a row is permanent
     assert "LEASE_EXPIRED" in retry_reasons()
     # a held job is not a dead letter, nor is a refusal code a retry
