@@ -13,7 +13,7 @@ VENV := .venv
 TEST_VENV := .venv-test
 TOOLS_VENV := .venv-tools
 APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils curl
-TEST_APT_PACKAGES := chromium prometheus systemd
+TEST_APT_PACKAGES := chromium systemd
 STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(TEST_VENV)/.installed-stamp
 TOOLS_STAMP := $(TOOLS_VENV)/.installed-stamp
@@ -51,6 +51,7 @@ postgres:
 
 test-system-deps:
 	@scripts/ensure-system-deps.sh $(TEST_APT_PACKAGES)
+	@scripts/ensure-promtool.sh
 
 readers:
 	@scripts/ensure-readers.sh
