@@ -52,6 +52,8 @@ MEANINGS = {
     "job id only.",
     "LEASE_EXPIRED": "The worker running the job died (SIGKILL, out of memory, abort): the "
     "lease ran out and the job is retried.",
+    "INVALID_CURSOR": "A job-list cursor the service did not write (edited or truncated): "
+    "start again from the first page.",
     "LINK_EXPIRED": "A download link past its expiry; fetch the job for a fresh one.",
     "MEMORY_LIMIT": "The worker passed its resident-memory ceiling on this job: retried once, "
     "permanent the second time in a row.",

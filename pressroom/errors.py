@@ -135,6 +135,13 @@ class PolicyExpired(PermanentError):
     http_status = 400
 
 
+class ExpiryPassed(PermanentError):
+    """A new key's expiry that has already passed: the key would never work."""
+
+    code = "EXPIRED"
+    http_status = 400
+
+
 class EncryptionError(PermanentError):
     """A blob that fails its integrity check: tampered, truncated, or not the blob stored
     under this key. Retrying cannot help."""
@@ -266,6 +273,13 @@ class PrivateAddress(BadRequest):
     """A webhook URL that resolves to a private, loopback, link-local or multicast address."""
 
     code = "PRIVATE_ADDRESS"
+
+
+class InvalidCursor(BadRequest):
+    """A job-list cursor this service did not write (edited, truncated, from another
+    deployment): start again from the first page."""
+
+    code = "INVALID_CURSOR"
 
 
 class RequestTimeout(BadRequest):

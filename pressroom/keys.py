@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pressroom.times import rfc3339_seconds
+
 ROLES = ("tenant", "operator")
 EXPIRY_HELP = "a duration (90d, 12h, 30m) or a date/time (2027-01-31, 2027-01-31T18:00:00Z)"
 _DURATION = re.compile(r"(\d{1,6})([dhm])")
@@ -21,6 +23,10 @@ def parse_expiry(value: str, *, now: float) -> float:
     m = _DURATION.fullmatch(text)
     if m:
         return now + int(m.group(1)) * _UNIT_S[m.group(2)]
+    try:
+        return rfc3339_seconds(text)
+    except ValueError:
+        pass  # an ISO 8601 date, or a time without a zone (read as UTC)
     try:
         when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

@@ -8,9 +8,9 @@ import binascii
 import hashlib
 import hmac
 import json
-from datetime import datetime
 
-from pressroom.errors import BadRequest
+from pressroom.errors import BadRequest, InvalidCursor
+from pressroom.times import rfc3339_seconds
 
 _MAC_BYTES = 12
 
@@ -26,7 +26,7 @@ def encode_cursor(secret: bytes, created_at: float, job_id: str) -> str:
 
 
 def decode_cursor(secret: bytes, cursor: str) -> tuple[float, str]:
-    """The position a cursor names; ``BadRequest`` for anything this service did not write."""
+    """The position a cursor names; ``InvalidCursor`` for anything this service did not write."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         mac, payload = raw[:_MAC_BYTES], raw[_MAC_BYTES:]
@@ -35,17 +35,17 @@ def decode_cursor(secret: bytes, cursor: str) -> tuple[float, str]:
         at, job_id = json.loads(payload)
         return float(at), str(job_id)
     except (ValueError, TypeError, binascii.Error):
-        raise BadRequest("invalid cursor: pass the `next` link of the previous page") from None
+        raise InvalidCursor("invalid cursor: pass the `next` link of the previous page") from None
 
 
 def rfc3339(name: str, value: str | None) -> float | None:
-    """An RFC 3339 date-time (with its offset, as RFC 3339 requires) as epoch seconds."""
+    """An RFC 3339 date-time (with its offset, as RFC 3339 requires) as epoch seconds. A leap
+    second (:60) is read as the last instant of its minute."""
     if value is None:
         return None
     try:
-        when = datetime.fromisoformat(value.replace("z", "Z"))
-    except ValueError:
-        when = None
-    if when is None or when.tzinfo is None or "T" not in value.upper():
-        raise BadRequest(f"invalid {name}: an RFC 3339 date-time, e.g. 2026-12-01T09:30:00Z")
-    return when.timestamp()
+        return rfc3339_seconds(value)
+    except (ValueError, OverflowError):
+        raise BadRequest(
+            f"invalid {name}: an RFC 3339 date-time, e.g. 2026-12-01T09:30:00Z"
+        ) from None

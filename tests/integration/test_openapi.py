@@ -181,6 +181,7 @@ REFUSED_FOR_CONTENT_OR_STATE = {
     "CONFLICT",
     "BAD_SIGNATURE",
     "LINK_EXPIRED",
+    "INVALID_CURSOR",  # a cursor is a token the server wrote: none can be made up
 }
 
 

@@ -190,10 +190,18 @@ async def list_jobs(
     state: Annotated[JobState | None, Query(description="only jobs in this state")] = None,
     lane: Annotated[Lane | None, Query(description="only jobs of this lane")] = None,
     created_after: Annotated[
-        str | None, Query(description="RFC 3339; jobs created at or after it")
+        str | None,
+        Query(
+            description="RFC 3339; jobs created at or after it",
+            json_schema_extra={"format": "date-time"},
+        ),
     ] = None,
     created_before: Annotated[
-        str | None, Query(description="RFC 3339; jobs created before it")
+        str | None,
+        Query(
+            description="RFC 3339; jobs created before it",
+            json_schema_extra={"format": "date-time"},
+        ),
     ] = None,
 ) -> JSONResponse:
     """The caller's jobs, newest first, a page at a time: ``next`` (and a ``Link`` header

@@ -4,7 +4,7 @@ and an audit line for every change."""
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep
 from pressroom.api.openapi import problems
-from pressroom.errors import BadRequest, NotFound
+from pressroom.errors import BadRequest, ExpiryPassed, NotFound
 from pressroom.keys import EXPIRY_HELP, KEY_ID_RE, key_record, parse_expiry
 from pressroom.tenants import TENANT_RE
 
@@ -43,13 +43,25 @@ class KeyList(BaseModel):
     keys: list[KeyRecord]
 
 
+def _expiry_schema(schema: dict[str, Any]) -> None:
+    """What the document promises for ``expires_at``: a duration or an RFC 3339 date-time (the
+    service reads a bare date too, for people; the document names the exact forms)."""
+    schema["anyOf"] = [
+        {"type": "string", "pattern": r"^\d{1,6}[dhm]$"},
+        {"type": "string", "format": "date-time"},
+        {"type": "null"},
+    ]
+
+
 class NewKey(BaseModel):
     """What ``POST /v1/keys`` takes."""
 
-    tenant: str = Field(description=f"The tenant: {_TENANT_HELP}.")
+    tenant: str = Field(description=f"The tenant: {_TENANT_HELP}.", pattern=TENANT_RE.pattern)
     role: Literal["tenant", "operator"] = "tenant"
     expires_at: str | None = Field(
-        default=None, description=f"When the key stops working: {EXPIRY_HELP}; null: never."
+        default=None,
+        description=f"When the key stops working: {EXPIRY_HELP}; null: never.",
+        json_schema_extra=_expiry_schema,
     )
 
 
@@ -63,7 +75,9 @@ def _tenant(name: str) -> str:
 async def list_keys(
     _op: Operator,
     services: ServicesDep,
-    tenant: Annotated[str | None, Query(description="Only this tenant's keys.")] = None,
+    tenant: Annotated[
+        str | None, Query(description="Only this tenant's keys.", pattern=TENANT_RE.pattern)
+    ] = None,
 ) -> KeyList:
     """Every key (or one tenant's), oldest first, with its status."""
     if tenant is not None:
@@ -85,7 +99,7 @@ async def create_key(body: NewKey, _op: Operator, services: ServicesDep) -> NewK
         except ValueError:
             raise BadRequest(f"expires_at: give {EXPIRY_HELP}") from None
         if expires_at <= now:
-            raise BadRequest("expires_at is in the past")
+            raise ExpiryPassed("expires_at is in the past: the key would never work")
     tenancy = services.store.tenancy
     key_id, key = await run_in_threadpool(
         lambda: tenancy.new_key(tenant, now=now, role=body.role, expires_at=expires_at)
