@@ -255,7 +255,9 @@ class Supervisor:
 
                 self._services = open_services(self.settings, migrate=False)
             services = self._services
-            services.store.queue.fail(
+            queue = services.store.queue
+            job = queue.get(job_id)
+            failed = queue.fail(
                 job_id,
                 owner,
                 code=code,
@@ -264,6 +266,13 @@ class Supervisor:
                 now=services.clock(),
                 policy=services.retry,
             )
+            # its tenant cancelled it while it was stuck: it ends CANCELLED now, its source
+            # with it, not when the lease lapses (fail refuses a job whose cancel was asked)
+            cancelled = failed is None and queue.end_cancelled(
+                job_id, owner, now=services.clock()
+            )
+            if cancelled and job is not None and job.source_key:
+                services.blobs.delete(job.source_key)
         except Exception:  # the lease lapses and the rescuer retries it instead
             log.warning("could not record the stop", extra={"job_id": job_id, "code": code})
 

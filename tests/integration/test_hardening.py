@@ -479,6 +479,41 @@ def test_a_job_stuck_past_its_deadline_is_stopped_and_ends_deadline_exceeded(
         supervisor.stop(5)
 
 
+def test_a_stuck_job_its_tenant_cancelled_ends_cancelled_when_its_worker_is_stopped(
+    tmp_path: Path,
+) -> None:
+    """The supervisor's stop does not wait for the lease to lapse: a job cancelled while its
+    worker was stuck ends CANCELLED at the stop, and its source goes with it."""
+    from pressroom.worker.pool import Supervisor
+    from tests.e2e.conftest import poll
+
+    settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path / "scratch")
+    services = open_services(settings)
+    client = _client(services)
+    key = services.store.tenancy.create_key("acme", now=services.clock())
+    job_id = post(client, _bearer(key), png_bytes(tmp_path)).json()["id"]
+    source = services.store.queue.get(job_id)
+    assert source is not None and source.source_key
+    supervisor = Supervisor(settings, {Lane.BULK: 1}, target=stuck_worker, deadline_grace_s=3.0)
+    supervisor.start()
+    try:
+
+        def state() -> JobState:
+            job = services.store.queue.get(job_id)
+            assert job is not None
+            return job.state
+
+        assert poll(lambda: state() is JobState.RUNNING, 60), state()
+        stopping = client.delete(f"/v1/jobs/{job_id}", headers=_bearer(key))
+        assert stopping.status_code == 202, stopping.text  # running: it stops when it can
+        assert poll(lambda: state() is JobState.REJECTED, 60), state()
+        job = services.store.queue.get(job_id)
+        assert job is not None and job.reason == "CANCELLED"
+        assert not services.blobs.exists(source.source_key)
+    finally:
+        supervisor.stop(5)
+
+
 def test_a_worker_past_its_memory_limit_is_stopped_and_the_job_ends_memory_limit(
     tmp_path: Path,
 ) -> None:
