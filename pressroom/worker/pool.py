@@ -268,9 +268,7 @@ class Supervisor:
             )
             # its tenant cancelled it while it was stuck: it ends CANCELLED now, its source
             # with it, not when the lease lapses (fail refuses a job whose cancel was asked)
-            cancelled = failed is None and queue.end_cancelled(
-                job_id, owner, now=services.clock()
-            )
+            cancelled = failed is None and queue.end_cancelled(job_id, owner, now=services.clock())
             if cancelled and job is not None and job.source_key:
                 services.blobs.delete(job.source_key)
         except Exception:  # the lease lapses and the rescuer retries it instead
