@@ -14,7 +14,7 @@ from pressroom.jobs.model import Job, JobState
 from pressroom.jobs.store import Queue
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.storage import BlobStore, artifact_key, is_artifact_key
+from pressroom.storage import BlobStore, artifact_key, delete_output, is_artifact_key
 
 
 def held_digest(held_key: str) -> str:
@@ -96,7 +96,7 @@ class Reviews:
             raise NotFound("the job is no longer in review")
         for key in (job.artifact_key, job.source_key):
             if key:
-                self.blobs.delete(key)
+                delete_output(self.blobs, key)
         return self._now(job_id, tenant)
 
     def _sha256(self, key: str) -> str:

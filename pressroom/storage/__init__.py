@@ -45,6 +45,16 @@ def is_artifact_key(key: str) -> bool:
     return key.startswith("artifacts/")
 
 
+def delete_output(blobs: BlobStore, key: str) -> None:
+    """Delete ``key``; for an artifact, every other output stored for its job as well (an
+    earlier attempt's copy kept beside an ``OUTPUT_CHANGED`` version), so none outlives the
+    job's own."""
+    blobs.delete(key)
+    if is_artifact_key(key):
+        for other, _ in list(blobs.list(key.rsplit("/", 1)[0])):
+            blobs.delete(other)
+
+
 class BlobStore(Protocol):
     def put_file(self, key: str, path: Path) -> None:
         """Store ``path`` under ``key``, replacing what was there."""

@@ -540,8 +540,10 @@ def first_artifact_key(services: Services, job_id: str, engine: FakeOcrEngine) -
 
 
 def test_a_retry_that_makes_other_bytes_is_held_and_both_outputs_kept(
-    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
 ) -> None:
+    from pressroom.service import housekeeper
+
     # An earlier attempt stored an output and died before recording it; what it stored is
     # not what this attempt makes (tampered with here, or a changed engine in life).
     client, headers = api
@@ -572,6 +574,10 @@ def test_a_retry_that_makes_other_bytes_is_held_and_both_outputs_kept(
     with services.blobs.open(first) as fh:
         assert fh.read() == stored.read_bytes()
     assert list(services.blobs.list("sources")) == []
+    # when the published output expires, the earlier copy beside it goes with it
+    clock.advance(services.settings.retention_s + 1)
+    assert housekeeper(services)()["artifacts"] == 1
+    assert list(services.blobs.list("artifacts")) == []
 
 
 def test_a_changed_output_never_overwrites_an_earlier_version(
@@ -591,6 +597,10 @@ def test_a_changed_output_never_overwrites_an_earlier_version(
     assert job.artifact_key == first.removesuffix(".pdf") + ".v3.pdf"
     with services.blobs.open(second) as fh:
         assert fh.read() == b"%PDF-1.7\n% two\n"
+    # a reviewer who rejects it ends the job: no output of it is kept, none was published
+    rejected = client.post(f"/v1/jobs/{job_id}/reject", headers=headers).json()
+    assert (rejected["state"], rejected["reason"]) == ("rejected", "REVIEW_REJECTED")
+    assert list(services.blobs.list("artifacts")) == []
 
 
 def test_an_honest_retry_finding_its_own_bytes_stored_completes(
