@@ -10,7 +10,7 @@ from pressroom.errors import Conflict, NotFound
 from pressroom.jobs.model import Job, JobState
 from pressroom.jobs.store import Queue
 from pressroom.service import Services
-from pressroom.storage import BlobStore
+from pressroom.storage import BlobStore, delete_output
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class JobControl:
             )
         # after the commit: a blob left by a failure here is swept as an orphan, never served
         for key in done.freed:
-            self.blobs.delete(key)
+            delete_output(self.blobs, key)
         return done.job, done.outcome == "requested"
 
     def delete_artifact(self, job_id: str, tenant: str) -> Job:
@@ -54,7 +54,7 @@ class JobControl:
         if job.state is not JobState.COMPLETE or job.artifact_key is None:
             raise Conflict("the job has no artifact to delete")
         # the blob first: a failure leaves the row pointing at it, and the delete can be retried
-        self.blobs.delete(job.artifact_key)
+        delete_output(self.blobs, job.artifact_key)
         if not self.queue.delete_artifact_key(job_id, tenant, job.artifact_key, now=self.clock()):
             raise Conflict("the job has no artifact to delete")
         again = self.queue.get(job_id, tenant=tenant)

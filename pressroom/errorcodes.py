@@ -60,6 +60,8 @@ MEANINGS = {
     "METHOD_NOT_ALLOWED": "The path exists but does not take this method (`Allow` lists those "
     "it takes).",
     "NOT_FOUND": "No such job, artifact or path for this caller.",
+    "OUTPUT_CHANGED": "A retry made an output that differs from the one already stored for the "
+    "job: the new one is kept under a versioned key and held for review; both stay stored.",
     "OUTPUT_CHECK_FAILED": "The output check failed: the copy is held for a human's review.",
     "OVERLOADED": "The lane's queue is full: come back after Retry-After seconds.",
     "PAGE_LIMIT": "More pages than PRESSROOM_MAX_PAGES.",

@@ -108,6 +108,13 @@ class RedactionLeak(ReviewRequired):
     code = "REDACTION_LEAK"
 
 
+class OutputChanged(ReviewRequired):
+    """A retry made other bytes than the artifact already stored for the same digest: the new
+    output is kept under a versioned key and a human picks, rather than either winning silently."""
+
+    code = "OUTPUT_CHANGED"
+
+
 class EngineUnavailable(TransientError):
     """The OCR engine could not start (missing language data, library failure)."""
 

@@ -3,6 +3,7 @@ or reject it — the decisions behind the review routes, without HTTP."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,7 @@ from pressroom.jobs.model import Job, JobState
 from pressroom.jobs.store import Queue
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.storage import BlobStore, artifact_key
+from pressroom.storage import BlobStore, artifact_key, delete_output, is_artifact_key
 
 
 def held_digest(held_key: str) -> str:
@@ -55,23 +56,31 @@ class Reviews:
         return self.blobs.open(key), size
 
     def approve(self, job_id: str, tenant: str) -> Job:
-        """Publish the held copy under its artifact key; the job completes, and its source,
-        delivered now, goes."""
+        """Publish the held copy under an artifact key of its own; the job completes, and its
+        source, delivered now, goes. A changed output (``OUTPUT_CHANGED``) is held under its
+        versioned artifact key already: that key is published as it is, and the copy stored
+        before it stays untouched."""
         job, held = self._held(job_id, tenant)
-        published = published_key(job.tenant, job.id, held)
-        self._copy(held, published)
+        in_place = is_artifact_key(held)
+        if in_place:
+            published, sha = held, self._sha256(held)
+        else:
+            published, sha = published_key(job.tenant, job.id, held), held_digest(held)
+            self._copy(held, published)
         ok = self.queue.decide_review(
             job_id,
             tenant,
             approve=True,
             now=self.clock(),
             artifact_key=published,
-            artifact_sha256=held_digest(held),
+            artifact_sha256=sha,
         )
-        if not ok:  # expired or decided meanwhile: the copy made for publishing must not stay
-            self.blobs.delete(published)
+        if not ok:
+            if not in_place:  # expired or decided meanwhile: the copy made for publishing goes
+                self.blobs.delete(published)
             raise NotFound("the job is no longer in review")
-        self.blobs.delete(held)
+        if not in_place:
+            self.blobs.delete(held)
         if job.source_key:  # delivered: the source goes, and with it any way to run the job again
             self.blobs.delete(job.source_key)
             self.queue.delete_source_key(job_id)
@@ -87,8 +96,15 @@ class Reviews:
             raise NotFound("the job is no longer in review")
         for key in (job.artifact_key, job.source_key):
             if key:
-                self.blobs.delete(key)
+                delete_output(self.blobs, key)
         return self._now(job_id, tenant)
+
+    def _sha256(self, key: str) -> str:
+        digest = hashlib.sha256()
+        with self.blobs.open(key) as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
 
     def _copy(self, src: str, dest: str) -> None:
         with job_scratch(self.scratch_dir) as scratch:

@@ -16,7 +16,7 @@ from pressroom.jobs.schema import jobs, stage_timings, workers
 from pressroom.jobs.stats import SqlStats
 from pressroom.jobs.store import Retention
 from pressroom.jobs.transport import Database
-from pressroom.storage import BlobStore
+from pressroom.storage import BlobStore, delete_output
 
 ORPHAN_AGE_S = 3600.0
 HISTORY_S = 30 * 24 * 3600.0  # job events and stage timings behind metrics and the dashboard
@@ -132,7 +132,7 @@ def housekeeping(
         keys = retention.expire_review(job_id, now=clock())
         for key in keys or ():
             if key:
-                blobs.delete(key)
+                delete_output(blobs, key)
         removed["expired_reviews"] += keys is not None
     before = now - retention_s
     for job_id, key in retention.expired_rejected_sources(before=before):
@@ -142,7 +142,7 @@ def housekeeping(
         removed["dead_sources"] += 1
     retention.prune_history(before=now - HISTORY_S)
     for job_id, key in retention.expired_artifacts(before=now - retention_s):
-        blobs.delete(key)
+        delete_output(blobs, key)
         retention.forget_artifact(job_id)
         removed["artifacts"] += 1
     for prefix in ("sources", "review"):

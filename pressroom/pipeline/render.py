@@ -478,6 +478,11 @@ class OutputBuilder:
             meta["dc:title"] = title
             meta["pdf:Producer"] = self.producer
             meta["xmp:CreatorTool"] = "Pressroom"
+            # the job's acceptance time, as in the info dictionary: a retry writes the same bytes
+            stamp = created.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            meta["xmp:CreateDate"] = stamp
+            meta["xmp:ModifyDate"] = stamp
+            meta["xmp:MetadataDate"] = stamp
         info = self.pdf.docinfo
         info.Title = title
         info.Producer = self.producer

@@ -32,6 +32,29 @@ def artifact_key(tenant: str, job_id: str, digest: str) -> str:
     return check_key(f"artifacts/{tenant}/{job_id}/{digest}.pdf")
 
 
+def versioned_artifact_key(tenant: str, job_id: str, digest: str, version: int) -> str:
+    """The ``version``-th different output (2, 3, …) made under one artifact digest: a retry
+    whose bytes differ from the stored copy's goes here, so no stored output is overwritten."""
+    if version < 2:
+        raise ValueError("the first output is artifact_key's")
+    return check_key(f"artifacts/{tenant}/{job_id}/{digest}.v{version}.pdf")
+
+
+def is_artifact_key(key: str) -> bool:
+    """An output stored where a complete job's link may point (not a reviewer-only copy)."""
+    return key.startswith("artifacts/")
+
+
+def delete_output(blobs: BlobStore, key: str) -> None:
+    """Delete ``key``; for an artifact, every other output stored for its job as well (an
+    earlier attempt's copy kept beside an ``OUTPUT_CHANGED`` version), so none outlives the
+    job's own."""
+    blobs.delete(key)
+    if is_artifact_key(key):
+        for other, _ in list(blobs.list(key.rsplit("/", 1)[0])):
+            blobs.delete(other)
+
+
 class BlobStore(Protocol):
     def put_file(self, key: str, path: Path) -> None:
         """Store ``path`` under ``key``, replacing what was there."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from pressroom import ENGINE_VERSION, tracing
 from pressroom.errors import (
     BlobNotFound,
+    OutputChanged,
     PermanentError,
     ReviewRequired,
     TransientError,
@@ -32,27 +33,46 @@ from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.variants import Processing
+from pressroom.redact.detect.ner import model_identity
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.settings import Limits, RedactionSettings
-from pressroom.storage import artifact_key, review_key
+from pressroom.storage import artifact_key, review_key, versioned_artifact_key
 from pressroom.templates import Template, registered_template
 
 log = logging.getLogger("pressroom.worker")
 
 
 def artifact_digest(
-    source_sha256: str, template_hash: str, policy: RedactionPolicy, *, keep_pixels: bool = False
+    source_sha256: str,
+    template_hash: str,
+    policy: RedactionPolicy,
+    *,
+    engine: str,
+    detector: str = "",
+    keep_pixels: bool = False,
 ) -> str:
     """What makes an output: the source, the template's content, the policy, whether pixels are
-    kept, the engine — and nothing else on the job (a webhook URL or a policy's expiry changes
-    no byte of it)."""
+    kept, our engine and the OCR engine's version, the detector (its model and the operator's
+    recognisers) when something is redacted — and nothing else on the job (a webhook URL or a
+    policy's expiry changes no byte of it). Another version is another key, so a retry after an
+    upgrade is a new output rather than a changed one."""
     parts: list[object] = [source_sha256, template_hash, list(policy.classes), ENGINE_VERSION]
     if keep_pixels:  # appended only when set: digests of earlier jobs stay what they were
         parts.append("keep-pixels")
+    parts.append(engine)
+    if detector:
+        parts.append(detector)
     material = json.dumps(parts)
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+def detector_identity(policy: RedactionPolicy, redaction: RedactionSettings) -> str:
+    """The detector a redaction policy runs (model and operator recognisers); "" for none."""
+    if not policy.classes:
+        return ""
+    return json.dumps([model_identity(redaction.ner_model), list(redaction.recognizers)])
 
 
 def _job_options(
@@ -261,17 +281,31 @@ class JobRunner:
                     job.source_sha256,
                     template.content_hash,
                     policy,
+                    engine=self.engine.name,
+                    detector=detector_identity(policy, settings.redaction),
                     keep_pixels=options.keep_pixels,
                 )
                 key = artifact_key(job.tenant, job.id, digest)
                 with self._stage(job, Stage.PUBLISH):
                     written = services.blobs.put_if_absent(key, built)
-                    sha = result.output_sha256 if written else self._stored_sha(key)
+                    if not written and self._stored_sha(key) != result.output_sha256:
+                        # an earlier attempt stored other bytes under this digest: neither
+                        # copy may win silently, so the new one is kept apart for a human
+                        changed = self._store_version(job, digest, built, result.output_sha256)
+                        self._hold(
+                            job,
+                            OutputChanged(
+                                "a retry made an output that differs from the stored one"
+                            ),
+                            built,
+                            key=changed,
+                        )
+                        return
                     if queue.complete(
                         job.id,
                         self.owner,
                         artifact_key=key,
-                        artifact_sha256=sha,
+                        artifact_sha256=result.output_sha256,
                         pages=result.pages,
                         now=now(),
                     ):
@@ -356,10 +390,10 @@ class JobRunner:
                 job.id, job.attempts, stage, seconds, now=self.services.clock()
             )
 
-    def _hold(self, job: Job, exc: ReviewRequired, built: Path) -> None:
-        """Keep the doubtful output privately for a reviewer (no link is ever made for it)."""
-        key = None
-        if built.exists():
+    def _hold(self, job: Job, exc: ReviewRequired, built: Path, *, key: str | None = None) -> None:
+        """Keep the doubtful output privately for a reviewer (no link is ever made for it);
+        ``key``: where it is already stored (a changed output's versioned key)."""
+        if key is None and built.exists():
             key = review_key(job.tenant, job.id, file_sha256(built))
             self.services.blobs.put_file(key, built)
         if not self.queue.hold(
@@ -373,6 +407,16 @@ class JobRunner:
             self._cancel(job, *([key] if key else []))
             return
         log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
+
+    def _store_version(self, job: Job, digest: str, built: Path, sha: str) -> str:
+        """The new output under the first free versioned key (v2, v3, …), never over another
+        blob; a version already holding these very bytes (an earlier attempt's) is reused."""
+        version = 2
+        while True:
+            key = versioned_artifact_key(job.tenant, job.id, digest, version)
+            if self.services.blobs.put_if_absent(key, built) or self._stored_sha(key) == sha:
+                return key
+            version += 1
 
     def _stored_sha(self, key: str) -> str:
         digest = hashlib.sha256()

@@ -16,10 +16,13 @@ from PIL import Image
 from pressroom.api.app import create_app
 from pressroom.errors import StorageUnavailable as StorageUnavailableForTests
 from pressroom.jobs.model import JobState, Lane
+from pressroom.redact.policy import RedactionPolicy
 from pressroom.service import Services
+from pressroom.storage import artifact_key
 from pressroom.synth import distort, save_png, text_pdf
+from pressroom.templates import registered_template
 from pressroom.testing import FakeOcrEngine
-from pressroom.worker.runner import JobRunner
+from pressroom.worker.runner import JobRunner, artifact_digest
 from tests.conftest import FakeClock
 from tests.helpers import output_text, small_scan
 from tests.hookservers import Receiver
@@ -523,3 +526,101 @@ def test_a_reviewer_can_reject_a_held_job(
     assert (rejected["state"], rejected["reason"]) == ("rejected", "REVIEW_REJECTED")
     assert list(services.blobs.list("review")) == []
     assert client.post(f"/v1/jobs/{job_id}/approve", headers=headers).status_code == 404
+
+
+def first_artifact_key(services: Services, job_id: str, engine: FakeOcrEngine) -> str:
+    """Where a plain job's output is published, as the worker names it."""
+    job = services.store.queue.get(job_id)
+    assert job is not None
+    template = registered_template(job.template, services.settings.template_dirs)
+    digest = artifact_digest(
+        job.source_sha256, template.content_hash, RedactionPolicy(()), engine=engine.name
+    )
+    return artifact_key(job.tenant, job.id, digest)
+
+
+def test_a_retry_that_makes_other_bytes_is_held_and_both_outputs_kept(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    from pressroom.service import housekeeper
+
+    # An earlier attempt stored an output and died before recording it; what it stored is
+    # not what this attempt makes (tampered with here, or a changed engine in life).
+    client, headers = api
+    engine = FakeOcrEngine(lines=LINES)
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    first = first_artifact_key(services, job_id, engine)
+    stored = tmp_path / "stored.pdf"
+    stored.write_bytes(b"%PDF-1.7\n% an earlier attempt's output\n")
+    services.blobs.put_file(first, stored)
+    work(services, engine)
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert (job["state"], job["reason"]) == ("review", "OUTPUT_CHANGED")
+    assert job["artifact_url"] is None
+    versioned = first.removesuffix(".pdf") + ".v2.pdf"
+    assert sorted(k for k, _ in services.blobs.list("artifacts")) == sorted([first, versioned])
+    with services.blobs.open(first) as fh:
+        assert fh.read() == stored.read_bytes()  # the stored copy is untouched
+    held = client.get(f"/v1/jobs/{job_id}/held", headers=headers)
+    with services.blobs.open(versioned) as fh:
+        assert held.status_code == 200 and held.content == fh.read()
+    (tmp_path / "held.pdf").write_bytes(held.content)
+    assert "Waiver signed by the participant" in output_text(tmp_path / "held.pdf", 0)
+    approved = client.post(f"/v1/jobs/{job_id}/approve", headers=headers).json()
+    assert approved["state"] == "complete"
+    done = services.store.queue.get(job_id)
+    assert done is not None and done.artifact_key == versioned
+    assert client.get(approved["artifact_url"]).content == held.content
+    with services.blobs.open(first) as fh:
+        assert fh.read() == stored.read_bytes()
+    assert list(services.blobs.list("sources")) == []
+    # when the published output expires, the earlier copy beside it goes with it
+    clock.advance(services.settings.retention_s + 1)
+    assert housekeeper(services)()["artifacts"] == 1
+    assert list(services.blobs.list("artifacts")) == []
+
+
+def test_a_changed_output_never_overwrites_an_earlier_version(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    engine = FakeOcrEngine(lines=LINES)
+    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    first = first_artifact_key(services, job_id, engine)
+    second = first.removesuffix(".pdf") + ".v2.pdf"
+    for key, body in ((first, b"one"), (second, b"two")):
+        (tmp_path / "b").write_bytes(b"%PDF-1.7\n% " + body + b"\n")
+        services.blobs.put_file(key, tmp_path / "b")
+    work(services, engine)
+    job = services.store.queue.get(job_id)
+    assert job is not None and job.state is JobState.REVIEW and job.reason == "OUTPUT_CHANGED"
+    assert job.artifact_key == first.removesuffix(".pdf") + ".v3.pdf"
+    with services.blobs.open(second) as fh:
+        assert fh.read() == b"%PDF-1.7\n% two\n"
+    # a reviewer who rejects it ends the job: no output of it is kept, none was published
+    rejected = client.post(f"/v1/jobs/{job_id}/reject", headers=headers).json()
+    assert (rejected["state"], rejected["reason"]) == ("rejected", "REVIEW_REJECTED")
+    assert list(services.blobs.list("artifacts")) == []
+
+
+def test_an_honest_retry_finding_its_own_bytes_stored_completes(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    engine = FakeOcrEngine(lines=LINES)
+    data = png_bytes(tmp_path)
+    model = post(client, headers, data).json()["id"]
+    work(services, engine)
+    retried = post(client, headers, data).json()["id"]
+    done, job = services.store.queue.get(model), services.store.queue.get(retried)
+    assert done is not None and done.artifact_key is not None and job is not None
+    assert done.created_at == job.created_at  # the same job's bytes, but for its id
+    # the first attempt of `retried` stored exactly what a rerun makes, then died
+    services.blobs.get_to_path(done.artifact_key, tmp_path / "honest.pdf")
+    key = first_artifact_key(services, retried, engine)
+    services.blobs.put_file(key, tmp_path / "honest.pdf")
+    work(services, engine)
+    job = services.store.queue.get(retried)
+    assert job is not None and job.state is JobState.COMPLETE and job.artifact_key == key
+    assert job.artifact_sha256 == done.artifact_sha256
+    assert [k for k, _ in services.blobs.list(f"artifacts/acme/{retried}")] == [key]

@@ -14,7 +14,9 @@ recasing keeps every character's offset.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
+import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -56,6 +58,22 @@ def check_installed(name: str) -> None:
             f"the named-entity model in {ENV_NER_MODEL} is not installed "
             "(run `make run` or install it into this environment)"
         )
+
+
+def model_identity(name: str) -> str:
+    """The model's name and version, read without loading it: an artifact's digest carries it,
+    so a retry under another model is another output, not a changed one."""
+    meta = Path(name) / "meta.json"
+    if meta.is_file():
+        try:
+            version = str(json.loads(meta.read_text()).get("version", "unknown"))
+        except (OSError, ValueError):
+            version = "unknown"
+        return f"{name} {version}"
+    try:
+        return f"{name} {importlib.metadata.version(name)}"
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return f"{name} unknown"
 
 
 @lru_cache(maxsize=2)
