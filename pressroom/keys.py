@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pressroom.times import rfc3339_seconds
@@ -14,6 +15,15 @@ ROLES = ("tenant", "operator")
 EXPIRY_HELP = "a duration (90d, 12h, 30m) or a date/time (2027-01-31, 2027-01-31T18:00:00Z)"
 _DURATION = re.compile(r"(\d{1,6})([dhm])")
 _UNIT_S = {"d": 86400, "h": 3600, "m": 60}
+
+
+@dataclass(frozen=True, slots=True)
+class KeyOwner:
+    """Who a live key speaks for: its tenant, its role and its id (``k_…``, never the key)."""
+
+    tenant: str
+    role: str
+    key_id: str
 
 
 def parse_expiry(value: str, *, now: float) -> float:

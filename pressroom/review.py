@@ -55,11 +55,11 @@ class Reviews:
         size = self.blobs.size(key)
         return self.blobs.open(key), size
 
-    def approve(self, job_id: str, tenant: str) -> Job:
+    def approve(self, job_id: str, tenant: str, *, key_id: str) -> Job:
         """Publish the held copy under an artifact key of its own; the job completes, and its
         source, delivered now, goes. A changed output (``OUTPUT_CHANGED``) is held under its
         versioned artifact key already: that key is published as it is, and the copy stored
-        before it stays untouched."""
+        before it stays untouched. ``key_id`` (the deciding key's ``k_…``) is recorded."""
         job, held = self._held(job_id, tenant)
         in_place = is_artifact_key(held)
         if in_place:
@@ -72,6 +72,8 @@ class Reviews:
             tenant,
             approve=True,
             now=self.clock(),
+            key_id=key_id,
+            detail={"artifact_key": published, "artifact_sha256": sha},
             artifact_key=published,
             artifact_sha256=sha,
         )
@@ -86,12 +88,16 @@ class Reviews:
             self.queue.delete_source_key(job_id)
         return self._now(job_id, tenant)
 
-    def reject(self, job_id: str, tenant: str) -> Job:
-        """The job ends rejected; the held copy and the source go."""
+    def reject(self, job_id: str, tenant: str, *, key_id: str) -> Job:
+        """The job ends rejected; the held copy and the source go. ``key_id`` is recorded."""
         job = self.queue.get(job_id, tenant=tenant)
         if job is None or job.state is not JobState.REVIEW:
             raise NotFound("no such job in review")
-        ok = self.queue.decide_review(job_id, tenant, approve=False, now=self.clock())
+        # what was held, by its digest: the copy itself goes, so the record names it
+        held = {"held_sha256": held_digest(job.artifact_key)} if job.artifact_key else {}
+        ok = self.queue.decide_review(
+            job_id, tenant, approve=False, now=self.clock(), key_id=key_id, detail=held
+        )
         if not ok:
             raise NotFound("the job is no longer in review")
         for key in (job.artifact_key, job.source_key):

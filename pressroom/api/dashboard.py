@@ -39,6 +39,7 @@ class Snapshot:
     review_total: int = 0
     review: list[dict[str, Any]] = field(default_factory=list)
     recent_dead: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)  # newest first
     scratch_bytes: int = 0
     scratch_folders: int = 0
     disk_free: int = 0
@@ -105,6 +106,9 @@ def snapshot(services: Services) -> Snapshot:
             "age": now - (r.finished_at or now),
         }
         for r in work.dead
+    ]
+    snap.decisions = [
+        {"at": d.at, "id": d.job_id, "action": d.action, "key_id": d.key_id} for d in work.decisions
     ]
     return snap
 
@@ -225,6 +229,12 @@ def render_dashboard(snap: Snapshot) -> str:
         f"</td><td>{_e(r['reason'])}</td><td>{_age(r['age'])}</td></tr>"
         for r in snap.recent_dead
     )
+    decision_rows = "".join(
+        f"<tr><td>{_e(time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(d['at'])))}</td>"
+        f"<td><code>{_e(d['id'])}</code></td><td>{_e(d['action'])}</td>"
+        f"<td><code>{_e(d['key_id'])}</code></td></tr>"
+        for d in snap.decisions
+    )
     review_total = snap.review_total
     disk_used = 1 - snap.disk_free / snap.disk_size if snap.disk_size else 0.0
     ppm = (
@@ -272,6 +282,9 @@ operator key.</p></section>
 <section class="card" id="review"><h2>Review queue: {review_total}</h2>
 <table><tr><th>job</th><th>tenant</th><th>reason</th><th>waiting</th></tr>{review_rows}</table>
 </section>
+<section class="card" id="decisions"><h2>Review decisions, newest first</h2>
+<table><tr><th>when (UTC)</th><th>job</th><th>decision</th><th>key</th></tr>
+{decision_rows}</table></section>
 <section class="card" id="scratch"><h2>Scratch</h2>
 <p>{_bytes(snap.scratch_bytes)} in {snap.scratch_folders} live job folder(s) ·
 disk {disk_used:.0%} used ({_bytes(snap.disk_free)} free of {_bytes(snap.disk_size)})</p>

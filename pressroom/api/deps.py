@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom.errors import Forbidden, Unauthorized
 from pressroom.intake import Intake
+from pressroom.keys import KeyOwner
 from pressroom.review import Reviews
 from pressroom.service import Services
 
@@ -56,6 +57,10 @@ class Bearer:
         self.what = what  # how the 401 names the key wanted
 
     async def __call__(self, request: Request, credentials: Credentials) -> str:
+        return (await self.owner(request, credentials)).tenant
+
+    async def owner(self, request: Request, credentials: Credentials) -> KeyOwner:
+        """The key's owner with its id, for routes that record who acted."""
         if credentials is None or credentials.scheme != "Bearer":
             raise Unauthorized(f"send Authorization: Bearer <{self.what}>")
         services = get_services(request)
@@ -63,17 +68,19 @@ class Bearer:
         found = await run_in_threadpool(
             lambda: services.store.tenancy.key_info(key, now=services.clock())
         )
-        if found is None or (self.role == "tenant" and found[1] != "tenant"):
+        if found is None or (self.role == "tenant" and found.role != "tenant"):
             raise Unauthorized("unknown, expired or revoked API key")
-        if found[1] != self.role:
+        if found.role != self.role:
             raise Forbidden("this needs an operator key")
-        return found[0]
+        return found
 
 
 tenant = Bearer("tenant", "API key")
 operator = Bearer("operator", "operator key")
 Tenant = Annotated[str, Depends(tenant)]
 Operator = Annotated[str, Depends(operator)]
+# a tenant's key with its id: for the routes that record who decided
+Caller = Annotated[KeyOwner, Depends(tenant.owner)]
 
 
 def loopback_peer(request: Request, trusted_proxies: tuple[str, ...]) -> bool:

@@ -107,6 +107,19 @@ JOB_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "number"},
             "description": "Seconds spent in each stage.",
         },
+        "decisions": {
+            "type": "array",
+            "description": "Every review decision, oldest first: what, when, by which key id.",
+            "items": {
+                "type": "object",
+                "required": ["action", "at", "key_id"],
+                "properties": {
+                    "action": {"type": "string", "enum": ["approve", "reject"]},
+                    "at": {"type": "number", "description": "Epoch seconds."},
+                    "key_id": {"type": "string", "description": "The deciding key's id."},
+                },
+            },
+        },
         "created_at": {"type": "number", "description": "Epoch seconds."},
         "finished_at": _NUMBER_OR_NULL,
         "trace_id": _STRING_OR_NULL,

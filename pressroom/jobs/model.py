@@ -85,6 +85,16 @@ class Job:
     pages_estimate: int | None = None
     parent_span_id: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    decisions: tuple[ReviewDecision, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewDecision:
+    """A reviewer's decision on a held job: ``approve`` or ``reject``, when, by which key id."""
+
+    action: str
+    at: float
+    key_id: str
 
 
 # states of a job that is not finished: waiting its turn, or waiting and running

@@ -15,7 +15,7 @@ from pressroom.jobs.backoff import Decision, RetryPolicy
 from pressroom.jobs.model import CANCELLED, WAITING, Cancellation, Job, JobState, Lane, NewJob
 from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.rows import load_job, to_job, to_jobs
-from pressroom.jobs.schema import jobs, stage_timings
+from pressroom.jobs.schema import jobs, review_decisions, stage_timings
 from pressroom.jobs.stats import SqlStats
 from pressroom.jobs.transport import Database
 
@@ -340,10 +340,14 @@ class SqlQueue:
         *,
         approve: bool,
         now: float,
+        key_id: str,
+        detail: dict[str, Any] | None = None,
         artifact_key: str | None = None,
         artifact_sha256: str | None = None,
     ) -> bool:
-        """A human's decision on a held job: complete with the held output, or rejected."""
+        """A human's decision on a held job: complete with the held output, or rejected. The
+        decision row (who, when, what) is written only with the state change, in its
+        transaction: a job decided meanwhile records nothing more."""
         values: dict[str, Any] = (
             {
                 "state": JobState.COMPLETE.value,
@@ -371,7 +375,19 @@ class SqlQueue:
                 )
                 .values(updated_at=now, **values)
             )
-            return done.rowcount == 1
+            if done.rowcount != 1:
+                return False
+            conn.execute(
+                review_decisions.insert().values(
+                    job_id=job_id,
+                    tenant=tenant,
+                    key_id=key_id,
+                    action="approve" if approve else "reject",
+                    at=now,
+                    detail=dict(detail or {}),
+                )
+            )
+            return True
 
     def redrive(self, job_id: str, *, now: float, tenant: str | None = None) -> bool:
         """Send a dead-lettered job round again (an operator fixed the cause), attempts reset.

@@ -1,4 +1,5 @@
-"""Job rows to ``Job`` values, with every job's stage timings read in one query."""
+"""Job rows to ``Job`` values, with every job's stage timings and review decisions read in one
+query each."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select
 
-from pressroom.jobs.model import Job, JobState, Lane
-from pressroom.jobs.schema import jobs, stage_timings
+from pressroom.jobs.model import Job, JobState, Lane, ReviewDecision
+from pressroom.jobs.schema import jobs, review_decisions, stage_timings
 
 
 def load_job(conn: Connection, job_id: str) -> Job:
@@ -20,7 +21,8 @@ def to_job(conn: Connection, row: Any) -> Job:
 
 
 def to_jobs(conn: Connection, rows: Any) -> list[Job]:
-    """Rows to jobs, with every job's stage timings read in one query (not one a job)."""
+    """Rows to jobs, with every job's stage timings, then its decisions, read in one query each
+    (not one a job)."""
     timings: dict[str, dict[str, float]] = {str(row["id"]): {} for row in rows}
     if timings:
         for job_id, stage, seconds in conn.execute(
@@ -33,10 +35,25 @@ def to_jobs(conn: Connection, rows: Any) -> list[Job]:
             .group_by(stage_timings.c.job_id, stage_timings.c.stage)
         ).all():
             timings[str(job_id)][str(stage)] = round(float(seconds), 4)
-    return [_row_job(row, timings[str(row["id"])]) for row in rows]
+    decisions: dict[str, list[ReviewDecision]] = {job_id: [] for job_id in timings}
+    if decisions:
+        for job_id, action, at, key_id in conn.execute(
+            select(
+                review_decisions.c.job_id,
+                review_decisions.c.action,
+                review_decisions.c.at,
+                review_decisions.c.key_id,
+            )
+            .where(review_decisions.c.job_id.in_(list(decisions)))
+            .order_by(review_decisions.c.at, review_decisions.c.id)
+        ).all():
+            decisions[str(job_id)].append(ReviewDecision(str(action), float(at), str(key_id)))
+    return [
+        _row_job(row, timings[str(row["id"])], tuple(decisions[str(row["id"])])) for row in rows
+    ]
 
 
-def _row_job(row: Any, timings: dict[str, float]) -> Job:
+def _row_job(row: Any, timings: dict[str, float], decisions: tuple[ReviewDecision, ...]) -> Job:
     return Job(
         id=str(row["id"]),
         tenant=str(row["tenant"]),
@@ -73,4 +90,5 @@ def _row_job(row: Any, timings: dict[str, float]) -> Job:
         pages_estimate=row["pages_estimate"],
         parent_span_id=row["parent_span_id"],
         timings=timings,
+        decisions=decisions,
     )

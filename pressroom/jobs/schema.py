@@ -77,6 +77,20 @@ stage_timings = Table(
 )
 Index("ix_stage_timings_job", stage_timings.c.job_id)
 
+# every review decision: who (the key's id, never the key), when, what changed
+review_decisions = Table(
+    "review_decisions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("job_id", String(36), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False),
+    Column("tenant", String(64), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("action", String(16), nullable=False),
+    Column("at", Float, nullable=False),
+    Column("detail", JSON, nullable=False),
+)
+Index("ix_review_decisions_job", review_decisions.c.job_id)
+
 api_keys = Table(
     "api_keys",
     metadata,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, case, func, literal, select, union_all, update
@@ -14,7 +14,14 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from pressroom.jobs.model import UNFINISHED, WAITING, JobState
-from pressroom.jobs.schema import counters, job_events, jobs, stage_timings, workers
+from pressroom.jobs.schema import (
+    counters,
+    job_events,
+    jobs,
+    review_decisions,
+    stage_timings,
+    workers,
+)
 from pressroom.jobs.transport import Database
 from pressroom.pipeline.stages import Stage
 
@@ -39,6 +46,16 @@ class DeadLetter:
 
 
 @dataclass(frozen=True, slots=True)
+class DecisionMade:
+    """A reviewer's decision as the dashboard lists it: no document data."""
+
+    job_id: str
+    action: str
+    key_id: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class RecentWork:
     """One consistent read for the dashboard: stage timings and finished pages since a time,
     the oldest held jobs and the newest dead letters."""
@@ -48,6 +65,7 @@ class RecentWork:
     review: list[HeldJob]
     review_total: int
     dead: list[DeadLetter]
+    decisions: list[DecisionMade] = field(default_factory=list)  # newest first
 
 
 class SqlStats:
@@ -290,7 +308,12 @@ class SqlStats:
         ]
 
     def recent_work(
-        self, *, since: float, review_limit: int = 20, dead_limit: int = 10
+        self,
+        *,
+        since: float,
+        review_limit: int = 20,
+        dead_limit: int = 10,
+        decision_limit: int = 10,
     ) -> RecentWork:
         with self.db.tx(read_only=True) as conn:
             timings = conn.execute(
@@ -318,12 +341,25 @@ class SqlStats:
             review_total = conn.execute(
                 select(func.count()).where(jobs.c.state == JobState.REVIEW.value)
             ).scalar_one()
+            decisions = conn.execute(
+                select(
+                    review_decisions.c.job_id,
+                    review_decisions.c.action,
+                    review_decisions.c.key_id,
+                    review_decisions.c.at,
+                )
+                .order_by(review_decisions.c.at.desc(), review_decisions.c.id.desc())
+                .limit(decision_limit)
+            ).all()
         return RecentWork(
             timings=[(str(stage), float(seconds)) for stage, seconds in timings],
             finished=[(float(at), int(pages or 0)) for at, pages in finished],
             review=[HeldJob(str(r[0]), str(r[1]), r[2], _float(r[3])) for r in review],
             review_total=int(review_total),
             dead=[DeadLetter(str(r[0]), str(r[1]), str(r[2]), r[3], _float(r[4])) for r in dead],
+            decisions=[
+                DecisionMade(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in decisions
+            ],
         )
 
 

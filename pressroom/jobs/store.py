@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import Cancellation, Job, JobState, Lane, NewJob
+from pressroom.keys import KeyOwner
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -45,9 +46,13 @@ class Queue(Protocol):
         *,
         approve: bool,
         now: float,
+        key_id: str,
+        detail: dict[str, Any] | None = None,
         artifact_key: str | None = None,
         artifact_sha256: str | None = None,
-    ) -> bool: ...
+    ) -> bool:
+        """The state change and its decision row (who, when, what), in one transaction; a
+        job no longer in review changes nothing and records nothing."""
 
     def redrive(self, job_id: str, *, now: float, tenant: str | None = None) -> bool:
         """A rejected job with its source back to ``accepted``; never a complete one."""
@@ -200,7 +205,7 @@ class Tenancy(Customers, Protocol):
 
     def create_key(self, tenant: str, *, now: float, role: str = "tenant") -> str: ...
 
-    def key_info(self, key: str, *, now: float | None = None) -> tuple[str, str] | None: ...
+    def key_info(self, key: str, *, now: float | None = None) -> KeyOwner | None: ...
 
     def tenant_for_key(self, key: str, *, now: float | None = None) -> str | None: ...
 
@@ -272,7 +277,12 @@ class Stats(AdmissionFigures, Protocol):
     ) -> list[tuple[str, list[int], int, float]]: ...
 
     def recent_work(
-        self, *, since: float, review_limit: int = 20, dead_limit: int = 10
+        self,
+        *,
+        since: float,
+        review_limit: int = 20,
+        dead_limit: int = 10,
+        decision_limit: int = 10,
     ) -> RecentWork: ...
 
 

@@ -14,6 +14,7 @@ from sqlalchemy import func, or_, select, update
 from pressroom.errors import DuplicateRow, TransientError
 from pressroom.jobs.schema import api_keys, customers, template_allow
 from pressroom.jobs.transport import Database
+from pressroom.keys import KeyOwner
 from pressroom.tenants import TENANT_RE
 
 # last-use times are this coarse: a write at most once a minute per key
@@ -78,9 +79,10 @@ class SqlTenancy:
             )
         return key_id, key
 
-    def key_info(self, key: str, *, now: float | None = None) -> tuple[str, str] | None:
-        """(tenant, role) of a live key: not revoked, not expired. Records its last use (at
-        most once a minute, so a busy client does not turn every request into a write)."""
+    def key_info(self, key: str, *, now: float | None = None) -> KeyOwner | None:
+        """The owner (tenant, role, key id) of a live key: not revoked, not expired. Records
+        its last use (at most once a minute, so a busy client does not turn every request into
+        a write)."""
         now = time.time() if now is None else now
         digest = hash_key(key)
         with self.db.tx(read_only=True) as conn:
@@ -90,6 +92,7 @@ class SqlTenancy:
                     api_keys.c.role,
                     api_keys.c.expires_at,
                     api_keys.c.last_used_at,
+                    api_keys.c.id,
                 ).where(api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None))
             ).first()
         if row is None or (row[2] is not None and float(row[2]) <= now):
@@ -107,7 +110,7 @@ class SqlTenancy:
                     )
                     .values(last_used_at=now)
                 )
-        return str(row[0]), str(row[1])
+        return KeyOwner(tenant=str(row[0]), role=str(row[1]), key_id=str(row[4]))
 
     def list_keys(self, tenant: str | None = None) -> list[dict[str, Any]]:
         """Every key's id, tenant, role and dates (never the secret or its hash)."""
@@ -144,7 +147,7 @@ class SqlTenancy:
 
     def tenant_for_key(self, key: str, *, now: float | None = None) -> str | None:
         info = self.key_info(key, now=now)
-        return None if info is None or info[1] != "tenant" else info[0]
+        return None if info is None or info.role != "tenant" else info.tenant
 
     def has_keys(self) -> bool:
         with self.db.tx(read_only=True) as conn:

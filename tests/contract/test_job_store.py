@@ -288,6 +288,51 @@ def test_the_review_queue_reads_every_jobs_timings_in_one_query(services: Servic
     assert [j.id for j in queue] == held
     assert [j.timings["ocr"] for j in queue] == [0.5, 1.5, 2.5]
     assert sum("job_stage_timings" in s for s in statements) == 1
+    assert sum("review_decisions" in s for s in statements) == 1
+
+
+def test_a_review_decision_is_recorded_with_its_state_change_and_only_then(
+    services: Services,
+) -> None:
+    store = services.store
+    decided = []
+    for approve in (True, False):
+        job, _ = store.queue.insert(new_job("acme"), now=100.0, max_attempts=4)
+        assert store.queue.claim((Lane.BULK,), "w", now=101.0, lease_s=LEASE) is not None
+        assert store.queue.hold(job.id, "w", code="REDACTION_LEAK", message="m", now=102.0)
+        held = store.queue.get(job.id)
+        assert held is not None and held.decisions == ()
+        # another tenant's decision changes nothing and records nothing
+        assert not store.queue.decide_review(
+            job.id, "globex", approve=approve, now=103.0, key_id="k_other"
+        )
+        assert store.queue.decide_review(
+            job.id,
+            "acme",
+            approve=approve,
+            now=104.0,
+            key_id="k_first",
+            detail={"artifact_key": "a/k.pdf"} if approve else {"held_sha256": "ab"},
+            artifact_key="a/k.pdf" if approve else None,
+        )
+        # decided already: a second decision of either kind records nothing more
+        for again in (True, False):
+            assert not store.queue.decide_review(
+                job.id, "acme", approve=again, now=105.0, key_id="k_second"
+            )
+        decided.append(job.id)
+    approved, rejected = (store.queue.get(job_id) for job_id in decided)
+    assert approved is not None and rejected is not None
+    assert approved.state is JobState.COMPLETE and rejected.state is JobState.REJECTED
+    assert [(d.action, d.at, d.key_id) for d in approved.decisions] == [
+        ("approve", 104.0, "k_first")
+    ]
+    assert [(d.action, d.key_id) for d in rejected.decisions] == [("reject", "k_first")]
+    recent = store.stats.recent_work(since=0.0).decisions
+    assert [(d.job_id, d.action, d.key_id) for d in recent] == [
+        (rejected.id, "reject", "k_first"),
+        (approved.id, "approve", "k_first"),
+    ]
 
 
 def test_a_row_a_unique_key_refuses_leaves_the_store_as_ours_and_changes_nothing(
@@ -397,6 +442,7 @@ def test_list_jobs_pages_newest_first_by_keyset_in_one_query_for_the_rows(
     assert [j.id for j in first] == want[:2]
     assert sum("FROM jobs" in s for s in statements) == 1
     assert sum("job_stage_timings" in s for s in statements) == 1
+    assert sum("review_decisions" in s for s in statements) == 1
     last = first[-1]
     rest = store.queue.list_jobs("acme", limit=10, after=(last.created_at, last.id), lane=Lane.BULK)
     assert [j.id for j in rest] == want[2:]

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from pressroom.api.deps import ReviewsDep, ServicesDep, Tenant
+from pressroom.api.deps import Caller, ReviewsDep, ServicesDep, Tenant
 from pressroom.api.openapi import job, json_body, pdf, problems
 from pressroom.api.responses import job_json, own_base_url, stream_pdf
 
@@ -43,9 +43,9 @@ async def held_copy(job_id: str, who: Tenant, reviews: ReviewsDep) -> Response:
     responses={**job(200), **problems(401, 404, 503)},
 )
 async def approve(
-    job_id: str, request: Request, who: Tenant, reviews: ReviewsDep, services: ServicesDep
+    job_id: str, request: Request, who: Caller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
-    done = await run_in_threadpool(reviews.approve, job_id, who)
+    done = await run_in_threadpool(lambda: reviews.approve(job_id, who.tenant, key_id=who.key_id))
     return job_json(done, services, own_base_url(request))
 
 
@@ -55,7 +55,7 @@ async def approve(
     responses={**job(200), **problems(401, 404, 503)},
 )
 async def reject(
-    job_id: str, request: Request, who: Tenant, reviews: ReviewsDep, services: ServicesDep
+    job_id: str, request: Request, who: Caller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
-    done = await run_in_threadpool(reviews.reject, job_id, who)
+    done = await run_in_threadpool(lambda: reviews.reject(job_id, who.tenant, key_id=who.key_id))
     return job_json(done, services, own_base_url(request))
