@@ -94,7 +94,11 @@ class Reviews:
         if job is None or job.state is not JobState.REVIEW:
             raise NotFound("no such job in review")
         # what was held, by its digest: the copy itself goes, so the record names it
-        held = {"held_sha256": held_digest(job.artifact_key)} if job.artifact_key else {}
+        held: dict[str, str] = {}
+        if job.artifact_key:  # a changed output is held under its artifact key: hash it
+            in_place = is_artifact_key(job.artifact_key)
+            digest = self._sha256(job.artifact_key) if in_place else held_digest(job.artifact_key)
+            held = {"held_sha256": digest}
         ok = self.queue.decide_review(
             job_id, tenant, approve=False, now=self.clock(), key_id=key_id, detail=held
         )

@@ -3,6 +3,7 @@ with a fake OCR engine, SQLite and a local blob folder underneath."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 from pathlib import Path
 from typing import Any
@@ -12,10 +13,12 @@ import pikepdf
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
+from sqlalchemy import select
 
 from pressroom.api.app import create_app
 from pressroom.errors import StorageUnavailable as StorageUnavailableForTests
 from pressroom.jobs.model import JobState, Lane
+from pressroom.jobs.schema import review_decisions
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.service import Services
 from pressroom.storage import artifact_key
@@ -597,10 +600,18 @@ def test_a_changed_output_never_overwrites_an_earlier_version(
     assert job.artifact_key == first.removesuffix(".pdf") + ".v3.pdf"
     with services.blobs.open(second) as fh:
         assert fh.read() == b"%PDF-1.7\n% two\n"
+    with services.blobs.open(job.artifact_key) as fh:
+        held_sha = hashlib.sha256(fh.read()).hexdigest()
     # a reviewer who rejects it ends the job: no output of it is kept, none was published
     rejected = client.post(f"/v1/jobs/{job_id}/reject", headers=headers).json()
     assert (rejected["state"], rejected["reason"]) == ("rejected", "REVIEW_REJECTED")
     assert list(services.blobs.list("artifacts")) == []
+    # the record names what was rejected by its content's digest, not by its key's name
+    with services.store.db.read() as conn:
+        detail = conn.execute(
+            select(review_decisions.c.detail).where(review_decisions.c.job_id == job_id)
+        ).scalar_one()
+    assert detail == {"held_sha256": held_sha}
 
 
 def test_an_honest_retry_finding_its_own_bytes_stored_completes(
