@@ -127,8 +127,13 @@ class RedactionSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RedactionSettings:
-        """For code not yet handed its settings by an entry point (the redaction engine)."""
         return _section(cls, "redaction", os.environ if env is None else env)
+
+    @classmethod
+    def given(cls, redaction: RedactionSettings | None) -> RedactionSettings:
+        """The entry point's settings; None (a tool or test that builds pipeline options by
+        hand) reads the environment, as the tool's own entry point would."""
+        return cls.from_env() if redaction is None else redaction
 
 
 @dataclass(frozen=True, slots=True)

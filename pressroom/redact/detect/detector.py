@@ -56,7 +56,7 @@ class Detector:
         """Our recognisers for each class, the model for names (loaded on first use in this
         process), and the operator's recognisers, which add and never replace."""
         wanted = tuple(c for c in CLASSES if c in classes)
-        redaction = RedactionSettings.from_env() if redaction is None else redaction
+        redaction = RedactionSettings.given(redaction)
         check_policy_classes(wanted, redaction)
         rules = tuple(RULES[c]() for c in wanted)
         model = ner_recognizer(redaction) if "name" in wanted else None

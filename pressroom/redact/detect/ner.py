@@ -42,7 +42,7 @@ _TAIL = re.compile(r"(?:['\u2019]s?|[\s.,;:!?\-])+$")
 
 def model_name(redaction: RedactionSettings | None = None) -> str:
     """The model the settings name; None reads them (``PRESSROOM_NER_MODEL``)."""
-    return (RedactionSettings.from_env() if redaction is None else redaction).ner_model
+    return RedactionSettings.given(redaction).ner_model
 
 
 def check_installed(name: str) -> None:

@@ -55,5 +55,4 @@ def _installed(factories: str) -> tuple[Recognizer, ...]:
 def installed_recognizers(redaction: RedactionSettings | None = None) -> tuple[Recognizer, ...]:
     """The operator's recognizers, loaded once per process (models are slow to load).
     ``redaction``: the entry point's settings; None reads them (``PRESSROOM_RECOGNIZERS``)."""
-    redaction = RedactionSettings.from_env() if redaction is None else redaction
-    return _installed(",".join(redaction.recognizers))
+    return _installed(",".join(RedactionSettings.given(redaction).recognizers))
