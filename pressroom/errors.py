@@ -47,6 +47,8 @@ class ReviewRequired(PressroomError):
     exit_code = 3
     # what detection found, for the person who judges the held copy (set by the redaction engine)
     findings: list[Any] = []  # noqa: RUF012  (replaced per instance, never mutated)
+    # the same as a ``corrections.ReviewSheet`` (pages, boxes, classes), for the reviewer's desk
+    sheet: Any = None
 
 
 class TransientError(PressroomError):

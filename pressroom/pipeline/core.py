@@ -16,6 +16,7 @@ import pikepdf
 from PIL import Image
 
 from pressroom import ENGINE_VERSION, __version__
+from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.engines import images
 from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
@@ -44,6 +45,8 @@ class JobOptions:
     # the recognisers and model a redaction uses, from the entry point's settings (None: read
     # from the environment where used, for tools that build options by hand)
     redaction: RedactionSettings | None = None
+    # a reviewer's corrections to apply to a redaction (boxes removed, drawn, every occurrence)
+    corrections: Corrections | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,8 @@ class DocumentResult:
     timings: dict[str, float]
     redacted: dict[str, int] = field(default_factory=dict)  # boxes burned, by class
     levelled_pages: int = 0  # skewed pages whose scan was levelled
+    # a redaction's pages and findings (boxes and classes), for a reviewer's desk
+    sheet: ReviewSheet | None = None
 
     @classmethod
     def of(

@@ -1,0 +1,183 @@
+"""A reviewer's corrections to a redaction, and the review sheet a reviewer works from.
+
+Both are plain values in the frame every finding uses: PDF points, origin at the top left of
+the page as it stands upright (turned and levelled the way the redaction read it). They carry
+boxes and classes only, never document text, so they may be stored with the job, sent to a
+browser and written to the decision record.
+
+- ``Corrections``: what a reviewer changed before applying — boxes removed (the values found
+  there stay in the text), boxes added by hand (class ``manual``: burned where drawn), and
+  areas whose words are to go wherever they occur ("redact every occurrence").
+- ``ReviewSheet``: each page's upright size and how the scan was turned and levelled, and every
+  finding's place and class; the desk draws the boxes from it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pressroom.errors import BadRequest
+
+MAX_AREAS = 500  # per list: a page of corrections is a few dozen; more is no person's work
+MANUAL = "manual"  # the class of a box a reviewer drew
+
+
+@dataclass(frozen=True, slots=True)
+class Area:
+    """A rectangle on one page (from 1): x0, y0, x1, y1 in points, top-left origin."""
+
+    page: int
+    box: tuple[float, float, float, float]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"page": self.page, "box": [round(v, 2) for v in self.box]}
+
+    @classmethod
+    def parse(cls, raw: object, what: str) -> Area:
+        if not isinstance(raw, Mapping):
+            raise BadRequest(f"{what}: expected an object with page and box")
+        page, box = raw.get("page"), raw.get("box")
+        if not isinstance(page, int) or isinstance(page, bool) or not 1 <= page <= 100_000:
+            raise BadRequest(f"{what}: page must be a whole number from 1")
+        if (
+            not isinstance(box, Sequence)
+            or isinstance(box, str)
+            or len(box) != 4
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in box)
+            or not all(math.isfinite(v) and 0 <= v <= 20_000 for v in box)
+        ):
+            raise BadRequest(f"{what}: box must be four numbers x0, y0, x1, y1 in points")
+        x0, y0, x1, y1 = (float(v) for v in box)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            raise BadRequest(f"{what}: box must be at least 1 pt wide and high, x0 < x1, y0 < y1")
+        return cls(page, (x0, y0, x1, y1))
+
+
+@dataclass(frozen=True, slots=True)
+class Corrections:
+    """A reviewer's changes, applied by the redaction engine on its next build."""
+
+    removed: tuple[Area, ...] = ()  # finding boxes clicked away: the values there stay
+    manual: tuple[Area, ...] = ()  # boxes drawn by hand: burned exactly there
+    every: tuple[Area, ...] = ()  # areas whose words go wherever they occur
+
+    @property
+    def empty(self) -> bool:
+        return not (self.removed or self.manual or self.every)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "removed": [a.as_json() for a in self.removed],
+            "manual": [a.as_json() for a in self.manual],
+            "every": [a.as_json() for a in self.every],
+        }
+
+    def counts(self) -> dict[str, int]:
+        """What changed, as numbers: what the decision record keeps."""
+        return {"removed": len(self.removed), "manual": len(self.manual), "every": len(self.every)}
+
+    @classmethod
+    def parse(cls, raw: object) -> Corrections:
+        """Corrections from their JSON form; ``BadRequest`` naming the first bad part."""
+        if not isinstance(raw, Mapping):
+            raise BadRequest("corrections: expected an object with removed, manual and every")
+        unknown = set(raw) - {"removed", "manual", "every"}
+        if unknown:
+            raise BadRequest(f"corrections: unknown field {sorted(unknown)[0]!r}")
+        lists: dict[str, tuple[Area, ...]] = {}
+        for name in ("removed", "manual", "every"):
+            items = raw.get(name) or []
+            if not isinstance(items, list):
+                raise BadRequest(f"corrections.{name}: expected a list")
+            if len(items) > MAX_AREAS:
+                raise BadRequest(f"corrections.{name}: at most {MAX_AREAS} boxes")
+            lists[name] = tuple(
+                Area.parse(item, f"corrections.{name}[{i}]") for i, item in enumerate(items)
+            )
+        return cls(lists["removed"], lists["manual"], lists["every"])
+
+    def merged(self, later: Corrections) -> Corrections:
+        """These corrections and a later round's, as one set: a second Apply keeps the first."""
+        return Corrections(
+            _unique(self.removed + later.removed),
+            _unique(self.manual + later.manual),
+            _unique(self.every + later.every),
+        )
+
+
+def _unique(areas: tuple[Area, ...]) -> tuple[Area, ...]:
+    return tuple(dict.fromkeys(areas))
+
+
+@dataclass(frozen=True, slots=True)
+class SheetPage:
+    """One page as the redaction read it: its upright size in points, and the turn (degrees
+    clockwise, 0/90/180/270) and levelling angle (degrees clockwise) of its scan."""
+
+    width_pt: float
+    height_pt: float
+    rotation: int = 0
+    level: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "width_pt": round(self.width_pt, 2),
+            "height_pt": round(self.height_pt, 2),
+            "rotation": self.rotation,
+            "level": round(self.level, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SheetFinding:
+    """One finding as the desk shows it: where and which class, never the value."""
+
+    page: int
+    kind: str
+    box: tuple[float, float, float, float]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"page": self.page, "class": self.kind, "box": [round(v, 2) for v in self.box]}
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSheet:
+    """What a reviewer works from: the pages, every finding, and the corrections already
+    applied (their manual boxes are drawn too)."""
+
+    pages: tuple[SheetPage, ...]
+    findings: tuple[SheetFinding, ...] = ()
+    corrections: Corrections = field(default_factory=Corrections)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "pages": [p.as_json() for p in self.pages],
+            "findings": [f.as_json() for f in self.findings],
+            "corrections": self.corrections.as_json(),
+        }
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any]) -> ReviewSheet:
+        """A stored sheet read back (written by ``as_json``)."""
+        pages = tuple(
+            SheetPage(
+                float(p["width_pt"]),
+                float(p["height_pt"]),
+                int(p.get("rotation", 0)),
+                float(p.get("level", 0.0)),
+            )
+            for p in raw.get("pages", [])
+        )
+        findings = tuple(
+            SheetFinding(int(f["page"]), str(f["class"]), _box(f["box"]))
+            for f in raw.get("findings", [])
+        )
+        return cls(pages, findings, Corrections.parse(raw.get("corrections") or {}))
+
+
+def _box(raw: Sequence[float]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = (float(v) for v in raw)
+    return (x0, y0, x1, y1)

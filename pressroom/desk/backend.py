@@ -1,0 +1,88 @@
+"""What the desk's pages need from whoever holds the jobs: the service's store and blobs
+(``desk.service``) or an offline review folder (``desk.folder``). The web layer (``desk.web``)
+knows only this protocol."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from pressroom.corrections import Corrections, ReviewSheet
+
+Which = Literal["source", "redacted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is at the desk: ``tenant`` None sees every tenant's held jobs (an operator, or the
+    one person at an offline desk); ``key_id`` is recorded with each decision."""
+
+    tenant: str | None
+    key_id: str
+    role: str  # tenant | operator | offline
+
+
+@dataclass(frozen=True, slots=True)
+class HeldItem:
+    """One held job as the list shows it: codes, classes and counts, never document text."""
+
+    id: str  # a job id, or an offline held file's name without .pdf
+    tenant: str | None
+    reason_code: str
+    reason: str  # the check's message: counts and pages, never values
+    counts: dict[str, int]  # findings by class
+    pages: int | None
+    held_since: float | None  # epoch seconds
+    deadline: float | None  # epoch seconds by which it must be decided (None: none)
+    state: Literal["review", "rebuilding"] = "review"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: str  # approve | reject | apply
+    at: float
+    key_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class HeldDetail:
+    item: HeldItem
+    sheet: ReviewSheet | None  # None: nothing to draw (a hold that found nothing, say)
+    can_apply: bool  # the source is still there to rebuild from
+    decisions: tuple[Decision, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class Approved:
+    """Where the approved output went: a download link (service) or a path (offline)."""
+
+    message: str
+    link: str | None = None
+
+
+class DeskBackend(Protocol):
+    """Every method raises ``NotFound`` for an item the viewer may not see or that is no
+    longer held, and runs blocking work (the web layer calls it from a thread)."""
+
+    title: str  # shown in the page header, e.g. "Pressroom review"
+
+    def held(self, viewer: Viewer) -> list[HeldItem]: ...
+
+    def detail(self, viewer: Viewer, item_id: str) -> HeldDetail: ...
+
+    def page_image(
+        self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
+    ) -> bytes:
+        """PNG of content page ``page`` (from 1): the source as the redaction read it (upright
+        and levelled, so the sheet's boxes lie on it), or the held output's page."""
+        ...
+
+    def apply(self, viewer: Viewer, item_id: str, corrections: Corrections) -> None:
+        """Rebuild through the redaction path with ``corrections`` (the whole set, replacing
+        what was applied before); the item is held again with the new output, or with the
+        reason its checks give."""
+        ...
+
+    def approve(self, viewer: Viewer, item_id: str) -> Approved: ...
+
+    def reject(self, viewer: Viewer, item_id: str) -> None: ...
