@@ -52,6 +52,10 @@ MEANINGS = {
     "job id only.",
     "LEASE_EXPIRED": "The worker running the job died (SIGKILL, out of memory, abort): the "
     "lease ran out and the job is retried.",
+    "CORRECTED": "A reviewer's corrections were applied at the desk and the rebuilt output "
+    "passed every check: it waits in review for that reviewer's approval.",
+    "CSRF_REJECTED": "A sign-in or change at the reviewer's desk (/review) without the form's "
+    "token or with another session's: reload the page and try again.",
     "INVALID_CURSOR": "A job-list cursor the service did not write (edited or truncated): "
     "start again from the first page.",
     "LINK_EXPIRED": "A download link past its expiry; fetch the job for a fresh one.",

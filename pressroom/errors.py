@@ -117,6 +117,13 @@ class OutputChanged(ReviewRequired):
     code = "OUTPUT_CHANGED"
 
 
+class Corrected(ReviewRequired):
+    """A reviewer's corrections were applied and the rebuilt output passed every check: it is
+    held again for that reviewer to look at and approve, never published by the rebuild itself."""
+
+    code = "CORRECTED"
+
+
 class EngineUnavailable(TransientError):
     """The OCR engine could not start (missing language data, library failure)."""
 
@@ -226,6 +233,13 @@ class Forbidden(PressroomError):
     code = "FORBIDDEN"
     http_status = 403
     exit_code = 2
+
+
+class CsrfRejected(Forbidden):
+    """A sign-in or a change at the reviewer's desk without the form's token, or with a token
+    that is not this session's."""
+
+    code = "CSRF_REJECTED"
 
 
 class Conflict(PressroomError):
