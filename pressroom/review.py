@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from pressroom.errors import NotFound
+from pressroom.corrections import Corrections
+from pressroom.errors import Conflict, NotFound
 from pressroom.jobs.model import Job, JobState
 from pressroom.jobs.store import Queue
 from pressroom.scratch import job_scratch
@@ -86,6 +87,30 @@ class Reviews:
         if job.source_key:  # delivered: the source goes, and with it any way to run the job again
             self.blobs.delete(job.source_key)
             self.queue.delete_source_key(job_id)
+        return self._now(job_id, tenant)
+
+    def apply(self, job_id: str, tenant: str, corrections: Corrections, *, key_id: str) -> Job:
+        """A reviewer's corrections (the whole set): the job is rebuilt from its source through
+        the redaction path with them, by a worker of the interactive lane, and held again —
+        ``CORRECTED`` when every check passes, the check's reason when one does not. The copy
+        held now goes; ``key_id`` and how many boxes of each kind are recorded."""
+        job, held = self._held(job_id, tenant)
+        if not job.source_key or not job.options.get("redact"):
+            raise Conflict(
+                "this held job cannot be rebuilt: it is not a redaction, or its source is gone"
+            )
+        ok = self.queue.reopen_for_corrections(
+            job_id,
+            tenant,
+            corrections=corrections.as_json(),
+            counts=corrections.counts(),
+            now=self.clock(),
+            key_id=key_id,
+        )
+        if not ok:
+            raise NotFound("the job is no longer in review")
+        if not is_artifact_key(held):  # a reviewer-only copy: the rebuild makes the next one
+            self.blobs.delete(held)
         return self._now(job_id, tenant)
 
     def reject(self, job_id: str, tenant: str, *, key_id: str) -> Job:

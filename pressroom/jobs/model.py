@@ -84,13 +84,16 @@ class Job:
     verification: str | None = None
     pages_estimate: int | None = None
     parent_span_id: str | None = None
+    # a held redaction's ``corrections.ReviewSheet`` as stored (boxes and classes, no text)
+    review_sheet: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict)
     decisions: tuple[ReviewDecision, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class ReviewDecision:
-    """A reviewer's decision on a held job: ``approve`` or ``reject``, when, by which key id."""
+    """A reviewer's decision on a held job: ``approve``, ``reject`` or ``apply`` (corrections
+    sent back through the redaction), when, by which key id."""
 
     action: str
     at: float

@@ -12,7 +12,16 @@ from sqlalchemy import Connection, and_, case, func, or_, select, update
 
 from pressroom.errors import DuplicateRow, IdempotencyConflict, StoreUnavailable
 from pressroom.jobs.backoff import Decision, RetryPolicy
-from pressroom.jobs.model import CANCELLED, WAITING, Cancellation, Job, JobState, Lane, NewJob
+from pressroom.jobs.model import (
+    CANCELLED,
+    UNFINISHED,
+    WAITING,
+    Cancellation,
+    Job,
+    JobState,
+    Lane,
+    NewJob,
+)
 from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.rows import load_job, to_job, to_jobs
 from pressroom.jobs.schema import jobs, review_decisions, stage_timings
@@ -308,7 +317,10 @@ class SqlQueue:
         message: str,
         now: float,
         artifact_key: str | None = None,
+        sheet: dict[str, Any] | None = None,
     ) -> bool:
+        """Held for a human with the output at ``artifact_key`` and, for a redaction, its
+        review ``sheet`` (pages, boxes, classes)."""
         return self._finish(
             job_id,
             owner,
@@ -318,20 +330,91 @@ class SqlQueue:
             reason=code,
             message=message,
             artifact_key=artifact_key,
+            review_sheet=sheet,
         )
 
-    def in_review(self, tenant: str) -> list[Job]:
+    def in_review(self, tenant: str | None, *, rebuilding: bool = False) -> list[Job]:
+        """Jobs held for review, oldest first: a tenant's, or every tenant's (None). With
+        ``rebuilding``, also the jobs a reviewer sent back with corrections that are not held
+        again yet."""
+        held = jobs.c.state == JobState.REVIEW.value
+        if rebuilding:
+            held = or_(held, and_(jobs.c.state.in_(UNFINISHED), jobs.c.review_sheet.is_not(None)))
+        where = [held] if tenant is None else [jobs.c.tenant == tenant, held]
         with self.db.tx(read_only=True) as conn:
             rows = (
-                conn.execute(
-                    select(jobs)
-                    .where(jobs.c.tenant == tenant, jobs.c.state == JobState.REVIEW.value)
-                    .order_by(jobs.c.finished_at)
-                )
+                conn.execute(select(jobs).where(*where).order_by(jobs.c.finished_at, jobs.c.id))
                 .mappings()
                 .all()
             )
             return to_jobs(conn, rows)
+
+    def reopen_for_corrections(
+        self,
+        job_id: str,
+        tenant: str,
+        *,
+        corrections: dict[str, Any],
+        counts: dict[str, int],
+        now: float,
+        key_id: str,
+    ) -> bool:
+        """A reviewer's corrections: the held job goes back to the interactive lane to be
+        rebuilt from its source with them (a person is waiting), and comes back to review.
+        Its review sheet stays (the desk shows the job as rebuilding); the decision (who,
+        when, how many boxes of each kind) is recorded with the change. False: the job is not
+        in review with its source any more."""
+        with self.db.tx() as conn:
+            row = (
+                conn.execute(
+                    select(jobs.c.options).where(
+                        jobs.c.id == job_id,
+                        jobs.c.tenant == tenant,
+                        jobs.c.state == JobState.REVIEW.value,
+                        jobs.c.source_key.is_not(None),
+                    )
+                )
+                .mappings()
+                .first()
+            )
+            if row is None:
+                return False
+            options = {**dict(row["options"] or {}), "corrections": corrections}
+            done = conn.execute(
+                update(jobs)
+                .where(
+                    jobs.c.id == job_id,
+                    jobs.c.tenant == tenant,
+                    jobs.c.state == JobState.REVIEW.value,
+                )
+                .values(
+                    state=JobState.ACCEPTED.value,
+                    lane=Lane.INTERACTIVE.value,
+                    options=options,
+                    reason=None,
+                    message="rebuilding with a reviewer's corrections",
+                    stage=None,
+                    finished_at=None,
+                    started_at=None,
+                    artifact_key=None,
+                    next_eligible_at=now,
+                    updated_at=now,
+                )
+            )
+            if done.rowcount != 1:
+                return False
+            conn.execute(
+                review_decisions.insert().values(
+                    job_id=job_id,
+                    tenant=tenant,
+                    key_id=key_id,
+                    action="apply",
+                    at=now,
+                    detail=dict(counts),
+                )
+            )
+            self.db.wake(conn, Lane.INTERACTIVE.value)
+            return True
 
     def decide_review(
         self,

@@ -57,6 +57,8 @@ jobs = Table(
     Column("pages_estimate", Integer),
     Column("parent_span_id", String(16)),
     Column("cancel_requested_at", Float),  # a running job stops at its next stage boundary
+    # a held redaction's pages and findings (boxes and classes only): the reviewer's desk
+    Column("review_sheet", JSON(none_as_null=True)),
     UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
     UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
 )

@@ -37,7 +37,22 @@ class Queue(Protocol):
 
     def get(self, job_id: str, *, tenant: str | None = None) -> Job | None: ...
 
-    def in_review(self, tenant: str) -> list[Job]: ...
+    def in_review(self, tenant: str | None, *, rebuilding: bool = False) -> list[Job]:
+        """Held jobs, oldest first: a tenant's or (None) every tenant's; ``rebuilding`` adds
+        those sent back with a reviewer's corrections and not held again yet."""
+
+    def reopen_for_corrections(
+        self,
+        job_id: str,
+        tenant: str,
+        *,
+        corrections: dict[str, Any],
+        counts: dict[str, int],
+        now: float,
+        key_id: str,
+    ) -> bool:
+        """A held job with its source back to the interactive lane with ``corrections`` in
+        its options, the decision ``apply`` recorded with it; False when it is not held."""
 
     def decide_review(
         self,
@@ -132,8 +147,9 @@ class WorkerQueue(Protocol):
         message: str,
         now: float,
         artifact_key: str | None = None,
+        sheet: dict[str, Any] | None = None,
     ) -> bool:
-        """Hold the job for a human (state review)."""
+        """Hold the job for a human (state review), with a redaction's review sheet."""
 
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         """Give a claimed job back untouched (graceful shutdown): no attempt is spent."""

@@ -17,8 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pressroom import ENGINE_VERSION, tracing
+from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.errors import (
     BlobNotFound,
+    Corrected,
     OutputChanged,
     PermanentError,
     ReviewRequired,
@@ -93,6 +95,8 @@ def _job_options(
         deadline=deadline,
         keep_pixels=bool(raw.get("keep_pixels")),
         redaction=redaction,
+        # a reviewer's corrections (stored by the desk's Apply; checked when they were sent)
+        corrections=Corrections.parse(raw["corrections"]) if raw.get("corrections") else None,
     )
     return options, RedactionPolicy(tuple(raw.get("redact") or ()), raw.get("expires_at"))
 
@@ -277,6 +281,14 @@ class JobRunner:
                 if heartbeat.lost:
                     # another worker has the job now (our lease lapsed): leave it to them
                     raise LeaseLost
+                if options.corrections is not None:
+                    # a reviewer's rebuild goes back to that reviewer, never out by itself
+                    corrected = Corrected(
+                        "the reviewer's corrections were applied and every check passed"
+                    )
+                    corrected.sheet = result.sheet
+                    self._hold(job, corrected, built)
+                    return
                 digest = artifact_digest(
                     job.source_sha256,
                     template.content_hash,
@@ -396,6 +408,7 @@ class JobRunner:
         if key is None and built.exists():
             key = review_key(job.tenant, job.id, file_sha256(built))
             self.services.blobs.put_file(key, built)
+        sheet = exc.sheet.as_json() if isinstance(exc.sheet, ReviewSheet) else None
         if not self.queue.hold(
             job.id,
             self.owner,
@@ -403,6 +416,7 @@ class JobRunner:
             message=exc.message,
             now=self.services.clock(),
             artifact_key=key,
+            sheet=sheet,
         ):
             self._cancel(job, *([key] if key else []))
             return

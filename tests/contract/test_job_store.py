@@ -335,6 +335,52 @@ def test_a_review_decision_is_recorded_with_its_state_change_and_only_then(
     ]
 
 
+def test_corrections_reopen_a_held_job_once_and_it_shows_as_rebuilding_until_held_again(
+    services: Services,
+) -> None:
+    store = services.store
+    sheet = {"pages": [{"width_pt": 612.0, "height_pt": 792.0}], "findings": []}
+    job, _ = store.queue.insert(new_job("acme"), now=100.0, max_attempts=4)
+    other, _ = store.queue.insert(new_job("globex"), now=100.5, max_attempts=4)
+    for n, held in enumerate((job, other)):
+        assert store.queue.claim((Lane.BULK,), "w", now=101.0 + n, lease_s=LEASE) is not None
+        assert store.queue.hold(
+            held.id, "w", code="REDACTION_LEAK", message="m", now=102.0 + n, sheet=sheet
+        )
+    got = store.queue.get(job.id)
+    assert got is not None and got.review_sheet == sheet
+    assert [j.id for j in store.queue.in_review(None)] == [job.id, other.id]
+    fix = {"removed": [], "manual": [{"page": 1, "box": [1, 2, 30, 40]}], "every": []}
+    # another tenant's reviewer changes nothing
+    assert not store.queue.reopen_for_corrections(
+        job.id, "globex", corrections=fix, counts={"manual": 1}, now=103.0, key_id="k_x"
+    )
+    assert store.queue.reopen_for_corrections(
+        job.id, "acme", corrections=fix, counts={"manual": 1}, now=104.0, key_id="k_a"
+    )
+    # no longer held: a second apply, an approve or a reject changes nothing
+    assert not store.queue.reopen_for_corrections(
+        job.id, "acme", corrections=fix, counts={"manual": 1}, now=105.0, key_id="k_a"
+    )
+    assert not store.queue.decide_review(job.id, "acme", approve=True, now=105.0, key_id="k_a")
+    reopened = store.queue.get(job.id)
+    assert reopened is not None
+    assert (reopened.state, reopened.lane) == (JobState.ACCEPTED, Lane.INTERACTIVE)
+    assert reopened.options["corrections"] == fix and reopened.artifact_key is None
+    assert [(d.action, d.key_id) for d in reopened.decisions] == [("apply", "k_a")]
+    assert store.queue.in_review("acme") == []
+    assert [j.id for j in store.queue.in_review("acme", rebuilding=True)] == [job.id]
+    # a job held without a sheet is no rebuild once it runs again
+    plain, _ = store.queue.insert(new_job("acme"), now=106.0, max_attempts=4)
+    assert [j.id for j in store.queue.in_review("acme", rebuilding=True)] == [job.id]
+    claimed = store.queue.claim((Lane.INTERACTIVE,), "w2", now=107.0, lease_s=LEASE)
+    assert claimed is not None and claimed.id == job.id
+    assert claimed.options["corrections"] == fix
+    assert store.queue.hold(job.id, "w2", code="CORRECTED", message="ok", now=108.0, sheet=sheet)
+    assert [j.reason for j in store.queue.in_review("acme", rebuilding=True)] == ["CORRECTED"]
+    assert plain.id not in {j.id for j in store.queue.in_review(None, rebuilding=True)}
+
+
 def test_a_row_a_unique_key_refuses_leaves_the_store_as_ours_and_changes_nothing(
     services: Services,
 ) -> None:

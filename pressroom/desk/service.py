@@ -1,0 +1,160 @@
+"""The desk over the service's job store and blob store: held jobs, their sheets and pages, and
+the decisions (``review.Reviews``) — the same rules as the JSON review routes."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from pressroom.corrections import Corrections, ReviewSheet
+from pressroom.desk.backend import Approved, Decision, HeldDetail, HeldItem, Viewer, Which
+from pressroom.engines import pdfium
+from pressroom.errors import NotFound
+from pressroom.jobs.model import UNFINISHED, Job, JobState
+from pressroom.models import SourceKind
+from pressroom.review import Reviews
+from pressroom.scratch import job_scratch
+from pressroom.service import Services
+
+# Rendered pages, by the stored object they come from (held copies are named by their content,
+# a job's source never changes): a reviewer paging back and forth renders each page once.
+_CACHE_ENTRIES = 48
+_cache: OrderedDict[tuple[str, int, str, int], bytes] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cached(key: tuple[str, int, str, int], make: Callable[[], bytes]) -> bytes:
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    png = make()
+    with _cache_lock:
+        _cache[key] = png
+        while len(_cache) > _CACHE_ENTRIES:
+            _cache.popitem(last=False)
+    return png
+
+
+class ServiceDesk:
+    """A tenant's reviewer sees the tenant's held jobs; an operator (``viewer.tenant`` None)
+    sees every tenant's. Anything else is ``NotFound``, the same as a job that does not exist."""
+
+    title = "Pressroom review"
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.reviews = Reviews.of(services)
+
+    def held(self, viewer: Viewer) -> list[HeldItem]:
+        jobs = self.services.store.queue.in_review(viewer.tenant, rebuilding=True)
+        return [self._item(job) for job in jobs]
+
+    def detail(self, viewer: Viewer, item_id: str) -> HeldDetail:
+        job = self._job(viewer, item_id)
+        sheet = _sheet(job)
+        return HeldDetail(
+            self._item(job),
+            sheet,
+            can_apply=(
+                job.state is JobState.REVIEW
+                and bool(job.source_key)
+                and bool(job.options.get("redact"))
+                and sheet is not None
+            ),
+            decisions=tuple(Decision(d.action, d.at, d.key_id) for d in job.decisions),
+        )
+
+    def page_image(
+        self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
+    ) -> bytes:
+        job = self._job(viewer, item_id)
+        sheet = _sheet(job)
+        pages = len(sheet.pages) if sheet is not None else (job.pages or 0)
+        if not 1 <= page <= pages:
+            raise NotFound("no such page")
+        key = job.source_key if which == "source" else job.artifact_key
+        if job.state is not JobState.REVIEW or not key:
+            raise NotFound("no such page")
+        sheet_page = sheet.pages[page - 1] if sheet is not None else None
+
+        def make() -> bytes:
+            from pressroom.desk import render  # Pillow and PDFium: only when a page is drawn
+
+            with job_scratch(self.services.settings.scratch_dir) as scratch:
+                path = scratch / "file"
+                self.services.blobs.get_to_path(key, path)
+                if which == "source":
+                    return render.source_page_png(
+                        path, SourceKind(job.kind), page - 1, sheet_page, width_px
+                    )
+                return render.output_page_png(path, page - 1 + _cover(path, pages), width_px)
+
+        return _cached((key, page, which, width_px), make)
+
+    def apply(self, viewer: Viewer, item_id: str, corrections: Corrections) -> None:
+        job = self._job(viewer, item_id)
+        self.reviews.apply(job.id, job.tenant, corrections, key_id=viewer.key_id)
+
+    def approve(self, viewer: Viewer, item_id: str) -> Approved:
+        job = self._job(viewer, item_id)
+        done = self.reviews.approve(job.id, job.tenant, key_id=viewer.key_id)
+        assert done.artifact_key is not None
+        expires, signature = self.services.signer.sign(
+            done.id, done.artifact_key, now=self.services.clock()
+        )
+        base = self.services.settings.public_url.rstrip("/")
+        return Approved(
+            f"Approved: job {done.id} is complete and its output published.",
+            f"{base}/v1/artifacts/{done.id}?expires={expires}&signature={signature}",
+        )
+
+    def reject(self, viewer: Viewer, item_id: str) -> None:
+        job = self._job(viewer, item_id)
+        self.reviews.reject(job.id, job.tenant, key_id=viewer.key_id)
+
+    def _job(self, viewer: Viewer, item_id: str) -> Job:
+        job = self.services.store.queue.get(item_id, tenant=viewer.tenant)
+        if job is None or not (job.state is JobState.REVIEW or _rebuilding(job)):
+            raise NotFound("no such job in review")
+        return job
+
+    def _item(self, job: Job) -> HeldItem:
+        sheet = _sheet(job)
+        counts: dict[str, int] = {}
+        for f in sheet.findings if sheet is not None else ():
+            counts[f.kind] = counts.get(f.kind, 0) + 1
+        held = job.state is JobState.REVIEW
+        since = job.finished_at if held else job.updated_at
+        return HeldItem(
+            id=job.id,
+            tenant=job.tenant,
+            reason_code=(job.reason or "") if held else "REBUILDING",
+            reason=(job.message or "") if held else "rebuilding with a reviewer's corrections",
+            counts=counts,
+            pages=len(sheet.pages) if sheet is not None else job.pages,
+            held_since=since,
+            deadline=(
+                since + self.services.settings.review_retention_s
+                if held and since is not None
+                else None
+            ),
+            state="review" if held else "rebuilding",
+        )
+
+
+def _sheet(job: Job) -> ReviewSheet | None:
+    return ReviewSheet.parse(job.review_sheet) if job.review_sheet else None
+
+
+def _rebuilding(job: Job) -> bool:
+    return job.state.value in UNFINISHED and job.review_sheet is not None
+
+
+def _cover(path: Path, content_pages: int) -> int:
+    """Pages in front of the content (a template's cover): the output's pages beyond the
+    content's."""
+    with pdfium.RecyclingDocument(path) as doc:
+        return max(0, len(doc) - content_pages)

@@ -1,0 +1,112 @@
+"""The desk over the service's store: what a tenant's reviewer and an operator see, and Apply
+sending a held job back through a worker to review again, recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from pressroom.api.app import create_app
+from pressroom.corrections import Area, Corrections
+from pressroom.desk.backend import Viewer
+from pressroom.desk.service import ServiceDesk
+from pressroom.errors import Conflict, NotFound
+from pressroom.jobs.model import JobState, Lane
+from pressroom.service import Services
+from tests.integration.test_decisions import LEAKY, held_job
+from tests.integration.test_service import png_bytes, post, work
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def two_tenants(services: Services) -> dict[str, Any]:
+    now = services.clock()
+    acme_id, acme = services.store.tenancy.new_key("acme", now=now)
+    _, other = services.store.tenancy.new_key("other", now=now)
+    client = TestClient(create_app(services), client=("127.0.0.1", 50000))
+    return {
+        "client": client,
+        "acme": {"Authorization": f"Bearer {acme}"},
+        "other": {"Authorization": f"Bearer {other}"},
+        "acme_viewer": Viewer("acme", acme_id, "tenant"),
+    }
+
+
+def test_a_tenant_sees_its_own_held_jobs_and_an_operator_sees_every_tenants(
+    two_tenants: dict[str, Any], services: Services, tmp_path: Path
+) -> None:
+    client = two_tenants["client"]
+    mine = held_job(client, two_tenants["acme"], services, tmp_path)
+    theirs = held_job(client, two_tenants["other"], services, tmp_path)
+    desk = ServiceDesk(services)
+    viewer = two_tenants["acme_viewer"]
+    [item] = desk.held(viewer)
+    assert (item.id, item.tenant, item.state) == (mine, "acme", "review")
+    assert item.reason_code == "REDACTION_LEAK"
+    assert item.held_since is not None and item.deadline is not None
+    assert item.deadline - item.held_since == services.settings.review_retention_s
+    with pytest.raises(NotFound):
+        desk.detail(viewer, theirs)
+    with pytest.raises(NotFound):
+        desk.page_image(viewer, theirs, 1, "source", 400)
+    with pytest.raises(NotFound):
+        desk.approve(viewer, theirs)
+    operator = Viewer(None, "k_operator", "operator")
+    assert {i.id for i in desk.held(operator)} == {mine, theirs}
+    assert desk.detail(operator, theirs).item.tenant == "other"
+
+
+def test_apply_sends_the_job_to_a_worker_on_the_interactive_lane_and_back_to_review(
+    two_tenants: dict[str, Any], services: Services, tmp_path: Path
+) -> None:
+    client, headers = two_tenants["client"], two_tenants["acme"]
+    viewer = two_tenants["acme_viewer"]
+    job_id = held_job(client, headers, services, tmp_path)
+    before = services.store.queue.get(job_id)
+    assert before is not None and before.artifact_key
+    desk = ServiceDesk(services)
+    corrections = Corrections(manual=(Area(1, (10.0, 10.0, 60.0, 30.0)),))
+    desk.apply(viewer, job_id, corrections)
+    job = services.store.queue.get(job_id)
+    assert job is not None
+    assert (job.state, job.lane) == (JobState.ACCEPTED, Lane.INTERACTIVE)
+    assert job.options["corrections"] == corrections.as_json()
+    assert job.options["redact"] == before.options["redact"]  # the rest of the job as it was
+    assert not services.blobs.exists(before.artifact_key)  # the old held copy went
+    shown = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert [(d["action"], d["key_id"]) for d in shown["decisions"]] == [("apply", viewer.key_id)]
+    # a job being rebuilt is not decided meanwhile, and its pages are not shown
+    with pytest.raises(NotFound):
+        desk.approve(viewer, job_id)
+    with pytest.raises(NotFound):
+        desk.page_image(viewer, job_id, 1, "redacted", 400)
+    work(services, LEAKY)
+    # the fake engine reads the account number on every page it is shown: held again
+    again = services.store.queue.get(job_id)
+    assert again is not None and again.state is JobState.REVIEW
+    assert again.reason == "REDACTION_LEAK" and again.artifact_key
+    assert again.artifact_key != before.artifact_key or services.blobs.exists(again.artifact_key)
+    assert desk.held(viewer)[0].state == "review"
+
+
+def test_apply_is_refused_for_a_job_that_is_not_a_redaction_or_not_held(
+    two_tenants: dict[str, Any], services: Services, tmp_path: Path
+) -> None:
+    client, headers = two_tenants["client"], two_tenants["acme"]
+    viewer = two_tenants["acme_viewer"]
+    desk = ServiceDesk(services)
+    plain = str(post(client, headers, png_bytes(tmp_path)).json()["id"])
+    with pytest.raises(NotFound):
+        desk.apply(viewer, plain, Corrections())  # accepted, not held
+    work(services)
+    with pytest.raises(NotFound):
+        desk.apply(viewer, plain, Corrections())  # complete
+    job_id = held_job(client, headers, services, tmp_path)
+    services.store.queue.delete_source_key(job_id)
+    with pytest.raises(Conflict):
+        desk.apply(viewer, job_id, Corrections())
+    assert not desk.detail(viewer, job_id).can_apply
