@@ -129,6 +129,7 @@ class PressroomClient:
         lane: str | None = None,
         redact: str | None = None,
         keep_pixels: bool = False,
+        review: str | None = None,
         webhook_url: str | None = None,
         idempotency_key: str | None = None,
     ) -> RemoteJob:
@@ -139,6 +140,7 @@ class PressroomClient:
             "lane": lane,
             "redact": redact,
             "keep_pixels": "true" if keep_pixels else None,
+            "review": review,
             "webhook_url": webhook_url,
         }
         data = {k: v for k, v in fields.items() if v}
@@ -255,6 +257,7 @@ class SubmitOptions:
     lane: str | None = None
     redact: str | None = None
     keep_pixels: bool = False
+    review: str | None = None
     wait: bool = False
     outdir: Path | None = None
     timeout_s: float = 3600.0
@@ -306,6 +309,7 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     lane=opts.lane,
                     redact=opts.redact,
                     keep_pixels=opts.keep_pixels,
+                    review=opts.review,
                 ).id
             except ApiError as exc:
                 refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.temporary else 2)

@@ -56,6 +56,8 @@ MEANINGS = {
     "passed every check: it waits in review for that reviewer's approval.",
     "CSRF_REJECTED": "A sign-in or change at the reviewer's desk (/review) without the form's "
     "token or with another session's: reload the page and try again.",
+    "REVIEW_REQUESTED": "The job asked for a person to see its redaction (`review=always`): "
+    "the output passed every check and waits in review for approval.",
     "INVALID_CURSOR": "A job-list cursor the service did not write (edited or truncated): "
     "start again from the first page.",
     "LINK_EXPIRED": "A download link past its expiry; fetch the job for a fresh one.",

@@ -117,6 +117,13 @@ class OutputChanged(ReviewRequired):
     code = "OUTPUT_CHANGED"
 
 
+class ReviewRequested(ReviewRequired):
+    """The job asked for every redaction to be seen by a person (``review=always``): the output
+    passed its checks and waits for a reviewer's approval."""
+
+    code = "REVIEW_REQUESTED"
+
+
 class Corrected(ReviewRequired):
     """A reviewer's corrections were applied and the rebuilt output passed every check: it is
     held again for that reviewer to look at and approve, never published by the rebuild itself."""

@@ -55,6 +55,8 @@ class SubmitRequest:
     keep_pixels: bool
     webhook_url: str | None
     idempotency_key: str | None
+    # a redaction's output goes to the review desk even when every check passes
+    review_always: bool = False
 
 
 def parse_template(fields: Mapping[str, str], allowed: frozenset[str] | None) -> str:
@@ -102,8 +104,22 @@ def parse_submit(
         raise BadRequest(
             f"webhook_url must be an http(s) URL of at most {MAX_WEBHOOK_URL} characters"
         )
+    review = fields.get("review") or "doubt"
+    if review not in ("doubt", "always"):
+        raise BadRequest("review must be 'doubt' (the default) or 'always'")
+    if review == "always" and policy.empty:
+        raise BadRequest("review=always needs a redaction policy (redact=...)")
     return SubmitRequest(
-        template, lane, title, deadline, customer, policy, keep_pixels, url, idempotency_key
+        template,
+        lane,
+        title,
+        deadline,
+        customer,
+        policy,
+        keep_pixels,
+        url,
+        idempotency_key,
+        review_always=review == "always",
     )
 
 
@@ -326,6 +342,8 @@ class Intake:
         options: dict[str, Any] = policy.as_options() if not policy.empty else {}
         if request.keep_pixels:
             options["keep_pixels"] = True
+        if request.review_always:
+            options["review"] = "always"
         if request.webhook_url:
             from pressroom.notify.webhooks import check_url
 

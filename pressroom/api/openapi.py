@@ -225,6 +225,14 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
             "default": "false",
             "description": "Keep the scan's pixels as they are under the text layer.",
         },
+        "review": {
+            "type": "string",
+            "enum": ["doubt", "always"],
+            "default": "doubt",
+            "description": "When a redaction goes to the review desk: only when its checks "
+            "doubt it (the default), or always (held REVIEW_REQUESTED for a person to approve). "
+            "'always' needs redact.",
+        },
         "webhook_url": {
             "type": "string",
             "format": "uri",

@@ -43,6 +43,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         lane=args.lane,
         redact=args.redact,
         keep_pixels=args.keep_pixels,
+        review=args.review,
         wait=args.wait or args.output is not None,
         outdir=args.output,
     )
@@ -131,6 +132,13 @@ def add_commands(sub: Any) -> None:
         action="store_true",
         help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
         "layer is laid level either way)",
+    )
+    sm.add_argument(
+        "--review",
+        choices=["doubt", "always"],
+        default=None,
+        help="with --redact: send the output to the review desk only when its checks doubt it "
+        "(default) or always",
     )
     sm.add_argument("--wait", action="store_true", help="follow each job to its end")
     sm.add_argument(

@@ -23,6 +23,7 @@ from pressroom.errors import (
     Corrected,
     OutputChanged,
     PermanentError,
+    ReviewRequested,
     ReviewRequired,
     TransientError,
     UnauthorizedCustomer,
@@ -99,6 +100,18 @@ def _job_options(
         corrections=Corrections.parse(raw["corrections"]) if raw.get("corrections") else None,
     )
     return options, RedactionPolicy(tuple(raw.get("redact") or ()), raw.get("expires_at"))
+
+
+def _held_anyway(job: Job, options: JobOptions, processing: Processing) -> ReviewRequired | None:
+    """A checked redaction that still goes to a person: a rebuild with a reviewer's corrections
+    goes back to that reviewer, and a job that asked for review always is reviewed."""
+    if not processing.redacts:
+        return None
+    if options.corrections is not None:
+        return Corrected("the reviewer's corrections were applied and every check passed")
+    if job.options.get("review") == "always":
+        return ReviewRequested("every check passed; the job asked for a person to approve it")
+    return None
 
 
 class LeaseLost(Exception):
@@ -281,13 +294,10 @@ class JobRunner:
                 if heartbeat.lost:
                     # another worker has the job now (our lease lapsed): leave it to them
                     raise LeaseLost
-                if options.corrections is not None:
-                    # a reviewer's rebuild goes back to that reviewer, never out by itself
-                    corrected = Corrected(
-                        "the reviewer's corrections were applied and every check passed"
-                    )
-                    corrected.sheet = result.sheet
-                    self._hold(job, corrected, built)
+                held = _held_anyway(job, options, processing)
+                if held is not None:
+                    held.sheet = result.sheet
+                    self._hold(job, held, built)
                     return
                 digest = artifact_digest(
                     job.source_sha256,

@@ -110,3 +110,25 @@ def test_apply_is_refused_for_a_job_that_is_not_a_redaction_or_not_held(
     with pytest.raises(Conflict):
         desk.apply(viewer, job_id, Corrections())
     assert not desk.detail(viewer, job_id).can_apply
+
+
+def test_review_always_holds_a_checked_redaction_for_a_person_and_only_a_redaction(
+    two_tenants: dict[str, Any], services: Services, tmp_path: Path
+) -> None:
+    client, headers = two_tenants["client"], two_tenants["acme"]
+    viewer = two_tenants["acme_viewer"]
+    refused = post(client, headers, png_bytes(tmp_path), review="always")
+    assert refused.status_code == 400 and "redaction policy" in refused.json()["detail"]
+    sent = post(client, headers, png_bytes(tmp_path), redact="account-number", review="always")
+    job_id = str(sent.json()["id"])
+    work(services)  # the default fake engine reads no account number: every check passes
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert (job["state"], job["reason"]) == ("review", "REVIEW_REQUESTED")
+    approved = ServiceDesk(services).approve(viewer, job_id)
+    assert approved.link is not None and f"/v1/artifacts/{job_id}?" in approved.link
+    done = client.get(approved.link)
+    assert done.status_code == 200 and done.content.startswith(b"%PDF")
+    # the same request without it completes on its own
+    plain = str(post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"])
+    work(services)
+    assert client.get(f"/v1/jobs/{plain}", headers=headers).json()["state"] == "complete"

@@ -50,6 +50,7 @@ def test_every_field_is_read_into_the_request() -> None:
         expires_at=str(NOW + 60),
         keep_pixels="true",
         webhook_url="https://hooks.example/p",
+        review="always",
     )
     assert got == SubmitRequest(
         template="sample",
@@ -61,6 +62,7 @@ def test_every_field_is_read_into_the_request() -> None:
         keep_pixels=True,
         webhook_url="https://hooks.example/p",
         idempotency_key="k-1",
+        review_always=True,
     )
 
 
@@ -86,6 +88,8 @@ def test_every_field_is_read_into_the_request() -> None:
         ({"redact": "faces"}, None, UnsupportedPolicy, "cannot redact"),
         ({"redact": "name", "expires_at": str(NOW - 1)}, None, PressroomError, "expired"),
         ({"keep_pixels": "yes"}, None, BadRequest, "keep_pixels"),
+        ({"review": "sometimes", "redact": "name"}, None, BadRequest, "review must be"),
+        ({"review": "always"}, None, BadRequest, "needs a redaction policy"),
         ({"webhook_url": "ftp://x"}, None, BadRequest, "webhook_url"),
         ({"webhook_url": "https://x/" + "a" * 2048}, None, BadRequest, "webhook_url"),
     ],
