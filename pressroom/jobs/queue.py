@@ -391,6 +391,12 @@ class SqlQueue:
                     state=JobState.ACCEPTED.value,
                     lane=Lane.INTERACTIVE.value,
                     options=options,
+                    # a fresh round, as a redrive has: its attempts and its time allowance
+                    attempts=0,
+                    deadline_at=case(
+                        (jobs.c.deadline_at.is_(None), None),
+                        else_=now + (jobs.c.deadline_at - jobs.c.created_at),
+                    ),
                     reason=None,
                     message="rebuilding with a reviewer's corrections",
                     stage=None,

@@ -340,7 +340,7 @@ def test_corrections_reopen_a_held_job_once_and_it_shows_as_rebuilding_until_hel
 ) -> None:
     store = services.store
     sheet = {"pages": [{"width_pt": 612.0, "height_pt": 792.0}], "findings": []}
-    job, _ = store.queue.insert(new_job("acme"), now=100.0, max_attempts=4)
+    job, _ = store.queue.insert(new_job("acme", deadline_s=60.0), now=100.0, max_attempts=4)
     other, _ = store.queue.insert(new_job("globex"), now=100.5, max_attempts=4)
     for n, held in enumerate((job, other)):
         assert store.queue.claim((Lane.BULK,), "w", now=101.0 + n, lease_s=LEASE) is not None
@@ -367,6 +367,8 @@ def test_corrections_reopen_a_held_job_once_and_it_shows_as_rebuilding_until_hel
     assert reopened is not None
     assert (reopened.state, reopened.lane) == (JobState.ACCEPTED, Lane.INTERACTIVE)
     assert reopened.options["corrections"] == fix and reopened.artifact_key is None
+    # a fresh round: its attempts and its time allowance (60 s) again, from the apply
+    assert (reopened.attempts, reopened.deadline_at) == (0, 164.0)
     assert [(d.action, d.key_id) for d in reopened.decisions] == [("apply", "k_a")]
     assert store.queue.in_review("acme") == []
     assert [j.id for j in store.queue.in_review("acme", rebuilding=True)] == [job.id]
