@@ -7,11 +7,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pikepdf
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -372,3 +374,73 @@ def test_review_of_a_folder_with_nothing_held_says_so(tmp_path: Path) -> None:
     assert done.returncode == 0 and "Nothing to review" in done.stdout
     missing = _review(str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no such folder" in missing.stderr
+
+
+# Stand-ins for the desk's web layer (pressroom.desk.web, .gate), installed before the command
+# runs: the app answers with what it was built from, so the test sees the command's wiring.
+_LAUNCH = """
+import sys, types
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+class OneTimeGate:
+    def __init__(self, token):
+        self.token = token
+
+class DeskConfig:
+    def __init__(self, backend, gate, secret):
+        self.backend, self.gate, self.secret = backend, gate, secret
+
+def desk_app(config):
+    async def sign_in(request):
+        return JSONResponse({
+            "title": config.backend.title,
+            "token_ok": request.query_params.get("token") == config.gate.token,
+            "secret_bytes": len(config.secret),
+            "held": config.backend.stems(),
+        })
+    return Starlette(routes=[Route("/review/sign-in", sign_in)])
+
+for name, names in (("gate", ["OneTimeGate"]), ("web", ["DeskConfig", "desk_app"])):
+    module = types.ModuleType("pressroom.desk." + name)
+    for n in names:
+        setattr(module, n, globals()[n])
+    sys.modules[module.__name__] = module
+from pressroom.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_review_serves_the_folder_on_the_printed_link_until_ctrl_c(outdir: Path) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", _LAUNCH, "review", str(outdir / "review"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as proc:
+        _drive(proc)
+
+
+def _drive(proc: subprocess.Popen[str]) -> None:
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("Review desk: http://127.0.0.1:"), first
+        url = first.split(": ", 1)[1].strip()
+        assert "Ctrl-C" in proc.stdout.readline()
+        port = int(url.split(":")[2].split("/")[0])
+        assert port > 0 and "/review/sign-in?token=" in url
+        answer = httpx.get(url, timeout=30).json()
+        assert answer == {
+            "title": "Pressroom review (offline)",
+            "token_ok": True,
+            "secret_bytes": 32,
+            "held": ["visit"],
+        }
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
