@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pikepdf
@@ -296,10 +297,10 @@ def test_a_changed_or_missing_source_cannot_be_rebuilt(
 )
 def test_page_images_are_pngs_of_the_source_and_the_held_copy(desk: FolderDesk) -> None:
     for which in ("source", "redacted"):
-        png = desk.page_image(VIEWER, "visit", 1, which, 600)  # type: ignore[arg-type]
+        png = desk.page_image(VIEWER, "visit", 1, which, 600)
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
         with pytest.raises(NotFound):
-            desk.page_image(VIEWER, "visit", 2, which, 600)  # type: ignore[arg-type]
+            desk.page_image(VIEWER, "visit", 2, which, 600)
     with pytest.raises(NotFound):
         desk.page_image(VIEWER, "../visit", 1, "source", 600)
 
@@ -308,7 +309,7 @@ class _Render:
     """A stand-in for ``pressroom.desk.render`` that records what it is asked to draw."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[object, ...]] = []
+        self.calls: list[tuple[Any, ...]] = []
 
     def source_page_png(
         self, path: Path, kind: SourceKind, index: int, sheet_page: SheetPage, width_px: int
@@ -341,14 +342,15 @@ def test_page_images_ask_for_the_right_pages(
     assert desk.page_image(VIEWER, "visit", 1, "redacted", 500) == b"\x89PNG redacted"
     assert render.calls[-1] == ("redacted", held, 1, 500)
     assert desk.page_image(VIEWER, "visit", 1, "source", 400) == b"\x89PNG source"
-    what, source, kind, index, page, width = render.calls[-1]
+    source_call: tuple[Any, ...] = render.calls[-1]
+    what, source, kind, index, page, width = source_call
     assert (what, kind, index, width) == ("source", SourceKind.PDF, 0, 400)
     assert source == Path(str(_note(outdir)["input"]))
     assert isinstance(page, SheetPage)
     assert (round(page.width_pt), round(page.height_pt)) == (612, 360)  # 8.5 x 5 in
     for which in ("source", "redacted"):
         with pytest.raises(NotFound):
-            desk.page_image(VIEWER, "visit", 2, which, 500)  # type: ignore[arg-type]
+            desk.page_image(VIEWER, "visit", 2, which, 500)
     with pytest.raises(BadRequest):
         desk.page_image(VIEWER, "visit", 1, "source", 0)
 
