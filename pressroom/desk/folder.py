@@ -12,6 +12,7 @@ file moved into place; the folder is 0700 and its files 0600.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -133,26 +134,30 @@ def hold(
     rebuild: Rebuild,
     *,
     now: float | None = None,
+    keep_previous: bool = False,
 ) -> Path:
     """``built`` (when there is one) and its note into ``folder`` as ``STEM.pdf`` and
-    ``STEM.findings.json``: the copy first, then the note, each moved into place whole."""
+    ``STEM.findings.json``: the copy first, then the note, each moved into place whole. With no
+    output built, a copy already there goes (it is another run's), unless ``keep_previous`` (a
+    rebuild that made nothing leaves the copy the reviewer was looking at)."""
     folder.mkdir(mode=0o700, exist_ok=True)
     folder.chmod(0o700)
-    has_copy = built is not None and built.is_file()
+    dest = folder / f"{stem}.pdf"
+    if built is not None and built.is_file():
+        _place_copy(built, dest)
+    elif not keep_previous:
+        dest.unlink(missing_ok=True)
     sheet = exc.sheet.as_json() if isinstance(exc.sheet, ReviewSheet) else None
     note: dict[str, Any] = {
         "code": exc.code,
         "reason": exc.message,
         "source": stem,
-        "held_copy": f"{stem}.pdf" if has_copy else None,
+        "held_copy": dest.name if dest.is_file() else None,
         "findings": [f.as_json() for f in exc.findings],
         "sheet": sheet,
         **rebuild.as_json(),
         "held_at": time.time() if now is None else now,
     }
-    if has_copy:
-        assert built is not None
-        _place_copy(built, folder / f"{stem}.pdf")
     write_json(folder / f"{stem}{NOTE_SUFFIX}", note)
     return folder
 
@@ -198,6 +203,8 @@ class FolderDesk:
         self._engine = engine
         self._lock = threading.Lock()
         self._rebuilding: set[str] = set()
+        # a source's SHA-256 by path, with the size, mtime and inode it was read at
+        self._hashed: dict[Path, tuple[tuple[int, int, int], str]] = {}
 
     # -- reading -------------------------------------------------------------------------
 
@@ -307,18 +314,7 @@ class FolderDesk:
             self._note(item_id)
             held = self._held_copy(item_id)
             dest = self.outdir / f"{item_id}.pdf"
-            try:
-                os.link(held, dest)
-            except FileExistsError:
-                raise Conflict(
-                    "the output folder already has a file of this name; move it away, then "
-                    "approve again"
-                ) from None
-            try:
-                dest.chmod(0o644)  # delivered like `process` delivers
-            except BaseException:
-                dest.unlink(missing_ok=True)
-                raise
+            _deliver(held, dest)
             self._remove(item_id)
             self._decide("approve", item_id)
             return Approved(f"Approved: delivered as {dest}")
@@ -396,8 +392,15 @@ class FolderDesk:
         rebuild = Rebuild.parse(note)
         if rebuild is None or not rebuild.input.is_file():
             raise NotFound("the source file is no longer where it was processed from")
-        if rebuild.input_sha256 and file_sha256(rebuild.input) != rebuild.input_sha256:
-            raise Conflict("the source file has changed since it was processed")
+        if rebuild.input_sha256:
+            facts = rebuild.input.stat()
+            seen = (facts.st_size, facts.st_mtime_ns, facts.st_ino)
+            known = self._hashed.get(rebuild.input)
+            if known is None or known[0] != seen:  # hashed once, not once per page drawn
+                known = (seen, file_sha256(rebuild.input))
+                self._hashed[rebuild.input] = known
+            if known[1] != rebuild.input_sha256:
+                raise Conflict("the source file has changed since it was processed")
         return rebuild.input
 
     def _source_pages(self, note: Mapping[str, Any]) -> int:
@@ -464,7 +467,7 @@ class FolderDesk:
             try:
                 result = processing(source, built, options, self._engine_for())
             except ReviewRequired as exc:  # held again, with the reason its checks give
-                hold(self.folder, item_id, built, exc, rebuild, now=held_at)
+                hold(self.folder, item_id, built, exc, rebuild, now=held_at, keep_previous=True)
                 return
             done = Corrected(_corrected_reason(corrections, result))
             done.sheet = result.sheet
@@ -504,6 +507,34 @@ class FolderDesk:
                     float(entry.get("at") or 0.0),
                     str(entry.get("key_id") or KEY_ID),
                 )
+
+
+def _deliver(held: Path, dest: Path) -> None:
+    """``held`` appears whole at ``dest`` (0644, as `process` delivers), never over a file
+    already there: a hard link is one step; where the file system has none, the name is taken
+    first (empty) and a full copy then moved over it."""
+    taken = "the output folder already has a file of this name; move it away, then approve again"
+    try:
+        os.link(held, dest)
+    except FileExistsError:
+        raise Conflict(taken) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EMLINK):
+            raise
+        try:
+            os.close(os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            raise Conflict(taken) from None
+        try:
+            _place_copy(held, dest)
+        except BaseException:
+            dest.unlink(missing_ok=True)
+            raise
+    try:
+        dest.chmod(0o644)
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
 
 
 def _sheet(note: Mapping[str, Any]) -> ReviewSheet | None:
