@@ -81,7 +81,9 @@ def cmd_review(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if not desk.stems():
-        print("Nothing to review: the folder holds no held copy.")
+        inner = FolderDesk(folder / "review", settings)
+        hint = " (its review/ folder does: give that)" if inner.stems() else ""
+        print(f"Nothing to review: the folder holds no held copy{hint}.")
         return EXIT_OK
     try:
         sock = bind(host, args.port)

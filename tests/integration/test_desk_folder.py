@@ -369,11 +369,13 @@ def test_review_refuses_a_host_that_is_not_loopback(outdir: Path) -> None:
         assert "loopback" in done.stderr and "Review desk:" not in done.stdout
 
 
-def test_review_of_a_folder_with_nothing_held_says_so(tmp_path: Path) -> None:
+def test_review_of_a_folder_with_nothing_held_says_so(tmp_path: Path, outdir: Path) -> None:
     empty = tmp_path / "review"
     empty.mkdir()
     done = _review(str(empty))
     assert done.returncode == 0 and "Nothing to review" in done.stdout
+    wrong = _review(str(outdir))  # OUTDIR, not OUTDIR/review
+    assert wrong.returncode == 0 and "its review/ folder does" in wrong.stdout
     missing = _review(str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no such folder" in missing.stderr
 
