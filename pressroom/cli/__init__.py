@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from pressroom import __version__
-from pressroom.cli import admin, offline, remote, service
+from pressroom.cli import admin, desk, offline, remote, service
 from pressroom.cli.common import EXIT_OK
 from pressroom.errors import BadConfig
 
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_commands(sub)
     admin.add_commands(sub)
     remote.add_commands(sub)
+    desk.add_commands(sub)
     sub.add_parser(
         "bench",
         help="throughput benchmark: pages/min/core and CER beside OCRmyPDF (see bench/README.md)",

@@ -67,31 +67,23 @@ def _publish(built: Path, dest: Path) -> None:
         raise
 
 
-def _hold_for_review(built: Path, dest: Path, exc: ReviewRequired) -> Path:
-    """The held copy and what detection found, in OUTDIR/review/ (0700, files 0600), so a
-    person can judge it: nothing is delivered beside the other outputs."""
-    import json
+def _hold_for_review(
+    built: Path,
+    dest: Path,
+    exc: ReviewRequired,
+    source: Path,
+    policy: RedactionPolicy | None,
+    template: str | None,
+    title: str | None,
+    keep_pixels: bool,
+) -> Path:
+    """The held copy and its note in OUTDIR/review/ (0700, files 0600), so a person can judge
+    it (``pressroom review``): what detection found, the review sheet, and what a rebuild
+    needs. Nothing is delivered beside the other outputs."""
+    from pressroom.desk.folder import Rebuild, hold
 
-    folder = dest.parent / "review"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    folder.chmod(0o700)
-    report = {
-        "code": exc.code,
-        "reason": exc.message,
-        "source": dest.stem,
-        "held_copy": dest.name if built.is_file() else None,
-        "findings": [f.as_json() for f in exc.findings],
-    }
-    if built.is_file():
-        copy = staged_copy(built, folder, ".pressroom-")
-        copy.chmod(0o600)
-        copy.replace(folder / dest.name)
-    note = folder / f"{dest.stem}.findings.json"
-    tmp = folder / f".pressroom-{dest.stem}.findings.json"
-    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
-        json.dump(report, out, indent=2, ensure_ascii=False)
-    tmp.replace(note)
-    return folder
+    rebuild = Rebuild.of(source, policy, template, title, keep_pixels)
+    return hold(dest.parent / "review", dest.stem, built, exc, rebuild)
 
 
 def _output_names(inputs: Sequence[Path]) -> list[str]:
@@ -125,9 +117,11 @@ def process_one(
     policy: RedactionPolicy | None = None,
     keep_pixels: bool = False,
     settings: Settings | None = None,
+    template_name: str | None = None,
 ) -> Outcome:
     """Process one input into ``dest``; every failure becomes a one-line Outcome. ``settings``:
-    the command's, read once (None: read here)."""
+    the command's, read once (None: read here); ``template_name``: the template as the user
+    gave it, kept with a held copy so the review desk can rebuild it."""
     global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.pipeline.core import JobOptions
@@ -159,7 +153,9 @@ def process_one(
             except ReviewRequired as exc:
                 if not processing.holds_output:
                     raise
-                held = _hold_for_review(built, dest, exc)
+                held = _hold_for_review(
+                    built, dest, exc, path, policy, template_name, title, keep_pixels
+                )
                 return Outcome(
                     exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
                 )
@@ -217,7 +213,15 @@ def cmd_process(args: argparse.Namespace) -> int:
             for path, dest in work:
                 outcomes.append(
                     process_one(
-                        path, dest, template, args.title, show, policy, args.keep_pixels, settings
+                        path,
+                        dest,
+                        template,
+                        args.title,
+                        show,
+                        policy,
+                        args.keep_pixels,
+                        settings,
+                        args.template,
                     )
                 )
                 _report(outcomes[-1], args.quiet)
@@ -234,6 +238,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                         policy,
                         args.keep_pixels,
                         settings,
+                        args.template,
                     )
                     for path, dest in work
                 ]

@@ -1,0 +1,563 @@
+"""The offline review folder (``OUTDIR/review``) as a desk backend: what ``pressroom process``
+held, shown, rebuilt with a reviewer's corrections, approved into OUTDIR or rejected.
+
+The folder holds, for each held document, the held copy ``STEM.pdf`` and its note
+``STEM.findings.json``: the check's code and reason, the findings (with their values: the note
+stays in the private folder, the desk shows classes and counts only), the review sheet, and what
+a rebuild needs (the source's path and SHA-256, the policy, template, title and pixel option).
+Decisions are appended to ``decisions.jsonl`` beside them. Every write is a private temporary
+file moved into place; the folder is 0700 and its files 0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pressroom.corrections import Corrections, ReviewSheet, SheetPage
+from pressroom.desk.backend import (
+    Approved,
+    Decision,
+    HeldDetail,
+    HeldItem,
+    Viewer,
+    Which,
+)
+from pressroom.errors import BadRequest, Conflict, Corrected, NotFound, ReviewRequired
+from pressroom.fsutil import staged_copy
+from pressroom.settings import Settings
+
+if TYPE_CHECKING:
+    from pressroom.pipeline.core import DocumentResult
+    from pressroom.pipeline.ocr import OcrEngine
+    from pressroom.redact.policy import RedactionPolicy
+
+TITLE = "Pressroom review (offline)"
+NOTE_SUFFIX = ".findings.json"
+DECISIONS = "decisions.jsonl"
+KEY_ID = "offline"  # the one person at an offline desk
+TEMP_PREFIX = ".pressroom-"
+# A held file's stem as an item id: letters (any script), digits, '_', '.', '-' and inner
+# spaces, never a separator, never hidden (a leading '.'), never "..": an id is a name in this
+# folder, never a path.
+STEM_RE = re.compile(r"\w(?:[\w .-]{0,126}[\w.-])?")
+MAX_WIDTH_PX = 4000
+
+
+def safe_stem(stem: str) -> bool:
+    return STEM_RE.fullmatch(stem) is not None and ".." not in stem
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuild:
+    """What a held document was made from, so the desk can make it again: the source's
+    absolute path and SHA-256, the policy (classes and expiry as given), the template as given
+    (a name, or a folder's absolute path), the title and whether pixels were kept."""
+
+    input: Path
+    input_sha256: str
+    policy: dict[str, Any]  # RedactionPolicy.as_options(): {"redact": [...], "expires_at": ...}
+    template: str | None
+    title: str | None
+    keep_pixels: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "input": str(self.input),
+            "input_sha256": self.input_sha256,
+            "policy": self.policy,
+            "template": self.template,
+            "title": self.title,
+            "keep_pixels": self.keep_pixels,
+        }
+
+    @classmethod
+    def of(
+        cls,
+        source: Path,
+        policy: RedactionPolicy | None,
+        template: str | None,
+        title: str | None,
+        keep_pixels: bool,
+    ) -> Rebuild:
+        from pressroom.pipeline.inspect import file_sha256
+
+        return cls(
+            source.resolve(),
+            file_sha256(source),
+            policy.as_options() if policy is not None else {"redact": [], "expires_at": None},
+            template_as_given(template),
+            title,
+            keep_pixels,
+        )
+
+    @classmethod
+    def parse(cls, note: Mapping[str, Any]) -> Rebuild | None:
+        """The rebuild facts of a note, or None for a note written before they were kept."""
+        source, sha, policy = note.get("input"), note.get("input_sha256"), note.get("policy")
+        if not isinstance(source, str) or not isinstance(policy, dict):
+            return None
+        template, title = note.get("template"), note.get("title")
+        return cls(
+            Path(source),
+            sha if isinstance(sha, str) else "",
+            policy,
+            template if isinstance(template, str) else None,
+            title if isinstance(title, str) else None,
+            bool(note.get("keep_pixels", False)),
+        )
+
+
+def template_as_given(name: str | None) -> str | None:
+    """A template folder given as a path is kept absolute (the desk may run elsewhere); a
+    name stays a name."""
+    if name is not None and ("/" in name or name.startswith(".")):
+        return str(Path(name).resolve())
+    return name
+
+
+def hold(
+    folder: Path,
+    stem: str,
+    built: Path | None,
+    exc: ReviewRequired,
+    rebuild: Rebuild,
+    *,
+    now: float | None = None,
+    keep_previous: bool = False,
+) -> Path:
+    """``built`` (when there is one) and its note into ``folder`` as ``STEM.pdf`` and
+    ``STEM.findings.json``: the copy first, then the note, each moved into place whole. With no
+    output built, a copy already there goes (it is another run's), unless ``keep_previous`` (a
+    rebuild that made nothing leaves the copy the reviewer was looking at)."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.chmod(0o700)
+    dest = folder / f"{stem}.pdf"
+    if built is not None and built.is_file():
+        _place_copy(built, dest)
+    elif not keep_previous:
+        dest.unlink(missing_ok=True)
+    sheet = exc.sheet.as_json() if isinstance(exc.sheet, ReviewSheet) else None
+    note: dict[str, Any] = {
+        "code": exc.code,
+        "reason": exc.message,
+        "source": stem,
+        "held_copy": dest.name if dest.is_file() else None,
+        "findings": [f.as_json() for f in exc.findings],
+        "sheet": sheet,
+        **rebuild.as_json(),
+        "held_at": time.time() if now is None else now,
+    }
+    write_json(folder / f"{stem}{NOTE_SUFFIX}", note)
+    return folder
+
+
+def _place_copy(built: Path, dest: Path) -> None:
+    copy = staged_copy(built, dest.parent, TEMP_PREFIX)
+    try:
+        copy.chmod(0o600)
+        copy.replace(dest)
+    except BaseException:
+        copy.unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, value: Any) -> None:
+    """``value`` as ``path`` (0600), whole or not at all."""
+    fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
+    tmp = Path(name)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(value, out, indent=2, ensure_ascii=False)
+            out.flush()
+            os.fsync(out.fileno())
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+class FolderDesk:
+    """A ``DeskBackend`` over one offline review folder, for the one person at this machine.
+    Changes to an item (apply, approve, reject) run one at a time."""
+
+    title = TITLE
+
+    def __init__(
+        self, folder: Path, settings: Settings, *, engine: OcrEngine | None = None
+    ) -> None:
+        self.folder = folder
+        self.outdir = folder.parent
+        self.settings = settings
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._rebuilding: set[str] = set()
+        # a source's SHA-256 by path, with the size, mtime and inode it was read at
+        self._hashed: dict[Path, tuple[tuple[int, int, int], str]] = {}
+
+    # -- reading -------------------------------------------------------------------------
+
+    def held(self, viewer: Viewer) -> list[HeldItem]:
+        items = []
+        for stem in self.stems():
+            with contextlib.suppress(NotFound):  # decided or malformed meanwhile
+                items.append(self._item(stem, self._note(stem)))
+        return sorted(items, key=lambda i: (i.held_since or 0.0, i.id))
+
+    def stems(self) -> list[str]:
+        """The ids of every held document: a note with its held copy, under a safe name."""
+        if not self.folder.is_dir():
+            return []
+        found = []
+        for path in self.folder.iterdir():
+            if not path.name.endswith(NOTE_SUFFIX):
+                continue
+            stem = path.name[: -len(NOTE_SUFFIX)]
+            if safe_stem(stem) and (self.folder / f"{stem}.pdf").is_file():
+                found.append(stem)
+        return sorted(found)
+
+    def unlisted(self) -> int:
+        """Notes the desk cannot show: their names hold other characters (rename both files)."""
+        if not self.folder.is_dir():
+            return 0
+        return sum(
+            1
+            for p in self.folder.iterdir()
+            if p.name.endswith(NOTE_SUFFIX)
+            and not p.name.startswith(".")
+            and not safe_stem(p.name[: -len(NOTE_SUFFIX)])
+        )
+
+    def detail(self, viewer: Viewer, item_id: str) -> HeldDetail:
+        note = self._note(item_id)
+        return HeldDetail(
+            item=self._item(item_id, note),
+            sheet=_sheet(note),
+            can_apply=self._can_apply(note),
+            decisions=tuple(self._decisions(item_id)),
+        )
+
+    def page_image(
+        self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
+    ) -> bytes:
+        from pressroom.desk import render  # type: ignore[attr-defined,unused-ignore]
+
+        if not 1 <= width_px <= MAX_WIDTH_PX:
+            raise BadRequest(f"width must be 1 to {MAX_WIDTH_PX} pixels")
+        note = self._note(item_id)
+        sheet = _sheet(note)
+        if which == "redacted":
+            held = self._held_copy(item_id)
+            content = len(sheet.pages) if sheet else self._source_pages(note)
+            output = _pdf_pages(held)
+            if not 1 <= page <= (content or output):
+                raise NotFound("no such page")
+            offset = max(0, output - content) if content else 0
+            png: bytes = render.output_page_png(held, page - 1 + offset, width_px)
+            return png
+        if which != "source":
+            raise NotFound("no such view")
+        source = self._source(note)
+        if sheet is not None:
+            if not 1 <= page <= len(sheet.pages):
+                raise NotFound("no such page")
+            sheet_page = sheet.pages[page - 1]
+        else:  # a note without a sheet: the page as it stands, unturned
+            sheet_page = self._plain_sheet_page(source, page)
+        from pressroom.pipeline.sniff import sniff_file
+
+        png = render.source_page_png(source, sniff_file(source), page - 1, sheet_page, width_px)
+        return png
+
+    # -- deciding ------------------------------------------------------------------------
+
+    def apply(self, viewer: Viewer, item_id: str, corrections: Corrections) -> None:
+        """Rebuild from the source with ``corrections`` (the whole set) the way ``process``
+        builds: a clean result is held again as ``CORRECTED``; a doubted one with its reason.
+        Any other refusal propagates and leaves the item as it was."""
+        with self._lock:
+            note = self._note(item_id)
+            rebuild = Rebuild.parse(note)
+            if rebuild is None or not rebuild.policy.get("redact"):
+                raise Conflict("this held copy does not say how it was made; it cannot be rebuilt")
+            source = self._source(note)
+            self._rebuilding.add(item_id)
+            try:
+                held_at = note.get("held_at")  # held since it was first held
+                self._rebuild(
+                    item_id,
+                    source,
+                    rebuild,
+                    corrections,
+                    float(held_at) if isinstance(held_at, int | float) else None,
+                )
+            finally:
+                self._rebuilding.discard(item_id)
+            self._decide("apply", item_id, corrections=corrections.counts())
+
+    def approve(self, viewer: Viewer, item_id: str) -> Approved:
+        """The held copy becomes ``OUTDIR/STEM.pdf`` in one step (a hard link, then the held
+        name goes), never over a file already there."""
+        with self._lock:
+            self._note(item_id)
+            held = self._held_copy(item_id)
+            dest = self.outdir / f"{item_id}.pdf"
+            _deliver(held, dest)
+            self._remove(item_id)
+            self._decide("approve", item_id)
+            return Approved(f"Approved: delivered as {dest}")
+
+    def reject(self, viewer: Viewer, item_id: str) -> None:
+        with self._lock:
+            self._note(item_id)
+            self._held_copy(item_id)
+            self._remove(item_id)
+            self._decide("reject", item_id)
+
+    # -- the parts -----------------------------------------------------------------------
+
+    def _note(self, item_id: str) -> dict[str, Any]:
+        if not safe_stem(item_id):
+            raise NotFound("no such held document")
+        try:
+            raw = (self.folder / f"{item_id}{NOTE_SUFFIX}").read_text(encoding="utf-8")
+            note = json.loads(raw)
+        except (FileNotFoundError, NotADirectoryError):
+            raise NotFound("no such held document") from None
+        except (OSError, ValueError):
+            raise NotFound("the held document's note cannot be read") from None
+        if not isinstance(note, dict):
+            raise NotFound("the held document's note cannot be read")
+        return note
+
+    def _held_copy(self, item_id: str) -> Path:
+        held = self.folder / f"{item_id}.pdf"
+        if not held.is_file():
+            raise NotFound("no held copy for this document")
+        return held
+
+    def _item(self, item_id: str, note: Mapping[str, Any]) -> HeldItem:
+        self._held_copy(item_id)
+        sheet = _sheet(note)
+        counts: dict[str, int] = {}
+        kinds = (
+            [f.kind for f in sheet.findings]
+            if sheet is not None
+            else [str(f.get("class")) for f in note.get("findings") or [] if isinstance(f, dict)]
+        )
+        for kind in kinds:
+            counts[kind] = counts.get(kind, 0) + 1
+        held_at = note.get("held_at")
+        if not isinstance(held_at, int | float):
+            held_at = (self.folder / f"{item_id}{NOTE_SUFFIX}").stat().st_mtime
+        return HeldItem(
+            id=item_id,
+            tenant=None,
+            reason_code=str(note.get("code") or ReviewRequired.code),
+            reason=str(note.get("reason") or ""),
+            counts=counts,
+            pages=len(sheet.pages) if sheet is not None else None,
+            held_since=float(held_at),
+            deadline=None,
+            state="rebuilding" if item_id in self._rebuilding else "review",
+        )
+
+    def _can_apply(self, note: Mapping[str, Any]) -> bool:
+        rebuild = Rebuild.parse(note)
+        if rebuild is None or not rebuild.policy.get("redact"):
+            return False
+        try:
+            self._source(note)
+        except (NotFound, Conflict):
+            return False
+        return True
+
+    def _source(self, note: Mapping[str, Any]) -> Path:
+        """The source the held copy was made from, as it was: refused once moved or changed
+        (its boxes would no longer lie on it)."""
+        from pressroom.pipeline.inspect import file_sha256
+
+        rebuild = Rebuild.parse(note)
+        if rebuild is None or not rebuild.input.is_file():
+            raise NotFound("the source file is no longer where it was processed from")
+        if rebuild.input_sha256:
+            facts = rebuild.input.stat()
+            seen = (facts.st_size, facts.st_mtime_ns, facts.st_ino)
+            known = self._hashed.get(rebuild.input)
+            if known is None or known[0] != seen:  # hashed once, not once per page drawn
+                known = (seen, file_sha256(rebuild.input))
+                self._hashed[rebuild.input] = known
+            if known[1] != rebuild.input_sha256:
+                raise Conflict("the source file has changed since it was processed")
+        return rebuild.input
+
+    def _source_pages(self, note: Mapping[str, Any]) -> int:
+        """The content pages of a note without a sheet: the source's (0 when it is gone)."""
+        from pressroom.pipeline.inspect import inspect_source
+
+        try:
+            return len(inspect_source(self._source(note), self.settings.limits).pages)
+        except (NotFound, Conflict):
+            return 0
+
+    def _plain_sheet_page(self, source: Path, page: int) -> SheetPage:
+        from pressroom.pipeline.inspect import inspect_source
+
+        pages = inspect_source(source, self.settings.limits).pages
+        if not 1 <= page <= len(pages):
+            raise NotFound("no such page")
+        info = pages[page - 1]
+        return SheetPage(info.width_pt, info.height_pt)
+
+    def _engine_for(self) -> OcrEngine:
+        if self._engine is None:
+            from pressroom.engines.tesseract import TesseractEngine
+
+            self._engine = TesseractEngine(
+                languages=self.settings.languages, tessdata_prefix=self.settings.tessdata_prefix
+            )
+        return self._engine
+
+    def _rebuild(
+        self,
+        item_id: str,
+        source: Path,
+        rebuild: Rebuild,
+        corrections: Corrections,
+        held_at: float | None,
+    ) -> None:
+        from pressroom.pipeline.core import JobOptions
+        from pressroom.pipeline.variants import Processing
+        from pressroom.redact.detect.checks import check_policy_classes
+        from pressroom.redact.policy import parse_policy
+        from pressroom.scratch import job_scratch
+        from pressroom.templates import resolve_template
+
+        now = time.time()
+        classes = [str(c) for c in rebuild.policy.get("redact") or []]
+        expires = rebuild.policy.get("expires_at")
+        policy = parse_policy(
+            ",".join(classes), str(expires) if expires is not None else None, now=now
+        )
+        check_policy_classes(policy.classes, self.settings.redaction)
+        template = resolve_template(rebuild.template, self.settings.template_dirs)
+        options = JobOptions(
+            template=template,
+            title=rebuild.title,
+            limits=self.settings.limits,
+            keep_pixels=rebuild.keep_pixels,
+            redaction=self.settings.redaction,
+            corrections=corrections,
+        )
+        processing = Processing(policy)
+        with job_scratch(self.settings.scratch_dir) as scratch:
+            built = scratch / "output.pdf"
+            try:
+                result = processing(source, built, options, self._engine_for())
+            except ReviewRequired as exc:  # held again, with the reason its checks give
+                hold(self.folder, item_id, built, exc, rebuild, now=held_at, keep_previous=True)
+                return
+            done = Corrected(_corrected_reason(corrections, result))
+            done.sheet = result.sheet
+            done.findings = []
+            hold(self.folder, item_id, built, done, rebuild, now=held_at)
+
+    def _remove(self, item_id: str) -> None:
+        """The note first (the item is gone from the list at once), then the held copy."""
+        (self.folder / f"{item_id}{NOTE_SUFFIX}").unlink(missing_ok=True)
+        (self.folder / f"{item_id}.pdf").unlink(missing_ok=True)
+
+    def _decide(self, action: str, item_id: str, **extra: Any) -> None:
+        line = {"action": action, "at": time.time(), "key_id": KEY_ID, "item": item_id, **extra}
+        path = self.folder / DECISIONS
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            # one write of one whole line: an append is never interleaved with another's
+            os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _decisions(self, item_id: str) -> Iterator[Decision]:
+        try:
+            lines = (self.folder / DECISIONS).read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return
+        for raw in lines:
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue  # a line cut short by a crash: the others still count
+            if isinstance(entry, dict) and entry.get("item") == item_id:
+                yield Decision(
+                    str(entry.get("action")),
+                    float(entry.get("at") or 0.0),
+                    str(entry.get("key_id") or KEY_ID),
+                )
+
+
+def _deliver(held: Path, dest: Path) -> None:
+    """``held`` appears whole at ``dest`` (0644, as `process` delivers), never over a file
+    already there: a hard link is one step; where the file system has none, the name is taken
+    first (empty) and a full copy then moved over it."""
+    taken = "the output folder already has a file of this name; move it away, then approve again"
+    try:
+        os.link(held, dest)
+    except FileExistsError:
+        raise Conflict(taken) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EMLINK):
+            raise
+        try:
+            os.close(os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            raise Conflict(taken) from None
+        try:
+            _place_copy(held, dest)
+        except BaseException:
+            dest.unlink(missing_ok=True)
+            raise
+    try:
+        dest.chmod(0o644)
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
+
+
+def _sheet(note: Mapping[str, Any]) -> ReviewSheet | None:
+    raw = note.get("sheet")
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return ReviewSheet.parse(raw)
+    except (KeyError, TypeError, ValueError, BadRequest):
+        return None
+
+
+def _pdf_pages(path: Path) -> int:
+    import pikepdf
+
+    with pikepdf.open(path) as pdf:
+        return len(pdf.pages)
+
+
+def _corrected_reason(corrections: Corrections, result: DocumentResult) -> str:
+    n = corrections.counts()
+    burned = sum(result.redacted.values())
+    return (
+        f"corrections applied ({n['removed']} removed, {n['manual']} drawn, {n['every']} "
+        f"everywhere); {burned} box(es) burned and every check passed: approve to deliver"
+    )
