@@ -57,6 +57,9 @@ MIN_W, MAX_W, DEFAULT_W = 200, 1600, 640
 PAGE_W = 800  # the width the job page asks for: a column of a 1280 px screen, sharp
 MAX_ID = 200
 STATIC = {"desk.js": "text/javascript; charset=utf-8", "desk.css": "text/css; charset=utf-8"}
+# an Approved.link the page offers as a download; anything else (an offline desk's path) is
+# shown as text
+LINK_PREFIXES = ("https://", "http://", "/v1/", "/review/")
 FORM_LIMITS: dict[str, Any] = {"max_files": 0, "max_fields": 8, "max_part_size": 1 << 20}
 
 
@@ -398,6 +401,11 @@ def desk_app(config: DeskConfig, *, title: str = "Pressroom review") -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, framework_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.include_router(router)
+
+    @app.get("/", include_in_schema=False)
+    async def root() -> Response:
+        return RedirectResponse("/review", status_code=303)
+
     return app
 
 
@@ -494,7 +502,7 @@ def _span(seconds: float) -> str:
         return f"{max(1, round(seconds))} s"
     if seconds < 5400:
         return f"{round(seconds / 60)} min"
-    if seconds < 2 * 86400:
+    if seconds < 36 * 3600:
         return f"{round(seconds / 3600)} h"
     return f"{round(seconds / 86400)} d"
 
@@ -747,7 +755,7 @@ def _job_page(title: str, viewer: Viewer, detail: HeldDetail, token: str, now: f
         '<button type="submit" data-testid="reject">Reject</button></form></div>'
     )
     body = (
-        f"{facts}<p class='hint muted'>{_e(hint)}</p>{toolbar}{actions}"
+        f'{facts}<p class="hint muted">{_e(hint)}</p><div class="bar">{toolbar}{actions}</div>'
         f'<div id="pages" data-pages="{count}" data-editable="{"1" if editable else "0"}">'
         f"{''.join(pages)}</div>"
     )
@@ -762,7 +770,7 @@ def _outcome(p: Mapping[str, Any]) -> str:
     )
     link = p.get("link")
     if isinstance(link, str) and link:
-        if link.startswith(("/", "https://", "http://")):
+        if link.startswith(LINK_PREFIXES):
             out += (
                 f'<p><a href="{_e(link)}" data-testid="download" download>'
                 "Download the output</a></p>"

@@ -242,8 +242,10 @@
     }
     var t = event.target;
     var tag = t && t.tagName ? t.tagName.toLowerCase() : "";
-    if (tag === "input" || tag === "textarea" || tag === "select") {
-      return;
+    var typing = tag === "textarea" || tag === "select" ||
+      (tag === "input" && ["checkbox", "radio", "button", "submit"].indexOf(t.type) < 0);
+    if (typing) {
+      return; // letters typed into a field are the field's
     }
     if (event.key === "n" || event.key === "ArrowRight") {
       show(current + 1);
