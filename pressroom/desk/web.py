@@ -40,6 +40,8 @@ from pressroom.errors import (
     Forbidden,
     NotFound,
     PressroomError,
+    Refused,
+    TransientError,
     Unauthorized,
 )
 
@@ -120,11 +122,19 @@ class DeskRoute(APIRoute):
 
 
 def _refusal(request: Request, exc: PressroomError) -> Response:
+    """A page a person reads for a page they asked for; a problem for a form sent or a
+    picture, with the same code and, for a failure of the moment, when to come back."""
     if request.method == "GET" and not request.url.path.endswith(".png"):
-        body = f"<p><code>{_e(exc.code)}</code> {_e(exc.message)}</p>"
+        body = f'<p data-testid="refusal"><code>{_e(exc.code)}</code> {_e(exc.message)}</p>'
         body += '<p><a href="/review">Back to the held jobs</a></p>'
-        return _html(_shell("Pressroom review", "Not shown", body), exc.http_status)
-    return error_response(exc.code, exc.message, exc.http_status)
+        heading = "Not found" if exc.http_status == 404 else "Not possible"
+        return _html(_shell("Pressroom review", heading, body), exc.http_status)
+    headers = None
+    if isinstance(exc, Refused):
+        headers = {"Retry-After": str(exc.retry_after)}
+    elif isinstance(exc, TransientError):
+        headers = {"Retry-After": "5"}
+    return error_response(exc.code, exc.message, exc.http_status, headers)
 
 
 router = APIRouter(prefix="/review", include_in_schema=False, route_class=DeskRoute)

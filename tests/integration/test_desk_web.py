@@ -30,7 +30,7 @@ from pressroom.desk.backend import (
 )
 from pressroom.desk.gate import KeyGate, OneTimeGate
 from pressroom.desk.web import CSP, DeskConfig, desk_app
-from pressroom.errors import NotFound
+from pressroom.errors import NotFound, StorageUnavailable
 from pressroom.service import Services
 from tests.conftest import FakeClock
 
@@ -591,3 +591,23 @@ def test_the_printed_link_signs_in_once(desk: FakeDesk, clock: FakeClock) -> Non
     assert client.post("/review/jobs/j_acme1/reject", data={"csrf_token": token}).status_code == 200
     assert desk.changes == [("reject", "j_acme1", None)]
     assert client.get("/healthz").status_code == 404  # only the desk's routes
+
+
+def test_a_failure_of_the_moment_says_when_to_come_back(
+    client: TestClient, services: Services, desk: FakeDesk
+) -> None:
+    def down(viewer: Viewer, item_id: str) -> Approved:
+        raise StorageUnavailable("storage is not answering")
+
+    desk.approve = down  # type: ignore[method-assign]
+    _, key = _key(services, "acme")
+    _sign_in(client, key)
+    token = _page_token(client, "/review/jobs/j_acme1")
+    response = client.post("/review/jobs/j_acme1/approve", data={"csrf_token": token})
+    _problem(response, 503, "STORAGE_UNAVAILABLE")
+    assert response.headers["retry-after"] == "5"
+    assert response.headers["content-security-policy"] == CSP
+    # a page asked for says why in words, with the same code
+    missing = client.get("/review/jobs/j_nothing")
+    assert missing.status_code == 404
+    assert 'data-testid="refusal"><code>NOT_FOUND</code>' in missing.text
