@@ -15,6 +15,7 @@ from pressroom.api.openapi import openapi_of
 from pressroom.api.responses import error_response
 from pressroom.api.routes import downloads, health, jobs, keys, operations, review, tenancy
 from pressroom.api.timing import RequestTiming
+from pressroom.desk import web as desk
 from pressroom.errors import PressroomError, Refused, TransientError
 from pressroom.service import Services
 
@@ -72,6 +73,7 @@ def create_app(services: Services) -> FastAPI:
     app.add_exception_handler(RequestValidationError, validation_error)
     for module in (health, operations, jobs, keys, tenancy, review, downloads):
         app.include_router(module.router)
+    app.include_router(desk.router)  # /review: the reviewer's desk, pages outside the API document
     app.add_middleware(RequestTiming)
     app.openapi = openapi_of(app)  # type: ignore[method-assign]  # FastAPI's documented hook
     return app
