@@ -98,8 +98,8 @@ def _serve(desk: Any, sock: socket.socket, host: str, settings: Settings) -> int
     import uvicorn
 
     from pressroom.cli.service import server_config
-    from pressroom.desk.gate import OneTimeGate  # type: ignore[import-not-found,unused-ignore]
-    from pressroom.desk.web import (  # type: ignore[import-not-found,unused-ignore]
+    from pressroom.desk.gate import OneTimeGate
+    from pressroom.desk.web import (
         DeskConfig,
         desk_app,
     )

@@ -252,7 +252,7 @@ class FolderDesk:
     def page_image(
         self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
     ) -> bytes:
-        from pressroom.desk import render  # type: ignore[attr-defined,unused-ignore]
+        from pressroom.desk import render
 
         if not 1 <= width_px <= MAX_WIDTH_PX:
             raise BadRequest(f"width must be 1 to {MAX_WIDTH_PX} pixels")

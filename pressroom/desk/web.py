@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
-import importlib
 import json
 import math
 import re
@@ -89,10 +88,11 @@ def config_of(request: Request) -> DeskConfig:
     if given is not None:
         assert isinstance(given, DeskConfig)
         return given
-    # the service's backend, loaded when first used (it brings the redaction path's imports)
-    service = importlib.import_module("pressroom.desk.service")
+    # the service's backend, loaded when first used (it brings the review service's imports)
+    from pressroom.desk.service import ServiceDesk
+
     services = request.app.state.services
-    backend: DeskBackend = service.ServiceDesk(services)
+    backend: DeskBackend = ServiceDesk(services)
     return DeskConfig(
         backend,
         KeyGate(services),

@@ -290,11 +290,6 @@ def test_a_changed_or_missing_source_cannot_be_rebuilt(
     assert not (review / DECISIONS).exists()
 
 
-@pytest.mark.xfail(
-    raises=ImportError,
-    strict=True,
-    reason="until i15-web is merged: pressroom.desk.render draws the pages",
-)
 def test_page_images_are_pngs_of_the_source_and_the_held_copy(desk: FolderDesk) -> None:
     for which in ("source", "redacted"):
         png = desk.page_image(VIEWER, "visit", 1, which, 600)
