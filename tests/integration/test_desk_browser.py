@@ -1,0 +1,178 @@
+"""The reviewer's desk in a real browser (Playwright driving Debian's Chromium) against the real
+service app, with real Tesseract doing the work: sign in, open a held job, remove a false box,
+draw a missed one, apply, approve, download — and the published PDF read back by every parser.
+Screenshots of each step are saved as test artifacts (tests/artifacts/ or
+$PRESSROOM_TEST_ARTIFACTS)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from pressroom.api.app import create_app
+from pressroom.engines import pdfium
+from pressroom.engines.tesseract import TesseractEngine
+from pressroom.jobs.model import JobState, Lane
+from pressroom.redact.leaks import find_leaks
+from pressroom.redact.plan import normalise
+from pressroom.service import Services
+from pressroom.worker.runner import JobRunner
+from tests.desk_browser import desk_browser, desk_page, shot
+from tests.desk_docs import FALSE_POSITIVE, MISSED, PERSON, DeskDoc, desk_scan, grown
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+__all__ = ["desk_browser", "desk_page"]  # fixtures, registered by the import
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def engine() -> TesseractEngine:
+    return TesseractEngine()
+
+
+@pytest.fixture
+def live(services: Services) -> Iterator[str]:
+    """The service app on a loopback port of its own, served by uvicorn in a thread."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(services), log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(500):
+            if server.started:
+                break
+            threading.Event().wait(0.01)
+        assert server.started
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def work(services: Services, engine: TesseractEngine) -> None:
+    runner = JobRunner(services, engine, "w-browser")
+    while runner.run_next((Lane.BULK, Lane.INTERACTIVE)) is not None:
+        pass
+
+
+def on_page(sheet: Locator, doc: DeskDoc, x: float, y: float) -> tuple[float, float]:
+    """A point of the page (in points) as a point of the browser's viewport."""
+    box = sheet.bounding_box()
+    assert box is not None
+    return box["x"] + x * box["width"] / doc.width_pt, box["y"] + y * box["height"] / doc.height_pt
+
+
+def box_over(page: Page, doc: DeskDoc, phrase: str) -> Locator:
+    """The finding box drawn over ``phrase`` on page 1 (by its place, never its text)."""
+    x0, y0, x1, y1 = doc.boxes[phrase]
+    for button in page.locator('[data-testid="sheet-1"] button.box').all():
+        bx0, by0, bx1, by1 = (float(v) for v in (button.get_attribute("data-box") or "").split(","))
+        if bx0 < x1 and x0 < bx1 and by0 < y1 and y0 < by1:
+            return button
+    raise AssertionError(f"no box drawn over the {phrase!r} line")
+
+
+def texts(pdf: Path) -> dict[str, str]:
+    with pdfium.RecyclingDocument(pdf) as doc:
+        first = " ".join(pdfium.page_text(doc, i) for i in range(len(doc)))
+    second = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    return {"pdfium": normalise(first), "poppler": normalise(second)}
+
+
+def test_a_reviewer_corrects_applies_approves_and_downloads_in_the_browser(
+    live: str, services: Services, engine: TesseractEngine, desk_page: Page, tmp_path: Path
+) -> None:
+    page = desk_page
+    doc = desk_scan(tmp_path / "page.png")
+    key_id, key = services.store.tenancy.new_key("acme", now=services.clock())
+    api = TestClient(create_app(services), client=("127.0.0.1", 50000))
+    sent = api.post(
+        "/v1/jobs",
+        headers={"Authorization": f"Bearer {key}"},
+        files={"file": ("page.png", doc.path.read_bytes())},
+        data={"redact": "name", "review": "always"},
+    )
+    assert sent.status_code == 202, sent.text
+    job_id = sent.json()["id"]
+    work(services, engine)
+
+    # sign in
+    page.goto(f"{live}/review")
+    shot(page, "desk-1-sign-in")
+    page.get_by_label("API key").fill(key)
+    page.get_by_role("button", name="Sign in").click()
+    row = page.locator(f'[data-testid="held-row"][data-item="{job_id}"]')
+    assert "REVIEW_REQUESTED" in row.inner_text()
+    shot(page, "desk-2-held-list")
+
+    # open the job: the source's text is never in the page, only boxes and classes
+    row.get_by_test_id("job-link").click()
+    page.wait_for_selector('[data-testid="sheet-1"] button.box')
+    html = page.content()
+    for word in ("Okafor", "Hopper", MISSED, "codeword"):
+        assert word not in html
+    page.locator('[data-testid="sheet-1"] img').evaluate("img => img.decode()")
+    shot(page, "desk-3-job")
+
+    # remove the false box: it says kept
+    false_box = box_over(page, doc, FALSE_POSITIVE)
+    false_box.click()
+    assert false_box.get_attribute("aria-pressed") == "true"
+    # draw the missed one
+    sheet = page.get_by_test_id("sheet-1")
+    x0, y0, x1, y1 = grown(doc.boxes[MISSED], 2.0)
+    start, end = on_page(sheet, doc, x0, y0), on_page(sheet, doc, x1, y1)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    page.mouse.move(*end)
+    page.mouse.up()
+    assert page.locator('[data-testid="sheet-1"] button.box[data-kind="manual"]').count() == 1
+    shot(page, "desk-4-corrected")
+
+    page.get_by_test_id("apply").click()
+    page.wait_for_selector('[data-testid="rebuilding"]')
+    shot(page, "desk-5-applying")
+    work(services, engine)  # the interactive lane's worker rebuilds it
+    page.goto(f"{live}/review/jobs/{job_id}")
+    assert "CORRECTED" in page.get_by_test_id("reason").inner_text()
+    page.locator('[data-testid="page-1"] .out img').evaluate("img => img.decode()")
+    shot(page, "desk-6-rebuilt")
+
+    page.keyboard.press("Shift+A")  # approve from the keyboard
+    link = page.get_by_test_id("download")
+    link.wait_for()
+    shot(page, "desk-7-approved")
+    with page.expect_download() as download:
+        link.click()
+    out = tmp_path / "published.pdf"
+    download.value.save_as(out)
+
+    job = services.store.queue.get(job_id)
+    assert job is not None and job.state is JobState.COMPLETE
+    assert [(d.action, d.key_id) for d in job.decisions] == [
+        ("apply", key_id),
+        ("approve", key_id),
+    ]
+    assert find_leaks(out, [PERSON, MISSED]) == []
+    for reader, text in texts(out).items():
+        assert normalise(FALSE_POSITIVE) in text, reader  # the removed box's words searchable
+        assert normalise(MISSED) not in text, reader  # the manual box's word gone
+        assert normalise("Okafor") not in text, reader
