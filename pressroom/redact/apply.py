@@ -120,17 +120,14 @@ def apply_corrections(
 
 
 def _values_of(f: DocumentFinding, by_kind: Mapping[str, set[str]]) -> set[str]:
-    """The values a finding stands for: its own, and the document's values it was burned for
-    (a value inside a longer token, one word of a value written out elsewhere)."""
+    """The values a finding stands for: its own, and any of the document's values it holds (a
+    value inside a longer token). One word of a longer value lets only that word stand (a
+    surname clicked away is no name token any more), never the whole value: a person found
+    elsewhere still goes wherever written in full."""
     own = normalise(f.value)
     out = {f.value}
     for values in by_kind.values():
-        for v in values:
-            key = normalise(v)
-            if len(key) >= 3 and (
-                key in own or (own and own in {normalise(part) for part in v.split()})
-            ):
-                out.add(v)
+        out |= {v for v in values if len(normalise(v)) >= 3 and normalise(v) in own}
     return out
 
 
