@@ -108,10 +108,10 @@ def text_under_drawn(
                 words = extracted_words(page, 1.0)
             finally:
                 page.close()
-            # a word whose middle is in the box: the text layer lays each word a line high, so a
-            # word of the next line may reach into a box without being under it
-            inside = [Box(b.x0, b.y0 + header_pt, b.x1, b.y1 + header_pt) for b in boxes]
-            n = sum(1 for w in words if any(_centred_in(w.box, b) for b in inside))
+            # a word across the box with its middle line inside it: the text layer lays each word
+            # a line high, so a word of the next line may reach into a box without being under it
+            inside = [Box(b.x0 + 1, b.y0 + header_pt, b.x1 - 1, b.y1 + header_pt) for b in boxes]
+            n = sum(1 for w in words if any(_under(w.box, b) for b in inside))
             if n:
                 under[index + 1] = n
     return under
@@ -212,9 +212,9 @@ def _redetect(
     return flagged
 
 
-def _centred_in(word: Box, box: Box) -> bool:
-    x, y = (word.x0 + word.x1) / 2, (word.y0 + word.y1) / 2
-    return box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1
+def _under(word: Box, box: Box) -> bool:
+    middle = (word.y0 + word.y1) / 2
+    return word.x0 < box.x1 and box.x0 < word.x1 and box.y0 <= middle <= box.y1
 
 
 def _grown(b: Box, pad: float) -> Box:

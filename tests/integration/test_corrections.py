@@ -192,6 +192,12 @@ def test_text_left_under_a_drawn_box_is_a_leak(tmp_path: Path, engine: Tesseract
     result = redact_document(src, out, options("plain", fixes), POLICY, engine)
     assert result.redacted[MANUAL] == 1
     assert text_under_drawn(src, {0: (Box(*box),)}, 0, 0.0) == {1: 1}
+    # a box across the middle of a longer word finds it too; under a header band, lower down
+    # (where the page has nothing)
+    x0, y0, x1, y1 = digital_boxes(src)["combination"]
+    middle = Box((x0 + x1) / 2 - 5, y0 - 10, (x0 + x1) / 2 + 5, y1 - 2)
+    assert text_under_drawn(src, {0: (middle,)}, 0, 0.0) == {1: 1}
+    assert text_under_drawn(src, {0: (middle,)}, 0, 200.0) == {}  # nothing written there
     assert text_under_drawn(out, {0: (Box(*box),)}, 0, 0.0) == {}
 
 
