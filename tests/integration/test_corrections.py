@@ -134,9 +134,8 @@ def assert_corrected(
     assert not [f for f in sheet.findings if overlaps(Box(*f.box), removed)]
     occurrences = [f for f in sheet.findings if f.kind == MANUAL and f.box != manual]
     assert len(occurrences) >= 3
-    assert ReviewSheet.parse(sheet.as_json()) == ReviewSheet.parse(
-        ReviewSheet.parse(sheet.as_json()).as_json()
-    )
+    once = ReviewSheet.parse(sheet.as_json())  # as the desk stores it
+    assert ReviewSheet.parse(once.as_json()) == once
 
 
 def test_a_born_digital_page_corrected(tmp_path: Path, engine: TesseractEngine) -> None:
@@ -156,10 +155,13 @@ def test_a_scanned_page_corrected_under_a_header_and_cover(
     scan = draw_page(LINES, height_in=11.0)
     src = image_pdf([scan.image], tmp_path / "scan.pdf", 300)
     k = 72 / scan.dpi
-    drawn = {text: tuple(v * k for v in box) for text, box in reversed(scan.word_boxes)}
-    missed: Points = drawn[MISSED]  # type: ignore[assignment]
-    every: Points = drawn[f"{EVERY},"]  # type: ignore[assignment]
-    fixes = corrections_for(finding_box(src, engine, FALSE_POSITIVE), missed, every)
+    drawn = {
+        text: (x0 * k, y0 * k, x1 * k, y1 * k)
+        for text, (x0, y0, x1, y1) in reversed(scan.word_boxes)
+    }
+    fixes = corrections_for(
+        finding_box(src, engine, FALSE_POSITIVE), drawn[MISSED], drawn[f"{EVERY},"]
+    )
     out = tmp_path / "out.pdf"
     template = resolve_template("sample")
     result = redact_document(src, out, options("sample", fixes), POLICY, engine)
@@ -192,12 +194,12 @@ def test_text_left_under_a_drawn_box_is_a_leak(tmp_path: Path, engine: Tesseract
     result = redact_document(src, out, options("plain", fixes), POLICY, engine)
     assert result.redacted[MANUAL] == 1
     assert text_under_drawn(src, {0: (Box(*box),)}, 0, 0.0) == {1: 1}
-    # a box across the middle of a longer word finds it too; under a header band, lower down
-    # (where the page has nothing)
+    # a box across the middle of a longer word finds it too; below a header band the same box
+    # lies lower, where the page has nothing
     x0, y0, x1, y1 = digital_boxes(src)["combination"]
     middle = Box((x0 + x1) / 2 - 5, y0 - 10, (x0 + x1) / 2 + 5, y1 - 2)
     assert text_under_drawn(src, {0: (middle,)}, 0, 0.0) == {1: 1}
-    assert text_under_drawn(src, {0: (middle,)}, 0, 200.0) == {}  # nothing written there
+    assert text_under_drawn(src, {0: (middle,)}, 0, 200.0) == {}
     assert text_under_drawn(out, {0: (Box(*box),)}, 0, 0.0) == {}
 
 
