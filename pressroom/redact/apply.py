@@ -79,7 +79,7 @@ def apply_corrections(
     for area in corrections.removed:
         scan = scans[area.page - 1]
         for f in page_findings(scan, by_kind, tokens):
-            if overlaps(Box(*f.box), Box(*area.box)):
+            if chosen(Box(*f.box), Box(*area.box)):
                 for value in _values_of(f, by_kind):
                     allowed.add(normalise(value))
                     kept.setdefault(normalise(value), value)
@@ -137,10 +137,24 @@ def _words_under(scan: PageScan, area: Area) -> set[str]:
     box = _scaled(Box(*area.box), scan.dpi / 72.0)
     out: set[str] = set()
     for words in (scan.ocr, scan.extracted):
-        text = " ".join(w.text for w in words if overlaps(w.box, box)).strip()
+        text = " ".join(w.text for w in words if chosen(w.box, box)).strip()
         if normalise(text):
             out.add(text)
     return out
+
+
+def chosen(thing: Box, area: Box) -> bool:
+    """Whether a reviewer's area picks a word or a finding: half of it at least lies inside, or
+    the area lies mostly within it. A drag that grazes a neighbour does not take it along."""
+    w = min(thing.x1, area.x1) - max(thing.x0, area.x0)
+    h = min(thing.y1, area.y1) - max(thing.y0, area.y0)
+    if w <= 0 or h <= 0:
+        return False
+    return w * h >= 0.5 * min(_area(thing), _area(area))
+
+
+def _area(b: Box) -> float:
+    return max(b.width, 0.0) * max(b.height, 0.0)
 
 
 def _scaled(b: Box, k: float) -> Box:

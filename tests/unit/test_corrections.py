@@ -20,7 +20,7 @@ from pressroom.corrections import (
 )
 from pressroom.errors import BadRequest
 from pressroom.models import Box, PageInfo, Word
-from pressroom.redact.apply import NOTHING, apply_corrections, review_sheet
+from pressroom.redact.apply import NOTHING, apply_corrections, chosen, review_sheet
 from pressroom.redact.detect import Finding
 from pressroom.redact.findings import DocumentFinding
 from pressroom.redact.plan import Hit
@@ -268,3 +268,26 @@ def test_the_sheet_shows_each_page_its_findings_and_the_drawn_boxes() -> None:
     )
     assert sheet.corrections == fixes
     assert "Grace" not in json.dumps(sheet.as_json())
+
+
+@pytest.mark.parametrize(
+    ("area", "picked"),
+    [
+        (Box(90, 0, 210, 40), True),  # around it
+        (Box(150, 10, 170, 30), True),  # inside it: a drag over part of the word
+        (Box(100, 0, 160, 40), True),  # its left half
+        (Box(160, 0, 260, 40), False),  # grazing its right end on the way to the next word
+        (Box(0, 35, 300, 90), False),  # the line below, touching its foot
+        (Box(200, 0, 300, 40), False),  # beside it
+    ],
+)
+def test_an_area_picks_what_lies_mostly_in_it(area: Box, picked: bool) -> None:
+    assert chosen(Box(100, 0, 200, 40), area) is picked
+
+
+def test_a_drag_grazing_the_next_word_takes_only_the_word_chosen() -> None:
+    scans, by_kind = two_pages()
+    grace, okafor = scans[0].ocr[0].box, scans[0].ocr[1].box
+    area = Box(grace.x0 - 5, grace.y0 - 5, okafor.x0 + 10, grace.y1 + 5)
+    apply_corrections(Corrections(every=(Area(1, pt(area)),)), scans, by_kind)
+    assert by_kind[MANUAL] == {"Grace"}
