@@ -5,7 +5,7 @@ has none — and put into the output by the pipeline core, like any job's pages.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -16,6 +16,7 @@ import pikepdf
 from pikepdf import Name
 from PIL import Image, ImageDraw
 
+from pressroom.corrections import MANUAL
 from pressroom.engines import images
 from pressroom.engines.straighten import level
 from pressroom.errors import OutputCheckFailed
@@ -58,8 +59,13 @@ def build_output(
     engine: OcrEngine,
     progress: Progress | None,
     timer: StageTimer,
+    drawn: Mapping[int, Sequence[Box]] | None = None,
 ) -> Built:
-    """Pass two: every occurrence of every value, on every page; build and save the output."""
+    """Pass two: every occurrence of every value, on every page; build and save the output.
+    ``drawn``: boxes a reviewer drew, by content page (from 0), in that scan's pixels: burned
+    exactly there, the words they touch left out of the text layer."""
+    drawn = drawn or {}
+    by_hand = by_kind.get(MANUAL, set())
     found_values = set().union(*by_kind.values())
     total = len(info.pages)
     # a fresh document: nothing of the source comes along but page content
@@ -76,8 +82,17 @@ def build_output(
                 hit_text = covered_words(scan.extracted, scan.hits_text, found_values, tokens)
                 boxes = boxes_for(scan.ocr, hit_ocr) + boxes_for(scan.extracted, hit_text)
                 visible = visible_words(scan.extracted, scan.ocr)
+                mine = list(drawn.get(scan.info.index, ()))
+                boxes += mine
             for h in scan.hits_ocr + scan.hits_text:
                 built.counts[h.finding.kind] = built.counts.get(h.finding.kind, 0) + 1
+            if mine or by_hand:
+                # every box a reviewer asked for: drawn ones, and each word of a value to go
+                # wherever it occurs
+                words = scan.extracted or scan.ocr
+                n = len(mine) + len(covered_words(words, [], by_hand))
+                if n:
+                    built.counts[MANUAL] = built.counts.get(MANUAL, 0) + n
             # Text a reader cannot see (a hidden layer, white, tiny or off-page text) must not
             # survive in vector content: such pages are rebuilt from pixels too.
             hidden = any(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pressroom.engines.straighten import STRAIGHTEN_MIN
@@ -23,8 +23,9 @@ from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output
-from pressroom.redact.detect.detector import Detector, name_tokens
+from pressroom.redact.detect.detector import Detector
 from pressroom.redact.findings import DocumentFinding, page_findings
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
@@ -62,8 +63,10 @@ def redact_document(
 ) -> DocumentResult:
     """``source`` redacted under ``policy`` into a checked output at ``output`` (a scratch
     path). An output the checks doubt raises ``ReviewRequired``, left at ``output`` for a
-    reviewer with every finding on the exception. Stage timings go to ``timer`` (a fresh one
-    when not given), failures included."""
+    reviewer with every finding on the exception. A reviewer's corrections
+    (``options.corrections``) are applied on the way: values let stand, boxes drawn by hand,
+    words to go wherever they occur. The result, and a hold, carry the review sheet. Stage
+    timings go to ``timer`` (a fresh one when not given), failures included."""
     timer = timer or StageTimer()
     # the whole of it as a stage too: the dashboard and the stage histograms have shown it all
     # along; its span holds the others
@@ -81,7 +84,12 @@ def redact_document(
                 src, info, ocr, engine, detector, options.deadline, progress, options.limits, timer
             )
             with timer.stage(Stage.DETECT):
-                found = _Found(*document_values(scans))
+                by_kind, _tokens = document_values(scans)
+                applied = apply_corrections(options.corrections, scans, by_kind)
+                found = _Found(by_kind, applied.tokens(by_kind.get("name", ())), applied)
+            # the pages as read, for the findings: a build keeps only the visible words of a
+            # rebuilt page, and the hits count words of the page as read
+            read = [replace(scan) for scan in scans]
             try:
                 built = _build_and_read_back(
                     stack,
@@ -99,17 +107,22 @@ def redact_document(
                 )
             except ReviewRequired as exc:
                 # what a reviewer needs to judge the held copy: every finding, with its place
-                exc.findings = [
-                    f for scan in scans for f in page_findings(scan, found.by_kind, found.tokens)
-                ]
+                exc.findings = _findings(read, found)
+                exc.sheet = review_sheet(scans, exc.findings, options.corrections)
                 raise
-    return built.assembly.result(
+    result = built.assembly.result(
         info,
         output,
         engine,
         redacted=built.counts,
         levelled_pages=sum(1 for scan in scans if scan.level),
     )
+    sheet = review_sheet(scans, _findings(read, found), options.corrections)
+    return replace(result, sheet=sheet)
+
+
+def _findings(scans: Sequence[PageScan], found: _Found) -> list[DocumentFinding]:
+    return [f for scan in scans for f in page_findings(scan, found.by_kind, found.tokens)]
 
 
 @dataclass
@@ -119,6 +132,7 @@ class _Found:
 
     by_kind: dict[str, set[str]]
     tokens: frozenset[str]
+    applied: Applied  # a reviewer's corrections, as the build and the checks need them
 
 
 def _build_and_read_back(
@@ -144,7 +158,18 @@ def _build_and_read_back(
     before: dict[int, list[Box]] = {}
     for attempt in (1, 2):
         built = build_output(
-            stack, src, info, scans, by_kind, found.tokens, output, options, engine, progress, timer
+            stack,
+            src,
+            info,
+            scans,
+            by_kind,
+            found.tokens,
+            output,
+            options,
+            engine,
+            progress,
+            timer,
+            found.applied.drawn,
         )
         if recheck is not None:
             # read again: the pages flagged, and every page whose boxes moved
@@ -163,6 +188,7 @@ def _build_and_read_back(
             options,
             timer,
             recheck,
+            found.applied,
         )
         if not again:
             return built
@@ -177,7 +203,7 @@ def _build_and_read_back(
                     for page, hits in sorted(again.items())
                 )
             )
-        found.tokens = name_tokens(by_kind.get("name", ()))
+        found.tokens = found.applied.tokens(by_kind.get("name", ()))
     raise AssertionError("unreachable: the second attempt returns or raises")
 
 

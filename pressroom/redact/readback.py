@@ -4,7 +4,7 @@ detection run once more on the output as a reader gets it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pixels import PixelBudget
+from pressroom.redact.apply import NOTHING, Applied
 from pressroom.redact.build import Built
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector
@@ -40,10 +41,12 @@ def read_back(
     options: JobOptions,
     timer: StageTimer,
     pages: set[int] | None = None,
+    applied: Applied = NOTHING,
 ) -> dict[int, list[Hit]]:
-    """The output read back: it parses, no found value is left in any form, every page could be
-    judged, every box is solid. Then detection once more (on ``pages``, from 1; all by
-    default); what it finds is returned."""
+    """The output read back: it parses, no found value is left in any form, no text under a
+    box a reviewer drew, every page could be judged, every box is solid. Then detection once
+    more (on ``pages``, from 1; all by default), a reviewer's let-stand values aside; what it
+    finds is returned."""
     found_values = set().union(*by_kind.values())
     header_pt = options.template.header.height
     built.assembly.check(output)
@@ -52,6 +55,13 @@ def read_back(
         if leaks:
             summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
             raise RedactionLeak(f"a redacted value is still in the output ({summary})")
+        under = text_under_drawn(output, applied.drawn_pt, built.assembly.offset, header_pt)
+        if under:
+            raise RedactionLeak(
+                "text is still under a box drawn by hand ("
+                + ", ".join(f"page {page} x{n}" for page, n in sorted(under.items()))
+                + ")"
+            )
         # Pages whose scan the engine could not read with confidence cannot be judged: a human
         # must.
         doubtful = [
@@ -78,7 +88,33 @@ def read_back(
             header_pt,
             pages,
             PixelBudget(options.limits),
+            applied,
+            built.assembly.offset,
         )
+
+
+def text_under_drawn(
+    output: Path, drawn_pt: Mapping[int, Sequence[Box]], offset: int, header_pt: float
+) -> dict[int, int]:
+    """Words the output's own text has inside a box a reviewer drew (``drawn_pt``: by content
+    page from 0, in its points), by content page from 1: each is a leak."""
+    under: dict[int, int] = {}
+    if not drawn_pt:
+        return under
+    with pdfium.RecyclingDocument(output) as doc:
+        for index, boxes in sorted(drawn_pt.items()):
+            page = doc[index + offset]
+            try:
+                words = extracted_words(page, 1.0)
+            finally:
+                page.close()
+            # a word across the box with its middle line inside it: the text layer lays each word
+            # a line high, so a word of the next line may reach into a box without being under it
+            inside = [Box(b.x0 + 1, b.y0 + header_pt, b.x1 - 1, b.y1 + header_pt) for b in boxes]
+            n = sum(1 for w in words if any(_under(w.box, b) for b in inside))
+            if n:
+                under[index + 1] = n
+    return under
 
 
 def unsolid_boxes(
@@ -119,6 +155,8 @@ def _redetect(
     header_pt: float = 0.0,
     pages: set[int] | None = None,
     budget: PixelBudget | None = None,
+    applied: Applied = NOTHING,
+    offset: int = 0,
 ) -> dict[int, list[Hit]]:
     """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
     (faint print included). Per page (from 1), what it found; a known value still readable is a
@@ -126,7 +164,8 @@ def _redetect(
 
     What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading: words
     that overlap a burned box are left out, and so are findings of fewer than four letters or
-    digits, or in lower case (an OCR fragment is no name).
+    digits, or in lower case (an OCR fragment is no name). Nor is a value a reviewer let stand
+    (``applied``; ``offset``: output pages before the first content page).
     """
     scale = REDACT_DPI / 72.0
     boxes_on: dict[int, list[Box]] = {}
@@ -153,8 +192,16 @@ def _redetect(
             seen += faint_words(gray, seen, engine, REDACT_DPI)
             near = [_grown(b, 6.0) for b in boxes_on.get(i, ())]
             read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
+            let_stand = [
+                Box(b.x0, b.y0 + header_pt, b.x1, b.y1 + header_pt)
+                for b in applied.removed_pt.get(i - offset, ())
+            ]
             for source in (words, read):
-                found = [h for h in detect(source, detector) if _judged(h.finding)]
+                found = [
+                    h
+                    for h in detect(source, detector)
+                    if _judged(h.finding) and not applied.ignored(h, source, let_stand, scale)
+                ]
                 leaked = covered_words(source, [], values, tokens)
                 if leaked:
                     value = " ".join(source[j].text for j in sorted(leaked))
@@ -163,6 +210,11 @@ def _redetect(
                     flagged[i + 1] = found
                     break
     return flagged
+
+
+def _under(word: Box, box: Box) -> bool:
+    middle = (word.y0 + word.y1) / 2
+    return word.x0 < box.x1 and box.x0 < word.x1 and box.y0 <= middle <= box.y1
 
 
 def _grown(b: Box, pad: float) -> Box:
