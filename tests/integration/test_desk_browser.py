@@ -81,7 +81,7 @@ def box_over(page: Page, doc: DeskDoc, phrase: str) -> Locator:
     """The finding box drawn over ``phrase`` on page 1 (by its place, never its text)."""
     x0, y0, x1, y1 = doc.boxes[phrase]
     for button in page.locator('[data-testid="sheet-1"] button.box').all():
-        bx0, by0, bx1, by1 = (float(v) for v in (button.get_attribute("data-box") or "").split(","))
+        bx0, by0, bx1, by1 = (float(v) for v in (button.get_attribute("data-box") or "").split())
         if bx0 < x1 and x0 < bx1 and by0 < y1 and y0 < by1:
             return button
     raise AssertionError(f"no box drawn over the {phrase!r} line")

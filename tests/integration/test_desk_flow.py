@@ -87,7 +87,7 @@ def test_a_reviewer_removes_a_false_box_adds_a_missed_one_and_approves(
     again = desk.detail(viewer, job_id)
     assert again.item.reason_code == "CORRECTED", again.item.reason
     assert again.sheet is not None
-    assert again.sheet.corrections == corrections
+    assert again.sheet.corrections == Corrections.parse(corrections.as_json())  # as stored
     kinds = {f.kind for f in again.sheet.findings}
     assert "manual" in kinds
     assert not any(

@@ -136,9 +136,6 @@ def test_the_held_note_keeps_what_a_rebuild_needs(held_once: Path) -> None:
     assert [p.name for p in review.iterdir() if p.name.startswith(".")] == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="until i15-engine is merged: the engine sets exc.sheet on a hold"
-)
 def test_the_held_note_has_the_review_sheet(held_once: Path, desk: FolderDesk) -> None:
     note = _note(held_once)
     assert isinstance(note["sheet"], dict) and note["sheet"]["pages"]
