@@ -17,7 +17,7 @@ from pressroom.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
 )
-from pressroom.errors import PressroomError, ReviewRequired
+from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired
 from pressroom.fsutil import staged_copy
 from pressroom.settings import Settings
 
@@ -118,10 +118,12 @@ def process_one(
     keep_pixels: bool = False,
     settings: Settings | None = None,
     template_name: str | None = None,
+    review_always: bool = False,
 ) -> Outcome:
     """Process one input into ``dest``; every failure becomes a one-line Outcome. ``settings``:
     the command's, read once (None: read here); ``template_name``: the template as the user
-    gave it, kept with a held copy so the review desk can rebuild it."""
+    gave it, kept with a held copy so the review desk can rebuild it; ``review_always``: a
+    redaction that passes its checks is held for a person all the same."""
     global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.pipeline.core import JobOptions
@@ -150,6 +152,10 @@ def process_one(
             processing = Processing(policy)
             try:
                 result = processing(path, built, options, _ENGINE, progress=bar)
+                if review_always and processing.redacts:
+                    asked = ReviewRequested("every check passed; a person was asked to approve it")
+                    asked.sheet = result.sheet
+                    raise asked
             except ReviewRequired as exc:
                 if not processing.holds_output:
                     raise
@@ -196,6 +202,8 @@ def cmd_process(args: argparse.Namespace) -> int:
         policy = parse_policy(args.redact, now=time.time())
         if not policy.empty:
             check_policy_classes(policy.classes, settings.redaction)
+        elif args.review == "always":
+            raise BadRequest("--review always needs --redact")
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
@@ -222,6 +230,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                         args.keep_pixels,
                         settings,
                         args.template,
+                        args.review == "always",
                     )
                 )
                 _report(outcomes[-1], args.quiet)
@@ -239,6 +248,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                         args.keep_pixels,
                         settings,
                         args.template,
+                        args.review == "always",
                     )
                     for path, dest in work
                 ]
@@ -423,6 +433,13 @@ def add_commands(sub: Any) -> None:
         action="store_true",
         help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
         "layer is laid level either way)",
+    )
+    p.add_argument(
+        "--review",
+        choices=["doubt", "always"],
+        default="doubt",
+        help="with --redact: hold an output in OUTDIR/review/ only when its checks doubt it "
+        "(default) or always",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)

@@ -6,8 +6,10 @@ $PRESSROOM_TEST_ARTIFACTS)."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["desk_browser", "desk_page"]  # fixtures, registered by the import
 pytestmark = pytest.mark.integration
+PRESSROOM = str(Path(sys.executable).with_name("pressroom"))
 
 
 @pytest.fixture
@@ -176,3 +179,84 @@ def test_a_reviewer_corrects_applies_approves_and_downloads_in_the_browser(
         assert normalise(FALSE_POSITIVE) in text, reader  # the removed box's words searchable
         assert normalise(MISSED) not in text, reader  # the manual box's word gone
         assert normalise("Okafor") not in text, reader
+
+
+@pytest.fixture
+def offline_desk(tmp_path: Path) -> Iterator[tuple[str, DeskDoc, Path]]:
+    """``pressroom process --review always`` held the page; ``pressroom review`` serves the
+    folder: the one-time link it printed, the document, OUTDIR."""
+    doc = desk_scan(tmp_path / "page.png")
+    outdir = tmp_path / "out"
+    done = subprocess.run(
+        [
+            PRESSROOM,
+            "process",
+            str(doc.path),
+            "-o",
+            str(outdir),
+            "--redact=name",
+            "--review=always",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 3 and "REVIEW_REQUESTED" in done.stderr, done.stderr
+    desk = subprocess.Popen(
+        [PRESSROOM, "review", str(outdir / "review")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert desk.stdout is not None
+        first = desk.stdout.readline()
+        assert first.startswith("Review desk: http://127.0.0.1:"), first
+        yield first.split(": ", 1)[1].strip(), doc, outdir
+    finally:
+        desk.send_signal(signal.SIGINT)
+        code = desk.wait(30)
+        if desk.stdout is not None:
+            desk.stdout.close()
+        assert code == 0
+
+
+def test_the_offline_desk_signs_in_once_and_approve_writes_the_file(
+    offline_desk: tuple[str, DeskDoc, Path], desk_page: Page
+) -> None:
+    link, doc, outdir = offline_desk
+    page = desk_page
+    page.goto(link)
+    row = page.locator('[data-testid="held-row"][data-item="page"]')
+    assert "REVIEW_REQUESTED" in row.inner_text()
+    shot(page, "offline-1-held-list")
+    row.get_by_test_id("job-link").click()
+    page.wait_for_selector('[data-testid="sheet-1"] button.box')
+    box_over(page, doc, FALSE_POSITIVE).click()
+    sheet = page.get_by_test_id("sheet-1")
+    x0, y0, x1, y1 = grown(doc.boxes[MISSED], 2.0)
+    start, end = on_page(sheet, doc, x0, y0), on_page(sheet, doc, x1, y1)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end)
+    page.mouse.up()
+    shot(page, "offline-2-corrected")
+    page.get_by_test_id("apply").click()  # rebuilt in the desk's own process
+    page.wait_for_selector('[data-testid="reason"]')
+    assert "CORRECTED" in page.get_by_test_id("reason").inner_text()
+    shot(page, "offline-3-rebuilt")
+    page.get_by_test_id("approve").click()
+    assert "page.pdf" in page.get_by_test_id("outcome").inner_text()
+    shot(page, "offline-4-approved")
+    out = outdir / "page.pdf"
+    assert out.is_file() and not (outdir / "review" / "page.pdf").exists()
+    assert find_leaks(out, [PERSON, MISSED]) == []
+    for reader, text in texts(out).items():
+        assert normalise(FALSE_POSITIVE) in text, reader
+        assert normalise(MISSED) not in text, reader
+    # the link was spent on the first visit: a second browser cannot use it
+    other = page.context.browser
+    assert other is not None
+    again = other.new_context().new_page()
+    assert again.goto(link).status == 403  # type: ignore[union-attr]
+    again.context.close()
