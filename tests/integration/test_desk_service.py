@@ -3,6 +3,7 @@ sending a held job back through a worker to review again, recorded."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,61 @@ def test_review_always_holds_a_checked_redaction_for_a_person_and_only_a_redacti
     plain = str(post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"])
     work(services)
     assert client.get(f"/v1/jobs/{plain}", headers=headers).json()["state"] == "complete"
+
+
+TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def _signed_in(services: Services, key: str) -> tuple[TestClient, str]:
+    """A browser-like client signed in at the service's own desk (no test backend): the
+    session's CSRF token with it."""
+    browser = TestClient(create_app(services), client=("127.0.0.1", 50001))
+    found = TOKEN.search(browser.get("/review").text)
+    assert found is not None
+    done = browser.post(
+        "/review/sign-in", data={"key": key, "csrf_token": found.group(1)}, follow_redirects=False
+    )
+    assert done.status_code == 303
+    page = TOKEN.search(browser.get("/review").text)
+    assert page is not None
+    return browser, page.group(1)
+
+
+def test_the_service_desk_keeps_tenants_apart_and_every_change_needs_the_token(
+    two_tenants: dict[str, Any], services: Services, tmp_path: Path
+) -> None:
+    client, headers = two_tenants["client"], two_tenants["acme"]
+    job_id = held_job(client, headers, services, tmp_path)
+    other = two_tenants["other"]["Authorization"].removeprefix("Bearer ")
+    mine = headers["Authorization"].removeprefix("Bearer ")
+
+    theirs, token = _signed_in(services, other)
+    assert job_id not in theirs.get("/review").text
+    assert theirs.get(f"/review/jobs/{job_id}").status_code == 404
+    assert theirs.get(f"/review/jobs/{job_id}/pages/1/source.png").status_code == 404
+    for action in ("approve", "reject", "apply"):
+        refused = theirs.post(
+            f"/review/jobs/{job_id}/{action}",
+            data={"csrf_token": token, "corrections": "{}"},
+            follow_redirects=False,
+        )
+        assert refused.status_code == 404, action
+
+    browser, token = _signed_in(services, mine)
+    assert browser.get(f"/review/jobs/{job_id}").status_code == 200
+    png = browser.get(f"/review/jobs/{job_id}/pages/1/source.png?w=300")
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+    for action in ("approve", "reject", "apply"):
+        refused = browser.post(f"/review/jobs/{job_id}/{action}", data={"corrections": "{}"})
+        assert (refused.status_code, refused.json()["code"]) == (403, "CSRF_REJECTED")
+    job = services.store.queue.get(job_id)
+    assert job is not None and job.state is JobState.REVIEW and job.decisions == ()
+
+    # the key is revoked: its session ends at the next request
+    key_id = two_tenants["acme_viewer"].key_id
+    assert services.store.tenancy.revoke_key(key_id, now=services.clock())
+    assert 'name="key"' in browser.get("/review").text  # the sign-in form again
+    late = browser.post(f"/review/jobs/{job_id}/approve", data={"csrf_token": token})
+    assert late.status_code == 401
+    job = services.store.queue.get(job_id)
+    assert job is not None and job.state is JobState.REVIEW
