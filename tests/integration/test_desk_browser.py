@@ -13,13 +13,15 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
 from pressroom.api.app import create_app
+from pressroom.desk.gate import KeyGate
+from pressroom.desk.web import DeskConfig
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.jobs.model import JobState, Lane
@@ -27,8 +29,10 @@ from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import normalise
 from pressroom.service import Services
 from pressroom.worker.runner import JobRunner
+from tests.conftest import FakeClock
 from tests.desk_browser import desk_browser, desk_page, shot
 from tests.desk_docs import FALSE_POSITIVE, MISSED, PERSON, DeskDoc, desk_scan, grown
+from tests.integration.test_desk_web import SECRET, FakeDesk, _detail
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -45,13 +49,16 @@ def engine() -> TesseractEngine:
 
 @pytest.fixture
 def live(services: Services) -> Iterator[str]:
-    """The service app on a loopback port of its own, served by uvicorn in a thread."""
+    """The service app on a loopback port of its own."""
+    yield from serve(create_app(services))
+
+
+def serve(app: Any) -> Iterator[str]:
+    """``app`` on a loopback port of its own, served by uvicorn in a thread."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(services), log_level="warning", lifespan="off")
-    )
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
@@ -260,3 +267,45 @@ def test_the_offline_desk_signs_in_once_and_approve_writes_the_file(
     again = other.new_context().new_page()
     assert again.goto(link).status == 403  # type: ignore[union-attr]
     again.context.close()
+
+
+def test_the_desk_is_used_from_the_keyboard_at_1280x800(
+    services: Services, clock: FakeClock, desk_page: Page
+) -> None:
+    """Two held pages (a scripted backend): n and p turn pages, Tab reaches a box and Space
+    removes it, Shift+A approves; nothing scrolls sideways at 1280x800."""
+    fake = FakeDesk([_detail("j_acme1", "acme", now=clock())])
+    app = create_app(services)
+    app.state.desk = DeskConfig(fake, KeyGate(services), SECRET, services.clock)
+    _, key = services.store.tenancy.new_key("acme", now=services.clock())
+    for url in serve(app):
+        page = desk_page
+        page.goto(f"{url}/review")
+        page.get_by_label("API key").fill(key)
+        page.keyboard.press("Enter")
+        page.get_by_test_id("job-link").click()
+        page.wait_for_load_state("load")  # desk.js is deferred: its keys come with the load
+        counter = page.get_by_test_id("page-counter")
+        assert counter.inner_text() == "page 1 of 2"
+        page.keyboard.press("n")
+        assert counter.inner_text() == "page 2 of 2"
+        assert page.get_by_test_id("page-2").is_visible()
+        assert not page.get_by_test_id("page-1").is_visible()
+        page.keyboard.press("p")
+        assert counter.inner_text() == "page 1 of 2"
+        # Tab to the first box on page 1 and remove it with Space
+        first = page.get_by_test_id("box-1-1")
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            if first.evaluate("b => b === document.activeElement"):
+                break
+        else:
+            raise AssertionError("Tab never reached the first box")
+        page.keyboard.press("Space")
+        assert first.get_attribute("aria-pressed") == "true"
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1280
+        shot(page, "keyboard-1-box-removed")
+        page.keyboard.press("Shift+A")
+        page.get_by_test_id("outcome").wait_for()
+        assert fake.changes == [("approve", "j_acme1", None)]
