@@ -20,3 +20,15 @@ def staged_copy(src: Path, folder: Path, prefix: str) -> Path:
         Path(name).unlink(missing_ok=True)
         raise
     return Path(name)
+
+
+def place_copy(src: Path, dest: Path, *, mode: int, prefix: str = ".pressroom-") -> None:
+    """A copy of ``src`` moved into place at ``dest`` with ``mode``, atomically: readers see all
+    of it or nothing, and a failure leaves no staged file behind."""
+    tmp = staged_copy(src, dest.parent, prefix)
+    try:
+        tmp.chmod(mode)
+        tmp.replace(dest)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -5,10 +5,18 @@ boxes by hand). Word places are known from the drawing, in points of the upright
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
+
+from pressroom.engines import pdfium
+from pressroom.jobs.model import Lane
+from pressroom.pipeline.ocr import OcrEngine
+from pressroom.redact.plan import normalise
+from pressroom.service import Services
+from pressroom.worker.runner import JobRunner
 
 DPI = 300
 LINES = (
@@ -53,3 +61,21 @@ def desk_scan(path: Path) -> DeskDoc:
 
 def grown(box: tuple[float, float, float, float], pad: float) -> tuple[float, float, float, float]:
     return (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
+
+
+def work(services: Services, engine: OcrEngine) -> None:
+    """A worker of both lanes runs every job waiting, then stops."""
+    runner = JobRunner(services, engine, "w-desk")
+    while runner.run_next((Lane.BULK, Lane.INTERACTIVE)) is not None:
+        pass
+
+
+def texts(pdf: Path) -> dict[str, str]:
+    """The output as two readers give it, normalised: PDFium (Chrome) and poppler (Evince,
+    indexers)."""
+    with pdfium.RecyclingDocument(pdf) as doc:
+        first = " ".join(pdfium.page_text(doc, i) for i in range(len(doc)))
+    second = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    return {"pdfium": normalise(first), "poppler": normalise(second)}

@@ -18,7 +18,7 @@ from pressroom.cli.common import (
     EXIT_OK,
 )
 from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired
-from pressroom.fsutil import staged_copy
+from pressroom.fsutil import place_copy
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -58,13 +58,7 @@ class ProgressBar:
 
 def _publish(built: Path, dest: Path) -> None:
     """Move a finished file into place atomically: readers see all of it or nothing."""
-    tmp = staged_copy(built, dest.parent, ".pressroom-")
-    try:
-        tmp.chmod(0o644)
-        tmp.replace(dest)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    place_copy(built, dest, mode=0o644)
 
 
 def _hold_for_review(

@@ -34,7 +34,7 @@ from pressroom.desk.backend import (
     Which,
 )
 from pressroom.errors import BadRequest, Conflict, Corrected, NotFound, ReviewRequired
-from pressroom.fsutil import staged_copy
+from pressroom.fsutil import place_copy
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -163,13 +163,7 @@ def hold(
 
 
 def _place_copy(built: Path, dest: Path) -> None:
-    copy = staged_copy(built, dest.parent, TEMP_PREFIX)
-    try:
-        copy.chmod(0o600)
-        copy.replace(dest)
-    except BaseException:
-        copy.unlink(missing_ok=True)
-        raise
+    place_copy(built, dest, mode=0o600, prefix=TEMP_PREFIX)
 
 
 def write_json(path: Path, value: Any) -> None:

@@ -388,23 +388,10 @@ class SqlQueue:
                     jobs.c.state == JobState.REVIEW.value,
                 )
                 .values(
-                    state=JobState.ACCEPTED.value,
                     lane=Lane.INTERACTIVE.value,
                     options=options,
-                    # a fresh round, as a redrive has: its attempts and its time allowance
-                    attempts=0,
-                    deadline_at=case(
-                        (jobs.c.deadline_at.is_(None), None),
-                        else_=now + (jobs.c.deadline_at - jobs.c.created_at),
-                    ),
-                    reason=None,
+                    **_fresh_round(now),
                     message="rebuilding with a reviewer's corrections",
-                    stage=None,
-                    finished_at=None,
-                    started_at=None,
-                    artifact_key=None,
-                    next_eligible_at=now,
-                    updated_at=now,
                 )
             )
             if done.rowcount != 1:
@@ -493,26 +480,7 @@ class SqlQueue:
             where.append(jobs.c.tenant == tenant)
         with self.db.tx() as conn:
             done = conn.execute(
-                update(jobs)
-                .where(*where)
-                .values(
-                    state=JobState.ACCEPTED.value,
-                    attempts=0,
-                    reason=None,
-                    message=None,
-                    stage=None,
-                    finished_at=None,
-                    started_at=None,
-                    artifact_key=None,
-                    next_eligible_at=now,
-                    updated_at=now,
-                    # the same time allowance as the first time, from now: a redriven job
-                    # must not die of the deadline it had days ago
-                    deadline_at=case(
-                        (jobs.c.deadline_at.is_(None), None),
-                        else_=now + (jobs.c.deadline_at - jobs.c.created_at),
-                    ),
-                )
+                update(jobs).where(*where).values(**_fresh_round(now), message=None)
             )
             if done.rowcount == 1:
                 self.db.wake(conn, "any")
@@ -725,3 +693,24 @@ class SqlQueue:
         with self.db.tx() as conn:
             owned = and_(self._owned(job_id, owner), jobs.c.cancel_requested_at.is_not(None))
             return self._end_cancelled(conn, job_id, owned, now)
+
+
+def _fresh_round(now: float) -> dict[str, Any]:
+    """A job sent round again (a redrive, a reviewer's corrections): waiting from ``now`` with
+    its attempts reset and the same time allowance as the first time, from now — it must not
+    die of the deadline it had days ago."""
+    return {
+        "state": JobState.ACCEPTED.value,
+        "attempts": 0,
+        "reason": None,
+        "stage": None,
+        "finished_at": None,
+        "started_at": None,
+        "artifact_key": None,
+        "next_eligible_at": now,
+        "updated_at": now,
+        "deadline_at": case(
+            (jobs.c.deadline_at.is_(None), None),
+            else_=now + (jobs.c.deadline_at - jobs.c.created_at),
+        ),
+    }

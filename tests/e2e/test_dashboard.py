@@ -11,6 +11,7 @@ import pytest
 from PIL import Image, ImageStat
 
 from pressroom.synth import save_png
+from tests.desk_browser import CHROMIUM_ARGS
 from tests.e2e.conftest import Server
 from tests.helpers import small_scan
 
@@ -18,14 +19,7 @@ pytestmark = pytest.mark.e2e
 ARTIFACTS = Path(
     os.environ.get("PRESSROOM_TEST_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts")
 )
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
+CHROMIUM_FLAGS = CHROMIUM_ARGS
 
 
 def chromium() -> str:

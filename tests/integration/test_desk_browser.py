@@ -22,16 +22,14 @@ from fastapi.testclient import TestClient
 from pressroom.api.app import create_app
 from pressroom.desk.gate import KeyGate
 from pressroom.desk.web import DeskConfig
-from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.jobs.model import JobState, Lane
+from pressroom.jobs.model import JobState
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import normalise
 from pressroom.service import Services
-from pressroom.worker.runner import JobRunner
 from tests.conftest import FakeClock
 from tests.desk_browser import desk_browser, desk_page, shot
-from tests.desk_docs import FALSE_POSITIVE, MISSED, PERSON, DeskDoc, desk_scan, grown
+from tests.desk_docs import FALSE_POSITIVE, MISSED, PERSON, DeskDoc, desk_scan, grown, texts, work
 from tests.integration.test_desk_web import SECRET, FakeDesk, _detail
 
 if TYPE_CHECKING:
@@ -74,12 +72,6 @@ def serve(app: Any) -> Iterator[str]:
         sock.close()
 
 
-def work(services: Services, engine: TesseractEngine) -> None:
-    runner = JobRunner(services, engine, "w-browser")
-    while runner.run_next((Lane.BULK, Lane.INTERACTIVE)) is not None:
-        pass
-
-
 def on_page(sheet: Locator, doc: DeskDoc, x: float, y: float) -> tuple[float, float]:
     """A point of the page (in points) as a point of the browser's viewport."""
     box = sheet.bounding_box()
@@ -95,15 +87,6 @@ def box_over(page: Page, doc: DeskDoc, phrase: str) -> Locator:
         if bx0 < x1 and x0 < bx1 and by0 < y1 and y0 < by1:
             return button
     raise AssertionError(f"no box drawn over the {phrase!r} line")
-
-
-def texts(pdf: Path) -> dict[str, str]:
-    with pdfium.RecyclingDocument(pdf) as doc:
-        first = " ".join(pdfium.page_text(doc, i) for i in range(len(doc)))
-    second = subprocess.run(
-        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
-    ).stdout
-    return {"pdfium": normalise(first), "poppler": normalise(second)}
 
 
 def test_a_reviewer_corrects_applies_approves_and_downloads_in_the_browser(

@@ -5,7 +5,6 @@ every parser."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,32 +16,15 @@ from pressroom.desk.backend import Viewer
 from pressroom.desk.service import ServiceDesk
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.jobs.model import JobState, Lane
+from pressroom.jobs.model import JobState
 from pressroom.models import Box
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import normalise, overlaps
 from pressroom.service import Services
 from pressroom.templates import registered_template
-from pressroom.worker.runner import JobRunner
-from tests.desk_docs import FALSE_POSITIVE, MISSED, PERSON, desk_scan, grown
+from tests.desk_docs import FALSE_POSITIVE, MISSED, PERSON, desk_scan, grown, texts, work
 
 pytestmark = pytest.mark.integration
-
-
-def work(services: Services, engine: TesseractEngine) -> None:
-    runner = JobRunner(services, engine, "w-desk")
-    while runner.run_next((Lane.BULK, Lane.INTERACTIVE)) is not None:
-        pass
-
-
-def texts(pdf: Path) -> dict[str, str]:
-    """The output as two readers give it: PDFium (Chrome) and poppler (Evince, indexers)."""
-    with pdfium.RecyclingDocument(pdf) as doc:
-        first = " ".join(pdfium.page_text(doc, i) for i in range(len(doc)))
-    second = subprocess.run(
-        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
-    ).stdout
-    return {"pdfium": normalise(first), "poppler": normalise(second)}
 
 
 def test_a_reviewer_removes_a_false_box_adds_a_missed_one_and_approves(
