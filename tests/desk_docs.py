@@ -5,18 +5,17 @@ boxes by hand). Word places are known from the drawing, in points of the upright
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from pressroom.engines import pdfium
 from pressroom.jobs.model import Lane
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.redact.plan import normalise
 from pressroom.service import Services
 from pressroom.worker.runner import JobRunner
+from tests.readers import read_all
 
 DPI = 300
 LINES = (
@@ -71,11 +70,6 @@ def work(services: Services, engine: OcrEngine) -> None:
 
 
 def texts(pdf: Path) -> dict[str, str]:
-    """The output as two readers give it, normalised: PDFium (Chrome) and poppler (Evince,
-    indexers)."""
-    with pdfium.RecyclingDocument(pdf) as doc:
-        first = " ".join(pdfium.page_text(doc, i) for i in range(len(doc)))
-    second = subprocess.run(
-        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
-    ).stdout
-    return {"pdfium": normalise(first), "poppler": normalise(second)}
+    """The output as every reader a user might use gives it (poppler, PDFium, pdfminer, pdf.js,
+    PDFBox, MuPDF, Ghostscript), each normalised as values are compared."""
+    return {reader: normalise(" ".join(pages)) for reader, pages in read_all(pdf).items()}
