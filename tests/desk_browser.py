@@ -37,9 +37,11 @@ def chromium_path() -> str:
     return shutil.which("chromium") or "/usr/bin/chromium"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def desk_browser() -> Iterator[Browser]:
-    """One Chromium for the session; each test gets a fresh context (no shared cookies)."""
+    """One Chromium for a test module; each test gets a fresh context (no shared cookies).
+    Never for the whole session: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, and tests after it that call asyncio.run() would fail."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
