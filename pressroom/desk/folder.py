@@ -311,7 +311,7 @@ class FolderDesk:
             _deliver(held, dest)
             self._remove(item_id)
             self._decide("approve", item_id)
-            return Approved(f"Approved: delivered as {dest}")
+            return Approved(f"Delivered as {dest}.")
 
     def reject(self, viewer: Viewer, item_id: str) -> None:
         with self._lock:

@@ -107,7 +107,8 @@ class ServiceDesk:
         )
         base = self.services.settings.public_url.rstrip("/")
         return Approved(
-            f"Approved: job {done.id} is complete and its output published.",
+            "The job is complete and its output published; the link below is signed and "
+            "short-lived (GET /v1/jobs/{id} gives a fresh one).",
             f"{base}/v1/artifacts/{done.id}?expires={expires}&signature={signature}",
         )
 
