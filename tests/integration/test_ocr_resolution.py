@@ -128,3 +128,40 @@ def test_reading_reduced_is_no_worse_than_reading_every_pixel(
     assert w < scan.image.width
     assert cer(scan.text, fitted.result.text) <= cer(scan.text, native.result.text) + 0.002
     assert cer(scan.text, fitted.result.text) <= 0.02
+
+
+@pytest.mark.parametrize(
+    "defect",
+    [{"skew": 2.5}, {"skew": -1.0}, {"rotate": 90}, {"rotate": 180}, {"rotate": 270}],
+    ids=["skew-2.5", "skew-minus-1", "turned-90", "turned-180", "turned-270"],
+)
+def test_turned_and_skewed_pages_read_reduced_land_where_read_natively(
+    defect: dict[str, float], engine: TesseractEngine
+) -> None:
+    scan = draw_page(page_lines(13, 10), dpi=300, font_pt=11.0, height_in=5.0)
+    page = distort(scan.image, **defect)  # type: ignore[arg-type]
+    native = OcrStage(engine)(page, 300.0)
+    counting = Counting(engine)
+    fitted = _fit(counting)(page, 300.0)
+    assert counting.shown[-1][0] < 0.6 * max(page.size)  # read reduced
+    assert (fitted.rotation, fitted.size) == (native.rotation, native.size)
+    assert fitted.skew == pytest.approx(native.skew, abs=0.05)
+    assert cer(scan.text, fitted.result.text) <= 0.02
+    theirs = {}
+    for w in native.result.words:
+        theirs.setdefault(w.text, []).append(w)
+    matched = 0
+    for w in fitted.result.words:
+        near = min(
+            theirs.get(w.text, []),
+            key=lambda n: abs(n.box.x0 - w.box.x0) + abs(n.box.y1 - w.box.y1),
+            default=None,
+        )
+        if near is None:
+            continue
+        assert (w.box.x0, w.box.x1, w.box.y1) == pytest.approx(
+            (near.box.x0, near.box.x1, near.box.y1), abs=3.0
+        ), w.text
+        assert w.origin == pytest.approx(near.origin, abs=3.0)
+        matched += 1
+    assert matched >= 0.9 * len(native.result.words)
