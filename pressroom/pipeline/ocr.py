@@ -421,7 +421,7 @@ class OcrStage:
         threshold = self.deskew_threshold if keep else self.straighten_min
         applied = skew if threshold is not None and abs(skew) >= threshold else 0.0
         straight = level(upright, applied)
-        scale = 1.0 if fit is None else choose_scale(fit.xheight(rotation))
+        scale = 1.0 if fit is None else choose_scale(fit.xheight(rotation), dpi)
         seen = reduce(straight, scale) if scale < 1.0 else straight
         result = self.engine.recognize(
             seen, dpi=dpi * seen.width / straight.width, timeout=timeout, adaptive=adaptive

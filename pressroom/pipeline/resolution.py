@@ -25,12 +25,15 @@ TARGET_XHEIGHT = 10.5
 KEEP_BELOW_XHEIGHT = 20.0
 # Scales above this save too little to be worth a resampling; below it nothing is reduced.
 MIN_SCALE = 0.25
+MIN_DPI = 150.0  # the measured table went no lower; nor does the layout it reads
 MAX_USEFUL_SCALE = 0.85
 # Ink this much darker than the paper counts (grey levels); faint toner is 40-80 below it.
 MIN_INK_CONTRAST = 24
 # Specks and JPEG noise are smaller than this; the dot of an i at 150 dpi is not.
 MIN_GLYPH_PX = 4
 MIN_GLYPHS = 20  # fewer measured glyphs than this: no estimate, the page keeps its pixels
+MIN_BAND_GLYPHS = 12  # a band with fewer (a page number, a rule) says nothing of its print
+BANDS = 6  # bands of rows measured, one in each sixth of the page
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +54,10 @@ class TextSize:
 
 def measure_text(image: Image.Image) -> TextSize:
     """Ink components of the page as it is (grey, before any contrast stretch): blank or not,
-    and the commonest glyph size. ~20-40 ms on a 300-dpi letter page: blankness on a copy
-    reduced by the darkest pixel of each 4x4 block (no stroke fades, however thin), the glyphs'
-    size at full resolution on the eighth of the page's rows that holds the most ink."""
+    and the smallest commonest glyph size of its bands. ~20-40 ms on a 300-dpi letter page:
+    blankness on a copy reduced by the darkest pixel of each 4x4 block (no stroke fades,
+    however thin), the glyphs' size at full resolution in a band of rows from each sixth of
+    the page, the inkiest of its sixth."""
     gray = image if image.mode == "L" else image.convert("L")
     a = np.asarray(gray, dtype=np.uint8)
     if a.size == 0:
@@ -68,10 +72,18 @@ def measure_text(image: Image.Image) -> TextSize:
     pooled = _ink(cv2.erode(a, np.ones((4, 4), np.uint8))[::4, ::4], threshold)
     if _blank(pooled):
         return TextSize(blank=True)
-    hs, ws = _glyphs(a, threshold, pooled.sum(axis=1, dtype=np.int64))
-    if hs.size < MIN_GLYPHS:
-        return TextSize(blank=False, glyphs=int(hs.size))
-    return TextSize(blank=False, height=_mode(hs), width=_mode(ws), glyphs=int(hs.size))
+    bands = _glyphs(a, threshold, pooled.sum(axis=1, dtype=np.int64))
+    glyphs = sum(h.size for h, _w in bands)
+    # the smallest print of the page decides: a band of footnotes under large body text
+    measured = [(_mode(h), _mode(w)) for h, w in bands if h.size >= MIN_BAND_GLYPHS]
+    if glyphs < MIN_GLYPHS or not measured:
+        return TextSize(blank=False, glyphs=glyphs)
+    return TextSize(
+        blank=False,
+        height=min(h for h, _w in measured),
+        width=min(w for _h, w in measured),
+        glyphs=glyphs,
+    )
 
 
 def _ink(a: np.ndarray, threshold: float) -> np.ndarray:
@@ -89,18 +101,22 @@ def _blank(pooled: np.ndarray) -> bool:
     return not bool((np.maximum(w, h) >= 2).any())
 
 
-def _glyphs(a: np.ndarray, threshold: float, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Heights and widths of the glyph-like ink components in the bands of rows with the most
-    ink (``rows``: ink per row of the 4x pooled page), an eighth of the page's rows or so."""
-    band = max(192, a.shape[0] // 16)  # tall enough to hold whole lines of large print
+def _glyphs(
+    a: np.ndarray, threshold: float, rows: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Heights and widths of the glyph-like ink components, band by band: in each sixth of
+    the page (top to bottom), the band of rows with the most ink (``rows``: ink per row of the
+    4x pooled page)."""
+    band = max(128, a.shape[0] // 24)  # taller than any glyph of body text
     limit = max(8, min(band - 2, min(a.shape) // 12))
     tops = list(range(0, max(1, a.shape[0] - band // 2), band))
     ink = [int(rows[top // 4 : (top + band) // 4].sum()) for top in tops]
-    keep = max(1, round(len(tops) / 8))
-    chosen = sorted(sorted(range(len(tops)), key=lambda i: -ink[i])[:keep])
-    heights: list[np.ndarray] = []
-    widths: list[np.ndarray] = []
+    groups = np.array_split(np.arange(len(tops)), min(len(tops), BANDS))
+    chosen = [int(max(g, key=lambda i: ink[i])) for g in groups if g.size]
+    found: list[tuple[np.ndarray, np.ndarray]] = []
     for i in chosen:
+        if ink[i] == 0:
+            continue
         part = a[tops[i] : tops[i] + band]
         count, _labels, stats, _centres = cv2.connectedComponentsWithStats(
             _ink(part, threshold), connectivity=8
@@ -122,11 +138,8 @@ def _glyphs(a: np.ndarray, threshold: float, rows: np.ndarray) -> tuple[np.ndarr
             & (w <= 2 * limit)
             & (area >= 0.1 * w * h)
         )
-        heights.append(h[glyph])
-        widths.append(w[glyph])
-    if not heights:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(heights), np.concatenate(widths)
+        found.append((h[glyph], w[glyph]))
+    return found
 
 
 def _mode(values: np.ndarray) -> float:
@@ -137,14 +150,17 @@ def _mode(values: np.ndarray) -> float:
     return float(np.argmax(smooth))
 
 
-def choose_scale(xheight: float | None) -> float:
+def choose_scale(xheight: float | None, dpi: float | None = None) -> float:
     """The scale to read a page at, from its x-height in pixels: 1 keeps the pixels.
 
     Unknown (too few glyphs), small print, and print already near the target keep every
-    pixel; larger print is reduced so its x-height comes to ``TARGET_XHEIGHT``."""
+    pixel; larger print is reduced so its x-height comes to ``TARGET_XHEIGHT``, but never below
+    ``MIN_DPI`` where the resolution is known: the layout (column gaps, a table's rules) is read
+    from the same pixels as the glyphs, and two columns at 108 dpi were read as one."""
     if xheight is None or xheight < KEEP_BELOW_XHEIGHT:
         return 1.0
-    scale = max(MIN_SCALE, TARGET_XHEIGHT / xheight)
+    floor = MIN_SCALE if not dpi else max(MIN_SCALE, MIN_DPI / dpi)
+    scale = max(floor, TARGET_XHEIGHT / xheight)
     return 1.0 if scale > MAX_USEFUL_SCALE else scale
 
 

@@ -42,8 +42,8 @@ def test_small_print_keeps_every_pixel(pt: float, font: str) -> None:
 @pytest.mark.parametrize("pt", [10.0, 11.0])
 def test_ordinary_print_at_300_dpi_is_read_at_about_half(pt: float, font: str) -> None:
     size = measure_text(_page(pt, font))
-    scale = choose_scale(size.xheight(0))
-    assert 0.35 <= scale <= 0.6
+    assert 0.35 <= choose_scale(size.xheight(0)) <= 0.6
+    assert choose_scale(size.xheight(0), 300.0) == 0.5
 
 
 def test_the_choice_follows_the_glyphs_not_the_resolution() -> None:
@@ -64,6 +64,21 @@ def test_unknown_size_keeps_the_pixels() -> None:
     assert choose_scale(None) == 1.0
     assert choose_scale(KEEP_BELOW_XHEIGHT - 0.5) == 1.0
     assert choose_scale(200.0) == pytest.approx(0.25)
+
+
+def test_large_print_is_never_read_below_150_dpi() -> None:
+    assert choose_scale(40.0, 300.0) == pytest.approx(0.5)
+    assert choose_scale(40.0, 600.0) == pytest.approx(0.26, abs=0.01)  # by its glyphs
+    assert choose_scale(40.0, 170.0) == 1.0  # 150/170 saves too little
+
+
+def test_footnotes_under_large_print_keep_the_pixels() -> None:
+    page = draw_page(page_lines(5, 14), dpi=300, font_pt=12.0).image
+    face = ImageFont.truetype(str(find_font("DejaVuSerif.ttf")), round(7 * 300 / 72))
+    draw = ImageDraw.Draw(page)
+    for i, line in enumerate(page_lines(9, 4)):
+        draw.text((270, 2950 + i * 45), line, font=face, fill=0)
+    assert choose_scale(measure_text(page).xheight(0), 300.0) == 1.0
 
 
 @pytest.mark.parametrize(
