@@ -29,8 +29,9 @@ MIN_DPI = 150.0  # the measured table went no lower; nor does the layout it read
 MAX_USEFUL_SCALE = 0.85
 # Ink this much darker than the paper counts (grey levels); faint toner is 40-80 below it.
 MIN_INK_CONTRAST = 24
-# Specks and JPEG noise are smaller than this; the dot of an i at 150 dpi is not.
-MIN_GLYPH_PX = 4
+# Components shorter than this are specks, JPEG fragments or punctuation, not print anyone
+# reads: they must not make the commonest height (a noisy scan's band held 235 of them).
+MIN_GLYPH_PX = 6
 MIN_GLYPHS = 20  # fewer measured glyphs than this: no estimate, the page keeps its pixels
 MIN_BAND_GLYPHS = 12  # a band with fewer (a page number, a rule) says nothing of its print
 BANDS = 6  # bands of rows measured, one in each sixth of the page
@@ -72,7 +73,10 @@ def measure_text(image: Image.Image) -> TextSize:
     pooled = _ink(cv2.erode(a, np.ones((4, 4), np.uint8))[::4, ::4], threshold)
     if _blank(pooled):
         return TextSize(blank=True)
-    bands = _glyphs(a, threshold, pooled.sum(axis=1, dtype=np.int64))
+    # glyphs are cut halfway between paper and ink: a highlighter's stroke or a grey tint is
+    # lighter than that, and at the paper's edge its noise would outnumber the letters in it
+    ink = float(np.percentile(sample, 1.0))
+    bands = _glyphs(a, min(threshold, (paper + ink) / 2), pooled.sum(axis=1, dtype=np.int64))
     glyphs = sum(h.size for h, _w in bands)
     # the smallest print of the page decides: a band of footnotes under large body text
     measured = [(_mode(h), _mode(w)) for h, w in bands if h.size >= MIN_BAND_GLYPHS]

@@ -172,3 +172,16 @@ def test_small_and_faint_print_are_shown_at_full_resolution(page: Image.Image) -
     reading = _fit_stage(engine)(page, 300.0)
     assert engine.calls == [page.size]
     assert reading.result.words
+
+
+def test_a_highlighted_line_does_not_pass_for_small_print() -> None:
+    page = np.asarray(_page(11.0), dtype=np.float32) * (240 / 255)
+    rng = np.random.default_rng(3)
+    # a highlighter's tint over some lines, just darker than the paper's noise allows: specks
+    # of noise inside it must not outnumber the letters under it
+    tint = np.ones_like(page)
+    for top in range(250, 3000, 600):
+        tint[top : top + 90, 250:2300] = 0.895
+    noisy = page * tint + rng.normal(0, 5, page.shape)
+    marked = Image.fromarray(noisy.clip(0, 255).astype(np.uint8))
+    assert choose_scale(measure_text(marked).xheight(0), 300.0) == 0.5
