@@ -5,10 +5,14 @@ For each half of the generated corpus (tests/scans.py: ``dev``, which we tune on
 photo, small print, two columns or a table), in one run on one pinned core:
 
 - Tesseract's bare recognise time on the same pixels (the limit), Pressroom levelled (the
-  default), Pressroom with ``--keep-pixels``, and OCRmyPDF (``--rotate-pages --deskew``),
-  in interleaved rounds (best of ``--rounds``): pages/min/core from CPU time;
+  default: each page read at the scale its print needs, blank pages not read), Pressroom as
+  it was before that (``native``: every page read at its own resolution), Pressroom with
+  ``--keep-pixels``, and OCRmyPDF (``--rotate-pages --deskew``), in interleaved rounds (best
+  of ``--rounds``): pages/min/core from CPU time;
 - the CER of every page in each of seven readers (poppler, PDFium, pdfminer, pdf.js, PDFBox,
   MuPDF, Ghostscript), for each system;
+- the scale each page was read at, and per page whether reading at it cost any reader
+  accuracy against the native reading;
 - each output's size as a share of its source's;
 - what levelling costs: the ``straighten`` stage's time per levelled page, as a share of its
   page's time, and the levelled run against the kept one.
@@ -34,15 +38,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pressroom.bench import OCRMYPDF_ARGS, cpu_children, find_ocrmypdf  # noqa: E402
 from pressroom.engines.straighten import STRAIGHTEN_MIN  # noqa: E402
 from tests.readers import READERS, cer, read_all  # noqa: E402
-from tests.scans import HALVES, KINDS, Document, generate  # noqa: E402
+from tests.scans import HALVES, KINDS, Document, Page, generate  # noqa: E402
 
-SYSTEMS = ("pressroom", "keep-pixels", "ocrmypdf")
+SYSTEMS = ("pressroom", "native", "keep-pixels", "ocrmypdf")
 HEAVY = ("skewed", "rotated", "faint", "fax", "photo")  # the issue's held-out-style pages
 
 # Run in a child so each system's CPU time is its own, Tesseract included (tesserocr runs
@@ -55,16 +61,32 @@ from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.plain import process_document
 from pressroom.settings import Settings
 from pressroom.templates import resolve_template
-keep = sys.argv[1] == "keep"
+import pressroom.pipeline.plain as plain
+mode = sys.argv[1]
+keep = mode == "keep"
+if mode == "native":  # as before issue 16: every page read at its own resolution
+    fitted = plain.OcrStage
+    plain.OcrStage = lambda *a, **k: fitted(*a, **{**k, "fit_resolution": False,
+                                                   "skip_blank": False})
 engine = TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix)
+shown = []
+class Seen:  # the real engine, noting the width of each image it is shown
+    name = property(lambda self: engine.name)
+    def recognize(self, image, **kw):
+        shown.append(image.width)
+        return engine.recognize(image, **kw)
+    def detect_orientation(self, image, **kw):
+        return engine.detect_orientation(image, **kw)
+seen = Seen()
 for line in sys.stdin:
     src, out = line.rstrip("\\n").split("\\t")
+    shown.clear()
     t = time.process_time()
     r = process_document(Path(src), Path(out),
-        JobOptions(template=resolve_template(None), keep_pixels=keep), engine)
+        JobOptions(template=resolve_template(None), keep_pixels=keep), seen)
     print(json.dumps({"cpu": time.process_time() - t, "timings": r.timings,
         "skews": list(r.skews), "rotations": list(r.rotations),
-        "levelled": r.levelled_pages, "pages": r.pages}), flush=True)
+        "levelled": r.levelled_pages, "pages": r.pages, "shown": list(shown)}), flush=True)
 """
 
 
@@ -76,6 +98,7 @@ class Run:
     skews: list[float] = field(default_factory=list)
     rotations: list[int] = field(default_factory=list)
     levelled: int = 0
+    shown: list[int] = field(default_factory=list)  # widths of the images recognised
 
 
 def limit_seconds(
@@ -137,11 +160,11 @@ def _env() -> dict[str, str]:
     return {**os.environ, "OMP_THREAD_LIMIT": "1", "PYTHONPATH": str(ROOT)}
 
 
-def run_pressroom(docs: list[Document], folder: Path, keep: bool, runs: dict[str, Run]) -> None:
+def run_pressroom(docs: list[Document], folder: Path, mode: str, runs: dict[str, Run]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     lines = "".join(f"{d.path}\t{folder / (d.path.stem + '.pdf')}\n" for d in docs)
     out = subprocess.run(
-        [sys.executable, "-c", _PRESSROOM, "keep" if keep else "level"],
+        [sys.executable, "-c", _PRESSROOM, mode],
         input=lines,
         capture_output=True,
         text=True,
@@ -157,6 +180,7 @@ def run_pressroom(docs: list[Document], folder: Path, keep: bool, runs: dict[str
         run.output = folder / (d.path.stem + ".pdf")
         run.skews, run.levelled = got["skews"], got["levelled"]
         run.rotations = got["rotations"]
+        run.shown = got["shown"]
 
 
 def run_ocrmypdf(exe: str, docs: list[Document], folder: Path, runs: dict[str, Run]) -> None:
@@ -193,6 +217,11 @@ def main() -> None:
     parser.add_argument("--halves", default=",".join(HALVES))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-ocrmypdf", action="store_true")
+    parser.add_argument("--kinds", default=",".join(KINDS), help="kinds of page to generate")
+    parser.add_argument("--blank", type=int, default=1, help="blank scanned pages to add")
+    parser.add_argument(
+        "--systems", default=",".join(SYSTEMS), help="which of " + ", ".join(SYSTEMS)
+    )
     parser.add_argument("--keep", type=Path, default=None, help="keep the files in this folder")
     args = parser.parse_args()
     try:
@@ -200,7 +229,10 @@ def main() -> None:
     except (AttributeError, OSError):
         print("(could not pin to one core)")
     exe = None if args.no_ocrmypdf else find_ocrmypdf()
-    systems = [s for s in SYSTEMS if s != "ocrmypdf" or exe]
+    wanted = args.systems.split(",")
+    systems = [s for s in SYSTEMS if s in wanted and (s != "ocrmypdf" or exe)]
+    if "ocrmypdf" in wanted and not exe:
+        print("(OCRmyPDF is not installed: its columns are left out; see bench/README.md)")
     with tempfile.TemporaryDirectory(prefix="pressroom-reading-") as tmp:
         root = args.keep or Path(tmp)
         for half in args.halves.split(","):
@@ -211,7 +243,10 @@ def report(
     half: str, folder: Path, args: argparse.Namespace, exe: str | None, systems: list[str]
 ) -> None:
     t0 = time.perf_counter()
-    docs = generate(folder / "scans", half, per_kind=args.per_kind, seed=args.seed)
+    docs = generate(
+        folder / "scans", half, per_kind=args.per_kind, seed=args.seed, kinds=args.kinds.split(",")
+    )
+    docs += [blank_document(folder / "scans", half, i) for i in range(args.blank)]
     pages = sum(len(d.pages) for d in docs)
     print(
         f"\n=== {half}: {len(docs)} documents, {pages} pages "
@@ -224,7 +259,7 @@ def report(
         # interleaved: every system once per round, the limits too, best of the rounds kept
         for doc, seconds in limit_seconds(docs).items():
             limit[doc] = min(limit.get(doc, float("inf")), seconds)
-        run_pressroom(docs, folder / "pressroom", False, runs["pressroom"])
+        run_pressroom(docs, folder / "pressroom", "level", runs["pressroom"])
         turns = {
             stem: [
                 (rot, skew if abs(skew) >= STRAIGHTEN_MIN else 0.0)
@@ -234,7 +269,10 @@ def report(
         }
         for doc, seconds in limit_seconds(docs, turns).items():
             read_limit[doc] = min(read_limit.get(doc, float("inf")), seconds)
-        run_pressroom(docs, folder / "keep-pixels", True, runs["keep-pixels"])
+        if "native" in runs:
+            run_pressroom(docs, folder / "native", "native", runs["native"])
+        if "keep-pixels" in runs:
+            run_pressroom(docs, folder / "keep-pixels", "keep", runs["keep-pixels"])
         if exe:
             run_ocrmypdf(exe, docs, folder / "ocrmypdf", runs["ocrmypdf"])
         print(f"  round {r + 1}/{args.rounds} done ({time.perf_counter() - t0:.0f} s)", flush=True)
@@ -293,9 +331,10 @@ def report(
             f"{1000 * per_page:.0f} ms a levelled page = "
             f"{per_page / page_time:.1%} of its page's time"
         )
-    lv = sum(r.cpu for r in runs["pressroom"].values())
-    kp = sum(r.cpu for r in runs["keep-pixels"].values())
-    print(f"  levelled run {lv:.1f} s CPU, pixels kept {kp:.1f} s CPU ({lv / kp - 1:+.1%})")
+    if "keep-pixels" in runs:
+        lv = sum(r.cpu for r in runs["pressroom"].values())
+        kp = sum(r.cpu for r in runs["keep-pixels"].values())
+        print(f"  levelled run {lv:.1f} s CPU, pixels kept {kp:.1f} s CPU ({lv / kp - 1:+.1%})")
 
     # CER in every reader
     print("\nCER per page in each reader (%):")
@@ -338,6 +377,9 @@ def report(
             f"{over} kind x reader cells over 2 %"
         )
 
+    if "native" in runs:
+        resolution_report(docs, runs, limit)
+
     # sizes
     print("\noutput size / source size:")
     print(f"  {'document':24s} {'source':>10s} " + " ".join(f"{s:>12s}" for s in systems))
@@ -362,6 +404,92 @@ def report(
                 f"  {s}: JPEG scans, largest {max(ratios):.2f}x, "
                 f"mean {statistics.mean(ratios):.2f}x the source"
             )
+
+
+def blank_document(folder: Path, half: str, index: int) -> Document:
+    """A letter at 10 pt, then a scanned page with nothing on it (grey paper, sensor noise, a
+    few specks of dust): a document wholly blank is refused, as it should be."""
+    from PIL import Image, ImageDraw
+
+    from pressroom.synth import draw_page, image_pdf, page_lines
+
+    rng = np.random.default_rng([HALVES.index(half), index])
+    letter = draw_page(page_lines(100 * HALVES.index(half) + index, 24), dpi=300, font_pt=10.0)
+    paper = rng.normal(236, 4.0, (3300, 2550)).clip(0, 255).astype(np.uint8)
+    image = Image.fromarray(paper)
+    draw = ImageDraw.Draw(image)
+    for _ in range(12):
+        x, y = int(rng.integers(0, 2550)), int(rng.integers(0, 3300))
+        draw.point((x, y), fill=int(rng.integers(60, 160)))
+    name = f"{half}-blank-{index + 1}"
+    path = image_pdf([letter.image, image], folder / f"{name}.pdf", 300)
+    return Document(
+        path,
+        (
+            Page(f"{name}-p1", "letter", half, letter.text, {"dpi": (300, 300)}),
+            Page(f"{name}-p2", "blank", half, "", {"dpi": (300, 300)}),
+        ),
+    )
+
+
+def resolution_report(
+    docs: list[Document], runs: dict[str, dict[str, Run]], limit: dict[str, float]
+) -> None:
+    """The scale each page was read at, and what reading at it did to every reader's CER."""
+    print("\nrecognition scale (image widths shown to the engine, chosen / native) and CER:")
+    print(
+        f"  {'document':24s} {'scale':>14s} {'CPU s chosen':>12s} {'native':>7s} {'limit':>7s}"
+        "   worst reader CER chosen / native (%)"
+    )
+    worse: list[tuple[str, float]] = []
+    for doc in docs:
+        chosen, native = runs["pressroom"].get(doc.path.stem), runs["native"].get(doc.path.stem)
+        if not chosen or not native or not chosen.output or not native.output:
+            continue
+        scales = (
+            "/".join(f"{c / n:.2f}" for c, n in zip(chosen.shown, native.shown, strict=False))
+            or "not read"
+        )
+        read_c, read_n = read_all(chosen.output), read_all(native.output)
+        cells = []
+        for i, page in enumerate(doc.pages):
+            ec = [cer(page.truth, read_c[r][i]) for r in READERS]
+            en = [cer(page.truth, read_n[r][i]) for r in READERS]
+            cells.append(f"{100 * max(ec):.2f}/{100 * max(en):.2f}")
+            gap = max(c - n for c, n in zip(ec, en, strict=True))
+            if gap > 0:
+                worse.append((page.name, gap))
+        print(
+            f"  {doc.path.stem[:24]:24s} {scales[:14]:>14s} {chosen.cpu:12.2f} {native.cpu:7.2f}"
+            f" {limit[doc.path.stem]:7.2f}   " + "  ".join(cells)
+        )
+    pages = sum(len(d.pages) for d in docs)
+    total_limit = sum(limit.values())
+    cpu_c = sum(r.cpu for r in runs["pressroom"].values())
+    cpu_n = sum(r.cpu for r in runs["native"].values())
+    print(
+        f"  pressroom (chosen scale) {60 * pages / cpu_c:.1f} pages/min/core = "
+        f"{total_limit / cpu_c:.2f}x the native recognise-only limit "
+        f"({60 * pages / total_limit:.1f}); native pressroom {total_limit / cpu_n:.2f}x"
+        f" (target: 1.30x)"
+    )
+    inked = [d.path.stem for d in docs if all(p.kind != "blank" for p in d.pages)]
+    if len(inked) < len(docs):
+        # a blank page costs the native reading its every turn: the ratio without them too
+        lim = sum(limit[s] for s in inked)
+        print(
+            f"  without the documents holding a blank page: "
+            f"{lim / sum(runs['pressroom'][s].cpu for s in inked):.2f}x the limit; native "
+            f"pressroom {lim / sum(runs['native'][s].cpu for s in inked):.2f}x"
+        )
+    if worse:
+        print(
+            f"  {len(worse)} of {pages} pages read worse than natively in some reader, by at "
+            f"most {100 * max(g for _n, g in worse):.2f} CER points: "
+            + ", ".join(f"{n} +{100 * g:.2f}" for n, g in worse)
+        )
+    else:
+        print(f"  no page read worse than natively in any reader ({pages} pages)")
 
 
 def _is_jpeg(path: Path) -> bool:

@@ -12,6 +12,13 @@ from PIL import Image
 
 from pressroom.engines.straighten import STRAIGHTEN_MIN, level
 from pressroom.models import Box, OcrResult, Word
+from pressroom.pipeline.resolution import (
+    TextSize,
+    choose_scale,
+    enlarge_words,
+    measure_text,
+    reduce,
+)
 
 ROTATIONS = (0, 90, 180, 270)
 _TRANSPOSE = {
@@ -309,11 +316,28 @@ class OcrStage:
     straighten_min: float | None = None
     osd_dpi: float = 150.0
     min_osd_confidence: float = 2.0  # below this the detector is guessing: read as scanned
+    # Read each page at the scale its print needs (``resolution.choose_scale``: small or faint
+    # print keeps every pixel); the words come back in the page's own pixel frame.
+    fit_resolution: bool = False
+    # A page with no ink beyond noise is not read at all (no orientation, no recognition).
+    skip_blank: bool = False
 
     def __call__(
         self, image: Image.Image, dpi: float, *, timeout: float | None = None
     ) -> PageReading:
-        base = normalise_contrast(image)
+        gray = image if image.mode == "L" else image.convert("L")
+        size = measure_text(gray) if self.fit_resolution or self.skip_blank else None
+        if self.skip_blank and size is not None and size.blank:
+            return PageReading(
+                result=OcrResult(words=(), mean_confidence=0.0),
+                rotation=0,
+                skew=0.0,
+                size=image.size,
+                attempts=0,
+            )
+        base = normalise_contrast(gray)
+        # faint print (its grey range stretched) keeps its pixels: its strokes are what fade
+        fit = size if self.fit_resolution and base is gray else None
         guess, skew = orientation_and_skew(base)
         # the rows' angle of the page as it is is its skew read unturned, and upside down (a
         # half turn keeps every line's slope)
@@ -323,7 +347,7 @@ class OcrStage:
         if guess is None:
             guess = self._detect(base, dpi)
         unaltered = base is image
-        first = self._read(base, dpi, guess, timeout, unaltered=unaltered, skews=self_skew)
+        first = self._read(base, dpi, guess, timeout, unaltered=unaltered, skews=self_skew, fit=fit)
         if not is_garbage(first.result):
             return first
         # Only the best reading so far is kept (with its levelled image): a garbage page may be
@@ -341,7 +365,9 @@ class OcrStage:
         for rotation in dict.fromkeys(order):
             if rotation in tried:
                 continue
-            reading = self._read(base, dpi, rotation, timeout, unaltered=unaltered, skews=self_skew)
+            reading = self._read(
+                base, dpi, rotation, timeout, unaltered=unaltered, skews=self_skew, fit=fit
+            )
             tried.add(rotation)
             readable = not is_garbage(reading.result)
             if quality(reading.result) > quality(best.result):
@@ -385,6 +411,7 @@ class OcrStage:
         adaptive: bool = False,
         unaltered: bool = False,
         skews: dict[int, float] | None = None,
+        fit: TextSize | None = None,
     ) -> PageReading:
         upright = rotate_cw(base, rotation)
         known = (skews or {}).get(rotation)
@@ -394,7 +421,13 @@ class OcrStage:
         threshold = self.deskew_threshold if keep else self.straighten_min
         applied = skew if threshold is not None and abs(skew) >= threshold else 0.0
         straight = level(upright, applied)
-        result = self.engine.recognize(straight, dpi=dpi, timeout=timeout, adaptive=adaptive)
+        scale = 1.0 if fit is None else choose_scale(fit.xheight(rotation), dpi)
+        seen = reduce(straight, scale) if scale < 1.0 else straight
+        result = self.engine.recognize(
+            seen, dpi=dpi * seen.width / straight.width, timeout=timeout, adaptive=adaptive
+        )
+        if seen is not straight:
+            result = replace(result, words=enlarge_words(result.words, seen.size, straight.size))
         if keep:
             result = replace(result, words=unskew_words(result.words, applied, upright.size))
         return PageReading(

@@ -54,7 +54,12 @@ def process_document(
     timer = timer or StageTimer()
     with timer.stage(Stage.INSPECT):
         info = inspect_source(source, options.limits)
-    ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
+    ocr = OcrStage(
+        engine,
+        straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN,
+        fit_resolution=True,
+        skip_blank=True,
+    )
     total = len(info.pages)
     levelled_pages = 0
     with ExitStack() as stack:
