@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from pressroom.synth import save_png
 
@@ -263,9 +263,21 @@ def big_text_page(path: Path, side_pt: float = 14_400) -> Path:
     return path
 
 
+def marked(size: tuple[int, int]) -> Image.Image:
+    """A white grey page with a few dark strokes on it: not blank, so it is read (a blank page
+    is never handed to the engine)."""
+    image = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(image)
+    w, h = size
+    for n in range(3):
+        top = h // 4 + n * max(h // 10, 4)
+        draw.rectangle((w // 10, top, w // 10 + max(w // 5, 8), top + max(h // 60, 3)), fill=0)
+    return image
+
+
 def low_dpi_png(path: Path, side_px: int = 2000, dpi: int = 50) -> Path:
-    """A blank ``side_px`` square PNG that says it was scanned at ``dpi``."""
-    return save_png(Image.new("L", (side_px, side_px), 255), path, dpi)
+    """A ``side_px`` square PNG with a few strokes, that says it was scanned at ``dpi``."""
+    return save_png(marked((side_px, side_px)), path, dpi)
 
 
 def text_pages(path: Path, count: int, size: tuple[float, float] = (612, 792)) -> Path:

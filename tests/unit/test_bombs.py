@@ -215,7 +215,7 @@ def test_low_resolution_images_are_checked_at_the_size_they_are_upscaled_to(
 def test_a_fax_grid_is_checked_at_the_size_it_is_made_square(tmp_path: Path) -> None:
     """400 x 50 dpi: rows are resampled 8x to make the pixels square."""
     src = tmp_path / "fax.tif"
-    Image.new("L", (2_000, 500), 255).save(src, format="TIFF", dpi=(400, 50))
+    bombs.marked((2_000, 500)).save(src, format="TIFF", dpi=(400, 50))
     with pytest.raises(PixelLimit):
         process(src, tmp_path, Limits(max_pixels=5_000_000))
     assert process(src, tmp_path, Limits(max_pixels=9_000_000)).pages == 1  # type: ignore[attr-defined]
@@ -226,7 +226,7 @@ def test_a_document_has_a_pixel_budget(tmp_path: Path) -> None:
     page is rendered; the same pages in a shorter document go through."""
     page = 417 * 417  # a 100 pt square page at 300 dpi
     limits = Limits(max_document_pixels=3 * page)
-    scans = [Image.new("L", (417, 417), 255)] * 4
+    scans = [bombs.marked((417, 417))] * 4
     src = save_tiff(scans, tmp_path / "four.tif", 300)
     with pytest.raises(PixelLimit, match="pixels of bitmaps"):
         process(src, tmp_path, limits)
@@ -267,7 +267,7 @@ def test_corrupt_page_trees_are_found_before_anything_trusts_a_count(tmp_path: P
 
 
 def test_a_png_is_still_read_at_its_own_size_when_no_upscale_is_needed(tmp_path: Path) -> None:
-    src = save_png(Image.new("L", (1_000, 1_000), 255), tmp_path / "ok.png", 200)
+    src = save_png(bombs.marked((1_000, 1_000)), tmp_path / "ok.png", 200)
     assert process(src, tmp_path, Limits(max_pixels=1_000_000)).pages == 1  # type: ignore[attr-defined]
 
 
