@@ -359,3 +359,6 @@ class Retention(Protocol):
     def forget_source(self, job_id: str) -> None: ...
 
     def forget_artifact(self, job_id: str) -> None: ...
+
+    def unfinished(self, job_id: str) -> bool:
+        """Whether the job still waits or runs (its page ranges' parts are in use)."""

@@ -226,6 +226,10 @@ class SqlTasks:
         any more (its part is for the caller to delete); the job, leased to this worker, when
         this was the last range to finish: the caller assembles it."""
         with self.db.tx() as conn:
+            if self.db.is_postgres:
+                # two ranges ending at once: each must see the other's end, so exactly one of
+                # them finds none left (SQLite: BEGIN IMMEDIATE already serialises writers)
+                conn.execute(select(jobs.c.id).where(jobs.c.id == task.job_id).with_for_update())
             marked = conn.execute(
                 update(tasks)
                 .where(self._owned(task, owner))

@@ -22,6 +22,7 @@ from pressroom.api.app import create_app
 from pressroom.api.metrics import render_metrics
 from pressroom.errors import EngineUnavailable
 from pressroom.jobs.model import Lane
+from pressroom.jobs.retention import housekeeping
 from pressroom.jobs.schema import tasks
 from pressroom.jobs.tasks import page_ranges
 from pressroom.models import Box, OcrResult, Word
@@ -302,3 +303,54 @@ def test_a_redaction_is_read_whole(api: Api, split_services: Services, tmp_path:
     assert task_count(services) == 0
     job = client.get(f"/v1/jobs/{done.json()['id']}", headers=headers).json()
     assert job["stage"] != "split" and job["state"] != "running"
+
+
+def test_a_range_whose_worker_died_is_read_again_and_the_job_keeps_its_attempt(
+    api: Api, split_services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    services = split_services
+    client, headers = api
+    job_id = submit(api, big_pdf(tmp_path / "big.pdf", pages=SPLIT + 10))
+    engine = PageEngine()
+    runner = JobRunner(services, engine, "w1")
+    assert runner.run_next((Lane.BULK,)) is not None
+    # a worker takes the first range and dies (SIGKILL): its lease lapses
+    claimed = services.store.tasks.claim(
+        (Lane.BULK,), "dead", now=clock(), lease_s=services.settings.lease_s
+    )
+    assert claimed is not None and claimed[0].first_page == 0
+    interleave(runner)
+    assert client.get(f"/v1/jobs/{job_id}", headers=headers).json()["state"] == "running"
+    clock.advance(services.settings.lease_s + 1)
+    assert services.store.queue.rescue_expired(now=clock(), policy=services.retry) == 0
+    assert services.store.tasks.rescue_expired(now=clock(), policy=services.retry) == 1
+    clock.advance(services.retry.cap_s * 2)
+    interleave(runner)
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert (job["state"], job["attempts"], job["pages"]) == ("complete", 1, SPLIT + 10)
+    assert engine.reads == Counter(range(SPLIT + 10))  # every page read once, by this worker
+
+
+def test_housekeeping_keeps_a_running_jobs_parts_and_sweeps_stray_ones(
+    api: Api, split_services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    services = split_services
+    submit(api, big_pdf(tmp_path / "big.pdf", pages=SPLIT + 2))
+    runner = JobRunner(services, PageEngine(), "w1")
+    for _ in range(2):  # split, one range done
+        assert runner.run_next((Lane.BULK,)) is not None
+    kept = blobs(services, "scratch")
+    assert len(kept) == 2
+    stray = tmp_path / "stray.pdf"
+    stray.write_bytes(b"%PDF-1.7 stray")
+    gone = "scratch/acme/00000000-0000-4000-8000-000000000000/parts/0000.pdf"
+    services.blobs.put_file(gone, stray)
+    clock.advance(2 * 3600)
+    housekeeping(
+        services.store.retention,
+        services.blobs,
+        clock=clock,
+        retention_s=services.settings.retention_s,
+        review_retention_s=services.settings.review_retention_s,
+    )
+    assert blobs(services, "scratch") == kept
