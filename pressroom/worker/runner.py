@@ -242,9 +242,12 @@ class JobRunner:
         return job
 
     @contextmanager
-    def _stage(self, job: Job, stage: Stage) -> Iterator[None]:
+    def _stage(self, job: Job, stage: Stage, carried: list[float] | None = None) -> Iterator[None]:
         """One of the runner's stages; before it starts, the boundary where a cancel stops
-        the job (the pipeline's own stages run inside ``process``, uninterrupted)."""
+        the job (the pipeline's own stages run inside ``process``, uninterrupted).
+        ``carried``: seconds spent on it elsewhere, added as the block fills them in (a split
+        job's ranges: its ``process`` is every range's, what admission's per-page measure
+        divides)."""
         if self.queue.cancel_requested(job.id):
             raise JobCancelled
         name = stage.value
@@ -255,9 +258,8 @@ class JobRunner:
             with tracing.span(name):
                 yield
         finally:
-            self.queue.record_timing(
-                job.id, job.attempts, name, time.perf_counter() - start, now=self.services.clock()
-            )
+            seconds = time.perf_counter() - start + sum(carried or ())
+            self.queue.record_timing(job.id, job.attempts, name, seconds, now=self.services.clock())
 
     @contextmanager
     def _scratch(self, job: Job) -> Iterator[Path]:
@@ -318,8 +320,9 @@ class JobRunner:
                         raise JobCancelled if queue.cancel_requested(job.id) else LeaseLost
                     return
                 if split:
-                    with self._stage(job, Stage.PROCESS):
-                        built, result = self._assemble(job, scratch)
+                    ranges_s: list[float] = []
+                    with self._stage(job, Stage.PROCESS, carried=ranges_s):
+                        built, result = self._assemble(job, scratch, ranges_s)
                     if heartbeat.lost:
                         raise LeaseLost
                     self._publish(job, built, result)
@@ -560,6 +563,7 @@ class JobRunner:
                 )
                 part = scratch / "part.pdf"
                 timer = StageTimer()
+                start = time.perf_counter()
                 try:
                     pages = process_range(
                         source,
@@ -575,7 +579,8 @@ class JobRunner:
                 boundary()
                 key = part_key(job.tenant, job.id, task.number)
                 record = scratch / "pages.json"
-                record.write_text(json.dumps(page_records(pages)))
+                took = time.perf_counter() - start
+                record.write_text(json.dumps({"seconds": took, "pages": page_records(pages)}))
                 services.blobs.put_file(pages_key(job.tenant, job.id, task.number), record)
                 stored.append(pages_key(job.tenant, job.id, task.number))
                 services.blobs.put_file(key, part)
@@ -617,8 +622,11 @@ class JobRunner:
             extra={"job_id": job.id, "task": task.number, "code": code, "state": str(state)},
         )
 
-    def _assemble(self, job: Job, scratch: Path) -> tuple[Path, DocumentResult]:
-        """A split job's parts, fetched in page order, made into one checked output."""
+    def _assemble(
+        self, job: Job, scratch: Path, ranges_s: list[float]
+    ) -> tuple[Path, DocumentResult]:
+        """A split job's parts, fetched in page order, made into one checked output;
+        ``ranges_s`` gets the seconds each range took."""
         services = self.services
         settings = services.settings
         template = registered_template(job.template, settings.template_dirs)
@@ -637,7 +645,9 @@ class JobRunner:
                 services.blobs.get_to_path(part_key(job.tenant, job.id, number), part)
                 parts.append(part)
                 with services.blobs.open(pages_key(job.tenant, job.id, number)) as fh:
-                    pages += read_page_records(json.loads(fh.read()))
+                    record = json.loads(fh.read())
+                pages += read_page_records(record["pages"])
+                ranges_s.append(float(record["seconds"]))
         except BlobNotFound:
             # a part went missing: the document is read again from the start next time
             self.tasks.clear(job.id)

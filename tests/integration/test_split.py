@@ -189,6 +189,8 @@ def test_two_workers_share_a_big_document_and_publish_one_artifact_in_page_order
     job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
     assert job["state"] == "complete", job
     assert job["attempts"] == 1 and job["pages"] == PAGES
+    # the job's process time is every range's (admission measures seconds per page from it)
+    assert job["timings"]["process"] >= job["timings"]["ocr"] > 0
     # the work was spread: each runner read pages, every page exactly once
     assert one.reads and two.reads
     assert one.reads + two.reads == Counter(range(PAGES))
