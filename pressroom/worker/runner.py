@@ -278,7 +278,9 @@ class JobRunner:
                     now=self.services.clock(),
                 )
 
-    def run(self, job: Job) -> None:
+    def run(self, job: Job, *, assembling: bool = False) -> None:
+        """Run a claimed job; ``assembling``: a split job whose last range this worker just
+        finished (it waited for its ranges, not in the queue)."""
         with (
             bind_job(
                 job_id=job.id,
@@ -294,15 +296,16 @@ class JobRunner:
                 **{"pressroom.lane": job.lane.value, "pressroom.attempt": job.attempts},
             ),
         ):
-            self._run(job)
+            self._run(job, assembling)
 
-    def _run(self, job: Job) -> None:
+    def _run(self, job: Job, assembling: bool = False) -> None:
         services = self.services
         queue = self.queue
         now = services.clock
         # from when this attempt could start (accepted, or its backoff ended) to now, the claim
-        wait = now() - job.next_eligible_at
-        queue.record_timing(job.id, job.attempts, Stage.QUEUE.value, max(wait, 0.0), now=now())
+        if not assembling:
+            wait = now() - job.next_eligible_at
+            queue.record_timing(job.id, job.attempts, Stage.QUEUE.value, max(wait, 0.0), now=now())
         deadline = None
         if job.deadline_at is not None:
             deadline = time.monotonic() + (job.deadline_at - now())
@@ -514,7 +517,7 @@ class JobRunner:
         self._record_stages(job, timer)
         if not self.tasks.split(job, self.owner, ranges, now=self.services.clock()):
             raise JobCancelled if self.queue.cancel_requested(job.id) else LeaseLost
-        log.info("job split", extra={"job_id": job.id, "pages": pages, "tasks": len(ranges)})
+        log.info("job split", extra={"job_id": job.id, "pages": pages, "count": len(ranges)})
         return True
 
     def run_task(self, task: Task, job: Job) -> None:
@@ -525,7 +528,7 @@ class JobRunner:
         ):
             assembly = self._run_task(task, job)
         if assembly is not None:
-            self.run(assembly)
+            self.run(assembly, assembling=True)
 
     def _run_task(self, task: Task, job: Job) -> Job | None:
         services, now = self.services, self.services.clock
@@ -588,18 +591,16 @@ class JobRunner:
             recorded, assembly = self.tasks.done(task, self.owner, key, now=now(), lease_s=lease)
             if not recorded:
                 raise TaskStopped
-            log.info(
-                "range done", extra={"job_id": job.id, "task": task.number, "pages": len(pages)}
-            )
+            log.info("range done", extra={"job_id": job.id, "pages": len(pages)})
             return assembly
         except TaskStopped:
             for blob in stored:
                 services.blobs.delete(blob)
-            log.info("range stopped", extra={"job_id": job.id, "task": task.number})
+            log.info("range stopped", extra={"job_id": job.id})
         except (PermanentError, TransientError, ReviewRequired) as exc:
             self._task_failed(task, job, exc.code, exc.message, not isinstance(exc, TransientError))
         except Exception:
-            log.exception("internal error", extra={"job_id": job.id, "task": task.number})
+            log.exception("internal error", extra={"job_id": job.id})
             self._task_failed(
                 task, job, "INTERNAL_ERROR", "an internal error stopped the job", True
             )
@@ -619,7 +620,7 @@ class JobRunner:
             self._drop_parts(job)
         log.info(
             "range failed",
-            extra={"job_id": job.id, "task": task.number, "code": code, "state": str(state)},
+            extra={"job_id": job.id, "code": code, "state": str(state)},
         )
 
     def _assemble(

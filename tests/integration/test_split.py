@@ -234,6 +234,8 @@ def test_a_failed_range_is_read_again_alone(
     interleave(runner, other)
     job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
     assert job["state"] == "complete" and job["attempts"] == 1, job
+    # the wait for a range's backoff is not the job's wait in the queue
+    assert job["timings"]["queue"] < services.retry.cap_s
     again = {n for n, times in engine.reads.items() if times > 1}
     assert again == set(range(30, 36))  # that range's pages up to the failure, nothing else
     assert all(engine.reads[n] == 1 for n in range(PAGES) if n not in again)
