@@ -12,6 +12,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import pikepdf
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image, ImageDraw, ImageStat
@@ -358,3 +359,47 @@ def test_housekeeping_keeps_a_running_jobs_parts_and_sweeps_stray_ones(
         review_retention_s=services.settings.review_retention_s,
     )
     assert blobs(services, "scratch") == kept
+
+
+def test_a_split_output_reads_as_the_whole_documents_output_with_its_cover(
+    api: Api, split_services: Services, tmp_path: Path
+) -> None:
+    """The same file read whole and read in ranges: the same pages, cover first, the same
+    bands and numbers, text and metadata."""
+    services = split_services
+    client, headers = api
+    data = big_pdf(tmp_path / "big.pdf", pages=SPLIT + 10)
+    outputs = []
+    for split in (0, SPLIT):
+        services.settings = replace(services.settings, split_pages=split)
+        done = client.post(
+            "/v1/jobs",
+            headers=headers,
+            files={"file": ("x.pdf", io.BytesIO(data))},
+            data={"template": "sample", "title": "Bundle"},
+        )
+        assert done.status_code == 202, done.text
+        runner = JobRunner(services, PageEngine(), "w1")
+        steps = interleave(runner)
+        assert steps == (1 if split == 0 else 1 + 3)  # whole: one run; split: the job, 3 ranges
+        job = client.get(f"/v1/jobs/{done.json()['id']}", headers=headers).json()
+        assert job["state"] == "complete", job
+        out = tmp_path / f"out-{split}.pdf"
+        with services.blobs.open(_artifact(job["id"], services)) as fh:
+            out.write_bytes(fh.read())
+        outputs.append(out)
+    whole, split_out = outputs
+    with pikepdf.open(whole) as a, pikepdf.open(split_out) as b:
+        assert len(a.pages) == len(b.pages) == SPLIT + 11  # the cover, then every page
+        assert str(a.docinfo.Title) == str(b.docinfo.Title) == "Bundle"
+        assert str(a.docinfo.Producer) == str(b.docinfo.Producer)
+        assert [p.mediabox for p in a.pages] == [p.mediabox for p in b.pages]
+    assert "30 pages" in output_text(split_out, 0)
+    for n in range(SPLIT + 11):
+        assert output_text(whole, n) == output_text(split_out, n), n
+    assert f"Page 30 of {SPLIT + 10}" in output_text(split_out, SPLIT + 10)
+
+
+def _artifact(job_id: str, services: Services) -> str:
+    (key,) = blobs(services, f"artifacts/acme/{job_id}")
+    return key
