@@ -4,6 +4,7 @@ ranges, and one artifact comes out with every page in order. Tasks are never job
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -32,6 +33,7 @@ from pressroom.settings import Settings
 from pressroom.worker.runner import JobRunner
 from tests.conftest import FakeClock
 from tests.helpers import output_text
+from tests.integration.test_scaleout import scaled  # noqa: F401  (a fixture)
 
 PAGES = 120
 SPLIT = 20  # ranges of 10 pages: 12 tasks
@@ -403,3 +405,20 @@ def test_a_split_output_reads_as_the_whole_documents_output_with_its_cover(
 def _artifact(job_id: str, services: Services) -> str:
     (key,) = blobs(services, f"artifacts/acme/{job_id}")
     return key
+
+
+def test_ranges_across_workers_on_postgresql_and_s3_plain_and_encrypted(
+    scaled: Services,  # noqa: F811  (the fixture imported above)
+    tmp_path: Path,
+) -> None:
+    """The parts travel through the shared object store (encrypted at rest when it is)."""
+    services = dataclasses.replace(scaled, settings=replace(scaled.settings, split_pages=SPLIT))
+    key = services.store.tenancy.create_key("acme", now=services.clock())
+    api = (TestClient(create_app(services)), {"Authorization": f"Bearer {key}"})
+    job_id = submit(api, big_pdf(tmp_path / "big.pdf", pages=SPLIT + 10))
+    one, two = PageEngine(), PageEngine()
+    interleave(JobRunner(services, one, "w1"), JobRunner(services, two, "w2"))
+    job = api[0].get(f"/v1/jobs/{job_id}", headers=api[1]).json()
+    assert job["state"] == "complete" and job["pages"] == SPLIT + 10, job
+    assert one.reads and two.reads and one.reads + two.reads == Counter(range(SPLIT + 10))
+    assert blobs(services, "scratch") == [] and len(blobs(services, "artifacts")) == 1
