@@ -422,3 +422,25 @@ def test_ranges_across_workers_on_postgresql_and_s3_plain_and_encrypted(
     assert job["state"] == "complete" and job["pages"] == SPLIT + 10, job
     assert one.reads and two.reads and one.reads + two.reads == Counter(range(SPLIT + 10))
     assert blobs(services, "scratch") == [] and len(blobs(services, "artifacts")) == 1
+
+
+def test_a_multipage_tiff_is_split_too(api: Api, split_services: Services, tmp_path: Path) -> None:
+    """Its ranges of 33 frames are written out in parts of 32 pages on the way, as a whole
+    image source's pages are."""
+    services = split_services
+    services.settings = replace(services.settings, split_pages=90)
+    client, headers = api
+    frames = [_page(n) for n in range(100)]
+    tiff = tmp_path / "big.tiff"
+    frames[0].save(tiff, save_all=True, append_images=frames[1:], dpi=(100, 100))
+    job_id = submit(api, tiff.read_bytes())
+    one, two = PageEngine(), PageEngine()
+    interleave(JobRunner(services, one, "w1"), JobRunner(services, two, "w2"))
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert job["state"] == "complete", job
+    assert one.reads and two.reads and one.reads + two.reads == Counter(range(100))
+    out = tmp_path / "out.pdf"
+    with services.blobs.open(_artifact(job_id, services)) as fh:
+        out.write_bytes(fh.read())
+    for n in range(100):
+        assert f"P{n:04d}" in output_text(out, n), n
