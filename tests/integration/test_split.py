@@ -444,3 +444,27 @@ def test_a_multipage_tiff_is_split_too(api: Api, split_services: Services, tmp_p
         out.write_bytes(fh.read())
     for n in range(100):
         assert f"P{n:04d}" in output_text(out, n), n
+
+
+def test_the_jobs_deadline_reaches_its_ranges(
+    api: Api, split_services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    services = split_services
+    client, headers = api
+    done = client.post(
+        "/v1/jobs",
+        headers=headers,
+        files={"file": ("x.pdf", io.BytesIO(big_pdf(tmp_path / "big.pdf", pages=SPLIT + 10)))},
+        data={"deadline": "600"},
+    )
+    assert done.status_code == 202, done.text
+    engine = PageEngine()
+    runner = JobRunner(services, engine, "w1")
+    for _ in range(2):  # split, one range done
+        assert runner.run_next((Lane.BULK,)) is not None
+    clock.advance(601)
+    interleave(runner)
+    job = client.get(f"/v1/jobs/{done.json()['id']}", headers=headers).json()
+    assert (job["state"], job["reason"]) == ("rejected", "DEADLINE_EXCEEDED")
+    assert set(engine.reads) == set(range(10))  # no page of a later range was read
+    assert task_count(services) == 0 and blobs(services, "scratch") == []
