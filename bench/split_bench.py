@@ -41,6 +41,8 @@ def admission_to_artifact(source: Path, workers: int, split: int, folder: Path) 
         "PRESSROOM_SIGNING_KEY": "bench-" + "0" * 40,
         "PRESSROOM_SPLIT_PAGES": str(split),
         "PRESSROOM_SCRATCH_DIR": str(folder),
+        # 400 scanned pages are over the default upload cap (256 MiB)
+        "PRESSROOM_MAX_BYTES": str(max(source.stat().st_size * 2, 256 << 20)),
     }
     with serving(port=18779, data_dir=data, workers=0, interactive=0, env=env) as client:
         worker = subprocess.Popen(
