@@ -162,6 +162,9 @@ class Settings:
     link_ttl_s: float = 900.0
     retention_s: float = 7 * 24 * 3600.0
     max_attempts: int = 4
+    # a document over this many pages is read as page-range tasks of at most half as many
+    # pages, spread over every worker of its lane (0: never split)
+    split_pages: int = 50
     webhook_allow_private: bool = False
     storage_timeout_s: float = 30.0  # S3 read timeout; connects give up after 5 s
     stop_timeout_s: float = 60.0  # on SIGTERM, how long running jobs may take to finish
@@ -435,6 +438,13 @@ VARIABLES: tuple[Var, ...] = (
         "max_attempts",
         POSITIVE_INT,
         "Tries of a job that keeps failing for a transient reason before it is dead-lettered.",
+    ),
+    _V(
+        "PRESSROOM_SPLIT_PAGES",
+        "split_pages",
+        COUNT,
+        "A document over this many pages is read as page-range tasks of at most half as many "
+        "pages, which every worker of its lane can take; 0 never splits. Redactions stay whole.",
     ),
     _V(
         "PRESSROOM_STOP_TIMEOUT_SECONDS",

@@ -100,6 +100,18 @@ class ReviewDecision:
     key_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One page range of a split job (``jobs.tasks``): pages ``first_page`` to ``end_page``
+    (exclusive, 0-based), tried ``attempts`` times so far, this claim included."""
+
+    job_id: str
+    number: int
+    first_page: int
+    end_page: int
+    attempts: int
+
+
 # states of a job that is not finished: waiting its turn, or waiting and running
 WAITING = (JobState.ACCEPTED.value, JobState.RETRYING.value)
 UNFINISHED = (*WAITING, JobState.RUNNING.value)

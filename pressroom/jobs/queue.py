@@ -24,8 +24,9 @@ from pressroom.jobs.model import (
 )
 from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.rows import load_job, to_job, to_jobs
-from pressroom.jobs.schema import jobs, review_decisions, stage_timings
+from pressroom.jobs.schema import jobs, review_decisions, stage_timings, tasks
 from pressroom.jobs.stats import SqlStats
+from pressroom.jobs.tasks import record_key
 from pressroom.jobs.transport import Database
 
 
@@ -619,6 +620,27 @@ class SqlQueue:
                 return Cancellation(
                     "cancelled", load_job(conn, job_id), tuple(k for k in keys if k)
                 )
+            if state is JobState.RUNNING and row["stage"] == "split" and not row["lease_owner"]:
+                # its page ranges wait or run under their own leases: it ends now, a running
+                # range stops at its next page boundary, finding its task gone
+                parts = conn.execute(
+                    select(tasks.c.part_key).where(
+                        tasks.c.job_id == job_id, tasks.c.part_key.is_not(None)
+                    )
+                ).scalars()
+                freed = (row["source_key"], *(k for p in parts for k in (p, record_key(p))))
+                ended = self._end_cancelled(
+                    conn,
+                    job_id,
+                    and_(
+                        jobs.c.id == job_id, jobs.c.stage == "split", jobs.c.lease_owner.is_(None)
+                    ),
+                    now,
+                )
+                assert ended, "the row is held by this transaction"
+                return Cancellation(
+                    "cancelled", load_job(conn, job_id), tuple(k for k in freed if k)
+                )
             if state is JobState.RUNNING:
                 if row["cancel_requested_at"] is not None:  # asked before: still stopping
                     return Cancellation("repeated", to_job(conn, row))
@@ -657,6 +679,7 @@ class SqlQueue:
         )
         if done.rowcount != 1:
             return False
+        conn.execute(tasks.delete().where(tasks.c.job_id == job_id))
         self.outbox.enqueue(conn, job_id, "job.rejected", now)
         self.stats.event(conn, job_id, "cancelled", CANCELLED, now)
         return True

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from pressroom.errors import PressroomError
-from pressroom.jobs.model import JobState
+from pressroom.jobs.model import UNFINISHED, JobState
 from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.schema import jobs, stage_timings, workers
 from pressroom.jobs.stats import SqlStats
@@ -115,6 +115,12 @@ class SqlRetention:
         with self.db.tx() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(artifact_key=None))
 
+    def unfinished(self, job_id: str) -> bool:
+        """Whether the job is still waiting or running (its page ranges' parts are in use)."""
+        with self.db.tx(read_only=True) as conn:
+            state = conn.execute(select(jobs.c.state).where(jobs.c.id == job_id)).scalar()
+        return state in UNFINISHED
+
 
 def housekeeping(
     retention: Retention,
@@ -154,6 +160,14 @@ def housekeeping(
             if held is None or key not in held:
                 blobs.delete(key)
                 removed["orphans"] += 1
+    for key, mtime in list(blobs.list("scratch")):
+        # a page range's part outlives its job only when the job's end missed it (a worker
+        # stopped by the supervisor, a lapsed cancel): gone an hour on
+        parts = key.split("/")
+        if now - mtime < ORPHAN_AGE_S or (len(parts) == 5 and retention.unfinished(parts[2])):
+            continue
+        blobs.delete(key)
+        removed["orphans"] += 1
     removed["staging"] = sweep_staging(blobs, ORPHAN_AGE_S)
     return removed
 

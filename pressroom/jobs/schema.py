@@ -79,6 +79,25 @@ stage_timings = Table(
 )
 Index("ix_stage_timings_job", stage_timings.c.job_id)
 
+# A big document's page ranges (``jobs.tasks``): never jobs themselves; gone with their job.
+tasks = Table(
+    "tasks",
+    metadata,
+    Column("job_id", String(36), ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True),  # 0, 1, … in page order
+    Column("first_page", Integer, nullable=False),  # 0-based, inclusive
+    Column("end_page", Integer, nullable=False),  # exclusive
+    Column("state", String(16), nullable=False),  # waiting | running | done
+    Column("attempts", Integer, nullable=False),
+    Column("reason", String(32)),
+    Column("next_eligible_at", Float, nullable=False),
+    Column("lease_owner", String(64)),
+    Column("lease_expires_at", Float),
+    Column("part_key", String(255)),
+    Column("updated_at", Float, nullable=False),
+)
+Index("ix_tasks_claim", tasks.c.state, tasks.c.next_eligible_at)
+
 # every review decision: who (the key's id, never the key), when, what changed
 review_decisions = Table(
     "review_decisions",

@@ -12,11 +12,20 @@ from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.queue import SqlQueue
 from pressroom.jobs.retention import SqlRetention
 from pressroom.jobs.stats import SqlStats
+from pressroom.jobs.tasks import SqlTasks
 from pressroom.jobs.tenancy import SqlTenancy
 from pressroom.jobs.transport import Database
 
 if TYPE_CHECKING:
-    from pressroom.jobs.store import Outbox, Queue, Retention, Stats, Tenancy, WorkerQueue
+    from pressroom.jobs.store import (
+        Outbox,
+        Queue,
+        Retention,
+        Stats,
+        Tasks,
+        Tenancy,
+        WorkerQueue,
+    )
 
 
 class SqlJobStore:
@@ -28,6 +37,7 @@ class SqlJobStore:
         self.outbox = SqlOutbox(self.db)
         self.stats = SqlStats(self.db)
         self.queue = SqlQueue(self.db, self.outbox, self.stats)
+        self.tasks = SqlTasks(self.db, self.queue)
         self.tenancy = SqlTenancy(self.db)
         self.retention = SqlRetention(self.db, self.outbox, self.stats)
 
@@ -36,6 +46,14 @@ if TYPE_CHECKING:
 
     def _ports(
         store: SqlJobStore,
-    ) -> tuple[Queue, WorkerQueue, Outbox, Tenancy, Stats, Retention]:
+    ) -> tuple[Queue, WorkerQueue, Outbox, Tenancy, Stats, Retention, Tasks]:
         """mypy's proof that each part implements its port."""
-        return store.queue, store.queue, store.outbox, store.tenancy, store.stats, store.retention
+        return (
+            store.queue,
+            store.queue,
+            store.outbox,
+            store.tenancy,
+            store.stats,
+            store.retention,
+            store.tasks,
+        )

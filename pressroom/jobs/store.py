@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pressroom.jobs.backoff import RetryPolicy
-from pressroom.jobs.model import Cancellation, Job, JobState, Lane, NewJob
+from pressroom.jobs.model import Cancellation, Job, JobState, Lane, NewJob, Task
 from pressroom.keys import KeyOwner
 
 if TYPE_CHECKING:
@@ -167,6 +167,45 @@ class WorkerQueue(Protocol):
         (complete, hold, fail) refuse such a job, so exactly one end happens."""
 
 
+class Tasks(Protocol):
+    """A big document's page ranges (``jobs.tasks``): claimed, renewed and ended like jobs,
+    but never jobs."""
+
+    def split(self, job: Job, owner: str, ranges: list[tuple[int, int]], *, now: float) -> bool:
+        """Insert the ranges and release the owned job to them, in one transaction."""
+
+    def resume(self, job: Job, owner: str, *, now: float) -> bool: ...
+
+    def progress(self, job_id: str) -> tuple[int, int]: ...
+
+    def claim(
+        self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
+    ) -> tuple[Task, Job] | None: ...
+
+    def heartbeat(self, task: Task, owner: str, *, now: float, lease_s: float) -> bool: ...
+
+    def done(
+        self, task: Task, owner: str, key: str, *, now: float, lease_s: float
+    ) -> tuple[bool, Job | None]:
+        """Record a range's part; the job, leased to the caller, when it was the last."""
+
+    def fail(
+        self,
+        task: Task,
+        owner: str,
+        *,
+        code: str,
+        message: str,
+        permanent: bool,
+        now: float,
+        policy: RetryPolicy,
+    ) -> JobState | None: ...
+
+    def clear(self, job_id: str) -> None: ...
+
+    def rescue_expired(self, *, now: float, policy: RetryPolicy) -> int: ...
+
+
 class Outbox(Protocol):
     """Webhook deliveries the queue wrote with each job's final state."""
 
@@ -320,3 +359,6 @@ class Retention(Protocol):
     def forget_source(self, job_id: str) -> None: ...
 
     def forget_artifact(self, job_id: str) -> None: ...
+
+    def unfinished(self, job_id: str) -> bool:
+        """Whether the job still waits or runs (its page ranges' parts are in use)."""

@@ -6,11 +6,12 @@ finishing steps (minimum characters, save, output check) and the result. The var
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pikepdf
 from PIL import Image
@@ -18,7 +19,7 @@ from PIL import Image
 from pressroom import ENGINE_VERSION, __version__
 from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.engines import images
-from pressroom.errors import Corrupt, DeadlineExceeded, UnreadableScan
+from pressroom.errors import Corrupt, DeadlineExceeded, OutputCheckFailed, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256
@@ -199,12 +200,16 @@ class Assembly:
         *,
         base: pikepdf.Pdf | None = None,
         note: str = "",
+        cover: bool = True,
     ) -> None:
         self.options = options
         self.timer = timer
         self.builder = output_builder(options, pages, engine, base=base, note=note)
         stack.callback(self.builder.discard_parts)  # on failure too: no part files left behind
+        # pages are numbered as in the whole output; without ``cover`` (a page range, put
+        # together later) the cover is left to whoever assembles the whole
         self.offset = 1 if options.template.cover is not None else 0
+        self.cover = cover
         self.checked: list[CheckedPage] = []
 
     @property
@@ -228,7 +233,7 @@ class Assembly:
             source = placed() if callable(placed) else placed
             layout = self.builder.add_page(source, text, rotation, text.index + 1, level=level)
             del source
-            if not self.checked and self.offset:
+            if not self.checked and self.offset and self.cover:
                 self.builder.add_cover(layout.width, layout.height)
             if part is not None and part_pages and len(self.builder.pdf.pages) >= part_pages:
                 self.builder.flush_part(
@@ -236,6 +241,11 @@ class Assembly:
                 )
         self.checked.append(CheckedPage.of(text.index + self.offset, layout, text))
         return layout
+
+    def save_part(self, part: Path) -> None:
+        """A page range's pages written to ``part``, to be assembled with the others."""
+        with self.timer.stage(Stage.RENDER):
+            self.builder.save_part(part)
 
     def finish(self, output: Path) -> None:
         """Refuse an output with too little text to be worth searching; save it."""
@@ -273,3 +283,85 @@ class Assembly:
             redacted,
             levelled_pages,
         )
+
+
+def page_records(pages: Sequence[CheckedPage]) -> list[dict[str, Any]]:
+    """A range's pages as the output check must find them, stored beside its part."""
+    return [
+        {
+            "index": p.output_index,
+            "layout": [p.layout.width, p.layout.height, list(p.layout.content)],
+            "method": p.method,
+            "expected": p.expected,
+            "real_chars": p.real_chars,
+            "rotation": p.rotation,
+            "skew": p.skew,
+        }
+        for p in pages
+    ]
+
+
+def read_page_records(records: Sequence[dict[str, Any]]) -> list[CheckedPage]:
+    out = []
+    for r in records:
+        width, height, content = r["layout"]
+        left, bottom, right, top = (float(v) for v in content)
+        out.append(
+            CheckedPage(
+                int(r["index"]),
+                PageLayout(float(width), float(height), (left, bottom, right, top)),
+                str(r["method"]),
+                str(r["expected"]),
+                int(r["real_chars"]),
+                int(r["rotation"]),
+                float(r["skew"]),
+            )
+        )
+    return out
+
+
+def assemble(
+    parts: Sequence[Path],
+    pages: Sequence[CheckedPage],
+    output: Path,
+    options: JobOptions,
+    engine: OcrEngine,
+    timer: StageTimer,
+    *,
+    source_sha256: str,
+    kind: SourceKind,
+) -> DocumentResult:
+    """A split document's parts (its page ranges, in page order) put together into one
+    output as a whole document's: the cover sized like the first page, the metadata, the
+    minimum characters, then the output check, once, over every page. The part files are
+    consumed."""
+    with ExitStack() as stack:
+        out = Assembly(stack, options, len(pages), engine, timer)
+        out.checked = sorted(pages, key=lambda p: p.output_index)
+        expected = list(range(out.offset, out.offset + len(pages)))
+        if [p.output_index for p in out.checked] != expected:
+            raise OutputCheckFailed("the parts do not hold every page once, in order")
+        builder = out.builder
+        with timer.stage(Stage.RENDER):
+            if out.offset:
+                first = out.checked[0].layout
+                builder.add_cover(first.width, first.height)
+                builder.flush_part(output.with_name(f"{output.name}.cover"))
+            builder.parts.extend(parts)
+        out.finish(output)
+    out.check(output)
+    return DocumentResult(
+        source_sha256=source_sha256,
+        output_sha256=file_sha256(output),
+        kind=kind,
+        pages=len(out.checked),
+        output_pages=len(out.checked) + out.offset,
+        ocr_pages=sum(1 for p in out.checked if p.method == "ocr"),
+        kept_pages=sum(1 for p in out.checked if p.method == "kept"),
+        rotations=tuple(p.rotation for p in out.checked),
+        skews=tuple(p.skew for p in out.checked),
+        real_chars=sum(p.real_chars for p in out.checked),
+        template=options.template.identity,
+        engine=f"{ENGINE_VERSION}; {engine.name}",
+        timings=timer.totals,
+    )

@@ -18,6 +18,7 @@ from pressroom.engines import images, pdfium
 from pressroom.engines.straighten import STRAIGHTEN_MIN, Encoding, image_stream, level
 from pressroom.errors import Corrupt
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
+from pressroom.pipeline.check import CheckedPage
 from pressroom.pipeline.core import (
     Assembly,
     DocumentResult,
@@ -54,6 +55,58 @@ def process_document(
     timer = timer or StageTimer()
     with timer.stage(Stage.INSPECT):
         info = inspect_source(source, options.limits)
+    with ExitStack() as stack:
+        base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
+        out = Assembly(stack, options, len(info.pages), engine, timer, base=base)
+        levelled_pages = _read_pages(
+            stack, source, info, out, options, engine, output, progress=progress
+        )
+        out.finish(output)
+    out.check(output)
+    return out.result(info, output, engine, levelled_pages=levelled_pages)
+
+
+def process_range(
+    source: Path,
+    part: Path,
+    options: JobOptions,
+    engine: OcrEngine,
+    pages: range,
+    *,
+    boundary: Callable[[], None] | None = None,
+    timer: StageTimer | None = None,
+) -> list[CheckedPage]:
+    """One page range of ``source`` read as ``process_document`` reads every page, written
+    to ``part`` (no cover, no metadata: ``core.assemble`` puts the parts together and checks
+    the whole). ``boundary`` is called before each page: it raises to stop the range (a
+    cancel, a lost lease). Returns the pages as the output check must find them."""
+    timer = timer or StageTimer()
+    with timer.stage(Stage.INSPECT):
+        info = inspect_source(source, options.limits)
+    with ExitStack() as stack:
+        base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
+        out = Assembly(stack, options, len(info.pages), engine, timer, base=base, cover=False)
+        _read_pages(stack, source, info, out, options, engine, part, only=pages, boundary=boundary)
+        out.save_part(part)
+    return out.checked
+
+
+def _read_pages(
+    stack: ExitStack,
+    source: Path,
+    info: DocumentInfo,
+    out: Assembly,
+    options: JobOptions,
+    engine: OcrEngine,
+    output: Path,
+    *,
+    progress: Progress | None = None,
+    only: range | None = None,
+    boundary: Callable[[], None] | None = None,
+) -> int:
+    """Every page (or those in ``only``) read and added to ``out``; returns how many were
+    levelled."""
+    timer = out.timer
     ocr = OcrStage(
         engine,
         straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN,
@@ -62,54 +115,56 @@ def process_document(
     )
     total = len(info.pages)
     levelled_pages = 0
-    with ExitStack() as stack:
-        base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
-        out = Assembly(stack, options, total, engine, timer, base=base)
-        # one pass over the document: every bitmap it makes is counted before it is made
-        walk = _Walk(
-            stack, source, info, lambda: out.pdf, options.limits, PixelBudget(options.limits), timer
-        )
-        # Image sources' pages live in memory until written: write them out in parts.
-        chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
-        for page in walk.pages():
-            page_info, raster = page.info, page.raster
-            remaining(options.deadline)
-            level = 0.0
-            placed: PlacedSource | Callable[[], PlacedSource] = page.place
-            if raster is None:
-                text = PageText(
-                    index=page_info.index, method="kept", real_chars=page_info.text_chars
-                )
-                rotation = 0
-            else:
-                with timer.stage(Stage.OCR):
-                    reading = ocr(raster.image, raster.dpi, timeout=remaining(options.deadline))
-                text = PageText(
-                    index=page_info.index,
-                    method="ocr",
-                    words=reading.result.words,
-                    width_px=reading.size[0],
-                    height_px=reading.size[1],
-                    dpi=raster.dpi,
-                    rotation=reading.rotation,
-                    skew=reading.skew,
-                    mean_confidence=reading.result.mean_confidence,
-                    real_chars=reading.result.real_chars,
-                )
-                rotation = reading.rotation
-                if reading.straightened:
-                    levelled_pages += 1
-                    with timer.stage(Stage.STRAIGHTEN):
-                        placed, rotation, level = _levelled(out.pdf, page, reading)
-                del raster, reading
-            del page
-            out.add(placed, text, rotation, level=level, part=output, part_pages=chunk)
-            del placed
-            if progress is not None:
-                progress(page_info.index + 1, total)
-        out.finish(output)
-    out.check(output)
-    return out.result(info, output, engine, levelled_pages=levelled_pages)
+    # one pass over the document: every bitmap it makes is counted before it is made
+    walk = _Walk(
+        stack,
+        source,
+        info,
+        lambda: out.pdf,
+        options.limits,
+        PixelBudget(options.limits),
+        timer,
+        only,
+    )
+    # Image sources' pages live in memory until written: write them out in parts.
+    chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
+    for page in walk.pages():
+        if boundary is not None:
+            boundary()
+        page_info, raster = page.info, page.raster
+        remaining(options.deadline)
+        level = 0.0
+        placed: PlacedSource | Callable[[], PlacedSource] = page.place
+        if raster is None:
+            text = PageText(index=page_info.index, method="kept", real_chars=page_info.text_chars)
+            rotation = 0
+        else:
+            with timer.stage(Stage.OCR):
+                reading = ocr(raster.image, raster.dpi, timeout=remaining(options.deadline))
+            text = PageText(
+                index=page_info.index,
+                method="ocr",
+                words=reading.result.words,
+                width_px=reading.size[0],
+                height_px=reading.size[1],
+                dpi=raster.dpi,
+                rotation=reading.rotation,
+                skew=reading.skew,
+                mean_confidence=reading.result.mean_confidence,
+                real_chars=reading.result.real_chars,
+            )
+            rotation = reading.rotation
+            if reading.straightened:
+                levelled_pages += 1
+                with timer.stage(Stage.STRAIGHTEN):
+                    placed, rotation, level = _levelled(out.pdf, page, reading)
+            del raster, reading
+        del page
+        out.add(placed, text, rotation, level=level, part=output, part_pages=chunk)
+        del placed
+        if progress is not None:
+            progress(page_info.index + 1, total)
+    return levelled_pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +229,7 @@ class _Walk:
     limits: Limits
     budget: PixelBudget  # every bitmap the pass makes is counted before it is made
     timer: StageTimer
+    only: range | None = None  # a page range's pages only (a split document's task)
 
     def pages(self) -> Iterator[SourcePage]:
         """Each page with its pixels when it needs OCR; one page at a time."""
@@ -189,6 +245,8 @@ def _pdf_pages(walk: _Walk) -> Iterator[SourcePage]:
     src = walk.out()
     doc: Any = walk.stack.enter_context(pdfium.RecyclingDocument(walk.source))
     for page_info in walk.info.pages:
+        if walk.only is not None and page_info.index not in walk.only:
+            continue
         with walk.timer.stage(Stage.RENDER):
             placed, page = pdf_page_form(src, page_info)
         raster = None
@@ -240,11 +298,16 @@ def _image_pages(walk: _Walk) -> Iterator[SourcePage]:
     frames = images.iter_frames(walk.source)
     walk.stack.callback(frames.close)
     for page_info in walk.info.pages:
+        if walk.only is not None and page_info.index >= walk.only.stop:
+            return
         with walk.timer.stage(Stage.RASTER):
             try:
                 frame = next(frames)
             except StopIteration:
                 raise Corrupt("the image has fewer frames than its header says") from None
+        if walk.only is not None and page_info.index not in walk.only:
+            continue  # a frame before the range: decoded to step past it, not read
+        with walk.timer.stage(Stage.RASTER):
             walk.budget.take(*frame.size, f"decoding page {page_info.index + 1}")
             raster = _image_raster(frame, kind, page_info, walk.limits, walk.budget)
         w, h = page_info.width_pt, page_info.height_pt

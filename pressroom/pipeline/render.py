@@ -449,6 +449,21 @@ class OutputBuilder:
                     merged.pages.extend(stack.enter_context(pikepdf.open(part)).pages)
             self._write(path, title=title, created=created)
 
+    def save_part(self, path: Path) -> None:
+        """Write the pages built so far to ``path`` as a part of a larger output (a page
+        range): no metadata, none of the source's own pages or catalog."""
+        with ExitStack() as stack:
+            stack.callback(self.discard_parts)
+            if self.parts:
+                self.flush_part(path.with_name(f"{path.name}.part{len(self.parts)}"))
+                for part in self.parts:
+                    self.pdf.pages.extend(stack.enter_context(pikepdf.open(part)).pages)
+            self._finish_font()
+            self._drop_source()
+            self.pdf.save(
+                path, compress_streams=True, stream_decode_level=pikepdf.StreamDecodeLevel.none
+            )
+
     def discard_parts(self) -> None:
         for part in self.parts:
             part.unlink(missing_ok=True)

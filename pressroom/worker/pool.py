@@ -92,6 +92,7 @@ def _work(
         try:
             if time.monotonic() - last_rescue > RESCUE_EVERY_S:
                 services.store.queue.rescue_expired(now=services.clock(), policy=services.retry)
+                services.store.tasks.rescue_expired(now=services.clock(), policy=services.retry)
                 # admission divides the work ahead by the live workers it sees here
                 services.store.stats.worker_seen(owner, lanes, now=services.clock())
                 last_rescue = time.monotonic()

@@ -25,15 +25,27 @@ from pressroom.errors import (
     PermanentError,
     ReviewRequested,
     ReviewRequired,
+    StoreUnavailable,
     TransientError,
     UnauthorizedCustomer,
 )
-from pressroom.jobs.model import Job, Lane
-from pressroom.jobs.store import WorkerQueue
+from pressroom.jobs.model import Job, JobState, Lane, Task
+from pressroom.jobs.store import Tasks, WorkerQueue
+from pressroom.jobs.tasks import page_ranges, pages_key, part_key, parts_prefix
 from pressroom.logs import bind_job, bind_stage
-from pressroom.pipeline.core import JobOptions, remaining
-from pressroom.pipeline.inspect import file_sha256
+from pressroom.models import SourceKind
+from pressroom.pipeline.check import CheckedPage
+from pressroom.pipeline.core import (
+    DocumentResult,
+    JobOptions,
+    assemble,
+    page_records,
+    read_page_records,
+    remaining,
+)
+from pressroom.pipeline.inspect import file_sha256, inspect_source
 from pressroom.pipeline.ocr import OcrEngine
+from pressroom.pipeline.plain import process_range
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.variants import Processing
 from pressroom.redact.detect.ner import model_identity
@@ -114,6 +126,13 @@ def _held_anyway(job: Job, options: JobOptions, processing: Processing) -> Revie
     return None
 
 
+def _source_kind(kind: str) -> SourceKind:
+    try:
+        return SourceKind(kind)
+    except ValueError:
+        return SourceKind.PDF
+
+
 class LeaseLost(Exception):
     """This worker no longer holds the job's lease: stop without recording anything."""
 
@@ -123,12 +142,20 @@ class JobCancelled(Exception):
 
 
 class Heartbeat:
-    """Renews the job's lease in the background while the stage runs."""
+    """Renews a lease in the background while the stage runs: the job's, or with ``renew``
+    a task's."""
 
-    def __init__(self, services: Services, job_id: str, owner: str) -> None:
+    def __init__(
+        self,
+        services: Services,
+        job_id: str,
+        owner: str,
+        renew: Callable[[], bool] | None = None,
+    ) -> None:
         self.services = services
         self.job_id = job_id
         self.owner = owner
+        self.renew = renew or self._renew_job
         self.lost = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
@@ -141,18 +168,29 @@ class Heartbeat:
         self._stop.set()
         self._thread.join()
 
+    def _renew_job(self) -> bool:
+        return self.services.store.queue.heartbeat(
+            self.job_id,
+            self.owner,
+            now=self.services.clock(),
+            lease_s=self.services.settings.lease_s,
+        )
+
     def _run(self) -> None:
         lease = self.services.settings.lease_s
         while not self._stop.wait(lease / 3):
             try:
-                alive = self.services.store.queue.heartbeat(
-                    self.job_id, self.owner, now=self.services.clock(), lease_s=lease
-                )
+                alive = self.renew()
             except TransientError:
                 continue  # the store is down for a moment: the lease may still hold
             if not alive:
                 self.lost = True
                 return
+
+
+class TaskStopped(Exception):
+    """The range is not this worker's any more (its job was cancelled or ended, or its lease
+    lapsed): stop at the page boundary, recording nothing."""
 
 
 @dataclass
@@ -168,8 +206,27 @@ class JobRunner:
         """All of the store a job's run needs."""
         return self.services.store.queue
 
+    @property
+    def tasks(self) -> Tasks:
+        """A split job's page ranges."""
+        return self.services.store.tasks
+
     def run_next(self, lanes: tuple[Lane, ...]) -> Job | None:
-        """Claim and run one job; None when no job was waiting."""
+        """Claim and run one page range of a split job, or else one job; None when neither
+        was waiting. Ranges come first: a big document already begun ends sooner."""
+        claimed = self.tasks.claim(
+            lanes, self.owner, now=self.services.clock(), lease_s=self.services.settings.lease_s
+        )
+        if claimed is not None:
+            task, owner_job = claimed
+            if self.on_job is not None:
+                self.on_job(owner_job)  # the memory guard watches a range like a job
+            try:
+                self.run_task(task, owner_job)
+            finally:
+                if self.on_job is not None:
+                    self.on_job(None)
+            return owner_job
         job = self.queue.claim(
             lanes, self.owner, now=self.services.clock(), lease_s=self.services.settings.lease_s
         )
@@ -185,9 +242,12 @@ class JobRunner:
         return job
 
     @contextmanager
-    def _stage(self, job: Job, stage: Stage) -> Iterator[None]:
+    def _stage(self, job: Job, stage: Stage, carried: list[float] | None = None) -> Iterator[None]:
         """One of the runner's stages; before it starts, the boundary where a cancel stops
-        the job (the pipeline's own stages run inside ``process``, uninterrupted)."""
+        the job (the pipeline's own stages run inside ``process``, uninterrupted).
+        ``carried``: seconds spent on it elsewhere, added as the block fills them in (a split
+        job's ranges: its ``process`` is every range's, what admission's per-page measure
+        divides)."""
         if self.queue.cancel_requested(job.id):
             raise JobCancelled
         name = stage.value
@@ -198,9 +258,8 @@ class JobRunner:
             with tracing.span(name):
                 yield
         finally:
-            self.queue.record_timing(
-                job.id, job.attempts, name, time.perf_counter() - start, now=self.services.clock()
-            )
+            seconds = time.perf_counter() - start + sum(carried or ())
+            self.queue.record_timing(job.id, job.attempts, name, seconds, now=self.services.clock())
 
     @contextmanager
     def _scratch(self, job: Job) -> Iterator[Path]:
@@ -219,7 +278,9 @@ class JobRunner:
                     now=self.services.clock(),
                 )
 
-    def run(self, job: Job) -> None:
+    def run(self, job: Job, *, assembling: bool = False) -> None:
+        """Run a claimed job; ``assembling``: a split job whose last range this worker just
+        finished (it waited for its ranges, not in the queue)."""
         with (
             bind_job(
                 job_id=job.id,
@@ -235,15 +296,16 @@ class JobRunner:
                 **{"pressroom.lane": job.lane.value, "pressroom.attempt": job.attempts},
             ),
         ):
-            self._run(job)
+            self._run(job, assembling)
 
-    def _run(self, job: Job) -> None:
+    def _run(self, job: Job, assembling: bool = False) -> None:
         services = self.services
         queue = self.queue
         now = services.clock
         # from when this attempt could start (accepted, or its backoff ended) to now, the claim
-        wait = now() - job.next_eligible_at
-        queue.record_timing(job.id, job.attempts, Stage.QUEUE.value, max(wait, 0.0), now=now())
+        if not assembling:
+            wait = now() - job.next_eligible_at
+            queue.record_timing(job.id, job.attempts, Stage.QUEUE.value, max(wait, 0.0), now=now())
         deadline = None
         if job.deadline_at is not None:
             deadline = time.monotonic() + (job.deadline_at - now())
@@ -254,6 +316,20 @@ class JobRunner:
             ):
                 if job.source_key is None:
                     raise PermanentError("the source was already deleted", code="CORRUPT")
+                split, done = self.tasks.progress(job.id)
+                if split and done < split:
+                    # its ranges are still out (the lease of its assembly lapsed early)
+                    if not self.tasks.resume(job, self.owner, now=now()):
+                        raise JobCancelled if queue.cancel_requested(job.id) else LeaseLost
+                    return
+                if split:
+                    ranges_s: list[float] = []
+                    with self._stage(job, Stage.PROCESS, carried=ranges_s):
+                        built, result = self._assemble(job, scratch, ranges_s)
+                    if heartbeat.lost:
+                        raise LeaseLost
+                    self._publish(job, built, result)
+                    return
                 with self._stage(job, Stage.VERIFY):
                     try:
                         decision = services.verifier.verify(
@@ -280,6 +356,8 @@ class JobRunner:
                 processing = Processing(policy)
                 built = scratch / "output.pdf"
                 timer = StageTimer()
+                if not processing.redacts and self._split(job, source, options, timer):
+                    return
                 with self._stage(job, Stage.PROCESS):
                     try:
                         result = processing(source, built, options, self.engine, timer=timer)
@@ -299,52 +377,14 @@ class JobRunner:
                     held.sheet = result.sheet
                     self._hold(job, held, built)
                     return
-                digest = artifact_digest(
-                    job.source_sha256,
-                    template.content_hash,
-                    policy,
-                    engine=self.engine.name,
-                    detector=detector_identity(policy, settings.redaction),
-                    keep_pixels=options.keep_pixels,
-                )
-                key = artifact_key(job.tenant, job.id, digest)
-                with self._stage(job, Stage.PUBLISH):
-                    written = services.blobs.put_if_absent(key, built)
-                    if not written and self._stored_sha(key) != result.output_sha256:
-                        # an earlier attempt stored other bytes under this digest: neither
-                        # copy may win silently, so the new one is kept apart for a human
-                        changed = self._store_version(job, digest, built, result.output_sha256)
-                        self._hold(
-                            job,
-                            OutputChanged(
-                                "a retry made an output that differs from the stored one"
-                            ),
-                            built,
-                            key=changed,
-                        )
-                        return
-                    if queue.complete(
-                        job.id,
-                        self.owner,
-                        artifact_key=key,
-                        artifact_sha256=result.output_sha256,
-                        pages=result.pages,
-                        now=now(),
-                    ):
-                        services.blobs.delete(job.source_key)
-                        queue.delete_source_key(job.id)
-                    elif self._cancel(job, key):
-                        return
-            log.info(
-                "job complete",
-                extra={"job_id": job.id, "pages": result.pages, "attempt": job.attempts},
-            )
+                self._publish(job, built, result)
+                return
         except LeaseLost:
             log.warning("lease lost; the job was left to its new owner", extra={"job_id": job.id})
         except JobCancelled:
             self._cancel(job)
         except PermanentError as exc:
-            if queue.fail(
+            state = queue.fail(
                 job.id,
                 self.owner,
                 code=exc.code,
@@ -352,8 +392,11 @@ class JobRunner:
                 permanent=True,
                 now=now(),
                 policy=services.retry,
-            ) is None and self._cancel(job):
+            )
+            if state is None and self._cancel(job):
                 return
+            if state is JobState.REJECTED:
+                self._drop_parts(job)
             log.info("job rejected", extra={"job_id": job.id, "code": exc.code})
         except ReviewRequired as exc:
             if not queue.hold(job.id, self.owner, code=exc.code, message=exc.message, now=now()):
@@ -372,6 +415,8 @@ class JobRunner:
             )
             if state is None and self._cancel(job):
                 return
+            if state is JobState.REJECTED:
+                self._drop_parts(job)
             log.info(
                 "job attempt failed",
                 extra={"job_id": job.id, "code": exc.code, "state": str(state)},
@@ -392,6 +437,8 @@ class JobRunner:
                 is None
             ):
                 self._cancel(job)
+            else:
+                self._drop_parts(job)
 
     def _cancel(self, job: Job, *made: str) -> bool:
         """End the job ``CANCELLED`` when its tenant asked (every other end is refused for such
@@ -402,8 +449,236 @@ class JobRunner:
         for key in (job.source_key, *made):
             if key:
                 self.services.blobs.delete(key)
+        self._drop_parts(job)
         log.info("job cancelled", extra={"job_id": job.id, "code": "CANCELLED"})
         return True
+
+    def _publish(self, job: Job, built: Path, result: DocumentResult) -> None:
+        """Store the checked output under its digest's key (put-if-absent: a retry that made
+        other bytes is held apart for a human) and complete the job."""
+        services, queue, now = self.services, self.queue, self.services.clock
+        settings = services.settings
+        template = registered_template(job.template, settings.template_dirs)
+        options, policy = _job_options(job, template, settings.limits, settings.redaction, None)
+        digest = artifact_digest(
+            job.source_sha256,
+            template.content_hash,
+            policy,
+            engine=self.engine.name,
+            detector=detector_identity(policy, settings.redaction),
+            keep_pixels=options.keep_pixels,
+        )
+        key = artifact_key(job.tenant, job.id, digest)
+        with self._stage(job, Stage.PUBLISH):
+            written = services.blobs.put_if_absent(key, built)
+            if not written and self._stored_sha(key) != result.output_sha256:
+                # an earlier attempt stored other bytes under this digest: neither
+                # copy may win silently, so the new one is kept apart for a human
+                changed = self._store_version(job, digest, built, result.output_sha256)
+                self._hold(
+                    job,
+                    OutputChanged("a retry made an output that differs from the stored one"),
+                    built,
+                    key=changed,
+                )
+                return
+            if queue.complete(
+                job.id,
+                self.owner,
+                artifact_key=key,
+                artifact_sha256=result.output_sha256,
+                pages=result.pages,
+                now=now(),
+            ):
+                if job.source_key:
+                    services.blobs.delete(job.source_key)
+                queue.delete_source_key(job.id)
+                self._drop_parts(job)
+            elif self._cancel(job, key):
+                return
+        log.info(
+            "job complete",
+            extra={"job_id": job.id, "pages": result.pages, "attempt": job.attempts},
+        )
+
+    # --- a big document's page ranges ----------------------------------------------------
+
+    def _split(self, job: Job, source: Path, options: JobOptions, timer: StageTimer) -> bool:
+        """Whether the job was split: a document over the split size gets its page ranges
+        and the job is released to them (any worker of the lane takes them)."""
+        split_pages = self.services.settings.split_pages
+        if not split_pages:
+            return False
+        with timer.stage(Stage.INSPECT):
+            pages = len(inspect_source(source, options.limits).pages)
+        ranges = page_ranges(pages, split_pages)
+        if not ranges:
+            return False
+        self._record_stages(job, timer)
+        if not self.tasks.split(job, self.owner, ranges, now=self.services.clock()):
+            raise JobCancelled if self.queue.cancel_requested(job.id) else LeaseLost
+        log.info("job split", extra={"job_id": job.id, "pages": pages, "count": len(ranges)})
+        return True
+
+    def run_task(self, task: Task, job: Job) -> None:
+        """Read one page range of a split job into its part; the worker whose range is the
+        last one done assembles and publishes the job."""
+        with bind_job(
+            job_id=job.id, tenant=job.tenant, lane=job.lane.value, stage=None, trace_id=None
+        ):
+            assembly = self._run_task(task, job)
+        if assembly is not None:
+            self.run(assembly, assembling=True)
+
+    def _run_task(self, task: Task, job: Job) -> Job | None:
+        services, now = self.services, self.services.clock
+        lease = services.settings.lease_s
+        deadline = None
+        if job.deadline_at is not None:
+            deadline = time.monotonic() + (job.deadline_at - now())
+
+        def renew() -> bool:
+            return self.tasks.heartbeat(task, self.owner, now=now(), lease_s=lease)
+
+        def boundary() -> None:
+            # every page: the range is still this worker's (a cancel deletes it)
+            if not renew():
+                raise TaskStopped
+
+        stored: list[str] = []
+        try:
+            with (
+                Heartbeat(services, job.id, self.owner, renew=renew),
+                job_scratch(services.settings.scratch_dir) as scratch,
+            ):
+                if job.source_key is None:
+                    raise PermanentError("the source was already deleted", code="CORRUPT")
+                source = scratch / "source"
+                try:
+                    services.blobs.get_to_path(job.source_key, source)
+                except BlobNotFound:
+                    raise PermanentError(
+                        "the job's source is missing from storage", code="SOURCE_MISSING"
+                    ) from None
+                template = registered_template(job.template, services.settings.template_dirs)
+                options, _policy = _job_options(
+                    job, template, services.settings.limits, services.settings.redaction, deadline
+                )
+                part = scratch / "part.pdf"
+                timer = StageTimer()
+                start = time.perf_counter()
+                try:
+                    pages = process_range(
+                        source,
+                        part,
+                        options,
+                        self.engine,
+                        range(task.first_page, task.end_page),
+                        boundary=boundary,
+                        timer=timer,
+                    )
+                finally:
+                    self._record_stages(job, timer)
+                boundary()
+                key = part_key(job.tenant, job.id, task.number)
+                record = scratch / "pages.json"
+                took = time.perf_counter() - start
+                record.write_text(json.dumps({"seconds": took, "pages": page_records(pages)}))
+                services.blobs.put_file(pages_key(job.tenant, job.id, task.number), record)
+                stored.append(pages_key(job.tenant, job.id, task.number))
+                services.blobs.put_file(key, part)
+                stored.append(key)
+            recorded, assembly = self.tasks.done(task, self.owner, key, now=now(), lease_s=lease)
+            if not recorded:
+                raise TaskStopped
+            log.info("range done", extra={"job_id": job.id, "pages": len(pages)})
+            return assembly
+        except TaskStopped:
+            for blob in stored:
+                services.blobs.delete(blob)
+            log.info("range stopped", extra={"job_id": job.id})
+        except (PermanentError, TransientError, ReviewRequired) as exc:
+            self._task_failed(task, job, exc.code, exc.message, not isinstance(exc, TransientError))
+        except Exception:
+            log.exception("internal error", extra={"job_id": job.id})
+            self._task_failed(
+                task, job, "INTERNAL_ERROR", "an internal error stopped the job", True
+            )
+        return None
+
+    def _task_failed(self, task: Task, job: Job, code: str, message: str, permanent: bool) -> None:
+        state = self.tasks.fail(
+            task,
+            self.owner,
+            code=code,
+            message=message,
+            permanent=permanent,
+            now=self.services.clock(),
+            policy=self.services.retry,
+        )
+        if state is JobState.REJECTED:
+            self._drop_parts(job)
+        log.info(
+            "range failed",
+            extra={"job_id": job.id, "code": code, "state": str(state)},
+        )
+
+    def _assemble(
+        self, job: Job, scratch: Path, ranges_s: list[float]
+    ) -> tuple[Path, DocumentResult]:
+        """A split job's parts, fetched in page order, made into one checked output;
+        ``ranges_s`` gets the seconds each range took."""
+        services = self.services
+        settings = services.settings
+        template = registered_template(job.template, settings.template_dirs)
+        deadline = None
+        if job.deadline_at is not None:
+            deadline = time.monotonic() + (job.deadline_at - services.clock())
+        options, _policy = _job_options(
+            job, template, settings.limits, settings.redaction, deadline
+        )
+        split, _done = self.tasks.progress(job.id)
+        parts: list[Path] = []
+        pages: list[CheckedPage] = []
+        try:
+            for number in range(split):
+                part = scratch / f"part{number:04d}.pdf"
+                services.blobs.get_to_path(part_key(job.tenant, job.id, number), part)
+                parts.append(part)
+                with services.blobs.open(pages_key(job.tenant, job.id, number)) as fh:
+                    record = json.loads(fh.read())
+                pages += read_page_records(record["pages"])
+                ranges_s.append(float(record["seconds"]))
+        except BlobNotFound:
+            # a part went missing: the document is read again from the start next time
+            self.tasks.clear(job.id)
+            raise StoreUnavailable(
+                "a page range's part is missing; the job is read again"
+            ) from None
+        built = scratch / "output.pdf"
+        timer = StageTimer()
+        try:
+            result = assemble(
+                parts,
+                pages,
+                built,
+                options,
+                self.engine,
+                timer,
+                source_sha256=job.source_sha256,
+                kind=_source_kind(job.kind),
+            )
+        finally:
+            self._record_stages(job, timer)
+        return built, result
+
+    def _drop_parts(self, job: Job) -> None:
+        """A job's tasks and their parts, gone (it completed, failed or was cancelled)."""
+        self.tasks.clear(job.id)
+        prefix = parts_prefix(job.tenant, job.id)
+        for key, _at in list(self.services.blobs.list(prefix)):
+            with contextlib.suppress(BlobNotFound):
+                self.services.blobs.delete(key)
 
     def _record_stages(self, job: Job, timer: StageTimer) -> None:
         """The pipeline's stage timings, stored under this attempt."""
