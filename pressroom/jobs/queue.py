@@ -397,16 +397,7 @@ class SqlQueue:
             )
             if done.rowcount != 1:
                 return False
-            conn.execute(
-                review_decisions.insert().values(
-                    job_id=job_id,
-                    tenant=tenant,
-                    key_id=key_id,
-                    action="apply",
-                    at=now,
-                    detail=dict(counts),
-                )
-            )
+            _review_decision(conn, job_id, tenant, key_id, "apply", now, counts)
             self.db.wake(conn, Lane.INTERACTIVE.value)
             return True
 
@@ -454,15 +445,8 @@ class SqlQueue:
             )
             if done.rowcount != 1:
                 return False
-            conn.execute(
-                review_decisions.insert().values(
-                    job_id=job_id,
-                    tenant=tenant,
-                    key_id=key_id,
-                    action="approve" if approve else "reject",
-                    at=now,
-                    detail=dict(detail or {}),
-                )
+            _review_decision(
+                conn, job_id, tenant, key_id, "approve" if approve else "reject", now, detail
             )
             return True
 
@@ -737,3 +721,25 @@ def _fresh_round(now: float) -> dict[str, Any]:
             else_=now + (jobs.c.deadline_at - jobs.c.created_at),
         ),
     }
+
+
+def _review_decision(
+    conn: Connection,
+    job_id: str,
+    tenant: str,
+    key_id: str,
+    action: str,
+    now: float,
+    detail: dict[str, Any] | None,
+) -> None:
+    """A reviewer's decision (who, when, what changed), written with the job's own change."""
+    conn.execute(
+        review_decisions.insert().values(
+            job_id=job_id,
+            tenant=tenant,
+            key_id=key_id,
+            action=action,
+            at=now,
+            detail=dict(detail or {}),
+        )
+    )
