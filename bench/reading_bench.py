@@ -1,4 +1,5 @@
-"""How every reader reads the output, side by side with OCRmyPDF, on scans as varied as real ones.
+"""How every reader reads the output, side by side with OCRmyPDF, on scans as varied as real ones;
+then one big file split across worker processes, in the same run.
 
 For each half of the generated corpus (tests/scans.py: ``dev``, which we tune on, and
 ``held-out``, which we never do) and each kind of page (skewed, rotated, faint, fax, phone
@@ -17,9 +18,21 @@ photo, small print, two columns or a table), in one run on one pinned core:
 - what levelling costs: the ``straighten`` stage's time per levelled page, as a share of its
   page's time, and the levelled run against the kept one.
 
-Prints figures; asserts nothing. About 10-15 minutes with ``--per-kind 1 --rounds 2``.
+Then, with the process's own CPU set given back (the pin is inherited, and worker processes
+sharing one core could not be faster than one), bench/split_bench.py's measurement: a
+``--split-pages`` scan (400; 0 skips it) through ``pressroom serve`` and ``pressroom worker
+--concurrency N`` for each N of ``--split-workers`` (``1,all``: all = the CPUs this process
+could use before it pinned itself), admission to artifact, the speed-up against the target
+(1.8x with 2 workers), and the load average before and after (the machine is shared). The
+serve and worker run this checkout's code (``PYTHONPATH``), as the reading halves do.
+
+Last, a summary puts the headline figures of every half and the split side by side.
+
+Prints figures; asserts nothing. About 10-15 minutes with ``--per-kind 1 --rounds 2``, and
+about 8 more for the 400-page split on 2 cores.
 
     .venv-test/bin/python bench/reading_bench.py [--per-kind 1] [--rounds 2] [--halves dev,held-out]
+        [--split-pages 400] [--split-size 50] [--split-workers 1,all]
 
 OCRmyPDF is looked for in .venv-bench (``python3 -m venv .venv-bench &&
 .venv-bench/bin/pip install ocrmypdf``) or on PATH; without it its columns are left out.
@@ -43,6 +56,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.split_bench import big_scan, measure  # noqa: E402
 from pressroom.bench import OCRMYPDF_ARGS, cpu_children, find_ocrmypdf  # noqa: E402
 from pressroom.engines.straighten import STRAIGHTEN_MIN  # noqa: E402
 from tests.readers import READERS, cer, read_all  # noqa: E402
@@ -50,6 +64,8 @@ from tests.scans import HALVES, KINDS, Document, Page, generate  # noqa: E402
 
 SYSTEMS = ("pressroom", "native", "keep-pixels", "ocrmypdf")
 HEAVY = ("skewed", "rotated", "faint", "fax", "photo")  # the issue's held-out-style pages
+LIMIT_TARGET = 1.30  # issue 16: Pressroom's pages/min/core as a multiple of the limit
+SPLIT_TARGET = 1.8  # issue 16: 400 pages, admission to artifact, 1 -> 2 worker processes
 
 # Run in a child so each system's CPU time is its own, Tesseract included (tesserocr runs
 # in-process). One line of JSON per document: CPU seconds, stage timings, page skews.
@@ -99,6 +115,26 @@ class Run:
     rotations: list[int] = field(default_factory=list)
     levelled: int = 0
     shown: list[int] = field(default_factory=list)  # widths of the images recognised
+
+
+@dataclass(frozen=True)
+class HalfFigures:
+    """The headline figures of one half, as report() computed and printed them."""
+
+    half: str
+    pages: int
+    limit: float  # pages/min/core, recognise-only on the pixels as scanned
+    throughput: dict[str, float]  # pages/min/core, per system
+    of_limit: dict[str, float]  # the same as a multiple of the limit
+    worst_cer: dict[str, float]  # worst page in any reader, per system
+
+
+@dataclass(frozen=True)
+class SplitFigures:
+    pages: int
+    split: int
+    seconds: dict[int, float]  # best admission-to-artifact seconds, per worker processes
+    load: tuple[float, float]  # 1-minute load average before and after
 
 
 def limit_seconds(
@@ -223,11 +259,26 @@ def main() -> None:
         "--systems", default=",".join(SYSTEMS), help="which of " + ", ".join(SYSTEMS)
     )
     parser.add_argument("--keep", type=Path, default=None, help="keep the files in this folder")
+    parser.add_argument(
+        "--split-pages", type=int, default=400, help="pages of the split measurement; 0 skips it"
+    )
+    parser.add_argument("--split-size", type=int, default=50, help="PRESSROOM_SPLIT_PAGES")
+    parser.add_argument(
+        "--split-workers",
+        default="1,all",
+        help="worker processes per split run, in order; all = the CPUs this process may use",
+    )
     args = parser.parse_args()
+    original: set[int] | None = None
     try:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, children too
+        original = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(original)})  # one core, children too
     except (AttributeError, OSError):
         print("(could not pin to one core)")
+    cpus = len(original) if original else os.cpu_count() or 1
+    split_runs = [
+        cpus if w.strip() == "all" else int(w) for w in args.split_workers.split(",") if w.strip()
+    ]
     exe = None if args.no_ocrmypdf else find_ocrmypdf()
     wanted = args.systems.split(",")
     systems = [s for s in SYSTEMS if s in wanted and (s != "ocrmypdf" or exe)]
@@ -235,13 +286,24 @@ def main() -> None:
         print("(OCRmyPDF is not installed: its columns are left out; see bench/README.md)")
     with tempfile.TemporaryDirectory(prefix="pressroom-reading-") as tmp:
         root = args.keep or Path(tmp)
-        for half in args.halves.split(","):
-            report(half, root / half, args, exe, systems)
+        halves = [report(half, root / half, args, exe, systems) for half in args.halves.split(",")]
+        split = None
+        if args.split_pages > 0:
+            if original is not None:
+                os.sched_setaffinity(0, original)
+            try:
+                split = split_report(args.split_pages, args.split_size, split_runs, root / "split")
+            except Exception as error:  # the halves' figures are still worth their summary
+                print(f"  split measurement failed: {type(error).__name__}: {error}")
+            finally:
+                if original is not None:
+                    os.sched_setaffinity(0, {min(original)})
+    summary(halves, split, systems)
 
 
 def report(
     half: str, folder: Path, args: argparse.Namespace, exe: str | None, systems: list[str]
-) -> None:
+) -> HalfFigures:
     t0 = time.perf_counter()
     docs = generate(
         folder / "scans", half, per_kind=args.per_kind, seed=args.seed, kinds=args.kinds.split(",")
@@ -280,6 +342,8 @@ def report(
     # throughput
     print(f"\nthroughput, pages/min/core (CPU time, best of {args.rounds} interleaved rounds):")
     total_limit = sum(limit.values())
+    throughput: dict[str, float] = {}
+    of_limit: dict[str, float] = {}
     print(
         f"  {'recognise-only limit':24s} {60 * pages / total_limit:7.1f}   (the pixels as scanned)"
     )
@@ -294,6 +358,7 @@ def report(
         cpu = sum(run.cpu for run in runs[s].values() if run.output is not None)
         done = sum(len(d.pages) for d in docs if runs[s].get(d.path.stem, Run()).output)
         share = total_limit / cpu * done / pages
+        throughput[s], of_limit[s] = 60 * done / cpu, share
         line = f"  {s:24s} {60 * done / cpu:7.1f}   {share:5.0%} of the limit"
         if exe and s != "ocrmypdf":
             oc = sum(r.cpu for r in runs["ocrmypdf"].values() if r.output is not None)
@@ -376,6 +441,9 @@ def report(
             f"{100 * max(heavy):.2f} %; "
             f"{over} kind x reader cells over 2 %"
         )
+    worst_cer = {
+        s: max((e for (w, *_k), e in worst.items() if w == s), default=0.0) for s in systems
+    }
 
     if "native" in runs:
         resolution_report(docs, runs, limit)
@@ -404,6 +472,77 @@ def report(
                 f"  {s}: JPEG scans, largest {max(ratios):.2f}x, "
                 f"mean {statistics.mean(ratios):.2f}x the source"
             )
+    return HalfFigures(half, pages, 60 * pages / total_limit, throughput, of_limit, worst_cer)
+
+
+def split_report(pages: int, split: int, runs: list[int], folder: Path) -> SplitFigures:
+    """bench/split_bench.py's measurement, run by its own functions, on the CPUs given back."""
+    # the serve and worker it starts run this checkout's code, as the reading halves' children do
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    before = os.getloadavg()[0]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(
+        f"\n=== split: {pages} pages, PRESSROOM_SPLIT_PAGES={split}, worker processes "
+        f"{','.join(map(str, runs))} on {cores} CPU(s); load average at start {before:.2f}",
+        flush=True,
+    )
+    t0 = time.perf_counter()
+    source = big_scan(folder / f"scan-{pages}.pdf", pages)
+    print(f"  scan generated in {time.perf_counter() - t0:.0f} s", flush=True)
+    best = measure(source, pages, runs, split, folder)
+    after = os.getloadavg()[0]
+    figures = SplitFigures(pages, split, best, (before, after))
+    for workers, seconds in sorted(best.items()):
+        print(
+            f"  {workers} worker process(es), best: {seconds:.1f} s, "
+            f"{60 * pages / seconds:.1f} pages/min"
+        )
+    print(f"  {_speed_up(figures)}")
+    print(f"  load average at end {after:.2f} (at start {before:.2f}; the machine is shared)")
+    return figures
+
+
+def _speed_up(split: SplitFigures) -> str:
+    most = max(split.seconds)
+    if 1 not in split.seconds or most == 1:
+        return "no speed-up: one worker process only"
+    one, many = split.seconds[1], split.seconds[most]
+    return (
+        f"1 -> {most} worker processes: {one:.1f} s -> {many:.1f} s, {one / many:.2f}x faster "
+        f"(target: {SPLIT_TARGET:.1f}x with 2)"
+    )
+
+
+def summary(halves: list[HalfFigures], split: SplitFigures | None, systems: list[str]) -> None:
+    """The headline figures side by side, as computed above."""
+    print("\n=== summary")
+    print(f"  {'':38s}" + "".join(f"{h.half:>12s}" for h in halves))
+    print(f"  {'pages':38s}" + "".join(f"{h.pages:12d}" for h in halves))
+    print(f"  {'limit, pages/min/core':38s}" + "".join(f"{h.limit:12.1f}" for h in halves))
+    for s in systems:
+        print(
+            f"  {s + ', pages/min/core':38s}"
+            + "".join(
+                f"{h.throughput[s]:12.1f}" if s in h.throughput else f"{'-':>12s}" for h in halves
+            )
+        )
+    if "pressroom" in systems:
+        print(
+            f"  {f'pressroom / limit (target {LIMIT_TARGET:.2f}x)':38s}"
+            + "".join(f"{h.of_limit['pressroom']:11.2f}x" for h in halves)
+        )
+        print(
+            f"  {'pressroom worst page CER, any reader':38s}"
+            + "".join(f"{100 * h.worst_cer['pressroom']:10.2f} %" for h in halves)
+        )
+    if split is None:
+        print("  split: not measured")
+    else:
+        print(f"  split, {split.pages} pages by {split.split}: {_speed_up(split)}")
+        print(f"    load average {split.load[0]:.2f} at start, {split.load[1]:.2f} at end")
 
 
 def blank_document(folder: Path, half: str, index: int) -> Document:

@@ -75,6 +75,24 @@ def admission_to_artifact(source: Path, workers: int, split: int, folder: Path) 
         return took
 
 
+def measure(
+    source: Path, pages: int, runs: list[int], split: int, folder: Path
+) -> dict[int, float]:
+    """Best admission-to-artifact seconds per worker count, the runs in the order given, a
+    line printed after each (bench/reading_bench.py runs this too, after its reading halves)."""
+    best: dict[int, float] = {}
+    for workers in runs:
+        took = admission_to_artifact(source, workers, split, folder)
+        best[workers] = min(best.get(workers, took), took)
+        print(
+            f"  {workers} worker process(es): {took:.1f} s admission to artifact "
+            f"({pages / took * 60:.1f} pages/min; load average after "
+            f"{os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=400)
@@ -85,16 +103,7 @@ def main() -> None:
     print(f"{os.cpu_count()} CPU(s); {args.pages} pages, PRESSROOM_SPLIT_PAGES={args.split}")
     with tempfile.TemporaryDirectory(prefix="pressroom-bench-") as tmp:
         source = big_scan(Path(tmp) / f"scan-{args.pages}.pdf", args.pages)
-        best: dict[int, float] = {}
-        for workers in runs:
-            took = admission_to_artifact(source, workers, args.split, Path(tmp))
-            best[workers] = min(best.get(workers, took), took)
-            print(
-                f"  {workers} worker process(es): {took:.1f} s admission to artifact "
-                f"({args.pages / took * 60:.1f} pages/min; load average after "
-                f"{os.getloadavg()[0]:.1f})",
-                flush=True,
-            )
+        best = measure(source, args.pages, runs, args.split, Path(tmp))
         if 1 in best and 2 in best:
             print(
                 f"1 -> 2 worker processes (best of each): {best[1]:.1f} s -> {best[2]:.1f} s, "
