@@ -316,8 +316,9 @@ class OcrStage:
     straighten_min: float | None = None
     osd_dpi: float = 150.0
     min_osd_confidence: float = 2.0  # below this the detector is guessing: read as scanned
-    # Read each page at the scale its print needs (``resolution.choose_scale``: small or faint
-    # print keeps every pixel); the words come back in the page's own pixel frame.
+    # Read each page at the scale its print needs (``resolution.choose_scale``: print under
+    # ~14 px x-height, or ink within 110 grey levels of paper, keeps every pixel); the words come
+    # back in the page's own pixel frame.
     fit_resolution: bool = False
     # A page with no ink beyond noise is not read at all (no orientation, no recognition).
     skip_blank: bool = False
@@ -336,8 +337,10 @@ class OcrStage:
                 attempts=0,
             )
         base = normalise_contrast(gray)
-        # faint print (its grey range stretched) keeps its pixels: its strokes are what fade
-        fit = size if self.fit_resolution and base is gray else None
+        # faint print keeps its pixels: its strokes are what fade (measured by the ink's
+        # contrast, not by the stretch: an unevenly lit photo is stretched too, and reads
+        # reduced as well as any page)
+        fit = size if self.fit_resolution and size is not None and not size.faint else None
         guess, skew = orientation_and_skew(base)
         # the rows' angle of the page as it is is its skew read unturned, and upside down (a
         # half turn keeps every line's slope)
