@@ -94,6 +94,17 @@ class Seen:  # the real engine, noting the width of each image it is shown
     def detect_orientation(self, image, **kw):
         return engine.detect_orientation(image, **kw)
 seen = Seen()
+scales = []  # per page: the scale it was recognised at (its last reading), 0 when not read
+class Noting:  # the stage the pipeline makes, noting each page's scale
+    def __init__(self, stage):
+        self.stage = stage
+    def __call__(self, image, dpi, **kw):
+        before = len(shown)
+        reading = self.stage(image, dpi, **kw)
+        scales.append(shown[-1] / reading.size[0] if len(shown) > before else 0.0)
+        return reading
+made = plain.OcrStage
+plain.OcrStage = lambda *a, **k: Noting(made(*a, **k))
 warm = True  # a worker is long-lived: its imports and Tesseract's start are not a page's cost
 for line in sys.stdin:
     src, out = line.rstrip("\\n").split("\\t")
@@ -102,12 +113,14 @@ for line in sys.stdin:
             JobOptions(template=resolve_template(None), keep_pixels=keep), seen)
         warm = False
     shown.clear()
+    scales.clear()
     t = time.process_time()
     r = process_document(Path(src), Path(out),
         JobOptions(template=resolve_template(None), keep_pixels=keep), seen)
     print(json.dumps({"cpu": time.process_time() - t, "timings": r.timings,
         "skews": list(r.skews), "rotations": list(r.rotations),
-        "levelled": r.levelled_pages, "pages": r.pages, "shown": list(shown)}), flush=True)
+        "levelled": r.levelled_pages, "pages": r.pages, "shown": list(shown),
+        "scales": list(scales)}), flush=True)
 """
 
 
@@ -120,6 +133,7 @@ class Run:
     rotations: list[int] = field(default_factory=list)
     levelled: int = 0
     shown: list[int] = field(default_factory=list)  # widths of the images recognised
+    scales: list[float] = field(default_factory=list)  # per page, its recognition scale; 0: unread
 
 
 @dataclass(frozen=True)
@@ -143,10 +157,11 @@ class SplitFigures:
 
 
 def limit_seconds(
-    docs: list[Document], turns: dict[str, list[tuple[int, float]]] | None = None
+    docs: list[Document], turns: dict[str, list[tuple[int, float, float]]] | None = None
 ) -> dict[str, float]:
     """Bare Tesseract recognise CPU time per document: on the pixels as scanned, or (with
-    ``turns``: each page's clockwise turn and levelling angle) on the pixels Pressroom read."""
+    ``turns``: each page's clockwise turn, levelling angle and recognition scale) on the pixels
+    Pressroom read; a page at scale 0 (blank, not read) costs nothing."""
     code = """
 import json, sys, time
 from pathlib import Path
@@ -155,6 +170,7 @@ from PIL import Image, ImageSequence
 from pressroom.engines.straighten import level
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.ocr import rotate_cw
+from pressroom.pipeline.resolution import reduce
 from pressroom.settings import Settings
 api = TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix)._recognizer()
 def frames(path):
@@ -174,7 +190,10 @@ for line in sys.stdin:
     for i, im in enumerate(frames(Path(path))):
         g = im.convert("L")
         if turns:
+            if not turns[i][2]:
+                continue
             g = level(rotate_cw(g, turns[i][0]), turns[i][1])
+            g = reduce(g, turns[i][2]) if turns[i][2] < 1.0 else g
         data = g.tobytes()
         t = time.process_time()
         api.SetImageBytes(data, g.width, g.height, 1, g.width)
@@ -222,6 +241,7 @@ def run_pressroom(docs: list[Document], folder: Path, mode: str, runs: dict[str,
         run.skews, run.levelled = got["skews"], got["levelled"]
         run.rotations = got["rotations"]
         run.shown = got["shown"]
+        run.scales = got["scales"]
 
 
 def run_ocrmypdf(exe: str, docs: list[Document], folder: Path, runs: dict[str, Run]) -> None:
@@ -322,6 +342,7 @@ def report(
     runs: dict[str, dict[str, Run]] = {s: {} for s in systems}
     limit: dict[str, float] = {}
     read_limit: dict[str, float] = {}
+    ceiling: dict[str, float] = {}
     for r in range(args.rounds):
         # interleaved: every system once per round, the limits too, best of the rounds kept
         for doc, seconds in limit_seconds(docs).items():
@@ -329,13 +350,25 @@ def report(
         run_pressroom(docs, folder / "pressroom", "level", runs["pressroom"])
         turns = {
             stem: [
-                (rot, skew if abs(skew) >= STRAIGHTEN_MIN else 0.0)
+                (rot, skew if abs(skew) >= STRAIGHTEN_MIN else 0.0, 1.0)
                 for rot, skew in zip(run.rotations, run.skews, strict=True)
             ]
             for stem, run in runs["pressroom"].items()
         }
         for doc, seconds in limit_seconds(docs, turns).items():
             read_limit[doc] = min(read_limit.get(doc, float("inf")), seconds)
+        # the ceiling: bare recognition of exactly what Pressroom recognised (upright,
+        # levelled, at its scale, blank pages not at all); Pressroom can be no faster
+        scaled = {
+            stem: [
+                (rot, skew, scale)
+                for (rot, skew, _one), scale in zip(pages, run.scales, strict=True)
+            ]
+            for stem, pages in turns.items()
+            for run in (runs["pressroom"][stem],)
+        }
+        for doc, seconds in limit_seconds(docs, scaled).items():
+            ceiling[doc] = min(ceiling.get(doc, float("inf")), seconds)
         if "native" in runs:
             run_pressroom(docs, folder / "native", "native", runs["native"])
         if "keep-pixels" in runs:
@@ -356,8 +389,16 @@ def report(
         total_read = sum(read_limit.values())
         cpu = sum(run.cpu for run in runs["pressroom"].values())
         print(
-            f"  {'  on the pixels read':24s} {60 * pages / total_read:7.1f}   (upright, levelled: "
-            f"what Pressroom recognised; Pressroom is {total_read / cpu:.0%} of it)"
+            f"  {'  on the pixels read':24s} {60 * pages / total_read:7.1f}   (upright, levelled, "
+            f"every pixel; Pressroom is {total_read / cpu:.0%} of it)"
+        )
+    if ceiling:
+        total_ceiling = sum(ceiling.values())
+        cpu = sum(run.cpu for run in runs["pressroom"].values())
+        print(
+            f"  {'  at the scale read':24s} {60 * pages / total_ceiling:7.1f}   (the ceiling: "
+            f"exactly what Pressroom recognised, {total_limit / total_ceiling:.2f}x the limit; "
+            f"Pressroom is {total_ceiling / cpu:.0%} of it)"
         )
     for s in systems:
         cpu = sum(run.cpu for run in runs[s].values() if run.output is not None)
@@ -372,7 +413,7 @@ def report(
 
     print("\n  CPU seconds per document:")
     print(
-        f"  {'document':24s} {'pages':>5s} {'limit':>7s} {'as read':>7s} "
+        f"  {'document':24s} {'pages':>5s} {'limit':>7s} {'as read':>7s} {'ceiling':>7s} "
         + " ".join(f"{s:>11s}" for s in systems)
     )
     for d in docs:
@@ -384,8 +425,11 @@ def report(
         print(
             f"  {d.path.stem[:24]:24s} {len(d.pages):5d} {limit[d.path.stem]:7.2f} "
             + (f"{as_read:7.2f} " if as_read is not None else f"{'-':>7s} ")
+            + (f"{ceiling[d.path.stem]:7.2f} " if d.path.stem in ceiling else f"{'-':>7s} ")
             + " ".join(cells)
         )
+    if ceiling and "pressroom" in runs:
+        by_kind(docs, limit, ceiling, runs["pressroom"])
 
     # what levelling costs
     level_pages = [
@@ -519,6 +563,30 @@ def _speed_up(split: SplitFigures) -> str:
         f"1 -> {most} worker processes: {one:.1f} s -> {many:.1f} s, {one / many:.2f}x faster "
         f"(target: {SPLIT_TARGET:.1f}x with 2)"
     )
+
+
+def by_kind(
+    docs: list[Document], limit: dict[str, float], ceiling: dict[str, float], runs: dict[str, Run]
+) -> None:
+    """Per kind of page: the limit, the ceiling and Pressroom as multiples of the limit. The
+    ceiling is bare recognition of what Pressroom recognised: no faster reading exists at that
+    scale, so a kind whose ceiling is under the target cannot reach it by any overhead saved."""
+    kinds: dict[str, list[Document]] = {}
+    for d in docs:
+        kinds.setdefault("+".join(dict.fromkeys(p.kind for p in d.pages)), []).append(d)
+    print("\n  per kind (CPU seconds; multiples of the limit):")
+    print(
+        f"  {'kind':14s} {'pages':>5s} {'limit':>7s} {'ceiling':>7s} {'pressroom':>9s} "
+        f"{'ceiling x':>9s} {'pressroom x':>11s}"
+    )
+    for kind, group in kinds.items():
+        lim = sum(limit[d.path.stem] for d in group)
+        ceil = sum(ceiling[d.path.stem] for d in group)
+        cpu = sum(runs[d.path.stem].cpu for d in group)
+        print(
+            f"  {kind[:14]:14s} {sum(len(d.pages) for d in group):5d} {lim:7.2f} {ceil:7.2f} "
+            f"{cpu:9.2f} {lim / ceil:8.2f}x {lim / cpu:10.2f}x"
+        )
 
 
 def summary(halves: list[HalfFigures], split: SplitFigures | None, systems: list[str]) -> None:
