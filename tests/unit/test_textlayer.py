@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -164,3 +165,54 @@ def test_lines_stacked_or_overlapping_across_are_never_merged() -> None:
     beside = [word("again", 250, 305, 1)]
     below = [word("next", 700, 340, 2)]  # to the right, but a line lower
     assert len(text_lines(above + beside + below)) == 3
+
+
+def test_a_speck_in_one_words_box_does_not_size_its_line() -> None:
+    # the engine sizes a line by its tallest word: a streak through "council" made its box,
+    # and so the line, three times the others' height
+    line = [word("The", 100, 500, 0), word("city", 200, 500, 0), word("voted", 500, 500, 0)]
+    streaked = word("council", 300, 500, 0, size=90.0)
+    words = [replace(w, size=90.0) for w in (*line[:2], streaked, line[2])]
+    (found,) = text_lines(words)
+    assert found.size == 30.0
+    # an accented capital stands a quarter taller than the rest: that is print, and sizes it
+    accented = [replace(w, size=37.5) for w in (line[0], word("Élan", 200, 500, 0, size=37.5))]
+    assert text_lines(accented)[0].size == 37.5
+    # x-height words do not set the typical height: "on" and "a" beside "Judge" are print
+    low = [
+        replace(word(t, 100 + 100 * i, 500, 0, size=20.0), size=30.0)
+        for i, t in enumerate("on a".split())
+    ]
+    assert text_lines([*low, word("Judge", 400, 500, 0)])[0].size == 30.0
+
+
+def test_a_line_split_around_a_line_between_is_one_line_again() -> None:
+    # a streak through "had": "... defendant nt", then "years." below, then "d failed ..."
+    # on the first line's baseline, starting where "nt" ends
+    words = [
+        word("defendant", 100, 500, 0),
+        word("nt", 300, 500, 0),
+        word("years.", 100, 560, 1),
+        word("d", 341, 500, 2),
+        word("failed", 380, 500, 2),
+    ]
+    assert [[w.text for w in line.words] for line in text_lines(words)] == [
+        ["defendant", "nt", "d", "failed"],
+        ["years."],
+    ]
+
+
+def test_a_lists_items_read_after_their_numbers_stay_lines_of_their_own() -> None:
+    # the engine read the numbers as a column first; each item starts a word space or more
+    # after its number: moving the items up to their numbers would read them out of order
+    numbers = [word(f"{n}.", 100, 500 + 60 * n, n) for n in range(3)]  # 40 px wide
+    items = [word("Item", 150, 500 + 60 * n, 3 + n) for n in range(3)]
+    lines = text_lines(numbers + items)
+    assert [[w.text for w in line.words] for line in lines] == [
+        ["0."],
+        ["1."],
+        ["2."],
+        ["Item"],
+        ["Item"],
+        ["Item"],
+    ]
