@@ -99,8 +99,8 @@ def build_output(
                 sum(c.isalnum() for c in w.text) >= 3 for w in scan.extracted if w not in visible
             )
             placed: PlacedSource | None = None
+            scan.visible = visible if boxes or hidden else None
             if boxes or hidden:
-                scan.extracted = visible
                 with timer.stage(Stage.BURN):
                     placed, text = _rebuilt_page(out.pdf, src, scan, frame, boxes, budget)
                 rotation = 0
@@ -164,7 +164,7 @@ def _rebuilt_page(
     h = burned.height * 72.0 / scan.dpi
     placed = PlacedSource(_image_stream(pdf, burned), (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
     # On born-digital pages the words that stay come from the page's own text (exact).
-    kept = remaining_words(scan.extracted if scan.extracted else scan.ocr, boxes)
+    kept = remaining_words(scan.seen_text if scan.seen_text else scan.ocr, boxes)
     text = PageText(
         index=scan.info.index,
         method="ocr" if kept else "empty",

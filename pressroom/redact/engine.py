@@ -87,9 +87,6 @@ def redact_document(
                 by_kind, _tokens = document_values(scans)
                 applied = apply_corrections(options.corrections, scans, by_kind)
                 found = _Found(by_kind, applied.tokens(by_kind.get("name", ())), applied)
-            # the pages as read, for the findings: a build keeps only the visible words of a
-            # rebuilt page, and the hits count words of the page as read
-            read = [replace(scan) for scan in scans]
             try:
                 built = _build_and_read_back(
                     stack,
@@ -107,7 +104,7 @@ def redact_document(
                 )
             except ReviewRequired as exc:
                 # what a reviewer needs to judge the held copy: every finding, with its place
-                exc.findings = _findings(read, found)
+                exc.findings = _findings(scans, found)
                 exc.sheet = review_sheet(scans, exc.findings, options.corrections)
                 raise
     result = built.assembly.result(
@@ -117,7 +114,7 @@ def redact_document(
         redacted=built.counts,
         levelled_pages=sum(1 for scan in scans if scan.level),
     )
-    sheet = review_sheet(scans, _findings(read, found), options.corrections)
+    sheet = review_sheet(scans, _findings(scans, found), options.corrections)
     return replace(result, sheet=sheet)
 
 

@@ -67,7 +67,7 @@ def read_back(
         doubtful = [
             s.info.index + 1
             for s in scans
-            if not s.extracted and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
+            if not s.seen_text and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
         ]
         if doubtful:
             raise OutputCheckFailed(

@@ -50,6 +50,16 @@ class PageScan:
     # degrees the upright page is turned clockwise to level its lines; the words above are in
     # that levelled frame, and so is everything built from them
     level: float = 0.0
+    # the extracted words a reader can see, once a build rebuilt the page from its pixels
+    # (hidden, white, tiny and off-page text dropped); None: the page was not rebuilt.
+    # ``extracted`` stays the page as read: the hits count its words, and a second build
+    # starts from it again.
+    visible: list[Word] | None = None
+
+    @property
+    def seen_text(self) -> list[Word]:
+        """The page's own words as the output keeps them: all, or the visible ones."""
+        return self.extracted if self.visible is None else self.visible
 
 
 class RedactionSource:

@@ -318,6 +318,65 @@ def test_values_hidden_everywhere_are_gone_and_visible_text_stays(
         assert "IBAN" not in output_text(out, 0)
 
 
+def test_a_second_build_burns_what_the_first_did(
+    tmp_path: Path, engine: TesseractEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value found only on the output makes the engine build once more, from the pages as
+    read: hidden words ahead of the value on a page must not shift what the hits point at."""
+    from pikepdf import Dictionary, Name
+
+    import pressroom.redact.engine as redaction
+    from pressroom.redact.detect import Finding
+    from pressroom.redact.plan import Hit
+
+    pdf = pikepdf.Pdf.new()
+    font = pdf.make_indirect(
+        Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica)
+    )
+    content = (
+        b"3 Tr BT /F1 12 Tf 72 740 Td (Hidden words of an old text layer here) Tj ET 0 Tr "
+        b"BT /F1 12 Tf 72 700 Td (Account number: 12345678) Tj ET "
+        b"BT /F1 12 Tf 72 680 Td (This sentence must stay searchable.) Tj ET "
+        b"BT /F1 12 Tf 72 660 Td (Nothing else on this page is private.) Tj ET"
+    )
+    pdf.pages.append(
+        pikepdf.Page(
+            Dictionary(
+                Type=Name.Page,
+                MediaBox=pikepdf.Array([0, 0, 612, 792]),
+                Resources=Dictionary(Font=Dictionary(F1=font)),
+                Contents=pdf.make_stream(content),
+            )
+        )
+    )
+    src = tmp_path / "hidden-first.pdf"
+    pdf.save(src)
+    burned: list[list[tuple[int, float, list[object]]]] = []
+    real_build, real_read_back = redaction.build_output, redaction.read_back
+
+    def build(*args: object, **kwargs: object) -> object:
+        built = real_build(*args, **kwargs)  # type: ignore[arg-type]
+        burned.append(list(built.burned))
+        return built
+
+    def read_back(*args: object, **kwargs: object) -> object:
+        if len(burned) == 1:  # as if detection found a new value on the first output
+            new = Finding("account-number", 0, 8, "99999999", "test")
+            return {1: [Hit(new, ())]}
+        return real_read_back(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(redaction, "build_output", build)
+    monkeypatch.setattr(redaction, "read_back", read_back)
+    out = run(src, tmp_path, engine)
+    assert len(burned) == 2
+    assert burned[1] == burned[0]  # the same boxes: the value's, nothing else
+    assert find_leaks(out, [ACCOUNT]) == []
+    text = output_text(out, 0)
+    assert "This sentence must stay searchable." in text
+    assert "Nothing else on this page is private." in text
+    assert "Hidden" not in text
+
+
 @pytest.mark.parametrize("rotate", [90, 180, 270])
 def test_rotated_pages_are_redacted_where_the_value_is_shown(
     tmp_path: Path, engine: TesseractEngine, rotate: int
