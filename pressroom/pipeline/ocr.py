@@ -317,7 +317,7 @@ class OcrStage:
     osd_dpi: float = 150.0
     min_osd_confidence: float = 2.0  # below this the detector is guessing: read as scanned
     # Read each page at the scale its print needs (``resolution.choose_scale``: print under
-    # ~14 px x-height, or ink within 110 grey levels of paper, keeps every pixel); the words come
+    # 20 px x-height, or ink within 110 grey levels of paper, keeps every pixel); the words come
     # back in the page's own pixel frame.
     fit_resolution: bool = False
     # A page with no ink beyond noise is not read at all (no orientation, no recognition).

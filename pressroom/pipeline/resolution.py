@@ -3,9 +3,8 @@
 Tesseract scales every text line to a fixed height before its recogniser sees it, so pixels
 beyond what the glyphs need cost layout time and buy no accuracy (measured on 10-11 pt letter
 pages scanned at 300 dpi: 1.16 s a page as scanned, 0.76 s at half the resolution, CER no
-worse). The choice goes by the glyphs' height in pixels, never by the nominal resolution: print
-whose x-height is already near what the recogniser needs keeps every pixel (6 pt at 300 dpi,
-10 pt at 150 or 200 dpi), and so does faint print, whose strokes averaging would thin further.
+worse). Small print is another matter: the choice goes by the glyphs' height in pixels, never
+by the nominal resolution, and keeps every pixel of small or faint print.
 
 What the reduction cannot buy: the recogniser's own time is per character, whatever the scale
 (a dense 8 pt page spends ~1.0 of its 1.5 s there), so the saving is layout time, about a
@@ -23,18 +22,20 @@ from PIL import Image
 
 from pressroom.models import Box, Word
 
-# A lowercase letter's height (x-height) in pixels that Tesseract reads as well as any larger.
-# Measured on the dev half of tests/scans.py (3 seeds, 30 pages; CER of the words read, native
-# -> at this x-height): 8 pt at 300 dpi (17-18 px) 1.73 -> 1.75 %, 2.00 -> 1.97 %, 1.49 -> 1.40 %
-# at 0.67-0.71 of its pixels; faxes (16-19 px at 200 dpi) no worse on the whole; phone photos
-# 0-0.06 %. At 10.5 px small print began to lose (1.73 -> 1.77 %), at 9 px more so.
-TARGET_XHEIGHT = 12.0
+# A lowercase letter's height (x-height) in pixels that Tesseract reads as well as any larger:
+# 10-11 pt print at 150 dpi (9.5-11 px) read at 0.17 % CER against 0.44 % at 300 dpi.
+TARGET_XHEIGHT = 10.5
+# Below this x-height the page keeps its pixels: 8 pt at 300 dpi (15-18 px) is read as scanned,
+# and so are faxes (16-19 px at 200 dpi). Read at a 12 px x-height, 8 pt pages were 15-20 %
+# faster and their words no worse (dev half of tests/scans.py, 3 seeds), but one held-out page
+# read 0.4 CER points worse in poppler (1.01 -> 1.42 %; the six other readers alike within
+# 0.02): small print keeps every pixel.
+KEEP_BELOW_XHEIGHT = 20.0
 # Ink this much darker than the paper at most (grey levels) is faint print: worn toner measured
 # 58-72 below its paper, every other kind of page 156 or more. Reduced, a faint page lost
 # 0.3-0.45 CER points on one page in three where native reading was perfect: it keeps its pixels.
 FAINT_CONTRAST = 110.0
-# Scales above this save too little to be worth a resampling: print under ~14 px keeps its
-# pixels (what small print means to the recogniser: 6 pt at 300 dpi, 10 pt at 150 or 200 dpi).
+# Scales above this save too little to be worth a resampling; below it nothing is reduced.
 MIN_SCALE = 0.25
 MIN_DPI = 150.0  # the measured table went no lower; nor does the layout it reads
 MAX_USEFUL_SCALE = 0.85
@@ -176,11 +177,11 @@ def _mode(values: np.ndarray) -> float:
 def choose_scale(xheight: float | None, dpi: float | None = None) -> float:
     """The scale to read a page at, from its x-height in pixels: 1 keeps the pixels.
 
-    Unknown (too few glyphs) and print already near the target keep every pixel; larger print
-    is reduced so its x-height comes to ``TARGET_XHEIGHT``, but never below ``MIN_DPI`` where
-    the resolution is known: the layout (column gaps, a table's rules) is read from the same
-    pixels as the glyphs, and two columns at 108 dpi were read as one."""
-    if xheight is None or xheight <= 0:
+    Unknown (too few glyphs), small print, and print already near the target keep every
+    pixel; larger print is reduced so its x-height comes to ``TARGET_XHEIGHT``, but never below
+    ``MIN_DPI`` where the resolution is known: the layout (column gaps, a table's rules) is read
+    from the same pixels as the glyphs, and two columns at 108 dpi were read as one."""
+    if xheight is None or xheight < KEEP_BELOW_XHEIGHT:
         return 1.0
     floor = MIN_SCALE if not dpi else max(MIN_SCALE, MIN_DPI / dpi)
     scale = max(floor, TARGET_XHEIGHT / xheight)

