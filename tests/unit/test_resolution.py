@@ -94,6 +94,35 @@ def test_paper_without_ink_is_blank(paper: Image.Image) -> None:
     assert measure_text(paper).blank
 
 
+def _photo_lit(page: Image.Image, fall: float = 0.3, desk: float = 70.0) -> Image.Image:
+    """``page`` as a phone sees it: grey ink, light falling off towards the corners, a dark
+    desk at both sides."""
+    ink = np.asarray(page, dtype=np.float32) / 255.0
+    h, w = ink.shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = np.clip(
+        1.0 - fall * ((xx - w / 2) / (w / 2)) ** 2 - fall * ((yy - h / 2) / (h / 2)) ** 2, 0.2, 1.0
+    )
+    lit = (60.0 + ink * 175.0) * light
+    side = int(w * 0.08)
+    lit[:, :side] = desk
+    lit[:, -side:] = desk
+    noise = np.random.default_rng(5).normal(0, 1.5, lit.shape)
+    return Image.fromarray((lit + noise).clip(0, 255).astype(np.uint8))
+
+
+def test_a_page_under_uneven_light_is_not_blank() -> None:
+    # the light's fall-off is not noise: read as noise it set the ink threshold under the ink
+    size = measure_text(_photo_lit(_page(10.0)))
+    assert not size.blank
+    assert size.height is not None and not size.faint
+
+
+def test_blank_paper_under_uneven_light_is_read_rather_than_skipped() -> None:
+    # a desk and a shadow are marks: the page is read (and found empty), never skipped unseen
+    assert not measure_text(_photo_lit(Image.new("L", (2550, 3300), 255))).blank
+
+
 def test_one_faint_word_is_not_blank() -> None:
     page = _noisy_paper()
     face = ImageFont.truetype(str(find_font("DejaVuSans.ttf")), 28)
