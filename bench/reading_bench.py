@@ -389,21 +389,22 @@ def report(
     print(
         f"  {'recognise-only limit':24s} {60 * pages / total_limit:7.1f}   (the pixels as scanned)"
     )
-    if read_limit:
-        total_read = sum(read_limit.values())
+    if read_limit and ceiling:
         cpu = sum(run.cpu for run in runs["pressroom"].values())
-        print(
-            f"  {'  on the pixels read':24s} {60 * pages / total_read:7.1f}   (upright, levelled, "
-            f"every pixel; Pressroom is {total_read / cpu:.0%} of it)"
-        )
-    if ceiling:
         total_ceiling = sum(ceiling.values())
-        cpu = sum(run.cpu for run in runs["pressroom"].values())
-        print(
-            f"  {'  at the scale read':24s} {60 * pages / total_ceiling:7.1f}   (the ceiling: "
-            f"exactly what Pressroom recognised, {total_limit / total_ceiling:.2f}x the limit; "
-            f"Pressroom is {total_ceiling / cpu:.0%} of it)"
-        )
+        for label, seconds, what in (
+            ("  on the pixels read", sum(read_limit.values()), "upright, levelled, every pixel"),
+            (
+                "  at the scale read",
+                total_ceiling,
+                "the ceiling: exactly what Pressroom recognised, "
+                f"{total_limit / total_ceiling:.2f}x the limit",
+            ),
+        ):
+            print(
+                f"  {label:24s} {60 * pages / seconds:7.1f}   ({what}; "
+                f"Pressroom is {seconds / cpu:.0%} of it)"
+            )
     for s in systems:
         cpu = sum(run.cpu for run in runs[s].values() if run.output is not None)
         done = sum(len(d.pages) for d in docs if runs[s].get(d.path.stem, Run()).output)
