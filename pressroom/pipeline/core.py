@@ -19,6 +19,7 @@ from PIL import Image
 from pressroom import ENGINE_VERSION, __version__
 from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.engines import images
+from pressroom.engines.prune import PageCleaner
 from pressroom.errors import Corrupt, DeadlineExceeded, OutputCheckFailed, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
 from pressroom.pipeline.check import CheckedPage, check_output
@@ -145,14 +146,14 @@ def open_source_pdf(stack: ExitStack, source: Path) -> pikepdf.Pdf:
         raise Corrupt("the PDF cannot be parsed") from None
 
 
-def pdf_page_form(src: pikepdf.Pdf, page_info: PageInfo) -> tuple[PlacedSource, pikepdf.Page]:
-    """A PDF source page as a form XObject of ``src``, placed upright as displayed (its own
-    /Rotate applied), with the page itself."""
+def pdf_page_form(cleaner: PageCleaner, page_info: PageInfo) -> tuple[PlacedSource, pikepdf.Page]:
+    """A PDF source page as a form XObject of the cleaner's document, holding only what the
+    page draws (engines.prune), placed upright as displayed (its own /Rotate applied), with
+    the page itself."""
     try:
-        page = src.pages[page_info.index]
+        page = cleaner.pdf.pages[page_info.index]
         crop = [float(v) for v in page.cropbox]
-        form = page.as_form_xobject(handle_transformations=False)
-        form.BBox = pikepdf.Array(crop)
+        form = cleaner.page_form(page, crop)
     except (pikepdf.PdfError, ValueError, TypeError):
         raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
     x0, y0, x1, y1 = crop

@@ -15,6 +15,7 @@ import pikepdf
 from PIL import Image
 
 from pressroom.engines import images, pdfium
+from pressroom.engines.prune import PageCleaner
 from pressroom.engines.straighten import STRAIGHTEN_MIN, Encoding, image_stream, level
 from pressroom.errors import Corrupt
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
@@ -242,13 +243,13 @@ class _Walk:
 def _pdf_pages(walk: _Walk) -> Iterator[SourcePage]:
     """Pages of a PDF source, placed as form XObjects of the source itself, which is the
     output document (see OutputBuilder)."""
-    src = walk.out()
+    cleaner = PageCleaner(walk.out())
     doc: Any = walk.stack.enter_context(pdfium.RecyclingDocument(walk.source))
     for page_info in walk.info.pages:
         if walk.only is not None and page_info.index not in walk.only:
             continue
         with walk.timer.stage(Stage.RENDER):
-            placed, page = pdf_page_form(src, page_info)
+            placed, page = pdf_page_form(cleaner, page_info)
         raster = None
         if not page_info.has_text:
             with walk.timer.stage(Stage.RASTER):

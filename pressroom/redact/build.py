@@ -182,8 +182,8 @@ def _vector_page(
 ) -> PlacedSource:
     """The source page placed as it is, copied into the fresh output."""
     if src.kind is SourceKind.PDF:
-        assert src.pdf is not None
-        placed, _page = pdf_page_form(src.pdf, scan.info)
+        assert src.cleaner is not None
+        placed, _page = pdf_page_form(src.cleaner, scan.info)
         return PlacedSource(
             pdf.copy_foreign(placed.xobject), placed.to_frame, placed.width, placed.height
         )

@@ -1,9 +1,12 @@
-"""The output check for redaction: two independent parsers must find no forbidden value.
+"""The output check for redaction: three independent readings must find no forbidden value.
 
 PDFium reads the text as a viewer would; the pikepdf walk reads every object and stream as
 bytes (every string, every decoded stream, every string operand of every content stream), in
-several encodings. Values are compared normalised: case and accents folded, no spacing or
-punctuation. Reports say which parser and how many, never the value.
+several encodings; the font walk (``redact.fonttext``) decodes every string operand of every
+content stream, drawn or not, through the font it is shown in (ToUnicode, encodings and
+``/Differences``, Identity-H and other CMaps, Type 3), and counts what it cannot read. Values
+are compared normalised: case and accents folded, no spacing or punctuation. Reports say which
+parser and how many, never the value.
 """
 
 from __future__ import annotations
@@ -17,14 +20,18 @@ from pathlib import Path
 import pikepdf
 
 from pressroom.engines import pdfium
+from pressroom.redact.fonttext import document_text
 from pressroom.redact.plan import normalise
 
 
 @dataclass(frozen=True, slots=True)
 class Leak:
-    parser: str  # pdfium-text | pikepdf-walk
+    parser: str  # pdfium-text | pikepdf-walk | font-text
     where: str  # page N, object, stream
     count: int
+    # codes the font walk could not read as text there (count is then their number): what
+    # cannot be read cannot be cleared, so it holds the job as surely as a value found
+    unreadable: bool = False
 
 
 def _decodings(data: bytes) -> Iterable[str]:
@@ -85,6 +92,13 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
         n = _object_strings_hits(pdf.trailer, wanted)
         if n:
             leaks.append(Leak("pikepdf-walk", "trailer", n))
+        # the third reading: every string operand decoded through its font, drawn or not
+        for shown in document_text(pdf):
+            n = _hits("".join(shown.text), wanted)
+            if n:
+                leaks.append(Leak("font-text", shown.where, n))
+            if shown.unreadable:
+                leaks.append(Leak("font-text", shown.where, shown.unreadable, unreadable=True))
     return leaks
 
 

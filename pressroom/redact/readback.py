@@ -51,10 +51,16 @@ def read_back(
     header_pt = options.template.header.height
     built.assembly.check(output)
     with timer.stage(Stage.LEAK_CHECK):
-        leaks = find_leaks(output, found_values)
+        every = find_leaks(output, found_values)
+        leaks = [leak for leak in every if not leak.unreadable]
         if leaks:
             summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
             raise RedactionLeak(f"a redacted value is still in the output ({summary})")
+        if every:
+            raise OutputCheckFailed(
+                "text the check cannot read as characters (no ToUnicode, an encoding it does "
+                "not know): " + ", ".join(f"{leak.where} x{leak.count} codes" for leak in every)
+            )
         under = text_under_drawn(output, applied.drawn_pt, built.assembly.offset, header_pt)
         if under:
             raise RedactionLeak(

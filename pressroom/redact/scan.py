@@ -13,6 +13,7 @@ import pikepdf
 from PIL import Image
 
 from pressroom.engines import images, pdfium
+from pressroom.engines.prune import PageCleaner
 from pressroom.engines.straighten import level
 from pressroom.models import DocumentInfo, PageInfo, SourceKind, Word
 from pressroom.pipeline.core import (
@@ -70,8 +71,10 @@ class RedactionSource:
         self.kind = info.kind
         self.single = len(info.pages) == 1
         self.pdf: pikepdf.Pdf | None = None
+        self.cleaner: PageCleaner | None = None  # kept pages copied with only what they draw
         if self.kind is SourceKind.PDF:
             self.pdf = open_source_pdf(stack, path)
+            self.cleaner = PageCleaner(self.pdf)
             self.doc: Any = stack.enter_context(pdfium.RecyclingDocument(path))
 
     def frames(self) -> Generator[Image.Image, None, None]:

@@ -1,0 +1,576 @@
+"""Text as a PDF shows it: every string operand of every content stream, decoded through the
+font it is shown in.
+
+The bytes of a string are codes, not characters: through an Identity-H font (how Word,
+LibreOffice and browsers write text) they are glyph numbers, through a simple font with a
+``/Differences`` encoding they may be 1, 2, 3… A byte search finds no name in them. Here each
+code is read the way a viewer's text extraction reads it: the font's ToUnicode map first, then
+its encoding (a predefined one, or glyph names read as the Adobe Glyph List spells them), so
+the leak check can compare text with text. A code that none of these can read is counted:
+the check holds what it cannot read (fail closed) rather than guess.
+
+Every content stream is read — a page's, forms', tiling patterns', Type 3 glyphs', annotation
+appearances' — whether or not anything draws it. Pure parsing; nothing is rendered."""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+
+from pressroom.engines.prune import inherited
+from pressroom.engines.streams import TooBig, decoded
+
+MAX_CMAP_BYTES = 4 * 1024 * 1024  # a larger CMap is not read: its text counts as unreadable
+MAX_CONTENT_BYTES = 64 * 1024 * 1024
+_SHOW = frozenset({"Tj", "'", '"', "TJ"})
+
+
+@dataclass
+class StreamText:
+    """What one content stream shows: its text, and how many codes could not be read."""
+
+    where: str  # "page N" or "an undrawn form" and the like: never a value
+    text: list[str] = field(default_factory=list)
+    unreadable: int = 0
+
+
+def document_text(pdf: pikepdf.Pdf) -> Iterator[StreamText]:
+    """Each content stream's shown text, pages first, then every other content stream."""
+    seen: set[tuple[int, int]] = set()
+    fonts: dict[tuple[int, int], Font] = {}
+    for n, page in enumerate(pdf.pages, start=1):
+        resources = inherited(page.obj, "/Resources")
+        contents = page.obj.get("/Contents")
+        streams = [contents] if isinstance(contents, pikepdf.Stream) else list(contents or [])
+        out = StreamText(f"page {n}")
+        for stream in streams:
+            if isinstance(stream, pikepdf.Stream):
+                if stream.is_indirect:
+                    seen.add(stream.objgen)
+                _read(pdf, stream, resources, out, fonts)
+        yield out
+        yield from _forms_below(pdf, resources, f"page {n}", seen, fonts, 0)
+        annots = page.obj.get("/Annots")
+        for annot in annots if isinstance(annots, Array) else []:
+            if isinstance(annot, Dictionary):
+                for stream in _appearances(annot.get("/AP")):
+                    yield from _one(pdf, stream, None, f"page {n} annotation", seen, fonts)
+    for obj in pdf.objects:
+        if isinstance(obj, pikepdf.Stream) and obj.objgen not in seen and _is_content(obj):
+            yield from _one(pdf, obj, None, "an undrawn form", seen, fonts)
+        elif (
+            isinstance(obj, Dictionary)
+            and obj.get("/Subtype") == Name.Type3
+            and isinstance(obj.get("/CharProcs"), Dictionary)
+        ):
+            own = obj.get("/Resources")
+            for proc in obj.CharProcs.values():
+                if isinstance(proc, pikepdf.Stream):
+                    yield from _one(pdf, proc, own, "a Type 3 glyph", seen, fonts)
+
+
+def _one(
+    pdf: pikepdf.Pdf,
+    stream: pikepdf.Stream,
+    parent: pikepdf.Object | None,
+    where: str,
+    seen: set[tuple[int, int]],
+    fonts: dict[tuple[int, int], Font],
+    depth: int = 0,
+) -> Iterator[StreamText]:
+    if stream.is_indirect:
+        if stream.objgen in seen:
+            return
+        seen.add(stream.objgen)
+    own = stream.get("/Resources")
+    resources = own if isinstance(own, Dictionary) else parent
+    out = StreamText(where)
+    _read(pdf, stream, resources, out, fonts)
+    yield out
+    if depth < 40:
+        yield from _forms_below(pdf, resources, where, seen, fonts, depth + 1)
+
+
+def _forms_below(
+    pdf: pikepdf.Pdf,
+    resources: object,
+    where: str,
+    seen: set[tuple[int, int]],
+    fonts: dict[tuple[int, int], Font],
+    depth: int,
+) -> Iterator[StreamText]:
+    """Forms and tiling patterns named in ``resources``, read with the resources they
+    inherit when they have none of their own."""
+    if not isinstance(resources, Dictionary):
+        return
+    for category in ("/XObject", "/Pattern"):
+        group = resources.get(category)
+        if not isinstance(group, Dictionary):
+            continue
+        for target in group.values():
+            if isinstance(target, pikepdf.Stream) and _is_content(target):
+                yield from _one(pdf, target, resources, where, seen, fonts, depth)
+
+
+def _appearances(ap: object) -> Iterator[pikepdf.Stream]:
+    if not isinstance(ap, Dictionary):
+        return
+    for state in ap.values():
+        if isinstance(state, pikepdf.Stream):
+            yield state
+        elif isinstance(state, Dictionary):
+            yield from (s for s in state.values() if isinstance(s, pikepdf.Stream))
+
+
+def _is_content(stream: pikepdf.Stream) -> bool:
+    if stream.get("/Subtype") == Name.Form:
+        return True
+    return stream.get("/PatternType") == 1
+
+
+def _read(
+    pdf: pikepdf.Pdf,
+    stream: pikepdf.Stream,
+    resources: object,
+    out: StreamText,
+    fonts: dict[tuple[int, int], Font],
+) -> None:
+    try:
+        data = decoded(stream, MAX_CONTENT_BYTES)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            instructions = pikepdf.parse_content_stream(pikepdf.Stream(pdf, data))
+    except (TooBig, pikepdf.PdfError, TypeError, ValueError):
+        out.unreadable += 1  # a stream nobody can parse is a stream nobody can check
+        return
+    font: Font | None = None
+    for instruction in instructions:
+        if not isinstance(instruction, pikepdf.ContentStreamInstruction):
+            continue
+        op = str(instruction.operator)
+        operands = instruction.operands
+        if op == "Tf" and operands:
+            font = _font(resources, operands[0], fonts)
+        elif op in _SHOW and operands:
+            shown = operands[-1]
+            strings = (
+                [bytes(s) for s in shown if isinstance(s, pikepdf.String)]
+                if isinstance(shown, Array)
+                else [bytes(shown)]
+                if isinstance(shown, pikepdf.String)
+                else []
+            )
+            for raw in strings:
+                text, unreadable = (font or _FALLBACK).decode(raw)
+                out.text.append(text)
+                out.unreadable += unreadable
+
+
+def _font(resources: object, name: object, fonts: dict[tuple[int, int], Font]) -> Font | None:
+    if not isinstance(resources, Dictionary) or not isinstance(name, Name):
+        return None
+    group = resources.get("/Font")
+    obj = group.get(str(name)) if isinstance(group, Dictionary) else None
+    if not isinstance(obj, Dictionary):
+        return None
+    key = obj.objgen if obj.is_indirect else None
+    if key is not None and key in fonts:
+        return fonts[key]
+    font = Font.of(obj)
+    if key is not None:
+        fonts[key] = font
+    return font
+
+
+class Font:
+    """How one font's codes read as text."""
+
+    def __init__(
+        self,
+        lengths: CodeSpace,
+        unicode: CMap | None,
+        simple: dict[int, str] | None,
+    ) -> None:
+        self.lengths = lengths
+        self.unicode = unicode
+        self.simple = simple  # code -> text for one-byte fonts; None: a CID font
+
+    @classmethod
+    def of(cls, font: Dictionary) -> Font:
+        unicode = _cmap(font.get("/ToUnicode"))
+        if font.get("/Subtype") == Name.Type0:
+            encoding = font.get("/Encoding")
+            if isinstance(encoding, pikepdf.Stream):
+                data = _bounded(encoding)
+                space = CodeSpace.of(data) if data is not None else CodeSpace.two()
+            else:
+                space = CodeSpace.two()  # Identity-H/V and the UCS-2/UTF-16 CMaps
+            return cls(space, unicode, None)
+        return cls(CodeSpace.one(), unicode, _simple_encoding(font))
+
+    def decode(self, data: bytes) -> tuple[str, int]:
+        """The text ``data`` shows, and how many of its codes could not be read."""
+        out: list[str] = []
+        unreadable = 0
+        for code, n in self.lengths.split(data):
+            text = self.unicode.get(code, n) if self.unicode is not None else None
+            if text is None and self.simple is not None:
+                text = self.simple.get(code)
+            if text is None:
+                unreadable += 1
+                continue
+            out.append(text)
+        return "".join(out), unreadable
+
+
+class CodeSpace:
+    """How a font's strings split into codes: by the CMap's code space ranges."""
+
+    def __init__(self, ranges: list[tuple[bytes, bytes]]) -> None:
+        self.ranges = ranges or [(b"\x00\x00", b"\xff\xff")]
+
+    @classmethod
+    def one(cls) -> CodeSpace:
+        return cls([(b"\x00", b"\xff")])
+
+    @classmethod
+    def two(cls) -> CodeSpace:
+        return cls([(b"\x00\x00", b"\xff\xff")])
+
+    @classmethod
+    def of(cls, data: bytes) -> CodeSpace:
+        ranges = []
+        for body in re.findall(rb"begincodespacerange(.*?)endcodespacerange", data, re.S):
+            codes = [_hex(h) for h in re.findall(rb"<([0-9A-Fa-f\s]*)>", body)]
+            ranges += [(codes[i], codes[i + 1]) for i in range(0, len(codes) - 1, 2)]
+        return cls(ranges)
+
+    def split(self, data: bytes) -> Iterator[tuple[int, int]]:
+        i = 0
+        shortest = min(len(lo) for lo, _hi in self.ranges)
+        while i < len(data):
+            for lo, hi in self.ranges:
+                n = len(lo)
+                chunk = data[i : i + n]
+                if len(chunk) == n and all(
+                    a <= c <= b for a, c, b in zip(lo, chunk, hi, strict=True)
+                ):
+                    yield int.from_bytes(chunk, "big"), n
+                    i += n
+                    break
+            else:
+                chunk = data[i : i + shortest]
+                yield int.from_bytes(chunk, "big"), len(chunk)
+                i += shortest
+
+
+class CMap:
+    """A ToUnicode map: single codes and ranges, by code length."""
+
+    def __init__(self) -> None:
+        self.chars: dict[tuple[int, int], str] = {}
+        self.starts: list[tuple[int, int]] = []  # (length, low), sorted
+        self.ranges: list[tuple[int, int, int, bytes | list[str]]] = []
+
+    def get(self, code: int, n: int) -> str | None:
+        text = self.chars.get((n, code))
+        if text is not None:
+            return text
+        i = bisect.bisect_right(self.starts, (n, code)) - 1
+        if i < 0:
+            return None
+        length, lo, hi, dest = self.ranges[i]
+        if length != n or not lo <= code <= hi:
+            return None
+        if isinstance(dest, list):
+            return dest[code - lo] if code - lo < len(dest) else None
+        # the last byte of the destination counts up with the code
+        value = int.from_bytes(dest, "big") + (code - lo)
+        return _utf16(value.to_bytes(len(dest), "big"))
+
+
+def _cmap(obj: object) -> CMap | None:
+    if not isinstance(obj, pikepdf.Stream):
+        return None
+    data = _bounded(obj)
+    if data is None:
+        return None
+    cmap = CMap()
+    token = re.compile(rb"<([0-9A-Fa-f\s]*)>|(\[)|(\])|/([^\s/<>\[\]()]+)")
+    ranges: list[tuple[int, int, int, bytes | list[str]]] = []
+    for kind, body in re.findall(rb"beginbf(char|range)(.*?)endbf(?:char|range)", data, re.S):
+        items: list[object] = []
+        stack: list[object] | None = None
+        for hexed, open_, close, name in (m.groups() for m in token.finditer(body)):
+            if open_:
+                stack = []
+                continue
+            if close:
+                items.append(stack or [])
+                stack = None
+                continue
+            value: object = (
+                _hex(hexed) if hexed is not None else _glyph_text(name.decode("latin-1"))
+            )
+            if stack is not None:
+                stack.append(value)
+            else:
+                items.append(value)
+        step = 2 if kind == b"char" else 3
+        for i in range(0, len(items) - step + 1, step):
+            src = items[i]
+            if not isinstance(src, bytes):
+                continue
+            n = len(src)
+            if step == 2:
+                dest = items[i + 1]
+                text = _utf16(dest) if isinstance(dest, bytes) else dest
+                if isinstance(text, str):
+                    cmap.chars[(n, int.from_bytes(src, "big"))] = text
+                continue
+            hi, dest = items[i + 1], items[i + 2]
+            if not isinstance(hi, bytes):
+                continue
+            lo_code, hi_code = int.from_bytes(src, "big"), int.from_bytes(hi, "big")
+            if isinstance(dest, list):
+                texts = [_utf16(d) if isinstance(d, bytes) else str(d or "") for d in dest]
+                ranges.append((n, lo_code, hi_code, texts))
+            elif isinstance(dest, bytes) and dest:
+                ranges.append((n, lo_code, hi_code, dest))
+    ranges.sort(key=lambda r: (r[0], r[1]))
+    cmap.ranges = ranges
+    cmap.starts = [(r[0], r[1]) for r in ranges]
+    return cmap
+
+
+def _bounded(stream: pikepdf.Stream) -> bytes | None:
+    try:
+        return decoded(stream, MAX_CMAP_BYTES)
+    except (TooBig, pikepdf.PdfError):
+        return None
+
+
+def _hex(digits: bytes) -> bytes:
+    clean = re.sub(rb"\s", b"", digits).decode()
+    return bytes.fromhex(clean + "0" * (len(clean) % 2))
+
+
+def _utf16(raw: bytes) -> str:
+    return (
+        raw[: len(raw) // 2 * 2].decode("utf-16-be", errors="replace")
+        if len(raw) > 1
+        else (raw.decode("latin-1"))
+    )
+
+
+# -- simple fonts ---------------------------------------------------------------------------
+
+_BASE = {
+    "/WinAnsiEncoding": "cp1252",
+    "/MacRomanEncoding": "mac_roman",
+    "/StandardEncoding": "latin-1",  # letters and digits sit where ASCII has them
+    "/PDFDocEncoding": "latin-1",
+    "/MacExpertEncoding": "latin-1",
+}
+
+
+def _simple_encoding(font: Dictionary) -> dict[int, str]:
+    encoding = font.get("/Encoding")
+    base = "latin-1"  # a font's built-in encoding: as the old byte search read it
+    differences: Array | None = None
+    if isinstance(encoding, Name):
+        base = _BASE.get(str(encoding), base)
+    elif isinstance(encoding, Dictionary):
+        named = encoding.get("/BaseEncoding")
+        if isinstance(named, Name):
+            base = _BASE.get(str(named), base)
+        found = encoding.get("/Differences")
+        differences = found if isinstance(found, Array) else None
+    table: dict[int, str] = {}
+    for code in range(256):
+        char = bytes([code]).decode(base, errors="ignore")
+        if char:
+            table[code] = char
+    if font.get("/Subtype") == Name.Type3:
+        table = {}  # a Type 3 font draws only what its encoding names
+    if differences is not None:
+        code = 0
+        for item in differences:
+            if isinstance(item, int):  # (pikepdf hands numbers over as Python's)
+                code = item
+            elif isinstance(item, Name):
+                text = _glyph_text(str(item)[1:])
+                if text is None:
+                    table.pop(code, None)
+                else:
+                    table[code] = text
+                code += 1
+    return table
+
+
+_NAMED = {
+    "space": " ",
+    "exclam": "!",
+    "quotedbl": '"',
+    "numbersign": "#",
+    "dollar": "$",
+    "percent": "%",
+    "ampersand": "&",
+    "quotesingle": "'",
+    "quoteright": "\u2019",
+    "quoteleft": "\u2018",
+    "parenleft": "(",
+    "parenright": ")",
+    "asterisk": "*",
+    "plus": "+",
+    "comma": ",",
+    "hyphen": "-",
+    "minus": "\u2212",
+    "period": ".",
+    "slash": "/",
+    "colon": ":",
+    "semicolon": ";",
+    "less": "<",
+    "equal": "=",
+    "greater": ">",
+    "question": "?",
+    "at": "@",
+    "bracketleft": "[",
+    "backslash": "\\",
+    "bracketright": "]",
+    "asciicircum": "^",
+    "underscore": "_",
+    "grave": "`",
+    "braceleft": "{",
+    "bar": "|",
+    "braceright": "}",
+    "asciitilde": "~",
+    "endash": "\u2013",
+    "emdash": "\u2014",
+    "bullet": "\u2022",
+    "quotedblleft": "\u201c",
+    "quotedblright": "\u201d",
+    "quotesinglbase": "\u201a",
+    "quotedblbase": "\u201e",
+    "ellipsis": "\u2026",
+    "nbspace": "\u00a0",
+    "periodcentered": "·",
+    "zero": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "germandbls": "ß",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "oslash": "ø",
+    "Oslash": "Ø",
+    "thorn": "þ",
+    "Thorn": "Þ",
+    "eth": "ð",
+    "Eth": "Ð",
+    "dotlessi": "\u0131",
+    "lslash": "ł",
+    "Lslash": "Ł",
+    "fi": "fi",
+    "fl": "fl",
+    "ff": "ff",
+    "ffi": "ffi",
+    "ffl": "ffl",
+    "section": "§",
+    "paragraph": "¶",
+    "copyright": "©",
+    "registered": "®",
+    "trademark": "™",
+    "degree": "°",
+    "sterling": "£",
+    "yen": "¥",
+    "Euro": "€",
+    "euro": "€",
+    "cent": "¢",
+    "dagger": "†",
+    "daggerdbl": "‡",
+    "florin": "ƒ",
+    "guillemotleft": "«",
+    "guillemotright": "»",
+    "guilsinglleft": "\u2039",
+    "guilsinglright": "\u203a",
+    "exclamdown": "¡",
+    "questiondown": "¿",
+    "multiply": "\u00d7",
+    "divide": "÷",
+    "dcroat": "đ",
+}
+_ACCENTS = {
+    "acute": "ACUTE",
+    "grave": "GRAVE",
+    "circumflex": "CIRCUMFLEX",
+    "dieresis": "DIAERESIS",
+    "tilde": "TILDE",
+    "ring": "RING ABOVE",
+    "cedilla": "CEDILLA",
+    "caron": "CARON",
+    "macron": "MACRON",
+    "breve": "BREVE",
+    "ogonek": "OGONEK",
+    "dotaccent": "DOT ABOVE",
+    "hungarumlaut": "DOUBLE ACUTE",
+    "commaaccent": "CEDILLA",
+}
+_ACCENTED = re.compile(r"([A-Za-z])(" + "|".join(_ACCENTS) + r")")
+
+
+def _glyph_text(name: str) -> str | None:
+    """A glyph name as the Adobe Glyph List reads it, for the names text is set in; None for
+    a name that says nothing (``g42``, ``cid17``, ``a1``)."""
+    base = name.split(".", 1)[0]
+    if not base:
+        return None
+    if "_" in base:
+        parts = [_glyph_text(p) for p in base.split("_")]
+        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+    if base in _NAMED:
+        return _NAMED[base]
+    if len(base) == 1 and base.isascii() and base.isalpha():
+        return base
+    m = re.fullmatch(r"uni((?:[0-9A-F]{4})+)", base)
+    if m:
+        return "".join(chr(int(m.group(1)[i : i + 4], 16)) for i in range(0, len(m.group(1)), 4))
+    m = re.fullmatch(r"u([0-9A-F]{4,6})", base)
+    if m and int(m.group(1), 16) <= 0x10FFFF:
+        return chr(int(m.group(1), 16))
+    m = _ACCENTED.fullmatch(base)
+    if m:
+        letter, accent = m.groups()
+        case = "CAPITAL" if letter.isupper() else "SMALL"
+        try:
+            return unicodedata.lookup(
+                f"LATIN {case} LETTER {letter.upper()} WITH {_ACCENTS[accent]}"
+            )
+        except KeyError:
+            return letter
+    return None
+
+
+class _Raw(Font):
+    """Text shown with no font set: its bytes as Latin-1, as the old byte search read them."""
+
+    def __init__(self) -> None:
+        super().__init__(CodeSpace.one(), None, {c: chr(c) for c in range(256)})
+
+
+_FALLBACK = _Raw()
