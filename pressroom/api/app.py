@@ -14,6 +14,7 @@ from pressroom import __version__
 from pressroom.api.openapi import openapi_of
 from pressroom.api.responses import error_response
 from pressroom.api.routes import downloads, health, jobs, keys, operations, review, tenancy
+from pressroom.api.single import SingleValues
 from pressroom.api.timing import RequestTiming
 from pressroom.desk import web as desk
 from pressroom.errors import PressroomError, Refused, TransientError
@@ -67,6 +68,9 @@ def create_app(services: Services) -> FastAPI:
     app = FastAPI(
         title="Pressroom", version=__version__, description="Scans in, searchable branded PDFs out."
     )
+    # Starlette's trailing-slash redirect builds its Location from the Host header the client
+    # wrote (a signed link included): a path with a slash too many is simply not found
+    app.router.redirect_slashes = False
     app.state.services = services
     app.add_exception_handler(PressroomError, pressroom_error)
     app.add_exception_handler(StarletteHTTPException, framework_error)
@@ -74,6 +78,7 @@ def create_app(services: Services) -> FastAPI:
     for module in (health, operations, jobs, keys, tenancy, review, downloads):
         app.include_router(module.router)
     app.include_router(desk.router)  # /review: the reviewer's desk, pages outside the API document
+    app.add_middleware(SingleValues)
     app.add_middleware(RequestTiming)
     app.openapi = openapi_of(app)  # type: ignore[method-assign]  # FastAPI's documented hook
     return app

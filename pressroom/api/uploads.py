@@ -148,6 +148,12 @@ class _Collector:
             self._out.close()
             self._out = None
         elif self._name is not None and self.error is None:
+            if self._name in self.form.fields:
+                # the last would win here while a gateway may read the first: neither does
+                self.error = BadRequest(
+                    f"form field {self._name[:64]!r} is given more than once; send each once"
+                )
+                return
             if len(self.form.fields) >= MAX_FIELDS:
                 self.error = BadRequest("too many form fields")
                 return

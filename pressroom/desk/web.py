@@ -28,6 +28,7 @@ from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.responses import error_response
+from pressroom.api.single import SingleValues, single_form
 from pressroom.corrections import MANUAL, Corrections, ReviewSheet
 from pressroom.desk import session as sessions
 from pressroom.desk.backend import DeskBackend, HeldDetail, HeldItem, Viewer, Which
@@ -171,7 +172,7 @@ async def _signed_in_post(request: Request, cfg: DeskConfig) -> tuple[Session, M
     who = await _who(request, cfg)
     if who.session is None:
         raise Unauthorized("sign in at /review first; the session has ended or never began")
-    form = await request.form(**FORM_LIMITS)
+    form = await single_form(request, **FORM_LIMITS)
     token = form.get("csrf_token")
     if not sessions.csrf_ok(
         cfg.secret, who.session.nonce, token if isinstance(token, str) else None
@@ -218,7 +219,7 @@ async def sign_in(request: Request) -> Response:
     if not cfg.gate.key_form:
         raise Forbidden("this desk signs in only by the link printed when it started")
     nonce = request.cookies.get(PRE_COOKIE)
-    form = await request.form(**FORM_LIMITS)
+    form = await single_form(request, **FORM_LIMITS)
     token, key = form.get("csrf_token"), form.get("key")
     if not sessions.csrf_ok(cfg.secret, nonce, token if isinstance(token, str) else None):
         raise CsrfRejected("the sign-in form's token does not match; reload the page")
@@ -406,6 +407,9 @@ def desk_app(config: DeskConfig, *, title: str = "Pressroom review") -> FastAPI:
     from pressroom.api.app import framework_error, pressroom_error, validation_error
 
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
+    # a trailing-slash redirect would build its Location from the Host header the client wrote
+    app.router.redirect_slashes = False
+    app.add_middleware(SingleValues)
     app.state.desk = config
     app.add_exception_handler(PressroomError, pressroom_error)
     app.add_exception_handler(StarletteHTTPException, framework_error)

@@ -33,7 +33,7 @@ from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pixels import PixelBudget
-from pressroom.redact.plan import boxes_for, covered_words, visible_words
+from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan, RedactionSource
 
@@ -80,8 +80,22 @@ def build_output(
             with timer.stage(Stage.DETECT):
                 hit_ocr = covered_words(scan.ocr, scan.hits_ocr, found_values, tokens)
                 hit_text = covered_words(scan.extracted, scan.hits_text, found_values, tokens)
-                boxes = boxes_for(scan.ocr, hit_ocr) + boxes_for(scan.extracted, hit_text)
                 visible = visible_words(scan.extracted, scan.ocr)
+                shown = {id(w) for w in visible}
+                # a finding in text nobody sees (invisible, white, clipped, off the page,
+                # covered) leaves the text and gets a box only where the pixels show something:
+                # a box over a blank area would tell that hidden text was there
+                quantum = options.template.box_quantum * scan.dpi / 72.0
+                unseen = boxes_for(
+                    scan.extracted,
+                    [i for i in hit_text if id(scan.extracted[i]) not in shown],
+                    quantum=quantum,
+                )
+                boxes = boxes_for(scan.ocr, hit_ocr, quantum=quantum) + boxes_for(
+                    scan.extracted,
+                    [i for i in hit_text if id(scan.extracted[i]) in shown],
+                    quantum=quantum,
+                )
                 mine = list(drawn.get(scan.info.index, ()))
                 boxes += mine
             for h in scan.hits_ocr + scan.hits_text:
@@ -99,12 +113,15 @@ def build_output(
                 sum(c.isalnum() for c in w.text) >= 3 for w in scan.extracted if w not in visible
             )
             placed: PlacedSource | None = None
-            scan.visible = visible if boxes or hidden else None
-            if boxes or hidden:
+            rebuild = bool(boxes or unseen or hidden)
+            scan.visible = visible if rebuild else None
+            if rebuild:
                 with timer.stage(Stage.BURN):
-                    placed, text = _rebuilt_page(out.pdf, src, scan, frame, boxes, budget)
+                    placed, text, burned = _rebuilt_page(
+                        out.pdf, src, scan, frame, boxes, unseen, budget
+                    )
                 rotation = 0
-                built.burned.append((scan.info.index + out.offset, scan.dpi, boxes))
+                built.burned.append((scan.info.index + out.offset, scan.dpi, burned))
             else:
                 words = scan.ocr if not scan.extracted else []
                 text = PageText(
@@ -123,7 +140,7 @@ def build_output(
                 placed if placed is not None else partial(_vector_page, out.pdf, src, scan, frame),
                 text,
                 rotation,
-                level=0.0 if boxes or hidden else scan.level,
+                level=0.0 if rebuild else scan.level,
             )
             check_geometry(scan, layout)
             if progress is not None:
@@ -151,14 +168,18 @@ def _rebuilt_page(
     scan: PageScan,
     frame: Image.Image | None,
     boxes: list[Box],
+    unseen: list[Box],
     budget: PixelBudget,
-) -> tuple[PlacedSource, PageText]:
+) -> tuple[PlacedSource, PageText, list[Box]]:
+    """The page from its pixels, ``boxes`` burned in, and each of ``unseen`` where the pixels
+    under it show anything; the boxes burned."""
     if src.kind is SourceKind.PDF:
         raster, _words = src.render(scan.info.index, budget)
     else:
         assert frame is not None
         raster = images.flatten(frame).convert("RGB")
     upright = level(rotate_cw(raster, scan.rotation), scan.level)
+    boxes = boxes + [b for b in unseen if _inked(upright, b)]
     burned = _burn(upright, boxes)
     w = burned.width * 72.0 / scan.dpi
     h = burned.height * 72.0 / scan.dpi
@@ -174,7 +195,22 @@ def _rebuilt_page(
         dpi=scan.dpi,
         real_chars=_chars(kept),
     )
-    return placed, text
+    return placed, text, boxes
+
+
+INK_SPREAD = 24  # grey levels between the lightest and darkest pixel that make a mark
+
+
+def _inked(image: Image.Image, box: Box) -> bool:
+    """Whether anything shows in ``box`` (its padding aside): a blank, flat area or one off
+    the page shows nothing a burn could hide."""
+    x0, y0 = max(0, round(box.x0 + PAD_PX)), max(0, round(box.y0 + PAD_PX))
+    x1, y1 = min(image.width, round(box.x1 - PAD_PX)), min(image.height, round(box.y1 - PAD_PX))
+    if x1 <= x0 or y1 <= y0:
+        return False
+    low, high = image.crop((x0, y0, x1, y1)).convert("L").getextrema()
+    assert isinstance(low, int | float) and isinstance(high, int | float)  # one band
+    return bool(high - low > INK_SPREAD)
 
 
 def _vector_page(

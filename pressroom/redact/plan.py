@@ -313,16 +313,47 @@ def _titles_before(words: Sequence[Word], names: set[int]) -> set[int]:
     }
 
 
-def boxes_for(words: Sequence[Word], indexes: Iterable[int], pad: float = PAD_PX) -> list[Box]:
-    return [
-        Box(
-            words[i].box.x0 - pad,
-            words[i].box.y0 - pad,
-            words[i].box.x1 + pad,
-            words[i].box.y1 + pad,
-        )
-        for i in sorted(indexes)
-    ]
+def boxes_for(
+    words: Sequence[Word], indexes: Iterable[int], pad: float = PAD_PX, quantum: float = 0.0
+) -> list[Box]:
+    """One solid box for each run of covered words on a line: no gap between a value's words
+    shows how long each was, nor an IBAN's grouping or a card's 4-4-4-4. A run is cut only
+    where joining it would cover a word that stays. With ``quantum`` (pixels) each box is
+    widened to a whole number of quanta, so its width tells less of the value's length."""
+    chosen = sorted(set(indexes))
+    taken = set(chosen)
+    lines: dict[int, list[int]] = {}
+    for k, w in enumerate(words):
+        lines.setdefault(w.line, []).append(k)
+    runs: list[list[int]] = []
+    for i in chosen:
+        run = runs[-1] if runs else None
+        if run is not None and i == run[-1] + 1 and words[i].line == words[run[-1]].line:
+            joined = _union([words[j].box for j in (run[0], i)])
+            if not any(
+                k not in taken and overlaps(joined, words[k].box) for k in lines[words[i].line]
+            ):
+                run.append(i)
+                continue
+        runs.append([i])
+    boxes = []
+    for run in runs:
+        b = _union([words[j].box for j in run])
+        x0, x1 = b.x0 - pad, b.x1 + pad
+        if quantum > 0:
+            extra = -(x1 - x0) % quantum
+            x0, x1 = x0 - extra / 2, x1 + extra / 2
+        boxes.append(Box(x0, b.y0 - pad, x1, b.y1 + pad))
+    return boxes
+
+
+def _union(boxes: Sequence[Box]) -> Box:
+    return Box(
+        min(b.x0 for b in boxes),
+        min(b.y0 for b in boxes),
+        max(b.x1 for b in boxes),
+        max(b.y1 for b in boxes),
+    )
 
 
 def overlaps(a: Box, b: Box) -> bool:

@@ -49,6 +49,9 @@ class Template:
     cover: Cover | None
     logo: bytes | None
     content_hash: str
+    # redaction boxes widened to whole multiples of this many points (0: the value's own
+    # width), so a box's width tells less of how long the value was
+    box_quantum: float = 0.0
 
     @property
     def identity(self) -> str:
@@ -107,6 +110,17 @@ def _band(raw: object, where: str) -> Band:
     )
 
 
+def _box_quantum(raw: object) -> float:
+    if raw is None:
+        return 0.0
+    if not isinstance(raw, dict):
+        raise TemplateError("template section [redaction] must be a table")
+    value = raw.get("box_quantum", 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 144:
+        raise TemplateError("template [redaction] box_quantum must be a number of points, 0 to 144")
+    return float(value)
+
+
 def load_template(folder: Path) -> Template:
     toml_path = folder / "template.toml"
     if not toml_path.is_file():
@@ -145,6 +159,7 @@ def load_template(folder: Path) -> Template:
             cover=cover,
             logo=logo,
             content_hash=content_hash(folder),
+            box_quantum=_box_quantum(raw.get("redaction")),
         )
     except KeyError as exc:
         raise TemplateError(f"template.toml lacks {exc.args[0]!r}") from None

@@ -10,6 +10,7 @@ import io
 import json
 import re
 from dataclasses import replace
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -611,3 +612,51 @@ def test_a_failure_of_the_moment_says_when_to_come_back(
     missing = client.get("/review/jobs/j_nothing")
     assert missing.status_code == 404
     assert 'data-testid="refusal"><code>NOT_FOUND</code>' in missing.text
+
+
+# --- one value per field -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["key", "csrf_token"])
+def test_a_sign_in_with_a_field_given_twice_is_a_bad_request(
+    client: TestClient, services: Services, field: str
+) -> None:
+    _, key = _key(services, "acme")
+    token = _page_token(client)
+    fields = {"key": key, "csrf_token": token}
+    for pairs in (
+        [(field, fields[field]), *fields.items()],
+        [*fields.items(), (field, fields[field])],
+    ):
+        response = client.post(
+            "/review/sign-in",
+            content=urlencode(pairs),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+            follow_redirects=False,
+        )
+        _problem(response, 400, "BAD_REQUEST")
+        assert repr(field) in response.json()["detail"]
+        assert "desk_session" not in _cookies(response)
+
+
+@pytest.mark.parametrize("action", ["apply", "approve", "reject", "sign-out"])
+@pytest.mark.parametrize("field", ["csrf_token", "corrections"])
+def test_a_desk_form_with_a_field_given_twice_changes_nothing(
+    client: TestClient, services: Services, desk: FakeDesk, action: str, field: str
+) -> None:
+    _, key = _key(services, "acme")
+    _sign_in(client, key)
+    token = _page_token(client, "/review/jobs/j_acme1")
+    good = {"csrf_token": token, "corrections": '{"removed": [], "manual": []}'}
+    pairs = [*good.items(), (field, good[field] if field == "csrf_token" else "{}")]
+    path = "/review/sign-out" if action == "sign-out" else f"/review/jobs/j_acme1/{action}"
+    response = client.post(
+        path,
+        content=urlencode(pairs),
+        headers={"content-type": "application/x-www-form-urlencoded"},
+        follow_redirects=False,
+    )
+    _problem(response, 400, "BAD_REQUEST")
+    assert repr(field) in response.json()["detail"]
+    assert desk.changes == []
+    assert 'name="key"' not in client.get("/review").text  # still signed in: nothing was done

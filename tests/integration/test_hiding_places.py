@@ -36,6 +36,42 @@ def test_a_name_in_any_hiding_place_is_never_delivered(
     else:
         assert outcome.state == "delivered", outcome.reason
         assert outcome.found_in == [], f"{case}: still readable in {outcome.found_in}"
+    if case in UNSEEN:
+        # the name was never visible on page 2: no box marks where it was
+        assert longest_dark_run(tmp_path / "out.pdf", 1) < 100
+    if case == "shared resources, Identity-H font":
+        assert longest_dark_run(tmp_path / "out.pdf", 0) > 150  # page 1's name is burned
+
+
+# Cases whose second page carries the name where nobody sees it.
+UNSEEN = {
+    "text clipped (Tr 7)",
+    "invisible text (Tr 3)",
+    "text drawn off the page",
+    "white text on white",
+    "text under a white rectangle",
+    "text under a picture",
+    "optional-content layer (hidden)",
+}
+
+
+def longest_dark_run(path: Path, index: int) -> int:
+    """The longest row of near-black pixels on a page at 150 dpi: a burned name is one, a line
+    of type never is."""
+    import numpy as np
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(path)
+    try:
+        grey = np.asarray(doc[index].render(scale=150 / 72).to_pil().convert("L")) < 40
+    finally:
+        doc.close()
+    best = 0
+    for row in grey:
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
+        if len(edges):
+            best = max(best, int((edges[1::2] - edges[::2]).max()))
+    return best
 
 
 def test_the_font_walk_reads_what_byte_searches_cannot(tmp_path: Path) -> None:

@@ -100,6 +100,24 @@ def test_burned_boxes_are_solid_where_the_value_was(
     assert region.mean() < 40, region.mean()
 
 
+def test_an_iban_is_one_box_that_shows_neither_its_groups_nor_its_length(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """Word by word, the boxes would spell GB82 WEST 1234…: 4-4-4-4-4-2 is an IBAN's shape."""
+    src = text_pdf(
+        [[f"Pay to IBAN {IBAN} today.", "Kept line of ordinary words."]], tmp_path / "i.pdf"
+    )
+    out = run(src, tmp_path, engine)
+    doc = pypdfium2.PdfDocument(str(out))
+    dark = np.asarray(doc[0].render(scale=1).to_pil().convert("L")) < 40
+    doc.close()
+    top = 792 - 720 - 9
+    row = dark[top + 4]
+    # 11 pt Helvetica: the IBAN spans ~150 pt after "Pay to IBAN " (~65 pt)
+    assert row[72 + 70 : 72 + 210].all(), "a gap in the box"
+    assert "today." in output_text(out) and "IBAN" in output_text(out)
+
+
 def test_scanned_value_is_burned_into_the_pixels(tmp_path: Path, engine: TesseractEngine) -> None:
     scan = draw_page(
         [
