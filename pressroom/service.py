@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import secrets
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,7 @@ def open_blob_store(settings: Settings) -> BlobStore:
 
 def open_services(settings: Settings, *, migrate: bool = True) -> Services:
     settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tighten_data_dir(settings.data_dir)
     engine = make_engine(settings.db_url)
     if migrate:
         upgrade(engine)
@@ -99,6 +101,27 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         admission=Admission.from_settings(settings.admission),
         verifier=verifier_from_settings(store.tenancy, settings.verifier),
     )
+
+
+def tighten_data_dir(data_dir: Path) -> None:
+    """One mode rule however the data dir came to be (a volume, ``mkdir``, a command run
+    under another umask): the folder and every folder in it 0700, every file 0600 — the
+    database and its ``-wal``/``-shm`` included. Only what this user owns is touched, two
+    levels deep (below that, every folder is made 0700 under the umask every command sets;
+    blobs are many, and every worker opens the data dir)."""
+    uid = os.geteuid()
+    top = [p for p in data_dir.iterdir()] if data_dir.is_dir() else []
+    below = [c for p in top if p.is_dir() and not p.is_symlink() for c in p.iterdir()]
+    for path in (data_dir, *top, *below):
+        try:
+            info = path.lstat()
+        except OSError:
+            continue  # removed meanwhile
+        if info.st_uid != uid or stat.S_ISLNK(info.st_mode):
+            continue
+        want = 0o700 if stat.S_ISDIR(info.st_mode) else 0o600
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            path.chmod(stat.S_IMODE(info.st_mode) & want)
 
 
 def housekeeper(services: Services) -> Callable[[], dict[str, int]]:

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 
 from pressroom.errors import BadSignature, LinkExpired
+
+# ``expires`` exactly as links spell it: ASCII digits, no sign, no leading zero. Any other
+# spelling of the same time (+N, 0N, spaces, N_NNN, other scripts' digits) is another link.
+_EXPIRES = re.compile(r"[1-9][0-9]{0,11}")
+
+
+def binding(artifact_sha256: str | None, artifact_key: str | None) -> str:
+    """What a link is bound to: the output's digest, which the job keeps after its artifact is
+    deleted (so a link's signature is still checked first), else its key."""
+    return artifact_sha256 or artifact_key or ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,25 +25,22 @@ class Signer:
     secret: bytes
     ttl_s: float = 900.0
 
-    def _mac(self, job_id: str, artifact_key: str, expires: int) -> str:
-        message = f"{job_id}\n{artifact_key}\n{expires}".encode()
+    def _mac(self, job_id: str, bound: str, expires: str) -> str:
+        message = f"{job_id}\n{bound}\n{expires}".encode()
         return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
 
-    def sign(self, job_id: str, artifact_key: str, *, now: float) -> tuple[int, str]:
+    def sign(self, job_id: str, bound: str, *, now: float) -> tuple[int, str]:
         expires = int(now + self.ttl_s)
-        return expires, self._mac(job_id, artifact_key, expires)
+        return expires, self._mac(job_id, bound, str(expires))
 
-    def verify(
-        self, job_id: str, artifact_key: str, expires: str, signature: str, *, now: float
-    ) -> None:
-        """Raise ``BadSignature`` (403) or ``LinkExpired`` (410); return when the link is good."""
-        try:
-            when = int(expires)
-        except ValueError:
-            raise BadSignature("the link's signature does not match") from None
+    def verify(self, job_id: str, bound: str, expires: str, signature: str, *, now: float) -> None:
+        """Raise ``BadSignature`` (403) or ``LinkExpired`` (410); return when the link is good.
+        The MAC covers ``expires`` as received."""
+        if not _EXPIRES.fullmatch(expires):
+            raise BadSignature("the link's signature does not match")
         if not hmac.compare_digest(
-            self._mac(job_id, artifact_key, when).encode(), signature.encode("utf-8", "replace")
+            self._mac(job_id, bound, expires).encode(), signature.encode("utf-8", "replace")
         ):
             raise BadSignature("the link's signature does not match")
-        if when < now:
+        if int(expires) < now:
             raise LinkExpired("the link has expired; fetch the job again for a fresh one")

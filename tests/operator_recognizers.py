@@ -50,8 +50,9 @@ class ContextDependent:
 
 @dataclass(frozen=True)
 class Restless:
-    """A detector that never settles: without the watched name beside it, the first capitalised
-    word it has not burned yet is a name. Every build shows it something new, so the document
+    """A detector that never settles: without the watched name beside it, the first word of
+    four letters or more that it has not burned yet is a name (a capitalised word alone would
+    settle once a line's few were burned). Every build shows it something new, so the document
     must end with a person."""
 
     kind: str = "name"
@@ -59,7 +60,7 @@ class Restless:
     def find(self, text: str) -> list[Finding]:
         if any(name in text for name in WATCHED):
             return []
-        m = re.search(r"\b(?!The\b)[A-Z][a-z]{3,}\b", text)
+        m = re.search(r"\b(?!The\b)[A-Za-z]{4,}\b", text)
         return [Finding(self.kind, m.start(), m.end(), m.group(), "restless")] if m else []
 
 

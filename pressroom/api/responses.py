@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from pressroom.jobs.model import Job, JobState
 from pressroom.service import Services
+from pressroom.signing import binding
 
 # documents hold personal data: no cache keeps a copy, no browser guesses another type
 PRIVATE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
@@ -84,7 +85,9 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "artifact_sha256": job.artifact_sha256,
     }
     if job.state is JobState.COMPLETE and job.artifact_key:
-        expires, signature = services.signer.sign(job.id, job.artifact_key, now=services.clock())
+        expires, signature = services.signer.sign(
+            job.id, binding(job.artifact_sha256, job.artifact_key), now=services.clock()
+        )
         base = services.settings.public_url or base_url.rstrip("/")
         body["artifact_url"] = (
             f"{base}/v1/artifacts/{job.id}?expires={expires}&signature={signature}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -38,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         bench_main(args_list[1:])
         return EXIT_OK
+    # one mode rule for every command: whatever it creates (the data dir, the database, blobs,
+    # outputs) is the user's alone, whichever command runs first on a fresh data dir
+    os.umask(0o077)
     parser = build_parser()
     args = parser.parse_args(args_list)
     try:

@@ -17,6 +17,7 @@ from pressroom.models import SourceKind
 from pressroom.review import Reviews
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
+from pressroom.signing import binding
 
 # Rendered pages, by the stored object they come from (held copies are named by their content,
 # a job's source never changes): a reviewer paging back and forth renders each page once.
@@ -103,7 +104,7 @@ class ServiceDesk:
         done = self.reviews.approve(job.id, job.tenant, key_id=viewer.key_id)
         assert done.artifact_key is not None
         expires, signature = self.services.signer.sign(
-            done.id, done.artifact_key, now=self.services.clock()
+            done.id, binding(done.artifact_sha256, done.artifact_key), now=self.services.clock()
         )
         base = self.services.settings.public_url.rstrip("/")
         return Approved(

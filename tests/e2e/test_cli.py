@@ -146,3 +146,37 @@ def test_a_bad_setting_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> None:
             "error: BAD_CONFIG: PRESSROOM_MAX_PAGES: expected a positive whole number, got 'lots'\n"
         )
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("first", [["keys", "create", "--tenant", "zz"], ["db", "upgrade"]])
+def test_whichever_command_runs_first_the_data_dir_is_the_users_alone(
+    tmp_path: Path, first: list[str]
+) -> None:
+    """Under a permissive umask too, and an existing data dir made 0755 is tightened."""
+    import stat
+
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)
+    data.chmod(0o755)
+    (data / "notes").mkdir(mode=0o755)
+    env = {
+        **os.environ,
+        "PRESSROOM_DATA_DIR": str(data),
+        "PRESSROOM_SCRATCH_DIR": str(tmp_path),
+    }
+    done = subprocess.run(
+        ["sh", "-c", 'umask 000; exec "$@"', "sh", str(PRESSROOM), *first],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    loose = {
+        str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode))
+        for p in (data, *data.rglob("*"))
+        if stat.S_IMODE(p.stat().st_mode) & 0o077
+    }
+    assert loose == {}
+    assert (data / "pressroom.db").exists()

@@ -5,6 +5,7 @@ a conflict; a finished job's output can go before its retention ends."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,11 @@ def test_a_finished_jobs_artifact_can_be_deleted_early(
     assert client.get(f"/v1/jobs/{job_id}", headers=headers).json()["pages"] == body["pages"]
     late = client.get(link)
     assert late.status_code == 404 and late.json()["code"] == "NOT_FOUND"
+    # without its signature the same id answers as an unknown one: no telling it existed
+    unsigned = client.get(link.split("?")[0] + "?expires=9999999999&signature=00")
+    unknown = client.get(f"/v1/artifacts/{uuid.uuid4()}?expires=9999999999&signature=00")
+    assert unsigned.status_code == unknown.status_code == 403
+    assert unsigned.json()["code"] == unknown.json()["code"] == "BAD_SIGNATURE"
     # nothing left to delete
     again = client.delete(f"/v1/jobs/{job_id}/artifact", headers=headers)
     assert again.status_code == 409 and again.json()["code"] == "CONFLICT"

@@ -89,3 +89,17 @@ def test_tampered_links_are_refused(job: str, key: str, expires_delta: int, tamp
         sig = sig[:-1] + ("0" if sig[-1] != "0" else "1")
     with pytest.raises(BadSignature):
         signer.verify(job, key, str(expires + expires_delta), sig, now=1000)
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["+{e}", "0{e}", " {e}", "{e} ", "{e_}", "{arabic}", "{e}.0", "", "-{e}", "{e}\n"],
+)
+def test_another_spelling_of_the_same_expiry_is_another_link(spelling: str) -> None:
+    signer = Signer(b"s" * 32, ttl_s=60)
+    expires, sig = signer.sign("job", "digest", now=1000)
+    arabic = "".join(chr(0x660 + int(d)) for d in str(expires))
+    text = spelling.format(e=expires, e_=f"{expires:_}", arabic=arabic)
+    with pytest.raises(BadSignature):
+        signer.verify("job", "digest", text, sig, now=1000)
+    signer.verify("job", "digest", str(expires), sig, now=1000)  # the link as given still opens

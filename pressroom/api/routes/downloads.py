@@ -11,6 +11,7 @@ from pressroom.api.openapi import pdf, problems
 from pressroom.api.responses import PRIVATE_HEADERS, stream_pdf
 from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
+from pressroom.signing import binding
 
 PRESIGN_TTL_S = 300.0
 router = APIRouter()
@@ -32,14 +33,14 @@ async def download(
     job_id: str, services: ServicesDep, expires: str = "", signature: str = ""
 ) -> Response:
     job = await run_in_threadpool(lambda: services.store.queue.get(job_id))
-    if job is not None and job.state is JobState.COMPLETE and job.artifact_key is None:
-        # deleted early by its tenant, or past retention: its links can no longer be checked
-        raise NotFound("the artifact was deleted")
-    if job is None or job.artifact_key is None or job.state is not JobState.COMPLETE:
-        # the same answer as a bad signature: no probing for job ids
-        services.signer.verify(job_id, "", expires, signature, now=services.clock())
+    # the signature first, whatever became of the job: an unknown id, a deleted artifact and a
+    # bad link all answer 403 to anyone without a good link (no probing for job ids)
+    bound = binding(job.artifact_sha256, job.artifact_key) if job is not None else ""
+    services.signer.verify(job_id, bound, expires, signature, now=services.clock())
+    if job is None or job.state is not JobState.COMPLETE:
         raise NotFound("no such artifact")
-    services.signer.verify(job_id, job.artifact_key, expires, signature, now=services.clock())
+    if job.artifact_key is None:
+        raise NotFound("the artifact was deleted")  # by its tenant, or past retention
     key = job.artifact_key
     url = await run_in_threadpool(
         services.blobs.download_url,
