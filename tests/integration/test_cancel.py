@@ -4,8 +4,8 @@ a conflict; a finished job's output can go before its retention ends."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 import uuid
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
