@@ -165,10 +165,16 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
     "description": (
         "The upload, streamed: send the small fields before `file` and they are judged before "
         f"a byte of the file is written. At most {MAX_FIELDS} parts; a field at most "
-        f"{MAX_FIELD_BYTES} bytes."
+        f"{MAX_FIELD_BYTES} bytes; every field at most once (a repeated field is 400 "
+        "`BAD_REQUEST` naming it, whatever the order)."
     ),
     "required": ["file"],
     "maxProperties": MAX_FIELDS,
+    # fields this version does not read are ignored, once each like the others
+    "additionalProperties": {"type": "string"},
+    # review=always holds a redaction for a person: without a policy there is none to hold
+    "if": {"properties": {"review": {"const": "always"}}, "required": ["review"]},
+    "then": {"required": ["redact"]},
     "properties": {
         "file": {
             "type": "string",
