@@ -133,6 +133,7 @@ def housekeeper(services: Services) -> Callable[[], dict[str, int]]:
         clock=services.clock,
         retention_s=services.settings.retention_s,
         review_retention_s=services.settings.review_retention_s,
+        prune_sessions=services.store.tenancy.prune_sessions,
     )
 
 

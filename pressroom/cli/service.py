@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import os
 import signal
 import threading
@@ -33,6 +34,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from pressroom.worker.pool import Supervisor
 
     settings = Settings.from_env()  # first: a bad value is one line, before anything starts
+    refuse_an_unguarded_tls_front(settings)
     configure_logging()
     from pressroom import tracing
 
@@ -146,3 +148,27 @@ def add_commands(sub: Any) -> None:
     wk.add_argument("--lane", choices=["bulk", "interactive"], default="bulk")
     wk.add_argument("--concurrency", type=int, default=1)
     wk.set_defaults(func=cmd_worker)
+
+
+def refuse_an_unguarded_tls_front(settings: Settings) -> None:
+    """A public https URL on a host other than this one means a proxy ends TLS in front: with
+    no trusted proxy named, every request would look like plain http from that proxy (desk
+    cookies without ``Secure``, loopback-only pages open to it). Refused whatever ``serve``
+    binds."""
+    from urllib.parse import urlsplit
+
+    from pressroom.errors import BadConfig
+
+    url = urlsplit(settings.public_url)
+    if url.scheme != "https" or settings.trusted_proxies:
+        return
+    host = (url.hostname or "").strip("[]")
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        raise BadConfig(
+            "PRESSROOM_PUBLIC_URL is https on another host, so a proxy ends TLS in front: set "
+            "PRESSROOM_TRUSTED_PROXIES to its address"
+        )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hmac
+import secrets
 import threading
 from typing import TYPE_CHECKING, Protocol
 
@@ -23,8 +24,17 @@ class Gate(Protocol):
         """The viewer this key (or link token) signs in, None when it signs in no one."""
         ...
 
-    def still(self, viewer: Viewer) -> Viewer | None:
-        """The viewer again while the key it signed in with is live; None ends the session."""
+    def open(self, viewer: Viewer, *, now: float, expires: float) -> str:
+        """A session the server keeps for ``viewer``: its id, for the cookie."""
+        ...
+
+    def still(self, viewer: Viewer, sid: str) -> Viewer | None:
+        """The viewer again while its session is held and the key it signed in with is live;
+        None ends the session."""
+        ...
+
+    def end(self, sid: str) -> None:
+        """Sign-out: the session ends on the server, for every copy of its cookie."""
         ...
 
 
@@ -49,10 +59,19 @@ class KeyGate:
             return Viewer(None, owner.key_id, "operator")
         return Viewer(owner.tenant, owner.key_id, "tenant")
 
-    def still(self, viewer: Viewer) -> Viewer | None:
-        if viewer.role not in ("tenant", "operator"):
+    def open(self, viewer: Viewer, *, now: float, expires: float) -> str:
+        return self.services.store.tenancy.open_session(viewer.key_id, now=now, expires=expires)
+
+    def end(self, sid: str) -> None:
+        self.services.store.tenancy.end_session(sid, now=self.services.clock())
+
+    def still(self, viewer: Viewer, sid: str) -> Viewer | None:
+        if viewer.role not in ("tenant", "operator") or not sid:
             return None
-        row = self.services.store.tenancy.key(viewer.key_id)
+        tenancy = self.services.store.tenancy
+        if not tenancy.session_live(sid, viewer.key_id, now=self.services.clock()):
+            return None
+        row = tenancy.key(viewer.key_id)
         if row is None or key_status(row, now=self.services.clock()) != "live":
             return None
         if row["role"] != viewer.role:
@@ -73,6 +92,7 @@ class OneTimeGate:
         self._token = token
         self._spent = False
         self._lock = threading.Lock()
+        self._sessions: set[str] = set()  # one process: the desk's sessions live here
 
     @property
     def spent(self) -> bool:
@@ -87,5 +107,17 @@ class OneTimeGate:
             self._spent = True
         return self.VIEWER
 
-    def still(self, viewer: Viewer) -> Viewer | None:
-        return viewer if viewer == self.VIEWER else None
+    def open(self, viewer: Viewer, *, now: float, expires: float) -> str:
+        sid = secrets.token_urlsafe(32)
+        with self._lock:
+            self._sessions.add(sid)
+        return sid
+
+    def end(self, sid: str) -> None:
+        with self._lock:
+            self._sessions.discard(sid)
+
+    def still(self, viewer: Viewer, sid: str) -> Viewer | None:
+        with self._lock:
+            live = sid in self._sessions
+        return viewer if live and viewer == self.VIEWER else None

@@ -1,9 +1,11 @@
-"""The desk's signed, stateless session: who signed in, until when, and the nonce its CSRF token
-is bound to — carried in one cookie, checked with HMAC-SHA256, never stored on the server.
+"""The desk's signed session cookie: who signed in, until when, the nonce its CSRF token is
+bound to, and the id of the session the server keeps (``Gate.open``/``still``/``end``): the
+cookie is checked with HMAC-SHA256, and only a session the server still holds makes it good, so
+sign-out ends every copy of the cookie at once.
 
-Before sign-in a pre-session cookie holds a random nonce whose token the sign-in form carries,
-so a sign-in cannot be forged from another site either. Pure functions; the caller gives the
-time.
+Before sign-in a signed pre-session cookie holds a random nonce whose token the sign-in form
+carries, so a sign-in cannot be forged from another site, nor a nonce planted. Pure functions;
+the caller gives the time.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Session:
     issued: float
     expires: float
     nonce: str  # the CSRF token of this session is bound to it
+    sid: str = ""  # the session the server keeps; none: good for no request
 
 
 def new_nonce() -> str:
@@ -48,9 +51,9 @@ def well_formed_nonce(value: str | None) -> bool:
     return value is not None and _NONCE.fullmatch(value) is not None
 
 
-def new_session(viewer: Viewer, *, now: float) -> Session:
+def new_session(viewer: Viewer, *, now: float, sid: str = "") -> Session:
     """A fresh session with a fresh nonce: a pre-session's nonce is never carried over."""
-    return Session(viewer, now, now + SESSION_S, new_nonce())
+    return Session(viewer, now, now + SESSION_S, new_nonce(), sid)
 
 
 def _b64(data: bytes) -> str:
@@ -100,6 +103,7 @@ def encode(session: Session, secret: bytes) -> str:
             "iat": session.issued,
             "exp": session.expires,
             "nonce": session.nonce,
+            "sid": session.sid,
         },
     )
 
@@ -112,6 +116,7 @@ def decode(value: str | None, secret: bytes, *, now: float) -> Session | None:
         return None
     tenant, key_id, role = p.get("tenant"), p.get("key_id"), p.get("role")
     issued, expires, nonce = p.get("iat"), p.get("exp"), p.get("nonce")
+    sid = p.get("sid", "")
     if not (
         (tenant is None or isinstance(tenant, str))
         and isinstance(key_id, str)
@@ -120,11 +125,31 @@ def decode(value: str | None, secret: bytes, *, now: float) -> Session | None:
         and isinstance(expires, int | float)
         and isinstance(nonce, str)
         and well_formed_nonce(nonce)
+        and isinstance(sid, str)
+        and len(sid) <= 64
     ):
         return None
     if not issued <= now < expires or expires - issued > SESSION_S:
         return None
-    return Session(Viewer(tenant, key_id, str(role)), float(issued), float(expires), nonce)
+    return Session(Viewer(tenant, key_id, str(role)), float(issued), float(expires), nonce, sid)
+
+
+def encode_pre(nonce: str, secret: bytes, *, now: float) -> str:
+    """The pre-session cookie: its nonce, signed, so a planted value signs no one in."""
+    return sign(secret, "pre", {"nonce": nonce, "exp": now + PRE_S})
+
+
+def decode_pre(value: str | None, secret: bytes, *, now: float) -> str | None:
+    """The nonce of a pre-session cookie this desk signed and that has not expired."""
+    p = unsign(secret, "pre", value)
+    if p is None:
+        return None
+    nonce, expires = p.get("nonce"), p.get("exp")
+    if not isinstance(nonce, str) or not well_formed_nonce(nonce):
+        return None
+    if not isinstance(expires, int | float) or not now < expires <= now + PRE_S:
+        return None
+    return nonce
 
 
 def csrf_token(secret: bytes, nonce: str) -> str:

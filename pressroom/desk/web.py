@@ -74,6 +74,7 @@ class DeskConfig:
     gate: Gate
     secret: bytes
     clock: Callable[[], float] = field(default=time.time)
+    secure: bool = False  # Secure cookies whatever the request's scheme (public URL is https)
 
 
 def desk_secret(signing_key: bytes) -> bytes:
@@ -99,6 +100,7 @@ def config_of(request: Request) -> DeskConfig:
         KeyGate(services),
         desk_secret(services.signer.secret),
         services.clock,
+        secure=services.settings.public_url.startswith("https://"),
     )
 
 
@@ -144,8 +146,10 @@ router = APIRouter(prefix="/review", include_in_schema=False, route_class=DeskRo
 # --- sessions ------------------------------------------------------------------------------
 
 
-def _secure(request: Request) -> bool:
-    return request.url.scheme == "https"
+def _secure(request: Request, cfg: DeskConfig) -> bool:
+    """``Secure`` cookies over https, and whenever the service's public URL is https (behind
+    a proxy that ends TLS the request itself may look like plain http)."""
+    return cfg.secure or request.url.scheme == "https"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,10 +165,10 @@ async def _who(request: Request, cfg: DeskConfig) -> _Who:
     found = sessions.decode(raw, cfg.secret, now=cfg.clock())
     if found is None:
         return _Who(None, True)
-    viewer = await run_in_threadpool(cfg.gate.still, found.viewer)
+    viewer = await run_in_threadpool(cfg.gate.still, found.viewer, found.sid)
     if viewer is None:
         return _Who(None, True)
-    return _Who(Session(viewer, found.issued, found.expires, found.nonce), False)
+    return _Who(Session(viewer, found.issued, found.expires, found.nonce, found.sid), False)
 
 
 async def _signed_in_post(request: Request, cfg: DeskConfig) -> tuple[Session, Mapping[str, Any]]:
@@ -205,7 +209,7 @@ async def desk_home(request: Request) -> Response:
     if who.session is None:
         response = _sign_in(request, cfg)
         if who.ended:
-            _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request)))
+            _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request, cfg)))
         return response
     s = who.session
     items = await run_in_threadpool(cfg.backend.held, s.viewer)
@@ -218,7 +222,7 @@ async def sign_in(request: Request) -> Response:
     cfg = config_of(request)
     if not cfg.gate.key_form:
         raise Forbidden("this desk signs in only by the link printed when it started")
-    nonce = request.cookies.get(PRE_COOKIE)
+    nonce = sessions.decode_pre(request.cookies.get(PRE_COOKIE), cfg.secret, now=cfg.clock())
     form = await single_form(request, **FORM_LIMITS)
     token, key = form.get("csrf_token"), form.get("key")
     if not sessions.csrf_ok(cfg.secret, nonce, token if isinstance(token, str) else None):
@@ -228,7 +232,7 @@ async def sign_in(request: Request) -> Response:
         viewer = await run_in_threadpool(cfg.gate.sign_in, key)
     if viewer is None:
         return _sign_in(request, cfg, status=401, failed=True)
-    return _signed_in(request, cfg, viewer)
+    return await _signed_in(request, cfg, viewer)
 
 
 @router.get("/sign-in")
@@ -249,13 +253,17 @@ async def sign_in_by_link(request: Request) -> Response:
         )
         body = f'<p data-testid="link-refused">{_e(text)}</p>'
         return _html(_shell(cfg.backend.title, "Sign-in link refused", body), 403)
-    return _signed_in(request, cfg, viewer)
+    return await _signed_in(request, cfg, viewer)
 
 
-def _signed_in(request: Request, cfg: DeskConfig, viewer: Viewer) -> Response:
-    fresh = sessions.new_session(viewer, now=cfg.clock())
+async def _signed_in(request: Request, cfg: DeskConfig, viewer: Viewer) -> Response:
+    now = cfg.clock()
+    sid = await run_in_threadpool(
+        lambda: cfg.gate.open(viewer, now=now, expires=now + sessions.SESSION_S)
+    )
+    fresh = sessions.new_session(viewer, now=now, sid=sid)
     response = RedirectResponse("/review", status_code=303)
-    secure = _secure(request)
+    secure = _secure(request, cfg)
     value = sessions.encode(fresh, cfg.secret)
     _set(
         response, sessions.cookie(SESSION_COOKIE, value, secure=secure, max_age=sessions.SESSION_S)
@@ -267,10 +275,12 @@ def _signed_in(request: Request, cfg: DeskConfig, viewer: Viewer) -> Response:
 @router.post("/sign-out")
 async def sign_out(request: Request) -> Response:
     cfg = config_of(request)
-    await _signed_in_post(request, cfg)
+    session, _form = await _signed_in_post(request, cfg)
+    # ended on the server: a saved copy of the cookie opens nothing from now on
+    await run_in_threadpool(cfg.gate.end, session.sid)
     response = RedirectResponse("/review", status_code=303)
     for name in (SESSION_COOKIE, DONE_COOKIE):
-        _set(response, sessions.clear(name, secure=_secure(request)))
+        _set(response, sessions.clear(name, secure=_secure(request, cfg)))
     return response
 
 
@@ -281,7 +291,7 @@ async def job_page(request: Request, item_id: str) -> Response:
     if who.session is None:
         response = RedirectResponse("/review", status_code=303)
         if who.ended:
-            _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request)))
+            _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request, cfg)))
         return response
     s = who.session
     detail = await run_in_threadpool(cfg.backend.detail, s.viewer, _check_id(item_id))
@@ -368,7 +378,7 @@ def _done(
         },
     )
     response = RedirectResponse("/review/done", status_code=303)
-    secure = _secure(request)
+    secure = _secure(request, cfg)
     _set(response, sessions.cookie(DONE_COOKIE, value, secure=secure, max_age=sessions.DONE_S))
     return response
 
@@ -477,9 +487,9 @@ def _sign_in(
             "signs this browser in. The link works once.</p>"
         )
         return _html(_shell(title, "Sign in", body), status)
-    nonce = request.cookies.get(PRE_COOKIE)
-    keep = sessions.well_formed_nonce(nonce)
-    if not keep or nonce is None:
+    nonce = sessions.decode_pre(request.cookies.get(PRE_COOKIE), cfg.secret, now=cfg.clock())
+    keep = nonce is not None
+    if nonce is None:
         nonce = sessions.new_nonce()
     token = sessions.csrf_token(cfg.secret, nonce)
     note = (
@@ -501,7 +511,12 @@ def _sign_in(
     if not keep:
         _set(
             response,
-            sessions.cookie(PRE_COOKIE, nonce, secure=_secure(request), max_age=sessions.PRE_S),
+            sessions.cookie(
+                PRE_COOKIE,
+                sessions.encode_pre(nonce, cfg.secret, now=cfg.clock()),
+                secure=_secure(request, cfg),
+                max_age=sessions.PRE_S,
+            ),
         )
     return response
 

@@ -129,10 +129,14 @@ def housekeeping(
     clock: Callable[[], float],
     retention_s: float,
     review_retention_s: float,
+    prune_sessions: Callable[..., int] | None = None,
 ) -> dict[str, int]:
     """Delete expired artifacts, sources kept for dead letters past the retention window,
-    orphan sources (a crash between blob and row), and old events and timings."""
+    orphan sources (a crash between blob and row), old events and timings, and desk sessions
+    a day past their end."""
     now = clock()
+    if prune_sessions is not None:
+        prune_sessions(before=now - 86400.0)
     removed = {"artifacts": 0, "orphans": 0, "dead_sources": 0, "expired_reviews": 0}
     for job_id in retention.expired_reviews(before=now - review_retention_s):
         keys = retention.expire_review(job_id, now=clock())

@@ -126,6 +126,19 @@ api_keys = Table(
 )
 Index("ix_api_keys_id", api_keys.c.id, unique=True)
 
+# A desk session: its id travels in the signed cookie, and only a row here that has not ended
+# makes it good (sign-out ends every copy of the cookie at once).
+desk_sessions = Table(
+    "desk_sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("key_id", String(16), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Column("ended_at", Float),
+)
+Index("ix_desk_sessions_expires", desk_sessions.c.expires_at)
+
 # Brands a tenant may use; a tenant with no rows may use every registered template.
 template_allow = Table(
     "template_allow",

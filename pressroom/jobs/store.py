@@ -281,6 +281,15 @@ class Tenancy(Customers, Protocol):
 
     def allowed_templates(self, tenant: str) -> frozenset[str] | None: ...
 
+    def open_session(self, key_id: str, *, now: float, expires: float) -> str:
+        """A desk session for a key: its random id, for the signed cookie."""
+
+    def session_live(self, session_id: str, key_id: str, *, now: float) -> bool: ...
+
+    def end_session(self, session_id: str, *, now: float) -> None: ...
+
+    def prune_sessions(self, *, before: float) -> int: ...
+
 
 class AdmissionFigures(Protocol):
     """What admission weighs an upload against; ``conn``: inside the insert's transaction."""

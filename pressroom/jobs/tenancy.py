@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 
 from pressroom.errors import DuplicateRow, TransientError
-from pressroom.jobs.schema import api_keys, customers, template_allow
+from pressroom.jobs.schema import api_keys, customers, desk_sessions, template_allow
 from pressroom.jobs.transport import Database
 from pressroom.keys import KeyOwner
 from pressroom.tenants import TENANT_RE
@@ -127,6 +127,49 @@ class SqlTenancy:
                 conn.execute(select(*_KEY_FIELDS).where(api_keys.c.id == key_id)).mappings().first()
             )
         return None if row is None else dict(row)
+
+    # --- desk sessions ----------------------------------------------------------------------
+
+    def open_session(self, key_id: str, *, now: float, expires: float) -> str:
+        """A new desk session for a key; its id (random, never derived) goes in the cookie."""
+        session_id = secrets.token_urlsafe(32)
+        with self.db.tx() as conn:
+            conn.execute(
+                desk_sessions.insert().values(
+                    id=session_id, key_id=key_id, created_at=now, expires_at=expires
+                )
+            )
+        return session_id
+
+    def session_live(self, session_id: str, key_id: str, *, now: float) -> bool:
+        """Whether a session is still good: opened for that key, not ended, not expired."""
+        with self.db.tx(read_only=True) as conn:
+            row = conn.execute(
+                select(desk_sessions.c.id).where(
+                    desk_sessions.c.id == session_id,
+                    desk_sessions.c.key_id == key_id,
+                    desk_sessions.c.ended_at.is_(None),
+                    desk_sessions.c.expires_at > now,
+                )
+            ).first()
+        return row is not None
+
+    def end_session(self, session_id: str, *, now: float) -> None:
+        with self.db.tx() as conn:
+            conn.execute(
+                update(desk_sessions)
+                .where(desk_sessions.c.id == session_id, desk_sessions.c.ended_at.is_(None))
+                .values(ended_at=now)
+            )
+
+    def prune_sessions(self, *, before: float) -> int:
+        """Forget sessions that expired before ``before``."""
+        with self.db.tx() as conn:
+            return int(
+                conn.execute(
+                    desk_sessions.delete().where(desk_sessions.c.expires_at < before)
+                ).rowcount
+            )
 
     def revoke_key(self, id_or_key: str, *, now: float) -> str | None:
         """Revoke by id or by the key itself; returns the id, None when there is no such live

@@ -69,3 +69,19 @@ def test_rotations_at_once_both_stand_and_no_secret_is_lost(services: Services) 
     # each answered secret was current in turn: the last is current, the one before signs too
     assert current in made and previous in made and current != previous
     assert len(set(made)) == 4
+
+
+def test_a_desk_session_lives_until_it_ends_or_expires(services: Services) -> None:
+    tenancy = services.store.tenancy
+    key_id, _key = tenancy.new_key("acme", now=10.0)
+    other_id, _other = tenancy.new_key("acme", now=10.0)
+    sid = tenancy.open_session(key_id, now=10.0, expires=100.0)
+    assert len(sid) >= 32 and sid != tenancy.open_session(key_id, now=10.0, expires=100.0)
+    assert tenancy.session_live(sid, key_id, now=50.0)
+    assert not tenancy.session_live(sid, other_id, now=50.0)  # bound to the key it opened for
+    assert not tenancy.session_live(sid, key_id, now=100.0)  # expired
+    assert not tenancy.session_live("no-such-session", key_id, now=50.0)
+    tenancy.end_session(sid, now=60.0)
+    assert not tenancy.session_live(sid, key_id, now=61.0)
+    assert tenancy.prune_sessions(before=99.0) == 0
+    assert tenancy.prune_sessions(before=101.0) == 2

@@ -180,3 +180,24 @@ def test_whichever_command_runs_first_the_data_dir_is_the_users_alone(
     }
     assert loose == {}
     assert (data / "pressroom.db").exists()
+
+
+def test_serve_refuses_an_https_public_url_with_no_trusted_proxy(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "PRESSROOM_DATA_DIR": str(tmp_path / "data"),
+        "PRESSROOM_SCRATCH_DIR": str(tmp_path),
+        "PRESSROOM_PUBLIC_URL": "https://desk.example.org",
+    }
+    env.pop("PRESSROOM_TRUSTED_PROXIES", None)
+    done = subprocess.run(
+        [str(PRESSROOM), "serve", "--port", "0", "--workers", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "PRESSROOM_TRUSTED_PROXIES" in done.stderr
+    assert not (tmp_path / "data").exists()  # refused before anything was made

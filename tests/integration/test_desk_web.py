@@ -660,3 +660,65 @@ def test_a_desk_form_with_a_field_given_twice_changes_nothing(
     assert repr(field) in response.json()["detail"]
     assert desk.changes == []
     assert 'name="key"' not in client.get("/review").text  # still signed in: nothing was done
+
+
+# --- sessions that end ---------------------------------------------------------------------------
+
+
+def test_sign_out_ends_every_copy_of_the_session(client: TestClient, services: Services) -> None:
+    _, key = _key(services, "acme")
+    _sign_in(client, key)
+    saved = dict(client.cookies)
+    token = _page_token(client, "/review/jobs/j_acme1")
+    out = client.post("/review/sign-out", data={"csrf_token": token}, follow_redirects=False)
+    assert out.status_code == 303
+    # a copy of the cookie kept from before: the server no longer holds its session
+    copy = TestClient(client.app, base_url=str(client.base_url))
+    copy.cookies.update(saved)
+    page = copy.get("/review")
+    assert page.status_code == 200 and 'name="key"' in page.text  # the sign-in form
+    refused = copy.post(
+        "/review/jobs/j_acme1/approve", data={"csrf_token": token}, follow_redirects=False
+    )
+    _problem(refused, 401, "UNAUTHORIZED")
+    # signing in again opens a new session that works
+    fresh = TestClient(client.app, base_url=str(client.base_url))
+    _sign_in(fresh, key)
+    assert 'name="key"' not in fresh.get("/review").text
+
+
+def test_a_planted_pre_session_nonce_signs_no_one_in(
+    client: TestClient, services: Services
+) -> None:
+    """Login CSRF: a nonce an attacker planted (and knows the token of) is not adopted."""
+    _, key = _key(services, "beta")
+    planted = sessions.new_nonce()
+    client.cookies.set("desk_pre", planted, path="/review")
+    page = client.get("/review")
+    assert _token(page.text) != sessions.csrf_token(SECRET, planted)
+    assert "desk_pre" in _cookies(page)  # a fresh, signed one replaces it
+    client.cookies.set("desk_pre", planted, path="/review")
+    forged = client.post(
+        "/review/sign-in",
+        data={"key": key, "csrf_token": sessions.csrf_token(SECRET, planted)},
+        follow_redirects=False,
+    )
+    _problem(forged, 403, "CSRF_REJECTED")
+
+
+def test_cookies_are_secure_when_the_public_url_is_https(
+    services: Services, desk: FakeDesk
+) -> None:
+    app = create_app(services)
+    app.state.desk = DeskConfig(desk, KeyGate(services), SECRET, services.clock, secure=True)
+    plain = TestClient(app)  # the request itself arrives as http, as behind a TLS proxy
+    page = plain.get("/review")
+    assert "Secure" in _cookies(page)["desk_pre"]
+    _, key = _key(services, "acme")
+    done = plain.post(  # (a client keeps a Secure cookie off plain http: sent by hand here)
+        "/review/sign-in",
+        data={"key": key, "csrf_token": _token(page.text)},
+        headers={"cookie": _cookies(page)["desk_pre"][0]},
+        follow_redirects=False,
+    )
+    assert "Secure" in _cookies(done)["desk_session"]
