@@ -181,3 +181,45 @@ class ReviewSheet:
 def _box(raw: Sequence[float]) -> tuple[float, float, float, float]:
     x0, y0, x1, y1 = (float(v) for v in raw)
     return (x0, y0, x1, y1)
+
+
+def corrected_reason(
+    corrections: Corrections, burned: int, overridden: Sequence[tuple[int, str]] = ()
+) -> str:
+    """What a rebuild with a reviewer's corrections did, for the held job's reason: counts
+    and classes only. A removed box still burned because another finding covers its words is
+    said, page and class, instead of a plain pass."""
+    n = corrections.counts()
+    head = (
+        f"corrections applied ({n['removed']} removed, {n['manual']} drawn, {n['every']} "
+        f"everywhere); {burned} box(es) burned"
+    )
+    if overridden:
+        where = ", ".join(f"page {page}: {kind}" for page, kind in overridden)
+        return (
+            f"{head}; a removed box is still burned where another finding covers its words "
+            f"({where}): remove that finding too to keep them, or approve as it is"
+        )
+    return f"{head} and every check passed: approve to deliver"
+
+
+Points = tuple[float, float, float, float]
+
+
+def removed_match(boxes: Sequence[Points], area: Points) -> int | None:
+    """Which of a page's finding ``boxes`` a removed ``area`` was drawn for: the one it matches
+    best, when the two overlap by most of each (intersection over union at least 0.6). A box
+    nested inside another is never the outer one's match, nor the outer the inner's. The build
+    and the desk both decide with this, so what the desk shows removed is what stays."""
+    best, score = None, 0.0
+    for n, b in enumerate(boxes):
+        w = min(b[2], area[2]) - max(b[0], area[0])
+        h = min(b[3], area[3]) - max(b[1], area[1])
+        if w <= 0 or h <= 0:
+            continue
+        inter = w * h
+        union = (b[2] - b[0]) * (b[3] - b[1]) + (area[2] - area[0]) * (area[3] - area[1]) - inter
+        iou = inter / union if union > 0 else 0.0
+        if iou > score:
+            best, score = n, iou
+    return best if score >= 0.6 else None

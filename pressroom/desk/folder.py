@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressroom.corrections import Corrections, ReviewSheet, SheetPage
+from pressroom.corrections import Corrections, ReviewSheet, SheetPage, corrected_reason
 from pressroom.desk.backend import (
     Approved,
     Decision,
@@ -38,7 +38,6 @@ from pressroom.fsutil import place_copy
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
-    from pressroom.pipeline.core import DocumentResult
     from pressroom.pipeline.ocr import OcrEngine
     from pressroom.redact.policy import RedactionPolicy
 
@@ -463,7 +462,9 @@ class FolderDesk:
             except ReviewRequired as exc:  # held again, with the reason its checks give
                 hold(self.folder, item_id, built, exc, rebuild, now=held_at, keep_previous=True)
                 return
-            done = Corrected(_corrected_reason(corrections, result))
+            done = Corrected(
+                corrected_reason(corrections, sum(result.redacted.values()), result.overridden)
+            )
             done.sheet = result.sheet
             done.findings = []
             hold(self.folder, item_id, built, done, rebuild, now=held_at)
@@ -546,12 +547,3 @@ def _pdf_pages(path: Path) -> int:
 
     with pikepdf.open(path) as pdf:
         return len(pdf.pages)
-
-
-def _corrected_reason(corrections: Corrections, result: DocumentResult) -> str:
-    n = corrections.counts()
-    burned = sum(result.redacted.values())
-    return (
-        f"corrections applied ({n['removed']} removed, {n['manual']} drawn, {n['every']} "
-        f"everywhere); {burned} box(es) burned and every check passed: approve to deliver"
-    )

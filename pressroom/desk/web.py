@@ -29,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.responses import error_response
 from pressroom.api.single import SingleValues, single_form
-from pressroom.corrections import MANUAL, Corrections, ReviewSheet
+from pressroom.corrections import MANUAL, Corrections, ReviewSheet, removed_match
 from pressroom.desk import session as sessions
 from pressroom.desk.backend import DeskBackend, HeldDetail, HeldItem, Viewer, Which
 from pressroom.desk.gate import Gate, KeyGate
@@ -643,11 +643,12 @@ def _overlay(sheet: ReviewSheet, page: int, enabled: bool) -> str:
     parts: list[str] = []
     number = 0
     matched: list[tuple[float, float, float, float]] = []
-    for f in sheet.findings:
-        if f.page != page:
-            continue
+    mine = [f for f in sheet.findings if f.page == page]
+    # each removed area takes out the one finding the build takes out for it
+    taken = {removed_match([f.box for f in mine], r) for r in removed_here} - {None}
+    for n, f in enumerate(mine):
         number += 1
-        gone = any(_same(f.box, r) for r in removed_here)
+        gone = n in taken
         if gone:
             matched.append(f.box)
         parts.append(
@@ -656,7 +657,7 @@ def _overlay(sheet: ReviewSheet, page: int, enabled: bool) -> str:
             )
         )
     for r in removed_here:
-        if any(_same(r, m) for m in matched):
+        if removed_match(matched, r) is not None:
             continue
         number += 1
         parts.append(

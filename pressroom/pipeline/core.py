@@ -70,6 +70,8 @@ class DocumentResult:
     levelled_pages: int = 0  # skewed pages whose scan was levelled
     # a redaction's pages and findings (boxes and classes), for a reviewer's desk
     sheet: ReviewSheet | None = None
+    # (page, class) of findings that kept a box a reviewer removed burned (they cover it)
+    overridden: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def of(

@@ -7,28 +7,44 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pressroom.corrections import MANUAL, Area, Corrections, ReviewSheet, SheetFinding, SheetPage
+from pressroom.corrections import (
+    MANUAL,
+    Area,
+    Corrections,
+    ReviewSheet,
+    SheetFinding,
+    SheetPage,
+    removed_match,
+)
 from pressroom.errors import BadRequest
 from pressroom.models import Box, Word
 from pressroom.redact.detect.detector import name_tokens
 from pressroom.redact.findings import DocumentFinding, page_findings
-from pressroom.redact.plan import Hit, covered_words, normalise, overlaps
+from pressroom.redact.plan import Hit, normalise
 from pressroom.redact.scan import PageScan
 
 
 @dataclass(frozen=True, slots=True)
 class Applied:
     """What the build and the checks must know of a reviewer's corrections. Pages are content
-    page indexes (from 0); points are in the content page's frame, like a finding's box."""
+    page indexes (from 0); points are in the content page's frame, like a finding's box.
 
-    allowed: frozenset[str] = frozenset()  # normalised values a reviewer let stand
-    kept: tuple[str, ...] = ()  # those values as found (to find their words again)
+    A removed box lets its finding's words stand *there*: the same value found elsewhere, and
+    any other finding over the same words (a nested address inside an address with a date),
+    is still burned, as the desk shows it."""
+
+    allowed: frozenset[str] = frozenset()  # normalised values let stand somewhere
+    kept: tuple[str, ...] = ()  # those values as found
     drawn: Mapping[int, tuple[Box, ...]] = field(default_factory=dict)  # scan pixels
     drawn_pt: Mapping[int, tuple[Box, ...]] = field(default_factory=dict)  # points
-    removed_pt: Mapping[int, tuple[Box, ...]] = field(default_factory=dict)  # points
+    removed_pt: Mapping[int, tuple[Box, ...]] = field(default_factory=dict)  # removed findings
+    active_pt: Mapping[int, tuple[Box, ...]] = field(default_factory=dict)  # every other one
+    # (page from 1, class) of an active finding that keeps a removed box's words burned
+    overridden: tuple[tuple[int, str], ...] = ()
 
     def tokens(self, names: Iterable[str]) -> frozenset[str]:
-        """The name tokens of ``names`` less any a reviewer let stand (a surname clicked away)."""
+        """The name tokens of ``names`` less any of a value let stand: what the checks look
+        for document-wide (every burned box is checked on its own besides)."""
         return frozenset(
             t
             for t in name_tokens(v for v in names if not self.lets_stand(v))
@@ -38,22 +54,29 @@ class Applied:
     def lets_stand(self, value: str) -> bool:
         return normalise(value) in self.allowed
 
+    def exempt(self, page: int, words: Sequence[Word], scale: float) -> set[int]:
+        """Words of content page ``page`` (boxes in pixels, ``scale`` pixels a point) that a
+        removed box lets stand: inside a removed finding, inside no active one."""
+        removed = [_scaled(b, scale) for b in self.removed_pt.get(page, ())]
+        if not removed:
+            return set()
+        active = [_scaled(b, scale) for b in self.active_pt.get(page, ())]
+        return {
+            i
+            for i, w in enumerate(words)
+            if any(chosen(w.box, r) for r in removed) and not any(chosen(w.box, a) for a in active)
+        }
+
     def ignored(
         self, hit: Hit, words: Sequence[Word], page_pt: Sequence[Box], scale: float
     ) -> bool:
-        """Whether a hit found on the output is a value a reviewer let stand: its value, or
-        only words of such values, or only words inside the boxes the reviewer clicked away
-        (``page_pt``: those boxes in the output page's points; ``scale``: pixels a point)."""
-        if not self.allowed:
+        """Whether a hit found on the output is what a reviewer let stand: every word of it
+        inside the removed boxes (``page_pt``: those boxes in the output page's points;
+        ``scale``: pixels a point) — the same value at the same place, never elsewhere."""
+        if not page_pt or not hit.words:
             return False
-        if self.lets_stand(hit.finding.value):
-            return True
-        if not hit.words:
-            return False
-        if set(hit.words) <= covered_words(words, [], self.kept):
-            return True
-        areas = [_scaled(b, scale) for b in page_pt]
-        return all(any(overlaps(words[i].box, a) for a in areas) for i in hit.words)
+        areas = [_scaled(_grown(b, 2.0), scale) for b in page_pt]
+        return all(any(chosen(words[i].box, a) for a in areas) for i in hit.words)
 
 
 NOTHING = Applied()
@@ -64,10 +87,11 @@ def apply_corrections(
     scans: Sequence[PageScan],
     by_kind: dict[str, set[str]],
 ) -> Applied:
-    """``corrections`` applied to the first pass: values found under a removed box leave
-    ``by_kind`` (every class) and every page's hits; the words under an "every occurrence"
-    area join ``by_kind`` as class ``manual``. Both are changed in place. What the build and
-    the checks need besides is returned. None or empty: nothing changes."""
+    """``corrections`` applied to the first pass, finding by finding: a removed box takes out
+    the one finding it was drawn for (the finding whose box it matches), and nothing else —
+    a finding nested in it or over the same words stays, and is burned. The words under an
+    "every occurrence" area join ``by_kind`` as class ``manual`` (changed in place). What the
+    build and the checks need is returned. None or empty: nothing changes."""
     if corrections is None or corrections.empty:
         return NOTHING
     for area in (*corrections.removed, *corrections.manual, *corrections.every):
@@ -76,26 +100,32 @@ def apply_corrections(
     tokens = name_tokens(by_kind.get("name", ()))
     allowed: set[str] = set()
     kept: dict[str, str] = {}
-    for area in corrections.removed:
-        scan = scans[area.page - 1]
-        for f in page_findings(scan, by_kind, tokens):
-            if chosen(Box(*f.box), Box(*area.box)):
-                for value in _values_of(f, by_kind):
-                    allowed.add(normalise(value))
-                    kept.setdefault(normalise(value), value)
+    removed_pt: dict[int, list[Box]] = {}
+    active_pt: dict[int, list[Box]] = {}
+    overridden: set[tuple[int, str]] = set()
+    pages = sorted({a.page for a in corrections.removed})
+    for page in pages:
+        found = page_findings(scans[page - 1], by_kind, tokens)
+        gone: set[int] = set()
+        for area in (a for a in corrections.removed if a.page == page):
+            match = removed_match([f.box for f in found], area.box)
+            if match is not None:
+                gone.add(match)
+        for n, f in enumerate(found):
+            (removed_pt if n in gone else active_pt).setdefault(page - 1, []).append(Box(*f.box))
+        for n in gone:
+            f = found[n]
+            allowed.add(normalise(f.value))
+            kept.setdefault(normalise(f.value), f.value)
+            for m, g in enumerate(found):
+                if m not in gone and _shares_words(Box(*f.box), Box(*g.box)):
+                    overridden.add((page, g.kind))
     every: set[str] = set()
     for area in corrections.every:
         every |= _words_under(scans[area.page - 1], area)
     # a value the reviewer asked to go everywhere is not also let stand
     allowed -= {normalise(v) for v in every}
     allowed.discard("")
-    for kind in list(by_kind):
-        by_kind[kind] = {v for v in by_kind[kind] if normalise(v) not in allowed}
-        if not by_kind[kind]:
-            del by_kind[kind]
-    for scan in scans:
-        scan.hits_ocr = [h for h in scan.hits_ocr if normalise(h.finding.value) not in allowed]
-        scan.hits_text = [h for h in scan.hits_text if normalise(h.finding.value) not in allowed]
     if every:
         by_kind.setdefault(MANUAL, set()).update(every)
     drawn: dict[int, list[Box]] = {}
@@ -107,28 +137,24 @@ def apply_corrections(
             continue  # wholly off the page: nothing there to burn
         drawn.setdefault(area.page - 1, []).append(box)
         drawn_pt.setdefault(area.page - 1, []).append(_scaled(box, 72.0 / scan.dpi))
-    removed_pt: dict[int, list[Box]] = {}
-    for area in corrections.removed:
-        removed_pt.setdefault(area.page - 1, []).append(Box(*area.box))
     return Applied(
         frozenset(allowed),
         tuple(v for k, v in sorted(kept.items()) if k in allowed),
         {k: tuple(v) for k, v in drawn.items()},
         {k: tuple(v) for k, v in drawn_pt.items()},
         {k: tuple(v) for k, v in removed_pt.items()},
+        {k: tuple(v) for k, v in active_pt.items()},
+        tuple(sorted(overridden)),
     )
 
 
-def _values_of(f: DocumentFinding, by_kind: Mapping[str, set[str]]) -> set[str]:
-    """The values a finding stands for: its own, and any of the document's values it holds (a
-    value inside a longer token). One word of a longer value lets only that word stand (a
-    surname clicked away is no name token any more), never the whole value: a person found
-    elsewhere still goes wherever written in full."""
-    own = normalise(f.value)
-    out = {f.value}
-    for values in by_kind.values():
-        out |= {v for v in values if len(normalise(v)) >= 3 and normalise(v) in own}
-    return out
+def _shares_words(a: Box, b: Box) -> bool:
+    """Whether two findings' boxes hold the same words (one inside the other, or crossing)."""
+    return chosen(a, b) or chosen(b, a)
+
+
+def _grown(b: Box, pad: float) -> Box:
+    return Box(b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad)
 
 
 def _words_under(scan: PageScan, area: Area) -> set[str]:

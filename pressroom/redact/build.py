@@ -5,7 +5,7 @@ has none — and put into the output by the pipeline core, like any job's pages.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -33,6 +33,7 @@ from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pixels import PixelBudget
+from pressroom.redact.apply import NOTHING, Applied
 from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan, RedactionSource
@@ -59,12 +60,13 @@ def build_output(
     engine: OcrEngine,
     progress: Progress | None,
     timer: StageTimer,
-    drawn: Mapping[int, Sequence[Box]] | None = None,
+    applied: Applied = NOTHING,
 ) -> Built:
     """Pass two: every occurrence of every value, on every page; build and save the output.
-    ``drawn``: boxes a reviewer drew, by content page (from 0), in that scan's pixels: burned
-    exactly there, the words they touch left out of the text layer."""
-    drawn = drawn or {}
+    ``applied``: a reviewer's corrections — boxes drawn, by content page (from 0), in that
+    scan's pixels, burned exactly there with the words they touch left out of the text layer;
+    words a removed box lets stand, left where they are unless another finding covers them."""
+    drawn = applied.drawn
     by_hand = by_kind.get(MANUAL, set())
     found_values = set().union(*by_kind.values())
     total = len(info.pages)
@@ -78,8 +80,11 @@ def build_output(
             remaining(options.deadline)
             frame = next(frames) if frames is not None else None
             with timer.stage(Stage.DETECT):
+                k = scan.dpi / 72.0
                 hit_ocr = covered_words(scan.ocr, scan.hits_ocr, found_values, tokens)
+                hit_ocr -= applied.exempt(scan.info.index, scan.ocr, k)
                 hit_text = covered_words(scan.extracted, scan.hits_text, found_values, tokens)
+                hit_text -= applied.exempt(scan.info.index, scan.extracted, k)
                 visible = visible_words(scan.extracted, scan.ocr)
                 shown = {id(w) for w in visible}
                 # a finding in text nobody sees (invisible, white, clipped, off the page,
@@ -98,8 +103,11 @@ def build_output(
                 )
                 mine = list(drawn.get(scan.info.index, ()))
                 boxes += mine
-            for h in scan.hits_ocr + scan.hits_text:
-                built.counts[h.finding.kind] = built.counts.get(h.finding.kind, 0) + 1
+            for hits, burning in ((scan.hits_ocr, hit_ocr), (scan.hits_text, hit_text)):
+                for h in hits:
+                    if h.words and not set(h.words) & burning:
+                        continue  # a finding a reviewer let stand here: nothing burned for it
+                    built.counts[h.finding.kind] = built.counts.get(h.finding.kind, 0) + 1
             if mine or by_hand:
                 # every box a reviewer asked for: drawn ones, and each word of a value to go
                 # wherever it occurs

@@ -25,7 +25,7 @@ from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output
-from pressroom.redact.detect.detector import Detector
+from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.findings import DocumentFinding, page_findings
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
@@ -84,9 +84,9 @@ def redact_document(
                 src, info, ocr, engine, detector, options.deadline, progress, options.limits, timer
             )
             with timer.stage(Stage.DETECT):
-                by_kind, _tokens = document_values(scans)
+                by_kind, _found_tokens = document_values(scans)
                 applied = apply_corrections(options.corrections, scans, by_kind)
-                found = _Found(by_kind, applied.tokens(by_kind.get("name", ())), applied)
+                found = _Found(by_kind, _tokens(by_kind), applied)
             try:
                 built = _build_and_read_back(
                     stack,
@@ -115,7 +115,7 @@ def redact_document(
         levelled_pages=sum(1 for scan in scans if scan.level),
     )
     sheet = review_sheet(scans, _findings(scans, found), options.corrections)
-    return replace(result, sheet=sheet)
+    return replace(result, sheet=sheet, overridden=found.applied.overridden)
 
 
 def _findings(scans: Sequence[PageScan], found: _Found) -> list[DocumentFinding]:
@@ -128,8 +128,12 @@ class _Found:
     output is built from; the second build may know more."""
 
     by_kind: dict[str, set[str]]
-    tokens: frozenset[str]
+    tokens: frozenset[str]  # every person's name tokens: what the build burns
     applied: Applied  # a reviewer's corrections, as the build and the checks need them
+
+
+def _tokens(by_kind: dict[str, set[str]]) -> frozenset[str]:
+    return name_tokens(by_kind.get("name", ()))
 
 
 def _build_and_read_back(
@@ -166,7 +170,7 @@ def _build_and_read_back(
             engine,
             progress,
             timer,
-            found.applied.drawn,
+            found.applied,
         )
         if recheck is not None:
             # read again: the pages flagged, and every page whose boxes moved
@@ -200,7 +204,7 @@ def _build_and_read_back(
                     for page, hits in sorted(again.items())
                 )
             )
-        found.tokens = found.applied.tokens(by_kind.get("name", ()))
+        found.tokens = _tokens(by_kind)
     raise AssertionError("unreachable: the second attempt returns or raises")
 
 

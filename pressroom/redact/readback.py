@@ -47,7 +47,10 @@ def read_back(
     box a reviewer drew, every page could be judged, every box is solid. Then detection once
     more (on ``pages``, from 1; all by default), a reviewer's let-stand values aside; what it
     finds is returned."""
-    found_values = set().union(*by_kind.values())
+    # a value a reviewer let stand is readable where it stands: the document-wide readings
+    # leave it out, and every burned box is checked on its own below instead
+    found_values = {v for v in set().union(*by_kind.values()) if not applied.lets_stand(v)}
+    tokens = applied.tokens(by_kind.get("name", ())) if applied.allowed else tokens
     header_pt = options.template.header.height
     built.assembly.check(output)
     with timer.stage(Stage.LEAK_CHECK):
@@ -65,6 +68,18 @@ def read_back(
         if under:
             raise RedactionLeak(
                 "text is still under a box drawn by hand ("
+                + ", ".join(f"page {page} x{n}" for page, n in sorted(under.items()))
+                + ")"
+            )
+        burned_pt = {
+            index - built.assembly.offset: [_scaled(b, 72.0 / dpi) for b in boxes]
+            for index, dpi, boxes in built.burned
+            if boxes
+        }
+        under = text_under_drawn(output, burned_pt, built.assembly.offset, header_pt, mostly=True)
+        if under:
+            raise RedactionLeak(
+                "text is still under a burned box ("
                 + ", ".join(f"page {page} x{n}" for page, n in sorted(under.items()))
                 + ")"
             )
@@ -100,7 +115,12 @@ def read_back(
 
 
 def text_under_drawn(
-    output: Path, drawn_pt: Mapping[int, Sequence[Box]], offset: int, header_pt: float
+    output: Path,
+    drawn_pt: Mapping[int, Sequence[Box]],
+    offset: int,
+    header_pt: float,
+    *,
+    mostly: bool = False,
 ) -> dict[int, int]:
     """Words the output's own text has inside a box a reviewer drew (``drawn_pt``: by content
     page from 0, in its points), by content page from 1: each is a leak."""
@@ -117,7 +137,10 @@ def text_under_drawn(
             # a word across the box with its middle line inside it: the text layer lays each word
             # a line high, so a word of the next line may reach into a box without being under it
             inside = [Box(b.x0 + 1, b.y0 + header_pt, b.x1 - 1, b.y1 + header_pt) for b in boxes]
-            n = sum(1 for w in words if any(_under(w.box, b) for b in inside))
+            # ``mostly``: half a word's width inside at least (a burned value's box meets the
+            # words beside it, and extraction may join a kept word to the next)
+            test = _mostly_under if mostly else _under
+            n = sum(1 for w in words if any(test(w.box, b) for b in inside))
             if n:
                 under[index + 1] = n
     return under
@@ -218,6 +241,11 @@ def _redetect(
     return flagged
 
 
+def _mostly_under(word: Box, box: Box) -> bool:
+    inside = min(word.x1, box.x1) - max(word.x0, box.x0)
+    return _under(word, box) and inside >= 0.5 * max(word.x1 - word.x0, 1e-6)
+
+
 def _under(word: Box, box: Box) -> bool:
     middle = (word.y0 + word.y1) / 2
     return word.x0 < box.x1 and box.x0 < word.x1 and box.y0 <= middle <= box.y1
@@ -231,3 +259,7 @@ def _judged(f: Finding) -> bool:
     if sum(c.isalnum() for c in f.value) < 4:
         return False
     return f.kind != "name" or any(c.isupper() for c in f.value)
+
+
+def _scaled(b: Box, k: float) -> Box:
+    return Box(b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pressroom import ENGINE_VERSION, tracing
-from pressroom.corrections import Corrections, ReviewSheet
+from pressroom.corrections import Corrections, ReviewSheet, corrected_reason
 from pressroom.errors import (
     BlobNotFound,
     Corrected,
@@ -114,13 +114,17 @@ def _job_options(
     return options, RedactionPolicy(tuple(raw.get("redact") or ()), raw.get("expires_at"))
 
 
-def _held_anyway(job: Job, options: JobOptions, processing: Processing) -> ReviewRequired | None:
+def _held_anyway(
+    job: Job, options: JobOptions, processing: Processing, result: DocumentResult
+) -> ReviewRequired | None:
     """A checked redaction that still goes to a person: a rebuild with a reviewer's corrections
     goes back to that reviewer, and a job that asked for review always is reviewed."""
     if not processing.redacts:
         return None
     if options.corrections is not None:
-        return Corrected("the reviewer's corrections were applied and every check passed")
+        return Corrected(
+            corrected_reason(options.corrections, sum(result.redacted.values()), result.overridden)
+        )
     if job.options.get("review") == "always":
         return ReviewRequested("every check passed; the job asked for a person to approve it")
     return None
@@ -372,7 +376,7 @@ class JobRunner:
                 if heartbeat.lost:
                     # another worker has the job now (our lease lapsed): leave it to them
                     raise LeaseLost
-                held = _held_anyway(job, options, processing)
+                held = _held_anyway(job, options, processing, result)
                 if held is not None:
                     held.sheet = result.sheet
                     self._hold(job, held, built)

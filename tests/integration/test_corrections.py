@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pressroom.corrections import MANUAL, Area, Corrections, ReviewSheet
+from pressroom.corrections import MANUAL, Area, Corrections, ReviewSheet, removed_match
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import BadRequest
@@ -131,7 +131,11 @@ def assert_corrected(
     drawn = [f for f in sheet.findings if f.kind == MANUAL and f.box == manual]
     assert len(drawn) == 1
     removed = Box(*fixes.removed[0].box)
-    assert not [f for f in sheet.findings if overlaps(Box(*f.box), removed)]
+    # the finding is still found, and the sheet keeps it with the correction that removed it:
+    # the desk shows it kept, exactly where it was removed
+    again = [f for f in sheet.findings if overlaps(Box(*f.box), removed)]
+    assert len(again) == 1
+    assert removed_match([f.box for f in again], fixes.removed[0].box) == 0
     occurrences = [f for f in sheet.findings if f.kind == MANUAL and f.box != manual]
     assert len(occurrences) >= 3
     once = ReviewSheet.parse(sheet.as_json())  # as the desk stores it

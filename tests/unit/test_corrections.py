@@ -174,23 +174,29 @@ def test_no_corrections_change_nothing() -> None:
     assert [len(s.hits_ocr) for s in scans] == [2, 2]
 
 
-def test_a_removed_box_lets_its_value_stand_everywhere() -> None:
+def test_a_removed_box_lets_its_value_stand_there_and_nowhere_else() -> None:
+    """The desk shows page 2's BLUEHERON as its own box, still active: it is still burned."""
     scans, by_kind = two_pages()
     fixes = Corrections(removed=(Area(1, pt(scans[0].ocr[2].box)),))
     applied = apply_corrections(fixes, scans, by_kind)
-    assert by_kind == {"name": {"Grace Okafor"}, "account-number": {"12345678"}}
-    # its hits go on every page, the others stay
-    assert [h.finding.value for s in scans for h in s.hits_text] == ["Grace Okafor", "12345678"]
+    assert by_kind == two_pages()[1]  # every value is still looked for everywhere
+    assert [len(s.hits_ocr) for s in scans] == [2, 2]
+    assert applied.exempt(0, scans[0].ocr, 300 / 72) == {2}
+    assert applied.exempt(1, scans[1].ocr, 300 / 72) == set()
+    # the document-wide checks leave the value out; each burned box is checked on its own
     assert applied.allowed == {"blueheron"}
     assert applied.lets_stand("Blue-Heron")
     assert applied.tokens(by_kind["name"]) == {"grace", "okafor"}
+    assert applied.overridden == ()
 
 
-def test_a_surname_clicked_away_is_no_name_token_any_more() -> None:
+def test_a_surname_clicked_away_stands_only_where_it_was_clicked() -> None:
     scans, by_kind = two_pages()
     # page 2's "Okafor" was found only as a token of the person on page 1
     fixes = Corrections(removed=(Area(2, pt(scans[1].ocr[0].box)),))
     applied = apply_corrections(fixes, scans, by_kind)
+    assert applied.exempt(1, scans[1].ocr, 300 / 72) == {0}
+    assert applied.exempt(0, scans[0].ocr, 300 / 72) == set()  # page 1's "Okafor" burns
     assert applied.tokens(by_kind["name"]) == {"grace", "blueheron"}
     assert "Grace Okafor" in by_kind["name"]  # the whole name still goes where it is written
 
@@ -199,8 +205,40 @@ def test_a_value_inside_a_longer_token_is_let_stand_with_it() -> None:
     scans, by_kind = two_pages()
     fixes = Corrections(removed=(Area(2, pt(scans[1].ocr[2].box)),))
     applied = apply_corrections(fixes, scans, by_kind)
-    assert "account-number" not in by_kind
     assert "12345678" in applied.allowed
+    assert applied.exempt(1, scans[1].ocr, 300 / 72) == {2}
+
+
+def test_removing_the_outer_of_nested_findings_leaves_the_inner_burning() -> None:
+    """An address finding that starts with a date holds another address finding: removing the
+    outer box (to keep the date) keeps the date only; the inner address is still burned, and
+    the outcome is told so."""
+    words = [
+        word("14", 100, 300),
+        word("November", 160, 300),
+        word("2026", 340, 300),
+        word("1600", 440, 300),
+        word("Penn", 540, 300),
+        word("Avenue", 640, 300),
+    ]
+    outer = hit("address", "14 November 2026 1600 Penn Avenue", 0, 1, 2, 3, 4, 5)
+    inner = hit("address", "1600 Penn Avenue", 3, 4, 5)
+    scans = [page(0, words, [outer, inner])]
+    by_kind = {"address": {outer.finding.value, inner.finding.value}}
+    outer_box = Box(words[0].box.x0, 300, words[5].box.x1, 340)
+    applied = apply_corrections(Corrections(removed=(Area(1, pt(outer_box)),)), scans, by_kind)
+    assert applied.exempt(0, words, 300 / 72) == {0, 1, 2}  # the date stands
+    assert applied.overridden == ((1, "address"),)
+    # removing the inner one as well lets the whole line stand
+    inner_box = Box(words[3].box.x0, 300, words[5].box.x1, 340)
+    both = Corrections(removed=(Area(1, pt(outer_box)), Area(1, pt(inner_box))))
+    applied = apply_corrections(both, scans, by_kind)
+    assert applied.exempt(0, words, 300 / 72) == set(range(6))
+    assert applied.overridden == ()
+    # and removing only the inner one keeps everything burned (the outer covers it)
+    applied = apply_corrections(Corrections(removed=(Area(1, pt(inner_box)),)), scans, by_kind)
+    assert applied.exempt(0, words, 300 / 72) == set()
+    assert applied.overridden == ((1, "address"),)
 
 
 def test_every_occurrence_adds_the_words_under_the_area_as_a_value() -> None:
@@ -241,18 +279,19 @@ def test_a_correction_on_a_page_the_document_lacks_is_refused() -> None:
         apply_corrections(Corrections(every=(Area(3, (1, 1, 9, 9)),)), scans, by_kind)
 
 
-def test_detection_on_the_output_ignores_only_what_was_let_stand() -> None:
+def test_detection_on_the_output_ignores_only_what_was_let_stand_where_it_stands() -> None:
     scans, by_kind = two_pages()
     clicked = scans[0].ocr[2].box
     applied = apply_corrections(Corrections(removed=(Area(1, pt(clicked)),)), scans, by_kind)
-    out = [word("BLUE", 300, 400), word("HERON", 400, 400), word("Wanda", 300, 600)]
-    assert applied.ignored(hit("name", "BLUEHERON", 0, 1), out, [], 300 / 72)
-    assert applied.ignored(hit("name", "BLUE HERON", 0, 1), out, [], 300 / 72)
-    # a misreading: let stand where the reviewer clicked, nowhere else
-    misread = [word("BLUF", 300, 400), word("HERON", 400, 400)]
-    assert applied.ignored(hit("name", "BLUF HERON", 0, 1), misread, [Box(*pt(clicked))], 300 / 72)
-    assert not applied.ignored(hit("name", "BLUF HERON", 0, 1), misread, [], 300 / 72)
-    assert not applied.ignored(hit("name", "Wanda", 2), out, [Box(*pt(clicked))], 300 / 72)
+    here = [Box(*pt(clicked))]
+    out = [word("BLUE", 300, 400), word("HERON", 380, 400), word("Wanda", 300, 600)]
+    assert applied.ignored(hit("name", "BLUEHERON", 0, 1), out, here, 300 / 72)
+    # a misreading at the same place is the same let-stand value
+    misread = [word("BLUF", 300, 400), word("HERON", 380, 400)]
+    assert applied.ignored(hit("name", "BLUF HERON", 0, 1), misread, here, 300 / 72)
+    # the same value somewhere else (another page: no removed box there) is found again
+    assert not applied.ignored(hit("name", "BLUEHERON", 0, 1), out, [], 300 / 72)
+    assert not applied.ignored(hit("name", "Wanda", 2), out, here, 300 / 72)
 
 
 def test_the_sheet_shows_each_page_its_findings_and_the_drawn_boxes() -> None:
