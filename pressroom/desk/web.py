@@ -338,10 +338,48 @@ async def apply(request: Request, item_id: str) -> Response:
 
 @router.post("/jobs/{item_id}/approve")
 async def approve(request: Request, item_id: str) -> Response:
+    """Approve in two steps: a form without ``confirm=yes`` (the button, Shift+A, a plain
+    client) gets the confirmation page, which names what will be published and whose form
+    posts here again with ``confirm=yes``."""
     cfg = config_of(request)
-    s, _form = await _signed_in_post(request, cfg)
-    done = await run_in_threadpool(cfg.backend.approve, s.viewer, _check_id(item_id))
+    s, form = await _signed_in_post(request, cfg)
+    item_id = _check_id(item_id)
+    if form.get("confirm") != "yes":
+        detail = await run_in_threadpool(cfg.backend.detail, s.viewer, item_id)
+        pending = form.get("pending")
+        unapplied = int(pending) if isinstance(pending, str) and pending.isdigit() else 0
+        token = sessions.csrf_token(cfg.secret, s.nonce)
+        return _html(_confirm_page(cfg.backend.title, s.viewer, detail, token, unapplied))
+    done = await run_in_threadpool(cfg.backend.approve, s.viewer, item_id)
     return _done(request, cfg, s, item_id, "approved", done.message, done.link)
+
+
+def _confirm_page(
+    title: str, viewer: Viewer, detail: HeldDetail, token: str, unapplied: int
+) -> str:
+    item = detail.item
+    url = _item_url(item.id)
+    pages = item.pages if item.pages is not None else "—"
+    warn = (
+        f'<p class="error" role="alert" data-testid="unapplied">{min(unapplied, 9999)} '
+        "change(s) made on the page were not applied: they are not in what will be published. "
+        "Go back and apply them first, or publish the held copy as it is.</p>"
+        if unapplied
+        else ""
+    )
+    body = (
+        f'<p data-testid="confirm-what">Publish the held copy of job <code>{_e(item.id)}</code>'
+        f" as the desk shows it now: {_e(pages)} page(s), the boxes burned in it "
+        f"(findings: {_counts(item.counts)}), held as <code>{_e(item.reason_code)}</code>. "
+        "Once published it is released to the tenant and cannot be taken back.</p>"
+        f"{warn}"
+        f'<form method="post" action="{_e(url)}/approve" data-testid="confirm-form">'
+        f'<input type="hidden" name="csrf_token" value="{_e(token)}">'
+        '<input type="hidden" name="confirm" value="yes">'
+        '<button type="submit" data-testid="confirm-approve" autofocus>Publish it</button> '
+        f'<a href="{_e(url)}" data-testid="confirm-cancel">Back to the job</a></form>'
+    )
+    return _shell(title, f"Approve job {item.id}?", body, viewer=viewer, token=token)
 
 
 @router.post("/jobs/{item_id}/reject")
@@ -779,7 +817,8 @@ def _job_page(title: str, viewer: Viewer, detail: HeldDetail, token: str, now: f
         f'<div class="actions">{apply_form}'
         f'<form method="post" action="{_e(url)}/approve" id="approve-form" '
         f'data-testid="approve-form">{csrf}'
-        '<button type="submit" data-testid="approve">Approve</button></form>'
+        '<input type="hidden" name="pending" id="pending" value="0">'
+        '<button type="submit" data-testid="approve">Approve…</button></form>'
         f'<form method="post" action="{_e(url)}/reject" id="reject-form" '
         f'data-testid="reject-form">{csrf}'
         '<button type="submit" data-testid="reject">Reject</button></form></div>'

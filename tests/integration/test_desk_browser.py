@@ -149,10 +149,14 @@ def test_a_reviewer_corrects_applies_approves_and_downloads_in_the_browser(
     page.locator('[data-testid="page-1"] .out img').evaluate("img => img.decode()")
     shot(page, "desk-6-rebuilt")
 
-    page.keyboard.press("Shift+A")  # approve from the keyboard
+    page.keyboard.press("Shift+A")  # approve from the keyboard: first the confirmation step
+    page.get_by_test_id("confirm-what").wait_for()
+    assert job_id in page.get_by_test_id("confirm-what").inner_text()
+    shot(page, "desk-7-confirm")
+    page.get_by_test_id("confirm-approve").click()
     link = page.get_by_test_id("download")
     link.wait_for()
-    shot(page, "desk-7-approved")
+    shot(page, "desk-8-approved")
     with page.expect_download() as download:
         link.click()
     out = tmp_path / "published.pdf"
@@ -236,6 +240,7 @@ def test_the_offline_desk_signs_in_once_and_approve_writes_the_file(
     assert "CORRECTED" in page.get_by_test_id("reason").inner_text()
     shot(page, "offline-3-rebuilt")
     page.get_by_test_id("approve").click()
+    page.get_by_test_id("confirm-approve").click()  # the step that names what is published
     assert "page.pdf" in page.get_by_test_id("outcome").inner_text()
     shot(page, "offline-4-approved")
     out = outdir / "page.pdf"
@@ -290,5 +295,9 @@ def test_the_desk_is_used_from_the_keyboard_at_1280x800(
         assert width <= 1280
         shot(page, "keyboard-1-box-removed")
         page.keyboard.press("Shift+A")
+        # the confirmation step says a change was made and not applied; Enter publishes
+        page.get_by_test_id("unapplied").wait_for()
+        assert fake.changes == []
+        page.get_by_test_id("confirm-approve").press("Enter")
         page.get_by_test_id("outcome").wait_for()
         assert fake.changes == [("approve", "j_acme1", None)]

@@ -428,7 +428,9 @@ def test_approve_says_what_happened_with_the_download_link(
     _sign_in(client, key)
     token = _page_token(client, "/review/jobs/j_acme1")
     done = client.post(
-        "/review/jobs/j_acme1/approve", data={"csrf_token": token}, follow_redirects=False
+        "/review/jobs/j_acme1/approve",
+        data={"csrf_token": token, "confirm": "yes"},
+        follow_redirects=False,
     )
     assert done.status_code == 303 and done.headers["location"] == "/review/done"
     page = client.get("/review/done")
@@ -439,6 +441,36 @@ def test_approve_says_what_happened_with_the_download_link(
     client.post("/review/sign-out", data={"csrf_token": token})
     _sign_in(client, key)
     assert "Released" not in client.get("/review/done").text
+
+
+@pytest.mark.parametrize("extra", [{}, {"confirm": "no"}, {"confirm": ""}, {"pending": "3"}])
+def test_approve_first_asks_for_a_confirmation_that_names_what_is_published(
+    client: TestClient, services: Services, desk: FakeDesk, extra: dict[str, str]
+) -> None:
+    """The button, Shift+A and a plain HTTP client all post the same form: without
+    confirm=yes it is answered with the confirmation page, and nothing is published."""
+    _, key = _key(services, "acme")
+    _sign_in(client, key)
+    token = _page_token(client, "/review/jobs/j_acme1")
+    step = client.post(
+        "/review/jobs/j_acme1/approve",
+        data={"csrf_token": token, **extra},
+        follow_redirects=False,
+    )
+    assert step.status_code == 200 and desk.changes == []
+    what = step.text
+    assert 'data-testid="confirm-what"' in what and "j_acme1" in what and "2 page(s)" in what
+    assert "REDACTION_LEAK" in what
+    form = re.search(r'<form method="post" action="([^"]+)" data-testid="confirm-form">', what)
+    assert form is not None and form.group(1) == "/review/jobs/j_acme1/approve"
+    assert '<input type="hidden" name="confirm" value="yes">' in what
+    assert ('data-testid="unapplied">3 change(s)' in what) is (extra.get("pending") == "3")
+    done = client.post(
+        form.group(1),
+        data={"csrf_token": _token(what), "confirm": "yes"},
+        follow_redirects=False,
+    )
+    assert done.status_code == 303 and desk.changes == [("approve", "j_acme1", None)]
 
 
 # --- the pages -----------------------------------------------------------------------------------
@@ -604,7 +636,9 @@ def test_a_failure_of_the_moment_says_when_to_come_back(
     _, key = _key(services, "acme")
     _sign_in(client, key)
     token = _page_token(client, "/review/jobs/j_acme1")
-    response = client.post("/review/jobs/j_acme1/approve", data={"csrf_token": token})
+    response = client.post(
+        "/review/jobs/j_acme1/approve", data={"csrf_token": token, "confirm": "yes"}
+    )
     _problem(response, 503, "STORAGE_UNAVAILABLE")
     assert response.headers["retry-after"] == "5"
     assert response.headers["content-security-policy"] == CSP

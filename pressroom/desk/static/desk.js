@@ -234,6 +234,30 @@
     });
   }
 
+  // --- changes not applied yet: the approve step says so before anything is published ---
+  function keys(set) {
+    var out = [];
+    ["removed", "manual", "every"].forEach(function (kind) {
+      set[kind].forEach(function (a) {
+        out.push(kind + ":" + a.page + ":" + a.box.map(function (v) {
+          return Number(v).toFixed(1);
+        }).join(","));
+      });
+    });
+    return out;
+  }
+  var initial = editable ? keys(corrections()) : [];
+  var pendingField = document.getElementById("pending");
+  var approveFormEl = document.getElementById("approve-form");
+  if (approveFormEl && pendingField && editable) {
+    approveFormEl.addEventListener("submit", function () {
+      var now = keys(corrections());
+      var changed = now.filter(function (k) { return initial.indexOf(k) < 0; }).length +
+        initial.filter(function (k) { return now.indexOf(k) < 0; }).length;
+      pendingField.value = String(changed);
+    });
+  }
+
   // --- keys: n / → next, p / ← previous, Shift+A approve ---
   var approveForm = document.getElementById("approve-form");
   document.addEventListener("keydown", function (event) {
