@@ -301,3 +301,86 @@ def test_the_desk_is_used_from_the_keyboard_at_1280x800(
         page.get_by_test_id("confirm-approve").press("Enter")
         page.get_by_test_id("outcome").wait_for()
         assert fake.changes == [("approve", "j_acme1", None)]
+
+
+def test_nested_boxes_stay_apart_in_chromium_and_the_inner_one_is_burned(
+    live: str, services: Services, desk_page: Page, tmp_path: Path
+) -> None:
+    """An address finding holding another, at the desk: two boxes, each its own button; the
+    reviewer removes the outer one only; the inner stays shown active, Apply burns it, and the
+    held reason says so before anything is published."""
+    from corpora.documents.kinds import document
+    from corpora.documents.render import digital_pdf
+    from tests.echo_ocr import EchoOcrEngine
+
+    page = desk_page
+    source = digital_pdf(document("form", "dev", 0), tmp_path / "form.pdf")
+    engine = EchoOcrEngine(source)
+    key_id, key = services.store.tenancy.new_key("acme", now=services.clock())
+    api = TestClient(create_app(services), client=("127.0.0.1", 50000))
+    sent = api.post(
+        "/v1/jobs",
+        headers={"Authorization": f"Bearer {key}"},
+        files={"file": ("form.pdf", source.read_bytes())},
+        data={"redact": "address", "review": "always", "lane": "interactive"},
+    )
+    job_id = sent.json()["id"]
+    work(services, engine)
+    page.goto(f"{live}/review")
+    page.get_by_label("API key").fill(key)
+    page.get_by_role("button", name="Sign in").click()
+    page.goto(f"{live}/review/jobs/{job_id}")
+    page.wait_for_selector('[data-testid="sheet-1"] button.box')
+    buttons = page.locator('[data-testid="sheet-1"] button.box[data-origin="finding"]').all()
+    boxes = [tuple(float(v) for v in (b.get_attribute("data-box") or "").split()) for b in buttons]
+    pairs = [
+        (o, i)
+        for o in range(len(boxes))
+        for i in range(len(boxes))
+        if o != i
+        and boxes[o][0] <= boxes[i][0]
+        and boxes[o][1] <= boxes[i][1]
+        and boxes[o][2] >= boxes[i][2]
+        and boxes[o][3] >= boxes[i][3]
+    ]
+    assert pairs, "no nested findings on the form"
+    outer, inner = pairs[0]
+    assert buttons[outer].is_visible() and buttons[inner].is_visible()
+    shot(page, "nested-1-both-boxes")
+    buttons[outer].click()
+    assert buttons[outer].get_attribute("aria-pressed") == "true"
+    assert buttons[inner].get_attribute("aria-pressed") == "false"  # still shown active
+    shot(page, "nested-2-outer-removed")
+    page.get_by_test_id("apply").click()
+    page.wait_for_selector('[data-testid="rebuilding"]')
+    work(services, engine)
+    page.goto(f"{live}/review/jobs/{job_id}")
+    reason = page.get_by_test_id("reason").inner_text()
+    assert "CORRECTED" in reason and "page 1: address" in reason, reason
+    assert "every check passed" not in reason
+    shot(page, "nested-3-rebuilt")
+    page.get_by_test_id("approve").click()
+    page.get_by_test_id("confirm-approve").click()
+    page.get_by_test_id("download").wait_for()
+    job = services.store.queue.get(job_id)
+    assert job is not None and job.state is JobState.COMPLETE
+    got = api.get(page.get_by_test_id("download").get_attribute("href") or "")
+    out = tmp_path / "published.pdf"
+    out.write_bytes(got.content)
+    # the inner finding's words (the street line) are not in the published text
+    x0, y0, x1, y1 = boxes[inner]
+    from pressroom.engines import pdfium
+    from pressroom.redact.text import extracted_words
+
+    with pdfium.open_pdf(out) as doc:
+        p = doc[0]
+        try:
+            words = extracted_words(p, 1.0)
+        finally:
+            p.close()
+    assert not [
+        w
+        for w in words
+        if x0 <= (w.box.x0 + w.box.x1) / 2 <= x1 and y0 <= (w.box.y0 + w.box.y1) / 2 <= y1
+    ]
+    assert key_id in {d.key_id for d in job.decisions}
