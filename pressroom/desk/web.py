@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import html
 import json
-import math
 import re
 import time
 from collections.abc import Callable, Coroutine, Mapping
@@ -637,10 +636,6 @@ def _list_page(title: str, viewer: Viewer, items: list[HeldItem], token: str, no
 
 def _box_attr(box: tuple[float, float, float, float]) -> str:
     return " ".join(f"{round(v, 2):g}" for v in box)
-
-
-def _same(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
-    return all(math.isclose(x, y, abs_tol=0.01) for x, y in zip(a, b, strict=True))
 
 
 def _box_button(
