@@ -559,6 +559,144 @@ def document_level(path: Path) -> Path:
     return path
 
 
+def jpeg_exif(path: Path) -> Path:
+    """Page 2 draws a photo whose JPEG bytes name the person: EXIF Artist and a comment."""
+    import io
+
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    image = Image.new("RGB", (64, 64), (120, 160, 200))
+    exif = Image.Exif()
+    exif[0x013B] = NAME  # Artist
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", exif=exif.tobytes(), comment=f"photo of {NAME}".encode())
+    photo = pdf.make_stream(buffer.getvalue())
+    photo.Type, photo.Subtype = Name.XObject, Name.Image
+    photo.Width = photo.Height = 64
+    photo.ColorSpace, photo.BitsPerComponent, photo.Filter = Name.DeviceRGB, 8, Name.DCTDecode
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(
+        pdf,
+        Dictionary(Font=Dictionary(F1=helv), XObject=Dictionary(Im1=photo)),
+        b"q 64 0 0 64 72 500 cm /Im1 Do Q\n",
+    )
+    pdf.save(path)
+    return path
+
+
+def named_after(path: Path) -> Path:
+    """Page 2 names a resource and a marked-content tag after the person (#20 for a space)."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    key = "/Jane#20Whitfield#20passport"
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(
+        pdf,
+        Dictionary(Font=Dictionary(F1=helv), XObject=Dictionary({key: _grey_image(pdf)})),
+        b"q 64 0 0 64 72 500 cm " + key.encode() + b" Do Q\n/Jane#20Whitfield BMC 0 0 m EMC\n",
+    )
+    pdf.save(path)
+    return path
+
+
+def private_key_deep(path: Path) -> Path:
+    """Page 2's font carries the name ten arrays deep under a private key."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    other = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.Type1,
+            BaseFont=Name.Helvetica,
+            Encoding=Name.WinAnsiEncoding,
+        )
+    )
+    value: pikepdf.Object = String(NAME)
+    for _ in range(10):
+        value = Array([value])
+    other[Name("/Owner")] = value
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(pdf, Dictionary(Font=Dictionary(F1=other)))
+    pdf.save(path)
+    return path
+
+
+def inline_image_dict(path: Path) -> Path:
+    """Page 2's inline image carries the name in its dictionary, as UTF-16 hex."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    hexed = ("\ufeff" + NAME).encode("utf-16-be").hex().encode()
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(
+        pdf,
+        Dictionary(Font=Dictionary(F1=helv)),
+        b"q 8 0 0 8 72 500 cm BI /W 1 /H 1 /BPC 8 /CS /G /Note <" + hexed + b"> ID \x80 EI Q\n",
+    )
+    pdf.save(path)
+    return path
+
+
+def faint_on_white(path: Path) -> Path:
+    """Page 2 shows the name in a very light grey: faint, but there to see."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(pdf, Dictionary(Font=Dictionary(F1=helv)), b"0.93 g " + _line(600, NAME, 14) + b"0 g\n")
+    pdf.save(path)
+    return path
+
+
+def dark_on_black(path: Path) -> Path:
+    """Page 2 shows the name in near-black on a black band."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(
+        pdf,
+        Dictionary(Font=Dictionary(F1=helv)),
+        b"0 g 60 580 300 50 re f 0.075 g " + _line(600, NAME, 14) + b"0 g\n",
+    )
+    pdf.save(path)
+    return path
+
+
+def _layer(path: Path, mode: str) -> Path:
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    ocg = pdf.make_indirect(Dictionary(Type=Name.OCG, Name=String("notes")))
+    if mode == "VE":
+        mark = pdf.make_indirect(Dictionary(Type=Name.OCMD, VE=Array([Name.And, ocg])))
+        view = Dictionary(OFF=Array([ocg]))
+    else:  # auto-state: the group's view usage is off
+        ocg.Usage = Dictionary(View=Dictionary(ViewState=Name.OFF))
+        mark = ocg
+        view = Dictionary(
+            AS=Array([Dictionary(Event=Name.View, Category=Array([Name.View]), OCGs=Array([ocg]))])
+        )
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(
+        pdf,
+        Dictionary(Font=Dictionary(F1=helv), Properties=Dictionary(oc1=mark)),
+        b"/OC /oc1 BDC " + _line(620, NAME) + b"EMC\n",
+    )
+    pdf.Root.OCProperties = Dictionary(OCGs=Array([ocg]), D=view)
+    pdf.save(path)
+    return path
+
+
+def layer_by_expression(path: Path) -> Path:
+    """Page 2's name is in a layer hidden through a visibility expression (/VE)."""
+    return _layer(path, "VE")
+
+
+def layer_by_auto_state(path: Path) -> Path:
+    """Page 2's name is in a layer the viewer hides on opening (/AS, view usage off)."""
+    return _layer(path, "AS")
+
+
+# read back with the levels stretched too: a person with an image editor sees them
+LOW_CONTRAST = {"faint grey on white", "near-black on black"}
+
 CASES: dict[str, Callable[[Path], Path]] = {
     "shared resources, Identity-H font": shared_identity_h,
     "shared resources, /Differences font": shared_differences,
@@ -580,6 +718,14 @@ CASES: dict[str, Callable[[Path], Path]] = {
     "text under a white rectangle": under_rectangle,
     "text under a picture": under_image,
     "document level: outline, destination, URI, alt text, label, attachment": document_level,
+    "JPEG EXIF and comment": jpeg_exif,
+    "resource and tag named after the person": named_after,
+    "private key ten arrays deep": private_key_deep,
+    "inline image dictionary": inline_image_dict,
+    "faint grey on white": faint_on_white,
+    "near-black on black": dark_on_black,
+    "layer hidden by a visibility expression": layer_by_expression,
+    "layer hidden by auto-state": layer_by_auto_state,
 }
 
 
@@ -607,7 +753,20 @@ def _squash(text: str) -> str:
     return "".join(c for c in text.casefold() if c.isalnum())
 
 
-def where_readable(path: Path, value: str = NAME, engine: object = None) -> list[str]:
+def _stretched(image: Image.Image) -> list[Image.Image]:
+    """The page as someone with a levels slider sees it: light greys and near-blacks
+    stretched to black on white."""
+    import numpy as np
+
+    a = np.asarray(image, dtype=np.float32)
+    light = np.clip((a - 200.0) * (255.0 / 55.0), 0, 255)
+    dark = 255.0 - np.clip(a * (255.0 / 60.0), 0, 255)
+    return [Image.fromarray(x.astype(np.uint8)) for x in (light, dark)]
+
+
+def where_readable(
+    path: Path, value: str = NAME, engine: object = None, *, stretch: bool = False
+) -> list[str]:
     """Every reading of ``path`` that still holds ``value`` (or its surname alone): four
     text readers, the leak check's object walk, ``qpdf --qdf`` bytes through ``strings``, and
     (given an OCR ``engine``) recognition of every page rendered at 300 dpi."""
@@ -640,9 +799,12 @@ def where_readable(path: Path, value: str = NAME, engine: object = None) -> list
         try:
             for page in doc:
                 image = page.render(scale=300 / 72).to_pil().convert("L")
-                read = engine.recognize(image, dpi=300)  # type: ignore[attr-defined]
-                if any(w in _squash(read.text) for w in wanted):
-                    found.append("OCR of the pixels")
+                for shown in [image, *(_stretched(image) if stretch else [])]:
+                    read = engine.recognize(shown, dpi=300)  # type: ignore[attr-defined]
+                    if any(w in _squash(read.text) for w in wanted):
+                        found.append("OCR of the pixels")
+                        break
+                if "OCR of the pixels" in found:
                     break
         finally:
             doc.close()
@@ -700,6 +862,7 @@ def judge(case: str, folder: Path, engine: object) -> Outcome:
     except ReviewRequired as exc:
         held = Outcome(case, "held", f"{exc.code}: {exc}")
         if output.exists():
-            held.found_in = where_readable(output, engine=engine)
+            held.found_in = where_readable(output, engine=engine, stretch=case in LOW_CONTRAST)
         return held
-    return Outcome(case, "delivered", found_in=where_readable(output, engine=engine))
+    found = where_readable(output, engine=engine, stretch=case in LOW_CONTRAST)
+    return Outcome(case, "delivered", found_in=found)

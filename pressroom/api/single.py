@@ -21,6 +21,9 @@ from pressroom.api.responses import error_response
 from pressroom.errors import BadRequest
 
 MAX_JSON_BYTES = 1 << 20  # every JSON body the API takes is a few hundred bytes
+# bodies judged where they are parsed (uploads, the desk's forms); every other body is read
+# here as JSON whatever its type says, as a route may (``request.json()`` reads any type)
+_FORMS = (b"multipart/form-data", b"application/x-www-form-urlencoded")
 
 
 def repeated(names: Iterable[str]) -> str | None:
@@ -63,7 +66,8 @@ def _printable(name: str) -> str:
 
 
 class SingleValues:
-    """ASGI middleware: repeated query parameters and repeated JSON keys are a bad request."""
+    """ASGI middleware: repeated query parameters, a repeated ``Content-Type`` and repeated
+    JSON keys (in any body that is not a form) are a bad request."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -79,9 +83,15 @@ class SingleValues:
                 scope, receive, send
             )
             return
-        headers = dict(scope.get("headers", []))
-        kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        if kind != b"application/json" and not kind.endswith(b"+json"):
+        types = [v for k, v in scope.get("headers", []) if k.lower() == b"content-type"]
+        if len(types) > 1:
+            await self._refuse("header 'content-type' is given more than once")(
+                scope, receive, send
+            )
+            return
+        kind = (types[0] if types else b"").split(b";")[0].strip().lower()
+        if kind in _FORMS or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+            # forms are judged where they are parsed; these carry no body to judge
             await self.app(scope, receive, send)
             return
         body, more = bytearray(), True

@@ -35,6 +35,7 @@ from pressroom.desk.gate import Gate, KeyGate
 from pressroom.desk.session import DONE_COOKIE, PRE_COOKIE, SESSION_COOKIE, Session
 from pressroom.errors import (
     BadRequest,
+    Conflict,
     CsrfRejected,
     Forbidden,
     NotFound,
@@ -343,14 +344,25 @@ async def approve(request: Request, item_id: str) -> Response:
     cfg = config_of(request)
     s, form = await _signed_in_post(request, cfg)
     item_id = _check_id(item_id)
+    detail = await run_in_threadpool(cfg.backend.detail, s.viewer, item_id)
     if form.get("confirm") != "yes":
-        detail = await run_in_threadpool(cfg.backend.detail, s.viewer, item_id)
         pending = form.get("pending")
         unapplied = int(pending) if isinstance(pending, str) and pending.isdigit() else 0
         token = sessions.csrf_token(cfg.secret, s.nonce)
         return _html(_confirm_page(cfg.backend.title, s.viewer, detail, token, unapplied))
+    if form.get("held") != _held_version(detail):
+        # the copy the confirmation named is not the one held now (another tab applied
+        # corrections, a retry changed it): nothing is published unseen
+        raise Conflict("the held copy changed since this step was shown; look at it again")
     done = await run_in_threadpool(cfg.backend.approve, s.viewer, item_id)
     return _done(request, cfg, s, item_id, "approved", done.message, done.link)
+
+
+def _held_version(detail: HeldDetail) -> str:
+    """Which held copy a confirmation is for: when it was held, why, after how many
+    decisions (an Apply holds a new copy, and records itself)."""
+    item = detail.item
+    return f"{item.held_since!r}/{item.state}/{item.reason_code}/{len(detail.decisions)}"
 
 
 def _confirm_page(
@@ -375,6 +387,7 @@ def _confirm_page(
         f'<form method="post" action="{_e(url)}/approve" data-testid="confirm-form">'
         f'<input type="hidden" name="csrf_token" value="{_e(token)}">'
         '<input type="hidden" name="confirm" value="yes">'
+        f'<input type="hidden" name="held" value="{_e(_held_version(detail))}">'
         '<button type="submit" data-testid="confirm-approve" autofocus>Publish it</button> '
         f'<a href="{_e(url)}" data-testid="confirm-cancel">Back to the job</a></form>'
     )

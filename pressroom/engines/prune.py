@@ -9,8 +9,8 @@ may hold text nobody sees. None of it survives this copy:
 
 - content streams (the page's, forms', tiling patterns', Type 3 glyphs', soft masks' groups)
   are parsed and unparsed: comments and anything that is not an instruction go;
-- marked content keeps its tag only (``BDC`` becomes ``BMC``, ``DP`` becomes ``MP``): the
-  output has no structure tree for a property list to serve;
+- marked content goes (tags and property lists alike: the output has no structure tree for
+  them to serve), and so does any operator PDF does not define;
 - content in an optional-content group hidden in the source's default view is removed, and a
   form or image hidden that way is not drawn; what is shown stays shown (the output has no
   layers);
@@ -22,8 +22,10 @@ Everything here works on pikepdf objects of one document; nothing is rendered.""
 
 from __future__ import annotations
 
+import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
@@ -54,6 +56,43 @@ _IMAGE_KEYS = frozenset(
 _PATTERN_KEYS = frozenset(
     {"/Type", "/PatternType", "/PaintType", "/TilingType", "/BBox", "/XStep", "/YStep", "/Matrix"}
 )
+# what drawing needs of the other kinds of object a page uses, by kind (the key that tells it)
+_STREAM = {"/Length", "/Filter", "/DecodeParms"}
+_ALLOWED: dict[str, frozenset[str]] = {
+    "font": frozenset(
+        """/Type /Subtype /BaseFont /FirstChar /LastChar /Widths /FontDescriptor /Encoding
+        /ToUnicode /DescendantFonts /FontBBox /FontMatrix /CharProcs /Resources /Name
+        /CIDSystemInfo /DW /W /DW2 /W2 /CIDToGIDMap""".split()
+    ),
+    "descriptor": frozenset(
+        """/Type /FontName /FontFamily /FontStretch /FontWeight /Flags /FontBBox /ItalicAngle
+        /Ascent /Descent /Leading /CapHeight /XHeight /StemV /StemH /AvgWidth /MaxWidth
+        /MissingWidth /FontFile /FontFile2 /FontFile3 /CharSet /Style /Lang /FD
+        /CIDSet""".split()
+    ),
+    "fontfile": frozenset({"/Length1", "/Length2", "/Length3", "/Subtype", *_STREAM}),
+    "cmap": frozenset({"/Type", "/CMapName", "/CIDSystemInfo", "/WMode", "/UseCMap", *_STREAM}),
+    "encoding": frozenset({"/Type", "/BaseEncoding", "/Differences"}),
+    "state": frozenset(
+        """/Type /LW /LC /LJ /ML /D /RI /OP /op /OPM /Font /BG /BG2 /UCR /UCR2 /TR /TR2 /HT
+        /FL /SM /SA /BM /SMask /CA /ca /AIS /TK""".split()
+    ),
+    "group": frozenset({"/Type", "/S", "/CS", "/I", "/K"}),
+    "shading": frozenset(
+        """/ShadingType /ColorSpace /Background /BBox /AntiAlias /Coords /Domain /Function
+        /Extend /Matrix /BitsPerCoordinate /BitsPerComponent /BitsPerFlag /Decode
+        /VerticesPerRow""".split()
+    )
+    | _STREAM,
+    "function": frozenset(
+        """/FunctionType /Domain /Range /Size /BitsPerSample /Order /Encode /Decode /C0 /C1
+        /N /Functions /Bounds""".split()
+    )
+    | _STREAM,
+    "pattern": frozenset({"/Type", "/PatternType", "/Shading", "/Matrix", "/ExtGState"}),
+    "icc": frozenset({"/N", "/Alternate", "/Range", *_STREAM}),
+}
+_FONT_FILES = ("/FontFile", "/FontFile2", "/FontFile3")
 # keys that carry data about an object rather than its drawing, dropped wherever they are met
 _NOT_DRAWING = frozenset(
     {"/Metadata", "/PieceInfo", "/LastModified", "/StructParent", "/StructParents", "/OPI"}
@@ -61,16 +100,29 @@ _NOT_DRAWING = frozenset(
 _DEVICE_SPACES = frozenset({"/DeviceGray", "/DeviceRGB", "/DeviceCMYK", "/Pattern"})
 _CATEGORIES = ("/Font", "/XObject", "/ExtGState", "/ColorSpace", "/Pattern", "/Shading")
 MAX_DEPTH = 40  # as deep as a renderer draws forms (pipeline.content)
+# PDF's content operators; anything else draws nothing and is not copied
+_OPERATORS = frozenset(
+    """b B b* B* BI BT BX c cm CS cs d d0 d1 Do EI ET EX f F f* G g gs h i ID j J K k l m M
+    n q Q re RG rg ri s S SC sc SCN scn sh T* Tc Td TD Tf TJ Tj TL Tm Tr Ts Tw Tz v w W W* y
+    ' \"""".split()
+)
+_MARKED = frozenset({"BMC", "BDC", "EMC", "MP", "DP", "BX", "EX"})
 
 
 class PageCleaner:
     """Clean copies of one document's pages, each shared object cleaned once."""
 
-    def __init__(self, pdf: pikepdf.Pdf) -> None:
+    def __init__(self, pdf: pikepdf.Pdf, *, scrub_images: bool = False) -> None:
         self.pdf = pdf
+        # JPEG images lose their APPn and comment segments (EXIF, XMP, a camera's notes):
+        # each is rewritten in memory, so only where the output is a redaction's
+        self.scrub_images = scrub_images
         self.hidden = hidden_groups(pdf)
-        self._streams: dict[tuple[int, int], pikepdf.Object] = {}
+        self._streams: dict[tuple[int, int], pikepdf.Object] = {}  # Type 3 fonts
+        self._forms: dict[tuple[tuple[int, int], object], pikepdf.Object] = {}
+        self._open: set[tuple[tuple[int, int], object]] = set()  # forms being cleaned
         self._objects: set[tuple[int, int]] = set()
+        self._names: dict[int, dict[tuple[str, str], str]] = {}  # per content stream
 
     def page_form(self, page: pikepdf.Page, bbox: Sequence[float]) -> pikepdf.Stream:
         """The page as a form XObject holding only what its content draws."""
@@ -90,19 +142,26 @@ class PageCleaner:
     # -- content streams ------------------------------------------------------------------
 
     def _content(
-        self, data: bytes, resources: pikepdf.Object | None, depth: int
+        self,
+        data: bytes,
+        resources: pikepdf.Object | None,
+        depth: int,
+        shared: dict[str, dict[str, pikepdf.Object]] | None = None,
     ) -> tuple[bytes, Dictionary]:
-        """``data`` parsed and written again, and the resources it uses, cleaned."""
+        """``data`` parsed and written again, and the resources it uses, cleaned (into
+        ``shared`` when given: streams with one resource dictionary, a Type 3 font's glyphs)."""
         if depth > MAX_DEPTH:
             return b"", Dictionary()
         instructions = _parse(self.pdf, data)
-        used: dict[str, dict[str, pikepdf.Object]] = {}
+        used: dict[str, dict[str, pikepdf.Object]] = {} if shared is None else shared
+        if shared is None:
+            self._names[id(used)] = {}  # this stream's renaming, for as long as it is read
         kept: list[pikepdf.ContentStreamInstruction | pikepdf.ContentStreamInlineImage] = []
         skipping = 0  # marked-content depth inside a hidden group (0: drawing)
         for instruction in instructions:
             if isinstance(instruction, pikepdf.ContentStreamInlineImage):
                 if not skipping:
-                    kept.append(instruction)
+                    kept.append(self._inline(instruction, resources, used))
                 continue
             op = str(instruction.operator)
             operands = list(instruction.operands)
@@ -112,38 +171,38 @@ class PageCleaner:
                 elif op == "EMC":
                     skipping -= 1
                 continue
-            if op == "BDC" and operands:
-                if operands[0] == Name("/OC") and self._hidden_mark(operands, resources):
+            if op == "BDC" and operands and operands[0] == Name("/OC"):
+                if self._hidden_mark(operands, resources):
                     skipping = 1
-                    continue
-                kept.append(
-                    pikepdf.ContentStreamInstruction([operands[0]], pikepdf.Operator("BMC"))
-                )
                 continue
-            if op == "DP" and operands:
-                kept.append(pikepdf.ContentStreamInstruction([operands[0]], pikepdf.Operator("MP")))
+            if op in _MARKED or op not in _OPERATORS:
+                # marked content carries only tags and property lists (no structure tree
+                # here for them to serve); an unknown operator draws nothing
                 continue
+            renamed: list[pikepdf.Object] = list(operands)
             if op == "Do" and operands:
                 target = _resource(resources, "/XObject", operands[0])
                 if not isinstance(target, pikepdf.Stream) or self._hidden_object(target):
                     continue  # nothing drawn: nothing copied
-                used.setdefault("/XObject", {})[str(operands[0])] = self._xobject(
-                    target, resources, depth
+                renamed[0] = self._named(
+                    used, "/XObject", operands[0], partial(self._xobject, target, resources, depth)
                 )
             elif op == "Tf" and operands:
-                self._use(used, resources, "/Font", operands[0], depth)
+                renamed[0] = self._use(used, resources, "/Font", operands[0], depth)
             elif op == "gs" and operands:
-                self._use(used, resources, "/ExtGState", operands[0], depth)
+                renamed[0] = self._use(used, resources, "/ExtGState", operands[0], depth)
             elif op in ("cs", "CS") and operands:
                 if str(operands[0]) not in _DEVICE_SPACES:
-                    self._use(used, resources, "/ColorSpace", operands[0], depth)
+                    renamed[0] = self._use(used, resources, "/ColorSpace", operands[0], depth)
             elif op in ("scn", "SCN") and operands and isinstance(operands[-1], Name):
-                self._use(used, resources, "/Pattern", operands[-1], depth)
+                renamed[-1] = self._use(used, resources, "/Pattern", operands[-1], depth)
             elif op == "sh" and operands:
-                self._use(used, resources, "/Shading", operands[0], depth)
+                renamed[0] = self._use(used, resources, "/Shading", operands[0], depth)
+            if any(a is not b for a, b in zip(renamed, operands, strict=True)):
+                instruction = pikepdf.ContentStreamInstruction(renamed, pikepdf.Operator(op))
             kept.append(instruction)
-        if skipping:
-            pass  # an unclosed hidden group hides to the end of the stream
+        if shared is None:
+            del self._names[id(used)]
         out = Dictionary()
         for category in _CATEGORIES:
             if category in used:
@@ -157,21 +216,37 @@ class PageCleaner:
         category: str,
         name: pikepdf.Object,
         depth: int,
-    ) -> None:
-        if not isinstance(name, Name) or str(name) in used.get(category, {}):
-            return
+    ) -> pikepdf.Object:
+        """The name ``name`` goes by in the copy, its resource cleaned and added to ``used``
+        (a name with nothing behind it stays as it is: it draws nothing)."""
         target = _resource(resources, category, name)
         if target is None:
-            return
+            return name
         if category == "/Font":
-            cleaned = self._font(target, resources, depth)
+            clean = lambda: self._font(target, resources, depth)  # noqa: E731
         elif category == "/Pattern":
-            cleaned = self._pattern(target, resources, depth)
+            clean = lambda: self._pattern(target, resources, depth)  # noqa: E731
         elif category == "/ExtGState":
-            cleaned = self._state(target, resources, depth)
+            clean = lambda: self._state(target, resources, depth)  # noqa: E731
         else:
-            cleaned = self._generic(target, depth)
-        used.setdefault(category, {})[str(name)] = cleaned
+            clean = lambda: self._generic(target, depth)  # noqa: E731
+        return self._named(used, category, name, clean)
+
+    def _named(
+        self,
+        used: dict[str, dict[str, pikepdf.Object]],
+        category: str,
+        name: pikepdf.Object,
+        clean: Callable[[], pikepdf.Object],
+    ) -> Name:
+        """Resources are renamed in the copy (``/R0``, ``/R1``…): a name is text a producer
+        chose, and may be a person's."""
+        names = self._names[id(used)]
+        key = (category, str(name))
+        if key not in names:
+            names[key] = f"/R{len(names)}"
+            used.setdefault(category, {})[names[key]] = clean()
+        return Name(names[key])
 
     def _xobject(
         self, target: pikepdf.Stream, resources: pikepdf.Object | None, depth: int
@@ -193,12 +268,25 @@ class PageCleaner:
         """A form (or tiling pattern, or glyph) copied with its content written again and
         only the resources it uses. One with resources of its own is cleaned once."""
         own = form.get("/Resources")
-        key = form.objgen if isinstance(own, Dictionary) and form.is_indirect else None
-        if key is not None and key in self._streams:
-            return self._streams[key]
-        content, used = self._content(
-            _stream_data(form), own if isinstance(own, Dictionary) else parent, depth + 1
+        resources = own if isinstance(own, Dictionary) else parent
+        # one clean copy a form and the resources it reads (its own, or its caller's): a
+        # form drawn many times, or drawing itself, is cleaned once, never once a use
+        key = (
+            (form.objgen, _key(resources) if not isinstance(own, Dictionary) else None)
+            if form.is_indirect
+            else None
         )
+        if key is not None and key in self._forms:
+            return self._forms[key]
+        if key is not None and key in self._open:
+            return self.pdf.make_indirect(self.pdf.make_stream(b""))  # drawing itself
+        if key is not None:
+            self._open.add(key)
+        try:
+            content, used = self._content(_stream_data(form), resources, depth + 1)
+        finally:
+            if key is not None:
+                self._open.discard(key)
         copy = self.pdf.make_stream(content)
         for k in keys:
             if k in form:
@@ -207,8 +295,37 @@ class PageCleaner:
         copy.Resources = used
         indirect = self.pdf.make_indirect(copy)
         if key is not None:
-            self._streams[key] = indirect
+            self._forms[key] = indirect
         return indirect
+
+    def _inline(
+        self,
+        instruction: pikepdf.ContentStreamInlineImage,
+        resources: pikepdf.Object | None,
+        used: dict[str, dict[str, pikepdf.Object]],
+    ) -> pikepdf.ContentStreamInstruction | pikepdf.ContentStreamInlineImage:
+        """An inline image with only the keys that decode it stays inline; one that carries
+        anything else becomes an image XObject with only those keys (a dictionary inside a
+        content stream can hold text like any other)."""
+        image = instruction.iimage
+        try:
+            obj = image.obj
+            if all(str(k) in _IMAGE_KEYS for k in obj):
+                return instruction
+            stream = self.pdf.make_stream(bytes(image.read_raw_bytes()))
+        except (pikepdf.PdfError, ValueError, TypeError, AttributeError):
+            return instruction  # as it came; the leak check reads its dictionary
+        for k, value in obj.items():
+            if k not in _IMAGE_KEYS or k == "/Length":
+                continue
+            if k == "/ColorSpace" and isinstance(value, Name) and str(value) not in _DEVICE_SPACES:
+                value = _resource(resources, "/ColorSpace", value) or value
+            stream[k] = self._generic(value, 1)
+        stream.Type, stream.Subtype = Name.XObject, Name.Image
+        name = f"/R{len(self._names[id(used)])}"
+        self._names[id(used)][("/XObject", name)] = name
+        used.setdefault("/XObject", {})[name] = self.pdf.make_indirect(stream)
+        return pikepdf.ContentStreamInstruction([Name(name)], pikepdf.Operator("Do"))
 
     def _image(self, image: pikepdf.Stream, depth: int) -> pikepdf.Object:
         """An image keeps its pixels and the keys that decode them, in place."""
@@ -219,6 +336,16 @@ class PageCleaner:
         for k in list(image.keys()):
             if k not in _IMAGE_KEYS:
                 del image[k]
+        if self.scrub_images and _filters(image) == ["/DCTDecode"]:
+            raw = bytes(image.read_raw_bytes())
+            bare = bare_jpeg(raw)
+            if bare != raw:
+                parms = image.get("/DecodeParms")
+                image.write(
+                    bare,
+                    filter=Name.DCTDecode,
+                    decode_parms=parms if isinstance(parms, Dictionary | Array) else None,
+                )
         for k in ("/SMask", "/Mask"):
             mask = image.get(k)
             if isinstance(mask, pikepdf.Stream):
@@ -242,22 +369,24 @@ class PageCleaner:
         own = font.get("/Resources")
         glyph_resources = own if isinstance(own, Dictionary) else resources
         copy = Dictionary()
-        merged: dict[str, dict[str, pikepdf.Object]] = {}
+        merged: dict[str, dict[str, pikepdf.Object]] = {}  # every glyph's, one renaming
+        self._names[id(merged)] = {}
         for k, value in font.items():
-            if k in _NOT_DRAWING or k == "/Resources":
+            if k in _NOT_DRAWING or k == "/Resources" or k not in _ALLOWED["font"]:
                 continue
             if k == "/CharProcs" and isinstance(value, Dictionary):
                 procs = Dictionary()
                 for glyph, proc in value.items():
                     if not isinstance(proc, pikepdf.Stream):
                         continue
-                    content, used = self._content(_stream_data(proc), glyph_resources, depth + 1)
+                    content, _used = self._content(
+                        _stream_data(proc), glyph_resources, depth + 1, merged
+                    )
                     procs[glyph] = self.pdf.make_stream(content)
-                    for category, names in used.items():
-                        merged.setdefault(str(category), {}).update(dict(names.items()))
                 copy[k] = procs
             else:
                 copy[k] = self._generic(value, depth + 1)
+        del self._names[id(merged)]
         copy.Resources = Dictionary({c: Dictionary(n) for c, n in merged.items()})
         indirect = self.pdf.make_indirect(copy)
         if key is not None:
@@ -278,7 +407,7 @@ class PageCleaner:
             return state
         copy = Dictionary()
         for k, value in state.items():
-            if k in _NOT_DRAWING:
+            if k in _NOT_DRAWING or k not in _ALLOWED["state"]:
                 continue
             if k == "/SMask" and isinstance(value, Dictionary):
                 mask = Dictionary()
@@ -304,15 +433,31 @@ class PageCleaner:
                 if obj.objgen in self._objects:
                     return obj
                 self._objects.add(obj.objgen)
+            allowed = _ALLOWED.get(_kind(obj))
             for k in list(obj.keys()):
-                if k in _NOT_DRAWING:
+                if k in _NOT_DRAWING or (allowed is not None and k not in allowed):
                     del obj[k]
-            for value in list(obj.values()):
-                self._generic(value, depth + 1)
+            for k, value in list(obj.items()):
+                if k in _FONT_FILES and isinstance(value, pikepdf.Stream):
+                    self._only(value, "fontfile")
+                elif k == "/ToUnicode" and isinstance(value, pikepdf.Stream):
+                    self._only(value, "cmap")
+                else:
+                    self._generic(value, depth + 1)
         elif isinstance(obj, Array):
             for value in list(obj):
                 self._generic(value, depth + 1)
         return obj
+
+    def _only(self, stream: pikepdf.Stream, kind: str) -> None:
+        """A stream whose data is what matters (a font program, a CMap): only its keys."""
+        if stream.is_indirect:
+            if stream.objgen in self._objects:
+                return
+            self._objects.add(stream.objgen)
+        for k in list(stream.keys()):
+            if k not in _ALLOWED[kind]:
+                del stream[k]
 
     # -- optional content -----------------------------------------------------------------
 
@@ -333,6 +478,10 @@ class PageCleaner:
         if not isinstance(group, Dictionary):
             return False
         if group.get("/Type") == Name.OCMD:
+            expression = group.get("/VE")
+            if expression is not None:
+                # what cannot be read is hidden: removed
+                return self._visible(expression, 0) is not True
             members = group.get("/OCGs")
             if isinstance(members, Dictionary):
                 members = Array([members])
@@ -349,8 +498,81 @@ class PageCleaner:
             return not any(shown)
         return self._off(group)
 
+    def _visible(self, expression: object, depth: int) -> bool | None:
+        """A visibility expression (``[/And …]``, ``[/Or …]``, ``[/Not …]`` over groups);
+        None when it cannot be read."""
+        if depth > 16:
+            return None
+        if isinstance(expression, Dictionary):
+            return not self._off(expression)
+        if not isinstance(expression, Array) or not len(expression):
+            return None
+        op, args = expression[0], [self._visible(a, depth + 1) for a in list(expression)[1:]]
+        if any(a is None for a in args) or not args:
+            return None
+        if op == Name.And:
+            return all(args)
+        if op == Name.Or:
+            return any(args)
+        if op == Name.Not and len(args) == 1:
+            return not args[0]
+        return None
+
     def _off(self, group: object) -> bool:
         return isinstance(group, Dictionary) and group.is_indirect and group.objgen in self.hidden
+
+
+def _filters(stream: pikepdf.Stream) -> list[str]:
+    found = stream.get("/Filter")
+    if isinstance(found, Name):
+        return [str(found)]
+    if isinstance(found, Array):
+        return [str(f) for f in found]
+    return []
+
+
+def bare_jpeg(data: bytes) -> bytes:
+    """A JPEG with only the segments that decode it: every APPn but Adobe's colour-transform
+    marker (APP14) and every comment go, and so does anything after the end of the image.
+    Data that does not parse as a JPEG is given back as it came."""
+    if data[:2] != b"\xff\xd8":
+        return data
+    out = bytearray(b"\xff\xd8")
+    i, n = 2, len(data)
+    while i < n:
+        if data[i] != 0xFF:
+            return data
+        while i < n and data[i] == 0xFF:
+            i += 1
+        if i >= n:
+            return data
+        marker = data[i]
+        i += 1
+        if marker == 0xD9:  # end of image: whatever follows is not the image
+            return bytes(out + b"\xff\xd9")
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:
+            out += bytes((0xFF, marker))
+            continue
+        if i + 2 > n:
+            return data
+        length = int.from_bytes(data[i : i + 2], "big")
+        if length < 2 or i + length > n:
+            return data
+        segment = data[i : i + length]
+        i += length
+        metadata = 0xE0 <= marker <= 0xEF or marker == 0xFE
+        if not metadata or (marker == 0xEE and segment[2:7] == b"Adobe"):
+            out += bytes((0xFF, marker)) + segment
+        if marker == 0xDA:  # a scan: its entropy-coded data runs to the next marker
+            j = i
+            while j + 1 < n and not (data[j] == 0xFF and data[j + 1] not in _IN_SCAN):
+                j += 1
+            out += data[i:j]
+            i = j
+    return data  # no end marker: not a JPEG we understand
+
+
+_IN_SCAN = frozenset({0x00, *range(0xD0, 0xD8), 0xFF})
 
 
 def hidden_groups(pdf: pikepdf.Pdf) -> frozenset[tuple[int, int]]:
@@ -365,11 +587,70 @@ def hidden_groups(pdf: pikepdf.Pdf) -> frozenset[tuple[int, int]]:
     on = {g.objgen for g in _array(view.get("/ON")) if g.is_indirect}
     off = {g.objgen for g in _array(view.get("/OFF")) if g.is_indirect}
     if view.get("/BaseState") == Name.OFF:
-        return frozenset(g.objgen for g in every if g.objgen not in on)
-    return frozenset(off)
+        hidden = {g.objgen for g in every if g.objgen not in on}
+    else:
+        hidden = set(off)
+    # auto-state for viewing (what a viewer applies on opening): a group whose usage says
+    # its view state is off is hidden, on is shown
+    for usage in _array(view.get("/AS")):
+        if not isinstance(usage, Dictionary) or usage.get("/Event") != Name.View:
+            continue
+        if Name.View not in list(_array(usage.get("/Category"))):
+            continue
+        for g in _array(usage.get("/OCGs")):
+            state = _view_state(g)
+            if state is not None and g.is_indirect:
+                (hidden.add if state == "off" else hidden.discard)(g.objgen)
+    return frozenset(hidden)
+
+
+def _view_state(group: object) -> str | None:
+    usage = group.get("/Usage") if isinstance(group, Dictionary) else None
+    view = usage.get("/View") if isinstance(usage, Dictionary) else None
+    state = view.get("/ViewState") if isinstance(view, Dictionary) else None
+    if state == Name.OFF:
+        return "off"
+    if state == Name.ON:
+        return "on"
+    return None
 
 
 # -- small helpers --------------------------------------------------------------------------
+
+
+_FONT_TYPES = frozenset(
+    {"/Type0", "/Type1", "/MMType1", "/Type3", "/TrueType", "/CIDFontType0", "/CIDFontType2"}
+)
+
+
+def _kind(obj: pikepdf.Object) -> str:
+    """Which allow-list a dictionary (or stream) falls under; "" for none."""
+    kind = obj.get("/Type")
+    if kind == Name.Font or (kind is None and obj.get("/Subtype") in _FONT_TYPES):
+        return "font" if str(obj.get("/Subtype")) in _FONT_TYPES else ""
+    if kind == Name.FontDescriptor:
+        return "descriptor"
+    if kind == Name.Encoding or ("/Differences" in obj and "/Subtype" not in obj):
+        return "encoding"
+    if kind == Name.ExtGState:
+        return "state"
+    if kind == Name.Group or obj.get("/S") == Name.Transparency:
+        return "group"
+    if "/ShadingType" in obj:
+        return "shading"
+    if "/FunctionType" in obj:
+        return "function"
+    if obj.get("/PatternType") == 2:
+        return "pattern"
+    if isinstance(obj, pikepdf.Stream) and "/N" in obj and "/Alternate" in obj:
+        return "icc"
+    return ""
+
+
+def _key(obj: object) -> object:
+    if isinstance(obj, pikepdf.Object) and obj.is_indirect:
+        return obj.objgen
+    return id(obj)
 
 
 def _array(obj: object) -> Iterable[pikepdf.Object]:
@@ -403,7 +684,19 @@ def _resource(resources: object, category: str, name: object) -> pikepdf.Object 
     group = resources.get(category)
     if not isinstance(group, Dictionary):
         return None
-    return group.get(str(name))
+    found = group.get(str(name))
+    if found is None:
+        # a key spelt with #xx escapes where the content spells the character (or the other
+        # way round) is the same name to a renderer
+        wanted = _unescaped(str(name))
+        for key in group.keys():  # noqa: SIM118  (pikepdf's keys are str)
+            if _unescaped(str(key)) == wanted:
+                return group.get(str(key))
+    return found
+
+
+def _unescaped(name: str) -> str:
+    return re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
 
 
 def inherited(page: pikepdf.Object, key: str) -> pikepdf.Object | None:

@@ -97,6 +97,13 @@ def apply_corrections(
     for area in (*corrections.removed, *corrections.manual, *corrections.every):
         if area.page > len(scans):
             raise BadRequest(f"corrections: page {area.page} is not in the document")
+    # "every occurrence" first: its words are findings like any other, active wherever
+    # they stand, a removed box's included
+    every: set[str] = set()
+    for area in corrections.every:
+        every |= _words_under(scans[area.page - 1], area)
+    if every:
+        by_kind.setdefault(MANUAL, set()).update(every)
     tokens = name_tokens(by_kind.get("name", ()))
     allowed: set[str] = set()
     kept: dict[str, str] = {}
@@ -120,14 +127,9 @@ def apply_corrections(
             for m, g in enumerate(found):
                 if m not in gone and _shares_words(Box(*f.box), Box(*g.box)):
                     overridden.add((page, g.kind))
-    every: set[str] = set()
-    for area in corrections.every:
-        every |= _words_under(scans[area.page - 1], area)
     # a value the reviewer asked to go everywhere is not also let stand
     allowed -= {normalise(v) for v in every}
     allowed.discard("")
-    if every:
-        by_kind.setdefault(MANUAL, set()).update(every)
     drawn: dict[int, list[Box]] = {}
     drawn_pt: dict[int, list[Box]] = {}
     for area in corrections.manual:

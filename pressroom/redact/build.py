@@ -206,7 +206,7 @@ def _rebuilt_page(
     return placed, text, boxes
 
 
-INK_SPREAD = 24  # grey levels between the lightest and darkest pixel that make a mark
+INK_SPREAD = 2  # grey levels between lightest and darkest pixel: more is a mark someone may see
 
 
 def _inked(image: Image.Image, box: Box) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pressroom.corrections import MANUAL
 from pressroom.models import Box
 from pressroom.redact.plan import covered_words, normalise, overlaps
 from pressroom.redact.scan import PageScan
@@ -54,7 +55,10 @@ def page_findings(
         # mentions found by propagation: a surname alone, a value written again elsewhere
         for kind in sorted(set(values) | ({"name"} if tokens else set())):
             mine = tokens if kind == "name" else frozenset()
-            for i in sorted(covered_words(words, [], values.get(kind, ()), mine) - claimed):
+            # a reviewer's "every occurrence" is a box of its own wherever its words are,
+            # inside another finding too: it is burned there whatever becomes of that one
+            taken = set() if kind == MANUAL else claimed
+            for i in sorted(covered_words(words, [], values.get(kind, ()), mine) - taken):
                 claimed.add(i)
                 b = words[i].box
                 out.append(

@@ -151,13 +151,20 @@ def _read(
         out.unreadable += 1  # a stream nobody can parse is a stream nobody can check
         return
     font: Font | None = None
+    saved: list[Font | None] = []  # q pushes the font with the rest of the graphics state
     for instruction in instructions:
         if not isinstance(instruction, pikepdf.ContentStreamInstruction):
             continue
         op = str(instruction.operator)
         operands = instruction.operands
-        if op == "Tf" and operands:
+        if op == "q":
+            saved.append(font)
+        elif op == "Q":
+            font = saved.pop() if saved else font
+        elif op == "Tf" and operands:
             font = _font(resources, operands[0], fonts)
+        elif op == "gs" and operands:
+            font = _state_font(resources, operands[0], fonts) or font
         elif op in _SHOW and operands:
             shown = operands[-1]
             strings = (
@@ -168,9 +175,29 @@ def _read(
                 else []
             )
             for raw in strings:
-                text, unreadable = (font or _FALLBACK).decode(raw)
+                if font is None:
+                    # shown in a font set by whoever draws this stream: read as bytes, and
+                    # counted as unread (which font a viewer uses cannot be told from here)
+                    text, unreadable = _FALLBACK.decode(raw)[0], len(raw)
+                else:
+                    try:
+                        text, unreadable = font.decode(raw)
+                    except (ValueError, OverflowError, IndexError):
+                        text, unreadable = "", len(raw)
                 out.text.append(text)
                 out.unreadable += unreadable
+
+
+def _state_font(resources: object, name: object, fonts: dict[tuple[int, int], Font]) -> Font | None:
+    """The font an ExtGState sets (``/Font [font size]``), if it sets one."""
+    if not isinstance(resources, Dictionary) or not isinstance(name, Name):
+        return None
+    states = resources.get("/ExtGState")
+    state = states.get(str(name)) if isinstance(states, Dictionary) else None
+    pair = state.get("/Font") if isinstance(state, Dictionary) else None
+    if isinstance(pair, Array) and len(pair) == 2 and isinstance(pair[0], Dictionary):
+        return _font_of(pair[0], fonts)
+    return None
 
 
 def _font(resources: object, name: object, fonts: dict[tuple[int, int], Font]) -> Font | None:
@@ -180,10 +207,17 @@ def _font(resources: object, name: object, fonts: dict[tuple[int, int], Font]) -
     obj = group.get(str(name)) if isinstance(group, Dictionary) else None
     if not isinstance(obj, Dictionary):
         return None
+    return _font_of(obj, fonts)
+
+
+def _font_of(obj: Dictionary, fonts: dict[tuple[int, int], Font]) -> Font:
     key = obj.objgen if obj.is_indirect else None
     if key is not None and key in fonts:
         return fonts[key]
-    font = Font.of(obj)
+    try:
+        font = Font.of(obj)
+    except (pikepdf.PdfError, ValueError, TypeError, OverflowError, IndexError):
+        font = _UNREADABLE  # a font nobody can read: its text counts as unread
     if key is not None:
         fonts[key] = font
     return font
@@ -219,6 +253,8 @@ class Font:
         """The text ``data`` shows, and how many of its codes could not be read."""
         out: list[str] = []
         unreadable = 0
+        if self.lengths.too_many:
+            return "", len(data)
         for code, n in self.lengths.split(data):
             text = self.unicode.get(code, n) if self.unicode is not None else None
             if text is None and self.simple is not None:
@@ -231,10 +267,21 @@ class Font:
 
 
 class CodeSpace:
-    """How a font's strings split into codes: by the CMap's code space ranges."""
+    """How a font's strings split into codes: by the CMap's code space ranges (bounds of
+    equal length, one to four bytes; others are no range at all)."""
+
+    MAX_RANGES = 1024  # a CMap with more is not one any producer writes: its text is unread
 
     def __init__(self, ranges: list[tuple[bytes, bytes]]) -> None:
-        self.ranges = ranges or [(b"\x00\x00", b"\xff\xff")]
+        good = [(lo, hi) for lo, hi in ranges if 1 <= len(lo) == len(hi) <= 4]
+        self.ranges = good or [(b"\x00\x00", b"\xff\xff")]
+        self.too_many = len(good) > self.MAX_RANGES
+        # by first byte, the ranges a code starting with it may fall in
+        self._by_first: dict[int, list[tuple[bytes, bytes]]] = {}
+        for lo, hi in self.ranges[: self.MAX_RANGES]:
+            for first in range(lo[0], hi[0] + 1):
+                self._by_first.setdefault(first, []).append((lo, hi))
+        self._shortest = min(len(lo) for lo, _hi in self.ranges)
 
     @classmethod
     def one(cls) -> CodeSpace:
@@ -253,10 +300,10 @@ class CodeSpace:
         return cls(ranges)
 
     def split(self, data: bytes) -> Iterator[tuple[int, int]]:
+        """Each code of ``data`` and its length in bytes; always moves on, one byte at least."""
         i = 0
-        shortest = min(len(lo) for lo, _hi in self.ranges)
         while i < len(data):
-            for lo, hi in self.ranges:
+            for lo, hi in self._by_first.get(data[i], ()):
                 n = len(lo)
                 chunk = data[i : i + n]
                 if len(chunk) == n and all(
@@ -266,9 +313,9 @@ class CodeSpace:
                     i += n
                     break
             else:
-                chunk = data[i : i + shortest]
+                chunk = data[i : i + self._shortest]
                 yield int.from_bytes(chunk, "big"), len(chunk)
-                i += shortest
+                i += max(1, self._shortest)
 
 
 class CMap:
@@ -293,6 +340,8 @@ class CMap:
             return dest[code - lo] if code - lo < len(dest) else None
         # the last byte of the destination counts up with the code
         value = int.from_bytes(dest, "big") + (code - lo)
+        if value >= 1 << (8 * len(dest)):
+            return None  # past what the destination can hold: no character
         return _utf16(value.to_bytes(len(dest), "big"))
 
 
@@ -574,3 +623,4 @@ class _Raw(Font):
 
 
 _FALLBACK = _Raw()
+_UNREADABLE = Font(CodeSpace.one(), None, {})

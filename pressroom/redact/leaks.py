@@ -66,6 +66,13 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
                 leaks.append(Leak("pdfium-text", f"page {i + 1}", n))
     with pikepdf.open(path) as pdf:
         for obj in pdf.objects:
+            if isinstance(obj, pikepdf.Stream) and _carries_bytes(obj):
+                # a JPEG's or JPEG 2000's own segments and boxes (EXIF, comments, XML) are
+                # text in the raw bytes; their pixels are checked by OCR
+                data = bytes(obj.read_raw_bytes())
+                n = max(_hits(t, wanted) for t in _decodings(data))
+                if n:
+                    leaks.append(Leak("pikepdf-walk", "image", n))
             if (
                 isinstance(obj, pikepdf.Stream)
                 and obj.get("/Subtype") != "/Image"
@@ -146,17 +153,38 @@ def _cmap_hits(data: bytes, wanted: list[str]) -> int:
     return max(_hits(t, wanted) for t in (*targets, "".join(targets)))
 
 
+MAX_NESTING = 64  # direct objects nested deeper than this hold the job: nothing checks them
+
+
+def _carries_bytes(stream: pikepdf.Stream) -> bool:
+    found = stream.get("/Filter")
+    filters = [found] if isinstance(found, pikepdf.Name) else list(found or [])
+    return stream.get("/Subtype") == "/Image" and any(
+        str(f) in ("/DCTDecode", "/JPXDecode") for f in filters
+    )
+
+
+def _name_text(name: str) -> str:
+    """A name as the text it spells: ``/Jane#20Whitfield`` is "Jane Whitfield"."""
+    raw = re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), name.encode())
+    return raw.decode("utf-8", errors="replace")
+
+
 def _object_strings_hits(obj: object, wanted: list[str], depth: int = 0) -> int:
-    """Strings and names held directly in an object (indirect children are walked on their own)."""
-    if depth > 8:
-        return 0
+    """Strings and names held directly in an object, keys included (indirect children are
+    walked on their own)."""
+    if depth > MAX_NESTING:
+        return 1  # fail closed
     if isinstance(obj, pikepdf.String):
         raw = bytes(obj)
         return max(_hits(t, wanted) for t in (str(obj), *_decodings(raw)))
     if isinstance(obj, pikepdf.Name):
-        return _hits(str(obj), wanted)
+        return _hits(_name_text(str(obj)), wanted)
     items: Iterable[object]
     if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
+        keys = max((_hits(_name_text(str(k)), wanted) for k in obj), default=0)
+        if keys:
+            return keys
         items = [v for v in obj.values() if not getattr(v, "is_indirect", False)]
     elif isinstance(obj, pikepdf.Array):
         items = [v for v in obj if not getattr(v, "is_indirect", False)]
@@ -176,15 +204,23 @@ def _content_strings_hits(stream: pikepdf.Stream, wanted: list[str]) -> int:
     except (pikepdf.PdfError, TypeError, ValueError):
         return 0
     pieces: list[bytes] = []
+    names = 0
     for instruction in instructions:
         if not isinstance(instruction, pikepdf.ContentStreamInstruction):
-            continue  # an inline image: its bytes are searched with the stream's
+            # an inline image: its bytes are searched with the stream's, its dictionary here
+            try:
+                names = max(names, _object_strings_hits(instruction.iimage.obj, wanted))
+            except (pikepdf.PdfError, ValueError, TypeError, AttributeError):
+                names = max(names, 1)  # a dictionary nobody can read holds the job
+            continue
         for op in instruction.operands:
             if isinstance(op, pikepdf.String):
                 pieces.append(bytes(op))
             elif isinstance(op, pikepdf.Array):
                 pieces += [bytes(x) for x in op if isinstance(x, pikepdf.String)]
+            elif isinstance(op, pikepdf.Name | pikepdf.Dictionary):
+                names = max(names, _object_strings_hits(op, wanted))
     if not pieces:
-        return 0
+        return names
     joined = b"".join(pieces)
-    return max(_hits(t, wanted) for t in _decodings(joined))
+    return max(names, *(_hits(t, wanted) for t in _decodings(joined)))

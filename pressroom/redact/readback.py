@@ -232,6 +232,15 @@ def _redetect(
                     if _judged(h.finding) and not applied.ignored(h, source, let_stand, scale)
                 ]
                 leaked = covered_words(source, [], values, tokens)
+                if leaked and let_stand:
+                    # what a reviewer let stand, where it stands, is no leak
+                    leaked = {
+                        j
+                        for j in leaked
+                        if not applied.ignored(
+                            Hit(Finding("leak", 0, 0, "", "leak"), (j,)), source, let_stand, scale
+                        )
+                    }
                 if leaked:
                     value = " ".join(source[j].text for j in sorted(leaked))
                     found.append(Hit(Finding("leak", 0, 0, value, "leak"), tuple(sorted(leaked))))

@@ -74,7 +74,7 @@ class RedactionSource:
         self.cleaner: PageCleaner | None = None  # kept pages copied with only what they draw
         if self.kind is SourceKind.PDF:
             self.pdf = open_source_pdf(stack, path)
-            self.cleaner = PageCleaner(self.pdf)
+            self.cleaner = PageCleaner(self.pdf, scrub_images=True)
             self.doc: Any = stack.enter_context(pdfium.RecyclingDocument(path))
 
     def frames(self) -> Generator[Image.Image, None, None]:

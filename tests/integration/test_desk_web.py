@@ -427,11 +427,7 @@ def test_approve_says_what_happened_with_the_download_link(
     _, key = _key(services, "acme")
     _sign_in(client, key)
     token = _page_token(client, "/review/jobs/j_acme1")
-    done = client.post(
-        "/review/jobs/j_acme1/approve",
-        data={"csrf_token": token, "confirm": "yes"},
-        follow_redirects=False,
-    )
+    done = _approve_confirmed(client, "j_acme1", token)
     assert done.status_code == 303 and done.headers["location"] == "/review/done"
     page = client.get("/review/done")
     assert "Released to the tenant." in page.text
@@ -465,12 +461,42 @@ def test_approve_first_asks_for_a_confirmation_that_names_what_is_published(
     assert form is not None and form.group(1) == "/review/jobs/j_acme1/approve"
     assert '<input type="hidden" name="confirm" value="yes">' in what
     assert ('data-testid="unapplied">3 change(s)' in what) is (extra.get("pending") == "3")
+    held = HELD_RE.search(what)
+    assert held is not None
+    # a confirmation for another held copy (one applied since, in another tab) publishes
+    # nothing
+    stale = client.post(
+        form.group(1),
+        data={"csrf_token": _token(what), "confirm": "yes", "held": held.group(1) + "x"},
+        follow_redirects=False,
+    )
+    _problem(stale, 409, "CONFLICT")
+    assert desk.changes == []
     done = client.post(
         form.group(1),
-        data={"csrf_token": _token(what), "confirm": "yes"},
+        data={"csrf_token": _token(what), "confirm": "yes", "held": html.unescape(held.group(1))},
         follow_redirects=False,
     )
     assert done.status_code == 303 and desk.changes == [("approve", "j_acme1", None)]
+
+
+HELD_RE = re.compile(r'name="held" value="([^"]*)"')
+
+
+def _approve_confirmed(client: TestClient, item: str, token: str) -> httpx.Response:
+    """Approve as a person does: the button's form, then the confirmation's."""
+    step = client.post(f"/review/jobs/{item}/approve", data={"csrf_token": token})
+    held = HELD_RE.search(step.text)
+    assert step.status_code == 200 and held is not None, step.text
+    return client.post(
+        f"/review/jobs/{item}/approve",
+        data={
+            "csrf_token": _token(step.text),
+            "confirm": "yes",
+            "held": html.unescape(held.group(1)),
+        },
+        follow_redirects=False,
+    )
 
 
 # --- the pages -----------------------------------------------------------------------------------
@@ -636,9 +662,7 @@ def test_a_failure_of_the_moment_says_when_to_come_back(
     _, key = _key(services, "acme")
     _sign_in(client, key)
     token = _page_token(client, "/review/jobs/j_acme1")
-    response = client.post(
-        "/review/jobs/j_acme1/approve", data={"csrf_token": token, "confirm": "yes"}
-    )
+    response = _approve_confirmed(client, "j_acme1", token)
     _problem(response, 503, "STORAGE_UNAVAILABLE")
     assert response.headers["retry-after"] == "5"
     assert response.headers["content-security-policy"] == CSP

@@ -52,6 +52,8 @@ UNSEEN = {
     "text under a white rectangle",
     "text under a picture",
     "optional-content layer (hidden)",
+    "layer hidden by a visibility expression",
+    "layer hidden by auto-state",
 }
 
 

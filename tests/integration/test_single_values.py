@@ -155,3 +155,25 @@ def test_no_redirect_is_built_from_the_host_header(
     response = client.get(path, headers={**headers, "Host": "evil.example"}, follow_redirects=False)
     assert response.status_code not in (301, 302, 307, 308), response.headers
     assert "evil.example" not in response.headers.get("location", "")
+
+
+@pytest.mark.parametrize(
+    "types",
+    [["application/json"], [], ["text/plain"], ["application/json", "text/plain"]],
+)
+def test_a_json_key_given_twice_is_refused_whatever_the_body_claims_to_be(
+    api: tuple[TestClient, dict[str, str], str], services: Services, types: list[str]
+) -> None:
+    """A route may read JSON from any body: the body is judged as JSON, not by its label, and
+    two Content-Type headers (one for the gateway, one for the app) are refused too."""
+    import httpx
+
+    client, _headers, operator = api
+    body = b'{"tenant": "acme", "id": "c9", "status": "suspended", "status": "active"}'
+    headers = httpx.Headers(
+        [("authorization", f"Bearer {operator}"), *(("content-type", t) for t in types)]
+    )
+    response = client.post("/v1/customers", content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "BAD_REQUEST"
+    assert services.store.tenancy.customer_status("acme", "c9") is None
