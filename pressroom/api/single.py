@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pressroom.api.responses import error_response
-from pressroom.errors import BadRequest
+from pressroom.errors import BadRequest, TooLarge
 
 MAX_JSON_BYTES = 1 << 20  # every JSON body the API takes is a few hundred bytes
 # bodies judged where they are parsed (uploads, the desk's forms); every other body is read
@@ -94,6 +94,11 @@ class SingleValues:
             # forms are judged where they are parsed; these carry no body to judge
             await self.app(scope, receive, send)
             return
+        if kind != b"application/json" and not kind.endswith(b"+json"):
+            # a body of another type is judged when (and if) a route reads it: a route that
+            # answers before reading (401 without a key) must not wait for it
+            await self.app(scope, _judged_when_read(receive), send)
+            return
         body, more = bytearray(), True
         while more:
             message = await receive()
@@ -119,6 +124,34 @@ class SingleValues:
     @staticmethod
     def _refuse(message: str) -> ASGIApp:
         return error_response("BAD_REQUEST", message, 400)
+
+
+def _judged_when_read(receive: Receive) -> Receive:
+    """``receive``, the body read whole on the first call and judged as JSON: a repeated key
+    raises ``BadRequest`` inside the route that reads it (answered 400 naming it)."""
+    done = False
+
+    async def judged() -> Message:
+        nonlocal done
+        if done:
+            return await receive()
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return message
+            body += message.get("body", b"")
+            if len(body) > MAX_JSON_BYTES:
+                raise TooLarge(f"a body that is not a form is at most {MAX_JSON_BYTES:,} bytes")
+            if not message.get("more_body", False):
+                break
+        done = True
+        key = json_repeated_key(bytes(body))
+        if key is not None:
+            raise BadRequest(f"JSON key {_printable(key)} is given more than once")
+        return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+    return judged
 
 
 def _replay(messages: list[Message], then: Receive) -> Receive:
