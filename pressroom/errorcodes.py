@@ -41,6 +41,8 @@ MEANINGS = {
     "not a dead letter).",
     "CONTENT_LIMIT": "A page's drawing instructions, shown text or objects pass the caps.",
     "CORRUPT": "The file cannot be parsed, rendered or decoded.",
+    "TEXT_LIMIT": "A page of a redaction job holds more text than detection reads "
+    "(`PRESSROOM_MAX_DETECT_CHARS`): refused before it is read, never delivered unredacted.",
     "DEADLINE_EXCEEDED": "The job cannot finish, or did not finish, inside its deadline.",
     "ENCRYPTED": "An encrypted PDF (any encryption, even with an empty password).",
     "ENGINE_UNAVAILABLE": "The OCR engine could not start (missing language data, library "

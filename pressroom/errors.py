@@ -281,6 +281,14 @@ class ContentLimit(PermanentError):
     http_status = 413
 
 
+class TextLimit(PermanentError):
+    """A page of a redaction job holds more text than detection reads: refused, never
+    delivered unredacted (detection's cost grows with the text it is handed)."""
+
+    code = "TEXT_LIMIT"
+    http_status = 413
+
+
 class MemoryLimit(TransientError):
     """The worker passed its resident-memory ceiling on this job; retried once, then permanent."""
 

@@ -60,6 +60,11 @@ class Limits:
     # (measured), and every page's text is extracted. A dense page has 5-20 thousand; a sheet
     # of tiny print on a poster a few hundred thousand. A million is ~120 MB.
     max_page_text_bytes: int = 1_000_000
+    # Characters of one page a redaction hands to detection (its own text, or OCR's): a dense
+    # page of 10 pt print holds 3-6 thousand, a page of 8 pt small print in two columns under
+    # 20 thousand. Detection costs grow with the text; a page of 100,000 tiny words (600
+    # thousand characters, 3 KB compressed) held a worker for minutes. Past it: TEXT_LIMIT.
+    max_detect_chars: int = 100_000
     # Streams walked to measure one page (forms, images, patterns, glyph procedures,
     # appearances): a scan has one, a heavy page hundreds; the walk itself must stay cheap.
     max_page_objects: int = 10_000
@@ -592,6 +597,12 @@ VARIABLES: tuple[Var, ...] = (
         "limits.max_page_content_bytes",
         POSITIVE_INT,
         "A page's inflated content streams, in bytes.",
+    ),
+    _V(
+        "PRESSROOM_MAX_DETECT_CHARS",
+        "limits.max_detect_chars",
+        POSITIVE_INT,
+        "Characters of one page a redaction job hands to detection; past it TEXT_LIMIT.",
     ),
     _V(
         "PRESSROOM_MAX_PAGE_TEXT_BYTES",

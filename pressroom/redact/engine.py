@@ -34,6 +34,7 @@ from pressroom.redact.scan import (
     REDACT_DPI,
     PageScan,
     RedactionSource,
+    check_text_size,
     document_values,
     scan_pages,
 )
@@ -76,6 +77,7 @@ def redact_document(
         # every page is rendered here, text or not: each is checked against the pixel limits
         with timer.stage(Stage.INSPECT):
             info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
+            check_text_size(info, options.limits)
         ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
         with ExitStack() as stack:
             src = RedactionSource(stack, source, info)
@@ -242,6 +244,7 @@ def detect_document(
     detector = detector_for(policy, options.redaction)
     timer = StageTimer()  # nothing records a dry run's stages
     info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
+    check_text_size(info, options.limits)
     with ExitStack() as stack:
         src = RedactionSource(stack, source, info)
         scans = scan_pages(

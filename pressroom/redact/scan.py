@@ -15,6 +15,7 @@ from PIL import Image
 from pressroom.engines import images, pdfium
 from pressroom.engines.prune import PageCleaner
 from pressroom.engines.straighten import level
+from pressroom.errors import TextLimit
 from pressroom.models import DocumentInfo, PageInfo, SourceKind, Word
 from pressroom.pipeline.core import (
     Progress,
@@ -129,6 +130,7 @@ def scan_pages(
             # faint print a person reads and the first reading dropped
             upright = level(rotate_cw(gray, reading.rotation), reading.straightened)
             seen += faint_words(upright, seen, engine, dpi, timeout=remaining(deadline))
+        _check_read(page_info.index, seen, words, limits)
         scan = PageScan(page_info, reading.rotation, dpi, reading.size, seen, words)
         scan.level = reading.straightened
         scan.confidence = reading.result.mean_confidence
@@ -139,6 +141,27 @@ def scan_pages(
         if progress is not None:
             progress(n + 1, 2 * total)
     return scans
+
+
+def check_text_size(info: DocumentInfo, limits: Limits) -> None:
+    """Refuse, before any page is rendered or read, a page whose own text passes what
+    detection reads (``TEXT_LIMIT``): a redaction is never delivered unread."""
+    for page in info.pages:
+        if page.text_chars > limits.max_detect_chars:
+            raise TextLimit(
+                f"page {page.index + 1} holds {page.text_chars:,} characters of text; "
+                f"a redaction reads at most {limits.max_detect_chars:,} a page"
+            )
+
+
+def _check_read(index: int, seen: Sequence[Word], words: Sequence[Word], limits: Limits) -> None:
+    """The same cap on what the page gave once read (OCR's words and the page's own)."""
+    chars = max(sum(len(w.text) + 1 for w in seen), sum(len(w.text) + 1 for w in words))
+    if chars > limits.max_detect_chars:
+        raise TextLimit(
+            f"page {index + 1} reads as {chars:,} characters of text; "
+            f"a redaction reads at most {limits.max_detect_chars:,} a page"
+        )
 
 
 def document_values(scans: Sequence[PageScan]) -> tuple[dict[str, set[str]], frozenset[str]]:

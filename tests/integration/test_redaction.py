@@ -623,3 +623,30 @@ def test_a_cmap_is_searched_for_what_it_maps_to_not_for_its_code_numbers(tmp_pat
     )
     leaks = find_leaks(pdf_with(crafted), ["Ottoline Marsh"])
     assert [(leak.parser, leak.where) for leak in leaks] == [("pikepdf-walk", "stream")]
+
+
+def test_a_page_with_more_text_than_detection_reads_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """TEXT_LIMIT, permanent: never delivered unredacted; no page was rendered or read (the
+    fake engine is never called)."""
+    from dataclasses import replace as replaced
+
+    from pressroom.errors import PermanentError, TextLimit
+    from pressroom.settings import Limits
+    from pressroom.testing import FakeOcrEngine
+
+    src = text_pdf([["Alpha Beta said that Gamma Delta wrote this note."] * 40], tmp_path / "w.pdf")
+    fake = FakeOcrEngine()
+    options = JobOptions(
+        template=resolve_template("plain"), limits=replaced(Limits(), max_detect_chars=500)
+    )
+    with pytest.raises(TextLimit) as refused:
+        redact_document(src, tmp_path / "out.pdf", options, parse_policy("name", now=0), fake)
+    assert isinstance(refused.value, PermanentError) and refused.value.code == "TEXT_LIMIT"
+    assert "page 1" in str(refused.value) and "Gamma" not in str(refused.value)
+    assert fake.calls == [] and not (tmp_path / "out.pdf").exists()
+    # under the cap the same page is read and redacted
+    roomy = JobOptions(template=resolve_template("plain"))
+    redact_document(src, tmp_path / "out.pdf", roomy, parse_policy("name", now=0), fake)
+    assert fake.calls
