@@ -127,7 +127,7 @@ class PageCleaner:
     def page_form(self, page: pikepdf.Page, bbox: Sequence[float]) -> pikepdf.Stream:
         """The page as a form XObject holding only what its content draws."""
         resources = inherited(page.obj, "/Resources")
-        data = b"\n".join(_stream_data(s) for s in _content_streams(page.obj.get("/Contents")))
+        data = b"\n".join(_stream_data(s) for s in content_streams(page.obj.get("/Contents")))
         content, used = self._content(data, resources, 0)
         form = self.pdf.make_stream(content)
         form.Type = Name.XObject
@@ -648,7 +648,7 @@ def _kind(obj: pikepdf.Object) -> str:
 
 
 def _key(obj: object) -> object:
-    if isinstance(obj, pikepdf.Object) and obj.is_indirect:
+    if isinstance(obj, pikepdf.Object) and obj.objgen != (0, 0):
         return obj.objgen
     return id(obj)
 
@@ -670,7 +670,8 @@ def _stream_data(stream: pikepdf.Stream) -> bytes:
     return bytes(stream.read_bytes())
 
 
-def _content_streams(contents: object) -> list[pikepdf.Stream]:
+def content_streams(contents: object) -> list[pikepdf.Stream]:
+    """A page's ``/Contents``: one stream or an array of them."""
     if isinstance(contents, pikepdf.Stream):
         return [contents]
     if isinstance(contents, Array):
@@ -701,13 +702,11 @@ def _unescaped(name: str) -> str:
 
 def inherited(page: pikepdf.Object, key: str) -> pikepdf.Object | None:
     """A page attribute, from the page or the nearest node above it that has it."""
-    node: object = page
-    seen: set[tuple[int, int]] = set()
-    while isinstance(node, Dictionary):
-        if node.is_indirect:
-            if node.objgen in seen:
-                return None
-            seen.add(node.objgen)
+    node: pikepdf.Object | None = page
+    seen: set[object] = set()
+    # as far up as a renderer goes: to the root, however deep the tree (cycles end it)
+    while isinstance(node, Dictionary) and _key(node) not in seen:
+        seen.add(_key(node))
         value = node.get(key)
         if value is not None:
             return value

@@ -15,13 +15,13 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import pikepdf
 from pikepdf import Name
 
+from pressroom.engines.prune import content_streams, inherited
 from pressroom.engines.streams import TooBig, decoded, image_pixels
 from pressroom.errors import ContentLimit
 from pressroom.settings import Limits
@@ -104,9 +104,9 @@ class ContentMeter:
         self._page = number
         self._touched = set()
         obj = page.obj
-        resources = _inherited(obj, "/Resources")
+        resources = inherited(obj, "/Resources")
         cost = _Cost()
-        for stream in _streams(obj.get("/Contents")):
+        for stream in content_streams(obj.get("/Contents")):
             self._touch(stream)
             self._add_content(cost, self._tally(stream, cost), resources, ())
         self._add_resources(cost, resources, ())
@@ -402,24 +402,3 @@ def _get(container: pikepdf.Object | None, key: str) -> pikepdf.Object | None:
 
 def _name(raw: bytes) -> str:
     return "/" + _NAME_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), raw).decode("latin-1")
-
-
-def _inherited(page: pikepdf.Object, key: str) -> pikepdf.Object | None:
-    """A page attribute, from the page or the nearest node above it that has it."""
-    node: pikepdf.Object | None = page
-    seen: set[object] = set()
-    # as far up as a renderer goes: to the root, however deep the tree (cycles end it)
-    while isinstance(node, pikepdf.Dictionary) and _key(node) not in seen:
-        seen.add(_key(node))
-        value = node.get(key)
-        if value is not None:
-            return value
-        node = node.get("/Parent")
-    return None
-
-
-def _streams(contents: pikepdf.Object | None) -> Iterator[pikepdf.Stream]:
-    if isinstance(contents, pikepdf.Stream):
-        yield contents
-    elif isinstance(contents, pikepdf.Array):
-        yield from (s for s in contents if isinstance(s, pikepdf.Stream))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from pressroom.engines.prune import inherited
+from pressroom.engines.prune import content_streams, inherited
 from pressroom.engines.streams import TooBig, decoded
 
 MAX_CMAP_BYTES = 4 * 1024 * 1024  # a larger CMap is not read: its text counts as unreadable
@@ -47,14 +47,11 @@ def document_text(pdf: pikepdf.Pdf) -> Iterator[StreamText]:
     fonts: dict[tuple[int, int], Font] = {}
     for n, page in enumerate(pdf.pages, start=1):
         resources = inherited(page.obj, "/Resources")
-        contents = page.obj.get("/Contents")
-        streams = [contents] if isinstance(contents, pikepdf.Stream) else list(contents or [])
         out = StreamText(f"page {n}")
-        for stream in streams:
-            if isinstance(stream, pikepdf.Stream):
-                if stream.is_indirect:
-                    seen.add(stream.objgen)
-                _read(pdf, stream, resources, out, fonts)
+        for stream in content_streams(page.obj.get("/Contents")):
+            if stream.is_indirect:
+                seen.add(stream.objgen)
+            _read(pdf, stream, resources, out, fonts)
         yield out
         yield from _forms_below(pdf, resources, f"page {n}", seen, fonts, 0)
         annots = page.obj.get("/Annots")
