@@ -82,3 +82,26 @@ def hostile_pdf(path: Path, secret: str = "Jane Q Example") -> Path:
     pdf.docinfo.Title = secret
     pdf.save(path)
     return path
+
+
+def dejavu_descriptor(pdf: pikepdf.Pdf) -> pikepdf.Object:
+    """DejaVu Sans embedded (TrueType) and its font descriptor, for hand-built test PDFs."""
+    from pressroom.synth import find_font
+
+    data = find_font("DejaVuSans.ttf").read_bytes()
+    font_file = pdf.make_stream(data)
+    font_file.Length1 = len(data)
+    return pdf.make_indirect(
+        Dictionary(
+            Type=Name.FontDescriptor,
+            FontName=Name("/DejaVuSans"),
+            Flags=32,
+            FontBBox=Array([-1021, -463, 1793, 1232]),
+            ItalicAngle=0,
+            Ascent=928,
+            Descent=-236,
+            CapHeight=729,
+            StemV=80,
+            FontFile2=font_file,
+        )
+    )

@@ -18,6 +18,7 @@ from pikepdf import Array, Dictionary, Name, String
 from PIL import Image, ImageDraw, ImageFont
 
 from pressroom.synth import find_font
+from tests.helpers import dejavu_descriptor
 
 NAME = "Jane Whitfield"
 SURNAME = "Whitfield"
@@ -64,6 +65,16 @@ def _second(pdf: pikepdf.Pdf, resources: pikepdf.Object, extra: bytes = b"") -> 
     return _page(pdf, _line(700, PAGE2[0]) + _line(680, PAGE2[1]) + extra, resources)
 
 
+def _on_page_two(path: Path, extra: bytes) -> Path:
+    """The letter, and a second page in Helvetica whose content ends with ``extra``."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    _second(pdf, Dictionary(Font=Dictionary(F1=helv)), extra)
+    pdf.save(path)
+    return path
+
+
 def _form(pdf: pikepdf.Pdf, content: bytes, resources: pikepdf.Object) -> pikepdf.Stream:
     form = pdf.make_stream(content)
     form.Type, form.Subtype = Name.XObject, Name.Form
@@ -85,21 +96,7 @@ def _identity_h(pdf: pikepdf.Pdf, text: str) -> tuple[pikepdf.Object, bytes]:
     widths = Array()
     for gid, c in sorted(set(zip(gids, text, strict=True))):
         widths.extend([gid, Array([round(tt["hmtx"][cmap[ord(c)]][0] * scale)])])
-    data = path.read_bytes()
-    font_file = pdf.make_stream(data)
-    font_file.Length1 = len(data)
-    descriptor = Dictionary(
-        Type=Name.FontDescriptor,
-        FontName=Name("/DejaVuSans"),
-        Flags=32,
-        FontBBox=Array([-1021, -463, 1793, 1232]),
-        ItalicAngle=0,
-        Ascent=928,
-        Descent=-236,
-        CapHeight=729,
-        StemV=80,
-        FontFile2=font_file,
-    )
+    descriptor = dejavu_descriptor(pdf)
     cid = Dictionary(
         Type=Name.Font,
         Subtype=Name.CIDFontType2,
@@ -310,26 +307,15 @@ def form_private_keys(path: Path) -> Path:
 
 def content_comment(path: Path) -> Path:
     """Page 2's content stream holds a comment naming the person."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(pdf, Dictionary(Font=Dictionary(F1=helv)), f"% prepared for {NAME}\n".encode())
-    pdf.save(path)
-    return path
+    return _on_page_two(path, f"% prepared for {NAME}\n".encode())
 
 
 def actual_text(path: Path) -> Path:
     """Page 2 shows initials marked with an /ActualText that spells the name."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(
-        pdf,
-        Dictionary(Font=Dictionary(F1=helv)),
+    return _on_page_two(
+        path,
         b"/Span << /ActualText (" + NAME.encode() + b") >> BDC " + _line(640, "J. W.") + b"EMC\n",
     )
-    pdf.save(path)
-    return path
 
 
 def alt_text(path: Path) -> Path:
@@ -430,66 +416,27 @@ def inline_image(path: Path) -> Path:
 
 def clipped_text(path: Path) -> Path:
     """Page 2 shows the name in render mode 7 (a clip, nothing painted)."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(
-        pdf,
-        Dictionary(Font=Dictionary(F1=helv)),
-        b"q BT 7 Tr /F1 12 Tf 72 620 Td (" + NAME.encode() + b") Tj ET Q\n",
-    )
-    pdf.save(path)
-    return path
+    return _on_page_two(path, b"q BT 7 Tr /F1 12 Tf 72 620 Td (" + NAME.encode() + b") Tj ET Q\n")
 
 
 def invisible_text(path: Path) -> Path:
     """Page 2 shows the name in render mode 3 (invisible), as an OCR layer would."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(
-        pdf,
-        Dictionary(Font=Dictionary(F1=helv)),
-        b"BT 3 Tr /F1 12 Tf 72 620 Td (" + NAME.encode() + b") Tj ET\n",
-    )
-    pdf.save(path)
-    return path
+    return _on_page_two(path, b"BT 3 Tr /F1 12 Tf 72 620 Td (" + NAME.encode() + b") Tj ET\n")
 
 
 def off_page(path: Path) -> Path:
     """Page 2 shows the name beyond the page's edge."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(pdf, Dictionary(Font=Dictionary(F1=helv)), _line(900, NAME, x=700))
-    pdf.save(path)
-    return path
+    return _on_page_two(path, _line(900, NAME, x=700))
 
 
 def white_text(path: Path) -> Path:
     """Page 2 shows the name white on white."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(
-        pdf, Dictionary(Font=Dictionary(F1=helv)), b"1 1 1 rg " + _line(620, NAME) + b"0 0 0 rg\n"
-    )
-    pdf.save(path)
-    return path
+    return _on_page_two(path, b"1 1 1 rg " + _line(620, NAME) + b"0 0 0 rg\n")
 
 
 def under_rectangle(path: Path) -> Path:
     """Page 2 shows the name, then paints a white rectangle over it (a paper white-out)."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(
-        pdf,
-        Dictionary(Font=Dictionary(F1=helv)),
-        _line(620, NAME) + b"q 1 1 1 rg 66 612 110 24 re f Q\n",
-    )
-    pdf.save(path)
-    return path
+    return _on_page_two(path, _line(620, NAME) + b"q 1 1 1 rg 66 612 110 24 re f Q\n")
 
 
 def under_image(path: Path) -> Path:
@@ -638,26 +585,12 @@ def inline_image_dict(path: Path) -> Path:
 
 def faint_on_white(path: Path) -> Path:
     """Page 2 shows the name in a very light grey: faint, but there to see."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(pdf, Dictionary(Font=Dictionary(F1=helv)), b"0.93 g " + _line(600, NAME, 14) + b"0 g\n")
-    pdf.save(path)
-    return path
+    return _on_page_two(path, b"0.93 g " + _line(600, NAME, 14) + b"0 g\n")
 
 
 def dark_on_black(path: Path) -> Path:
     """Page 2 shows the name in near-black on a black band."""
-    pdf = pikepdf.Pdf.new()
-    helv = _helvetica(pdf)
-    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
-    _second(
-        pdf,
-        Dictionary(Font=Dictionary(F1=helv)),
-        b"0 g 60 580 300 50 re f 0.075 g " + _line(600, NAME, 14) + b"0 g\n",
-    )
-    pdf.save(path)
-    return path
+    return _on_page_two(path, b"0 g 60 580 300 50 re f 0.075 g " + _line(600, NAME, 14) + b"0 g\n")
 
 
 def _layer(path: Path, mode: str) -> Path:

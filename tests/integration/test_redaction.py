@@ -507,26 +507,10 @@ def _simple_truetype_pdf(path: Path, lines: list[str]) -> Path:
     """A page set in an embedded (non-CID) TrueType font with WinAnsi encoding."""
     from pikepdf import Array, Dictionary, Name
 
-    from pressroom.synth import find_font
+    from tests.helpers import dejavu_descriptor
 
-    ttf = find_font("DejaVuSans.ttf").read_bytes()
     pdf = pikepdf.Pdf.new()
-    font_file = pdf.make_stream(ttf)
-    font_file.Length1 = len(ttf)
-    descriptor = pdf.make_indirect(
-        Dictionary(
-            Type=Name.FontDescriptor,
-            FontName=Name("/DejaVuSans"),
-            Flags=32,
-            FontBBox=Array([-1021, -463, 1793, 1232]),
-            ItalicAngle=0,
-            Ascent=928,
-            Descent=-236,
-            CapHeight=729,
-            StemV=80,
-            FontFile2=font_file,
-        )
-    )
+    descriptor = dejavu_descriptor(pdf)
     font = pdf.make_indirect(
         Dictionary(
             Type=Name.Font,
