@@ -21,10 +21,10 @@ from pressroom.errors import (
     TransientError,
     UnknownTemplate,
 )
-from pressroom.jobs.admission import REFUSALS, Admission, admit
+from pressroom.jobs.admission import REFUSALS, Admission, admit, work_units
 from pressroom.jobs.model import Job, Lane, NewJob
 from pressroom.jobs.store import AdmissionFigures, Queue, Tenancy
-from pressroom.pipeline.pagecount import count_pages
+from pressroom.pipeline.pagecount import count_work
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.checks import check_policy_classes
 from pressroom.redact.policy import RedactionPolicy, parse_policy
@@ -227,7 +227,9 @@ class Intake:
         kind = sniff_bytes(upload.head)
         request = self._judge(ticket, upload.fields)
         options = self._options(request)
-        pages = count_pages(upload.path, kind.value)
+        redaction = not request.policy.empty
+        pages, content_bytes = count_work(upload.path, kind.value, content=redaction)
+        units = work_units(pages, content_bytes, redaction=redaction)
         lane = request.lane
         deadline_s = request.deadline or self.admission.default_deadline(lane, pages)
         now = self.clock()
@@ -238,7 +240,7 @@ class Intake:
             and self.queue.find_idempotent(who, ticket.idempotency_key)
         )
         if not replay:  # a replay was admitted the first time; it adds no work
-            self._admit(who, upload.size, lane, pages, deadline_s, now=now)
+            self._admit(who, upload.size, lane, (pages, units), deadline_s, now=now)
         job_id = str(uuid.uuid4())
         new = NewJob(
             id=job_id,
@@ -258,12 +260,15 @@ class Intake:
             parent_span_id=span_id,
             customer=request.customer,
             pages_estimate=pages,
+            cost=units,
         )
 
         def admit_again(conn: Any) -> None:
             # the same rules, in the insert's own transaction: an upload that raced this one
             # past the first check cannot take us over a quota or a deadline
-            self._admit(who, upload.size, lane, pages, deadline_s, now=self.clock(), conn=conn)
+            self._admit(
+                who, upload.size, lane, (pages, units), deadline_s, now=self.clock(), conn=conn
+            )
 
         job, created = self._enqueue(new, upload.path, None if replay else admit_again)
         log.info(
@@ -305,21 +310,23 @@ class Intake:
         who: str,
         size: int,
         lane: Lane,
-        pages: int,
+        work: tuple[int, int],
         deadline_s: float,
         *,
         now: float,
         conn: Any = None,
     ) -> None:
-        """The tenant's byte quotas, then admission's figures; with ``conn``, checked again in
-        the insert's transaction, where a refusal is recorded by the caller, not here."""
+        """The tenant's byte quotas, then admission's figures for ``work`` (pages, units); with
+        ``conn``, checked again in the insert's transaction, where a refusal is recorded by the
+        caller, not here."""
         self.check_quota(who, size, conn=conn)
         admit(
             self.figures,
             self.admission,
             tenant=who,
             lane=lane,
-            pages=pages,
+            pages=work[0],
+            units=work[1],
             deadline_s=deadline_s,
             now=now,
             conn=conn,

@@ -148,6 +148,34 @@ def cmd_customers(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_tenants_weight(args: argparse.Namespace) -> int:
+    from pressroom.jobs.claims import DEFAULT_WEIGHT
+    from pressroom.service import open_services
+
+    services = open_services(Settings.from_env())
+    tenancy = services.store.tenancy
+    if args.weight is not None:
+        try:
+            tenancy.set_weight(args.tenant, args.weight, now=services.clock())
+        except ValueError as exc:
+            print(f"error: BAD_REQUEST: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    weight = tenancy.weights().get(args.tenant, DEFAULT_WEIGHT)
+    print(f"tenant {args.tenant!r} has weight {weight}")
+    return EXIT_OK
+
+
+def cmd_tenants_weights(_args: argparse.Namespace) -> int:
+    from pressroom.service import open_services
+
+    weights = open_services(Settings.from_env()).store.tenancy.weights()
+    for tenant, weight in sorted(weights.items()):
+        print(f"{tenant:<24} {weight}")
+    if not weights:
+        print("every tenant has the default weight 1")
+    return EXIT_OK
+
+
 def cmd_db_upgrade(_args: argparse.Namespace) -> int:
     from pressroom.service import open_services
 
@@ -177,7 +205,7 @@ def add_templates(sub: Any) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    """keys, customers, db"""
+    """keys, customers, tenants, db"""
     keys = sub.add_parser("keys", help="API keys").add_subparsers(
         dest="keys_command", required=True
     )
@@ -215,6 +243,21 @@ def add_commands(sub: Any) -> None:
         cc.add_argument("--tenant", required=True, type=tenant_name)
         cc.add_argument("id", help="the customer id jobs name in their `customer` field")
         cc.set_defaults(func=cmd_customers)
+
+    tenants = sub.add_parser(
+        "tenants", help="tenants' weights in fair claiming between tenants"
+    ).add_subparsers(dest="tenants_command", required=True)
+    tw = tenants.add_parser(
+        "weight",
+        help="show or set a tenant's weight: while tenants have work waiting, one of weight N "
+        "is given N times the pages of one of weight 1 (default 1)",
+    )
+    tw.add_argument("tenant", type=tenant_name)
+    tw.add_argument("weight", type=int, nargs="?", help="1 to 1000; 1 is the default")
+    tw.set_defaults(func=cmd_tenants_weight)
+    tenants.add_parser("weights", help="every tenant whose weight is not 1").set_defaults(
+        func=cmd_tenants_weights
+    )
 
     db = sub.add_parser("db", help="database schema").add_subparsers(
         dest="db_command", required=True

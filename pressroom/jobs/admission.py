@@ -1,12 +1,22 @@
 """Admission control: refuse at the door what cannot finish in time, and what is over quota.
 
-The estimate: pages already waiting or running in the lane, plus this upload's pages, times the
-measured seconds per page of the last hour's completed jobs (a configurable prior until there
-are any: 20 pages/min per worker), divided by the lane's live worker processes. When that is
-later than the job's deadline the upload is refused ``429 OVERLOADED`` with ``Retry-After`` =
-the time the work ahead needs to drain. A lane whose queue is over its cap is refused the same
-way. Per tenant: a cap on jobs not yet finished, and on pages accepted in the last hour
-(``429 QUOTA_EXCEEDED``, Retry-After = when the oldest of that hour's uploads ages out).
+Work is counted in units: a job's pages, plus, for a redaction, one unit per
+``TEXT_BYTES_PER_UNIT`` bytes of page content (its text is what detection reads). The estimate
+follows fair claiming (``jobs.claims``): before this upload is done, the tenant's own unfinished
+units and this upload's must be worked, and of every other tenant's units at most as many as
+its weight earns meanwhile (all of them, when it has fewer). That, times the measured seconds
+per unit of the last hour's completed jobs (a configurable prior until there are any: 20
+pages/min per worker), divided by the lane's live worker processes, is when the job would be
+done. When that is later than the job's deadline the upload is refused ``429 OVERLOADED`` with
+``Retry-After`` = the time the work ahead of it needs. So a tenant whose own backlog fills the
+lane is refused while another tenant's single job still fits.
+
+A lane whose queue is at its cap takes no more jobs from a tenant holding its share of the cap
+already (the cap times its weight over the weights of the tenants with jobs waiting); a tenant
+under its share is still admitted, so one tenant's burst never shuts the others out. Past twice
+the cap everyone is refused. Per tenant: a cap on jobs not yet finished, and on pages accepted
+in the last hour (``429 QUOTA_EXCEEDED``, Retry-After = when the oldest of that hour's uploads
+ages out).
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ from pressroom.settings import AdmissionSettings
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
+    from pressroom.jobs.stats import TenantLoad
+
 HOUR = 3600.0
 
 
@@ -35,6 +47,21 @@ REFUSALS = (Overloaded, QuotaExceeded, DeadlineUnreachable, TooBigForQuota)
 
 
 MIN_MEASURED_PAGES = 5  # fewer measured pages than this: the prior still decides
+
+# A redaction is charged one more unit per this many bytes of page content: an ordinary dense
+# page (about 30 KB) costs nothing more; a page at the detection cap (``TEXT_LIMIT``,
+# 100,000 characters, about 0.5-1 MB of content) costs 5-10 more.
+TEXT_BYTES_PER_UNIT = 100_000
+
+# past this many times a lane's cap, every tenant is refused, under its share or not
+HARD_CAP_FACTOR = 2
+
+
+def work_units(pages: int, content_bytes: int | None, *, redaction: bool) -> int:
+    """What admission and fair claiming charge a job: its pages, plus a redaction's text."""
+    if not redaction or not content_bytes:
+        return pages
+    return pages + content_bytes // TEXT_BYTES_PER_UNIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,20 +103,35 @@ class Admission:
 @dataclass(frozen=True, slots=True)
 class Estimate:
     seconds: float  # from now until this job would be done
-    seconds_per_page: float
+    seconds_per_page: float  # per work unit
     measured: bool
     workers: int
-    pages_ahead: int
+    pages_ahead: int  # units worked before this job is done, under fair claiming (not its own)
+
+
+def _ahead(load: dict[str, TenantLoad], tenant: str, units: int) -> int:
+    """Units worked before ``tenant``'s next ``units`` are: its own unfinished ones, and of
+    each other tenant's, what its weight earns while ``tenant`` is served (all, if fewer)."""
+    mine = load[tenant]
+    need = mine.units + units
+    others = sum(
+        min(other.units, need * other.weight / mine.weight)
+        for name, other in load.items()
+        if name != tenant
+    )
+    return round(mine.units + others)
 
 
 def estimate(
     store: AdmissionFigures,
     rules: Admission,
     lane: Lane,
-    pages: int,
+    units: int,
     *,
+    tenant: str,
     now: float,
     conn: Connection | None = None,
+    load: dict[str, TenantLoad] | None = None,
 ) -> Estimate:
     measured = store.seconds_per_page(since=now - HOUR, conn=conn)
     if measured is not None and measured[1] >= MIN_MEASURED_PAGES:
@@ -97,8 +139,28 @@ def estimate(
     else:
         per_page, is_measured = 60.0 / rules.prior_pages_per_min, False
     workers = max(1, store.live_workers(now=now, conn=conn).get(lane.value, 0))
-    ahead = store.pages_ahead(lane.value, conn=conn)
-    return Estimate((ahead + pages) * per_page / workers, per_page, is_measured, workers, ahead)
+    if load is None:
+        load = store.lane_load(lane.value, tenant, conn=conn)
+    ahead = _ahead(load, tenant, units)
+    return Estimate((ahead + units) * per_page / workers, per_page, is_measured, workers, ahead)
+
+
+def _check_share(rules: Admission, lane: Lane, tenant: str, load: dict[str, TenantLoad]) -> None:
+    """At the lane's cap, a tenant already holding its share of it is refused."""
+    cap = rules.queue_cap[lane.value]
+    waiting = sum(t.waiting for t in load.values())
+    if waiting < cap:
+        return
+    if waiting >= HARD_CAP_FACTOR * cap:
+        raise Overloaded(f"the {lane.value} queue is full", retry_after=60)
+    weights = sum(t.weight for name, t in load.items() if t.waiting or name == tenant)
+    share = cap * load[tenant].weight / weights
+    if load[tenant].waiting + 1 > share:
+        raise Overloaded(
+            f"the {lane.value} queue is full and this tenant has {load[tenant].waiting} jobs "
+            f"waiting, its share of the lane's {cap:,}",
+            retry_after=60,
+        )
 
 
 def admit(
@@ -110,15 +172,18 @@ def admit(
     pages: int,
     deadline_s: float,
     now: float,
+    units: int | None = None,
     conn: Connection | None = None,
     record: bool = True,
 ) -> Estimate:
     """The estimate for an upload that may go in; raises ``Overloaded``/``QuotaExceeded`` (and
     records the refusal, unless ``record`` is False: inside a transaction that the refusal rolls
-    back, the caller records it)."""
+    back, the caller records it). ``units``: what the job is charged (``work_units``), its
+    ``pages`` when not given; the hourly quota counts pages."""
+    units = pages if units is None else units
     try:
-        if store.jobs_waiting(lane.value, conn=conn) >= rules.queue_cap[lane.value]:
-            raise Overloaded(f"the {lane.value} queue is full", retry_after=60)
+        load = store.lane_load(lane.value, tenant, conn=conn)
+        _check_share(rules, lane, tenant, load)
         active, pages_hour, oldest = store.tenant_load(tenant, since=now - HOUR, conn=conn)
         if active >= rules.tenant_max_active:
             raise QuotaExceeded(
@@ -138,20 +203,21 @@ def admit(
                 "in an hour",
                 retry_after=wait,
             )
-        guess = estimate(store, rules, lane, pages, now=now, conn=conn)
-        alone = pages * guess.seconds_per_page / guess.workers
+        guess = estimate(store, rules, lane, units, tenant=tenant, now=now, conn=conn, load=load)
+        alone = units * guess.seconds_per_page / guess.workers
         if alone > deadline_s:
             # waiting cannot help: even on an empty queue it would not finish in time
+            size = f"{pages} pages" if units == pages else f"{pages} pages ({units} work units)"
             raise DeadlineUnreachable(
-                f"{pages} pages need about {alone:,.0f} s, longer than the deadline of "
+                f"{size} need about {alone:,.0f} s, longer than the deadline of "
                 f"{deadline_s:,.0f} s: ask for a longer deadline or split the file"
             )
         if guess.seconds > deadline_s:
             drain = guess.pages_ahead * guess.seconds_per_page / guess.workers
             raise Overloaded(
                 f"estimated completion in {guess.seconds:,.0f} s is past the deadline of "
-                f"{deadline_s:,.0f} s ({guess.pages_ahead} pages ahead in {lane.value}, "
-                f"{guess.workers} worker(s))",
+                f"{deadline_s:,.0f} s ({guess.pages_ahead} work units ahead of it in "
+                f"{lane.value}, {guess.workers} worker(s))",
                 retry_after=max(drain, 1.0),
             )
         return guess

@@ -46,6 +46,7 @@ class NewJob:
     parent_span_id: str | None = None
     customer: str | None = None
     pages_estimate: int | None = None
+    cost: int | None = None  # work units charged: pages, plus a redaction's text size
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,7 @@ class Job:
     verification: str | None = None
     pages_estimate: int | None = None
     parent_span_id: str | None = None
+    cost: int | None = None
     # a held redaction's ``corrections.ReviewSheet`` as stored (boxes and classes, no text)
     review_sheet: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict)
@@ -111,6 +113,10 @@ class Task:
     end_page: int
     attempts: int
 
+
+# the stage of a job whose page-range tasks are out, and the states of a task
+SPLIT = "split"
+TASK_WAITING, TASK_RUNNING, TASK_DONE = "waiting", "running", "done"
 
 # states of a job that is not finished: waiting its turn, or waiting and running
 WAITING = (JobState.ACCEPTED.value, JobState.RETRYING.value)

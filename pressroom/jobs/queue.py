@@ -11,9 +11,12 @@ from typing import Any
 from sqlalchemy import Connection, and_, case, func, or_, select, update
 
 from pressroom.errors import DuplicateRow, IdempotencyConflict, StoreUnavailable
-from pressroom.jobs.backoff import Decision, RetryPolicy
+from pressroom.jobs import claims
+from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.claims import decided, owned, record_decision
 from pressroom.jobs.model import (
     CANCELLED,
+    SPLIT,
     UNFINISHED,
     WAITING,
     Cancellation,
@@ -76,6 +79,7 @@ class SqlQueue:
             "parent_span_id": job.parent_span_id,
             "customer": job.customer,
             "pages_estimate": job.pages_estimate,
+            "cost": job.cost,
         }
         try:
             with self.db.tx() as conn:
@@ -129,50 +133,17 @@ class SqlQueue:
     def claim(
         self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
     ) -> Job | None:
-        with self.db.tx() as conn:
-            for lane in lanes:
-                pick = (
-                    select(jobs.c.id)
-                    .where(
-                        jobs.c.lane == lane.value,
-                        jobs.c.state.in_(WAITING),
-                        jobs.c.next_eligible_at <= now,
-                    )
-                    .order_by(jobs.c.next_eligible_at, jobs.c.created_at)
-                    .limit(1)
-                )
-                if self.db.is_postgres:
-                    pick = pick.with_for_update(skip_locked=True)
-                job_id = conn.execute(pick).scalar()
-                if job_id is None:
-                    continue
-                conn.execute(
-                    update(jobs)
-                    .where(jobs.c.id == job_id, jobs.c.state.in_(WAITING))
-                    .values(
-                        state=JobState.RUNNING.value,
-                        lease_owner=owner,
-                        lease_expires_at=now + lease_s,
-                        attempts=jobs.c.attempts + 1,
-                        started_at=func.coalesce(jobs.c.started_at, now),
-                        updated_at=now,
-                        stage=None,
-                    )
-                )
-                self.stats.event(conn, str(job_id), "attempt", "CLAIMED", now)
-                return load_job(conn, str(job_id))
-        return None
-
-    def _owned(self, job_id: str, owner: str) -> Any:
-        return and_(
-            jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.state == JobState.RUNNING.value
+        """The fair next whole job of the first lane that has one (``jobs.claims``)."""
+        got = claims.claim(
+            self.db, self.stats, lanes, owner, now=now, lease_s=lease_s, ranges=False
         )
+        return None if got is None else got.job
 
     def heartbeat(self, job_id: str, owner: str, *, now: float, lease_s: float) -> bool:
         with self.db.tx() as conn:
             done = conn.execute(
                 update(jobs)
-                .where(self._owned(job_id, owner))
+                .where(owned(job_id, owner))
                 .values(lease_expires_at=now + lease_s, updated_at=now)
             )
             return done.rowcount == 1
@@ -180,7 +151,7 @@ class SqlQueue:
     def set_stage(self, job_id: str, owner: str, stage: str, *, now: float) -> bool:
         with self.db.tx() as conn:
             done = conn.execute(
-                update(jobs).where(self._owned(job_id, owner)).values(stage=stage, updated_at=now)
+                update(jobs).where(owned(job_id, owner)).values(stage=stage, updated_at=now)
             )
             return done.rowcount == 1
 
@@ -202,7 +173,7 @@ class SqlQueue:
         with self.db.tx() as conn:
             done = conn.execute(
                 update(jobs)
-                .where(self._owned(job_id, owner), jobs.c.cancel_requested_at.is_(None))
+                .where(owned(job_id, owner), jobs.c.cancel_requested_at.is_(None))
                 .values(
                     state=state.value,
                     stage=None,
@@ -255,7 +226,7 @@ class SqlQueue:
             # a job whose cancel was requested is not failed: the worker ends it cancelled
             row = conn.execute(
                 select(jobs.c.attempts, jobs.c.max_attempts, jobs.c.reason).where(
-                    self._owned(job_id, owner), jobs.c.cancel_requested_at.is_(None)
+                    owned(job_id, owner), jobs.c.cancel_requested_at.is_(None)
                 )
             ).first()
             if row is None:
@@ -270,44 +241,12 @@ class SqlQueue:
             )
             done = conn.execute(
                 update(jobs)
-                .where(self._owned(job_id, owner), jobs.c.cancel_requested_at.is_(None))
-                .values(**self._decided(decision, now))
+                .where(owned(job_id, owner), jobs.c.cancel_requested_at.is_(None))
+                .values(**decided(decision, now))
             )
             if done.rowcount != 1:  # the rescuer took the job between our read and write
                 return None
-            return self._record_decision(conn, job_id, decision, code, now)
-
-    @staticmethod
-    def _decided(decision: Decision, now: float) -> dict[str, Any]:
-        """The job row's new values after a failed attempt: retrying after the delay, or dead."""
-        values: dict[str, Any] = {
-            "state": (JobState.RETRYING if decision.retry else JobState.REJECTED).value,
-            "reason": decision.reason,
-            "message": decision.message,
-            "stage": None,
-            "lease_owner": None,
-            "lease_expires_at": None,
-            "updated_at": now,
-        }
-        if decision.retry:
-            values["next_eligible_at"] = now + decision.delay_s
-        else:
-            values["finished_at"] = now
-        return values
-
-    def _record_decision(
-        self, conn: Connection, job_id: str, decision: Decision, code: str, now: float
-    ) -> JobState:
-        """What follows a failed attempt, the same on every path: a dead letter's webhook and
-        event, or a retry's event; a deadline miss is counted either way."""
-        if decision.retry:
-            self.stats.event(conn, job_id, "retry", code, now)
-        else:
-            self.outbox.enqueue(conn, job_id, "job.rejected", now)
-            self.stats.event(conn, job_id, "dead_letter", decision.reason, now)
-        if code == "DEADLINE_EXCEEDED":
-            self.stats.event(conn, job_id, "deadline_miss", code, now)
-        return JobState.RETRYING if decision.retry else JobState.REJECTED
+            return record_decision(conn, self.outbox, self.stats, job_id, decision, code, now)
 
     def hold(
         self,
@@ -475,7 +414,7 @@ class SqlQueue:
         with self.db.tx() as conn:
             done = conn.execute(
                 update(jobs)
-                .where(self._owned(job_id, owner))
+                .where(owned(job_id, owner))
                 .values(
                     state=JobState.RETRYING.value,
                     stage=None,
@@ -528,18 +467,18 @@ class SqlQueue:
                         jobs.c.state == JobState.RUNNING.value,
                         jobs.c.lease_expires_at < now,
                     )
-                    .values(**self._decided(decision, now))
+                    .values(**decided(decision, now))
                 )
                 if done.rowcount:
                     rescued += 1
-                    self._record_decision(conn, str(job_id), decision, "LEASE_EXPIRED", now)
+                    record_decision(
+                        conn, self.outbox, self.stats, str(job_id), decision, "LEASE_EXPIRED", now
+                    )
         return rescued
 
     def set_verification(self, job_id: str, owner: str, decision: str) -> None:
         with self.db.tx() as conn:
-            conn.execute(
-                update(jobs).where(self._owned(job_id, owner)).values(verification=decision)
-            )
+            conn.execute(update(jobs).where(owned(job_id, owner)).values(verification=decision))
 
     def delete_source_key(self, job_id: str) -> None:
         with self.db.tx() as conn:
@@ -604,7 +543,7 @@ class SqlQueue:
                 return Cancellation(
                     "cancelled", load_job(conn, job_id), tuple(k for k in keys if k)
                 )
-            if state is JobState.RUNNING and row["stage"] == "split" and not row["lease_owner"]:
+            if state is JobState.RUNNING and row["stage"] == SPLIT and not row["lease_owner"]:
                 # its page ranges wait or run under their own leases: it ends now, a running
                 # range stops at its next page boundary, finding its task gone
                 parts = conn.execute(
@@ -616,9 +555,7 @@ class SqlQueue:
                 ended = self._end_cancelled(
                     conn,
                     job_id,
-                    and_(
-                        jobs.c.id == job_id, jobs.c.stage == "split", jobs.c.lease_owner.is_(None)
-                    ),
+                    and_(jobs.c.id == job_id, jobs.c.stage == SPLIT, jobs.c.lease_owner.is_(None)),
                     now,
                 )
                 assert ended, "the row is held by this transaction"
@@ -698,8 +635,8 @@ class SqlQueue:
         """End an owned job whose cancel was requested; False when the lease was lost or no
         cancel was asked for (then the job is not this worker's to end)."""
         with self.db.tx() as conn:
-            owned = and_(self._owned(job_id, owner), jobs.c.cancel_requested_at.is_not(None))
-            return self._end_cancelled(conn, job_id, owned, now)
+            mine = and_(owned(job_id, owner), jobs.c.cancel_requested_at.is_not(None))
+            return self._end_cancelled(conn, job_id, mine, now)
 
 
 def _fresh_round(now: float) -> dict[str, Any]:

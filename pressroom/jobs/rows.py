@@ -89,6 +89,7 @@ def _row_job(row: Any, timings: dict[str, float], decisions: tuple[ReviewDecisio
         verification=row["verification"],
         pages_estimate=row["pages_estimate"],
         parent_span_id=row["parent_span_id"],
+        cost=row["cost"],
         review_sheet=dict(row["review_sheet"]) if row["review_sheet"] else None,
         timings=timings,
         decisions=decisions,

@@ -59,6 +59,8 @@ jobs = Table(
     Column("cancel_requested_at", Float),  # a running job stops at its next stage boundary
     # a held redaction's pages and findings (boxes and classes only): the reviewer's desk
     Column("review_sheet", JSON(none_as_null=True)),
+    # the work units admission and fair claiming charge: pages, plus a redaction's text size
+    Column("cost", Integer),
     UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
     UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
 )
@@ -66,6 +68,32 @@ Index("ix_jobs_claim", jobs.c.lane, jobs.c.state, jobs.c.next_eligible_at)
 Index("ix_jobs_tenant_created", jobs.c.tenant, jobs.c.created_at)
 Index("ix_jobs_lease", jobs.c.state, jobs.c.lease_expires_at)
 Index("ix_jobs_tenant_state", jobs.c.tenant, jobs.c.state)
+Index("ix_jobs_fair", jobs.c.lane, jobs.c.state, jobs.c.tenant)
+
+# Weighted fair claiming (``jobs.claims``): per lane, each tenant's virtual time (the work it
+# was given there, each unit divided by its weight) and the lane's clock; per tenant, a weight.
+fair_shares = Table(
+    "fair_shares",
+    metadata,
+    Column("lane", String(16), primary_key=True),
+    Column("tenant", String(64), primary_key=True),
+    Column("vtime", Float, nullable=False),
+)
+
+lane_clocks = Table(
+    "lane_clocks",
+    metadata,
+    Column("lane", String(16), primary_key=True),
+    Column("clock", Float, nullable=False),
+)
+
+tenant_weights = Table(
+    "tenant_weights",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("weight", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
 
 stage_timings = Table(
     "job_stage_timings",

@@ -37,7 +37,7 @@ class SqlJobStore:
         self.outbox = SqlOutbox(self.db)
         self.stats = SqlStats(self.db)
         self.queue = SqlQueue(self.db, self.outbox, self.stats)
-        self.tasks = SqlTasks(self.db, self.queue)
+        self.tasks = SqlTasks(self.db, self.outbox, self.stats)
         self.tenancy = SqlTenancy(self.db)
         self.retention = SqlRetention(self.db, self.outbox, self.stats)
 

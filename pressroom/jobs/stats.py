@@ -20,10 +20,20 @@ from pressroom.jobs.schema import (
     jobs,
     review_decisions,
     stage_timings,
+    tenant_weights,
     workers,
 )
 from pressroom.jobs.transport import Database
 from pressroom.pipeline.stages import Stage
+
+
+@dataclass(frozen=True, slots=True)
+class TenantLoad:
+    """A tenant's work in one lane, as admission weighs it."""
+
+    waiting: int  # jobs waiting their turn
+    units: int  # work units waiting or running
+    weight: int  # its weight in fair claiming
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,24 +196,36 @@ class SqlStats:
 
     # --- admission figures -----------------------------------------------------------------
 
-    def pages_ahead(self, lane: str, *, conn: Connection | None = None) -> int:
-        """Pages waiting or running in ``lane`` (estimates; 1 where none is known)."""
+    def lane_load(
+        self, lane: str, tenant: str, *, conn: Connection | None = None
+    ) -> dict[str, TenantLoad]:
+        """Per tenant with unfinished work in ``lane``: its jobs waiting, its work units
+        waiting or running (``jobs.cost``, else the page estimate, else 1) and its weight in
+        fair claiming; ``tenant`` is always in it, with nothing if it has nothing there."""
         with self.db.on(conn, read_only=True) as conn:
-            return int(
-                conn.execute(
-                    select(
-                        func.coalesce(func.sum(func.coalesce(jobs.c.pages_estimate, 1)), 0)
-                    ).where(jobs.c.lane == lane, jobs.c.state.in_(UNFINISHED))
-                ).scalar_one()
-            )
-
-    def jobs_waiting(self, lane: str, *, conn: Connection | None = None) -> int:
-        with self.db.on(conn, read_only=True) as conn:
-            return int(
-                conn.execute(
-                    select(func.count()).where(jobs.c.lane == lane, jobs.c.state.in_(WAITING))
-                ).scalar_one()
-            )
+            rows = conn.execute(
+                select(
+                    jobs.c.tenant,
+                    func.count().filter(jobs.c.state.in_(WAITING)),
+                    func.sum(func.coalesce(jobs.c.cost, jobs.c.pages_estimate, 1)),
+                    func.max(tenant_weights.c.weight),
+                )
+                .select_from(
+                    jobs.outerjoin(tenant_weights, tenant_weights.c.tenant == jobs.c.tenant)
+                )
+                .where(jobs.c.lane == lane, jobs.c.state.in_(UNFINISHED))
+                .group_by(jobs.c.tenant)
+            ).all()
+            load = {
+                str(t): TenantLoad(int(waiting), int(units or 0), int(weight or 1))
+                for t, waiting, units, weight in rows
+            }
+            if tenant not in load:
+                weight = conn.execute(
+                    select(tenant_weights.c.weight).where(tenant_weights.c.tenant == tenant)
+                ).scalar()
+                load[tenant] = TenantLoad(0, 0, int(weight or 1))
+        return load
 
     def tenant_load(
         self, tenant: str, *, since: float, conn: Connection | None = None

@@ -14,7 +14,8 @@ from pressroom.keys import KeyOwner
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from pressroom.jobs.stats import RecentWork
+    from pressroom.jobs.claims import Claimed
+    from pressroom.jobs.stats import RecentWork, TenantLoad
 
 
 class Queue(Protocol):
@@ -101,7 +102,8 @@ class WorkerQueue(Protocol):
     def claim(
         self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
     ) -> Job | None:
-        """Take the oldest eligible job of the first lane that has one, under a lease."""
+        """Take the fair next eligible job of the first lane that has one, under a lease:
+        the least-served tenant's oldest (``jobs.claims``)."""
 
     def heartbeat(self, job_id: str, owner: str, *, now: float, lease_s: float) -> bool:
         """Renew a lease; False when it was lost (the job is someone else's now)."""
@@ -181,6 +183,11 @@ class Tasks(Protocol):
     def claim(
         self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
     ) -> tuple[Task, Job] | None: ...
+
+    def claim_next(
+        self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
+    ) -> Claimed | None:
+        """A worker's next unit, a whole job or a range, whichever tenant's fair turn it is."""
 
     def heartbeat(self, task: Task, owner: str, *, now: float, lease_s: float) -> bool: ...
 
@@ -281,6 +288,11 @@ class Tenancy(Customers, Protocol):
 
     def allowed_templates(self, tenant: str) -> frozenset[str] | None: ...
 
+    def set_weight(self, tenant: str, weight: int, *, now: float) -> None:
+        """A tenant's weight in fair claiming (1 to 1000; 1 is the default)."""
+
+    def weights(self, conn: Connection | None = None) -> dict[str, int]: ...
+
     def open_session(self, key_id: str, *, now: float, expires: float) -> str:
         """A desk session for a key: its random id, for the signed cookie."""
 
@@ -302,9 +314,11 @@ class AdmissionFigures(Protocol):
         self, *, now: float, within_s: float = 30.0, conn: Connection | None = None
     ) -> dict[str, int]: ...
 
-    def pages_ahead(self, lane: str, *, conn: Connection | None = None) -> int: ...
-
-    def jobs_waiting(self, lane: str, *, conn: Connection | None = None) -> int: ...
+    def lane_load(
+        self, lane: str, tenant: str, *, conn: Connection | None = None
+    ) -> dict[str, TenantLoad]:
+        """Per tenant with unfinished work in the lane (``tenant`` always): jobs waiting,
+        units unfinished, weight."""
 
     def tenant_load(
         self, tenant: str, *, since: float, conn: Connection | None = None

@@ -10,8 +10,9 @@ The job, as it goes (``state`` / ``stage`` / lease):
   ``PRESSROOM_SPLIT_PAGES`` pages (not a redaction: its leak checks and re-detection read the
   whole document) gets its tasks, and in the same transaction the job is **released**:
 - ``running`` / ``split`` / no owner: its tasks wait for any worker of its lane, which claims
-  them before new jobs. The job's lease is not held, so the rescuer leaves it alone; each task
-  has its own lease.
+  them in their tenant's fair turn between other tenants' jobs (``jobs.claims``: the job's
+  cost is refunded as it splits, each range charged its pages). The job's lease is not held,
+  so the rescuer leaves it alone; each task has its own lease.
 - A task: ``waiting`` → ``running`` (claimed under a lease; attempts + 1) → ``done`` (its part,
   the range's pages with their text layer, stored under ``parts_prefix``). A failure sends it
   back to ``waiting`` after the retry policy's backoff — only that range is read again; a
@@ -33,18 +34,21 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import ColumnElement, Connection, and_, delete, func, select, update
 
+from pressroom.jobs import claims
 from pressroom.jobs.backoff import Decision, RetryPolicy
-from pressroom.jobs.model import Job, JobState, Lane, Task
+from pressroom.jobs.claims import decided, owned, record_decision, refund
+from pressroom.jobs.model import SPLIT, Job, JobState, Lane, Task
+from pressroom.jobs.model import TASK_DONE as DONE
+from pressroom.jobs.model import TASK_RUNNING as RUNNING
+from pressroom.jobs.model import TASK_WAITING as WAITING
 from pressroom.jobs.rows import load_job
 from pressroom.jobs.schema import jobs, tasks
 from pressroom.jobs.transport import Database
 from pressroom.storage import check_key
 
 if TYPE_CHECKING:
-    from pressroom.jobs.queue import SqlQueue
-
-SPLIT = "split"  # the stage of a job whose tasks are out
-WAITING, RUNNING, DONE = "waiting", "running", "done"
+    from pressroom.jobs.outbox import SqlOutbox
+    from pressroom.jobs.stats import SqlStats
 
 
 def page_ranges(pages: int, split_pages: int) -> list[tuple[int, int]]:
@@ -96,23 +100,29 @@ def drop_tasks(conn: Connection, job_id: str) -> None:
 class SqlTasks:
     """Every method is one short transaction over the tasks and their job's row."""
 
-    def __init__(self, db: Database, queue: SqlQueue) -> None:
+    def __init__(self, db: Database, outbox: SqlOutbox, stats: SqlStats) -> None:
         self.db = db
-        self.queue = queue
+        self.outbox = outbox
+        self.stats = stats
 
-    def _released(self, conn: Connection, job_id: str, owner: str, now: float) -> bool:
+    def _released(self, conn: Connection, job: Job, owner: str, now: float) -> bool:
+        """The owned job handed to its ranges; the cost its claim was charged is given back,
+        since each range is charged as it is claimed (``jobs.claims``)."""
         done = conn.execute(
             update(jobs)
-            .where(self.queue._owned(job_id, owner), jobs.c.cancel_requested_at.is_(None))
+            .where(owned(job.id, owner), jobs.c.cancel_requested_at.is_(None))
             .values(stage=SPLIT, lease_owner=None, lease_expires_at=None, updated_at=now)
         )
-        return done.rowcount == 1
+        if done.rowcount != 1:
+            return False
+        refund(conn, job, job.cost or job.pages_estimate or 1)
+        return True
 
     def split(self, job: Job, owner: str, ranges: list[tuple[int, int]], *, now: float) -> bool:
         """Insert the job's tasks and release the job, in one transaction. False: the job is
         not this worker's any more, or its cancel was asked (nothing is inserted)."""
         with self.db.tx() as conn:
-            if not self._released(conn, job.id, owner, now):
+            if not self._released(conn, job, owner, now):
                 return False
             drop_tasks(conn, job.id)
             conn.execute(
@@ -138,7 +148,7 @@ class SqlTasks:
         """A claimed job whose tasks are still out (its assembly's attempt was lost): released
         to them again."""
         with self.db.tx() as conn:
-            return self._released(conn, job.id, owner, now)
+            return self._released(conn, job, owner, now)
 
     def progress(self, job_id: str) -> tuple[int, int]:
         """(tasks, tasks done) of a job; (0, 0) for a job read whole."""
@@ -153,52 +163,19 @@ class SqlTasks:
     def claim(
         self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
     ) -> tuple[Task, Job] | None:
-        """The next waiting range of a split job of these lanes (oldest job first, in page
-        order), under a lease."""
-        with self.db.tx() as conn:
-            for lane in lanes:
-                pick = (
-                    select(tasks.c.job_id, tasks.c.number)
-                    .join(jobs, jobs.c.id == tasks.c.job_id)
-                    .where(
-                        jobs.c.lane == lane.value,
-                        jobs.c.state == JobState.RUNNING.value,
-                        jobs.c.stage == SPLIT,
-                        jobs.c.cancel_requested_at.is_(None),
-                        tasks.c.state == WAITING,
-                        tasks.c.next_eligible_at <= now,
-                    )
-                    .order_by(jobs.c.created_at, jobs.c.id, tasks.c.number)
-                    .limit(1)
-                )
-                if self.db.is_postgres:
-                    pick = pick.with_for_update(skip_locked=True, of=tasks)
-                row = conn.execute(pick).first()
-                if row is None:
-                    continue
-                job_id, number = str(row[0]), int(row[1])
-                mine = and_(
-                    tasks.c.job_id == job_id, tasks.c.number == number, tasks.c.state == WAITING
-                )
-                conn.execute(
-                    update(tasks)
-                    .where(mine)
-                    .values(
-                        state=RUNNING,
-                        lease_owner=owner,
-                        lease_expires_at=now + lease_s,
-                        attempts=tasks.c.attempts + 1,
-                        updated_at=now,
-                    )
-                )
-                got = conn.execute(
-                    select(tasks.c.first_page, tasks.c.end_page, tasks.c.attempts).where(
-                        tasks.c.job_id == job_id, tasks.c.number == number
-                    )
-                ).one()
-                task = Task(job_id, number, int(got[0]), int(got[1]), int(got[2]))
-                return task, load_job(conn, job_id)
-        return None
+        """The fair next waiting range of a split job of these lanes (``jobs.claims``), under
+        a lease."""
+        got = claims.claim(self.db, self.stats, lanes, owner, now=now, lease_s=lease_s, whole=False)
+        if got is None or got.task is None:
+            return None
+        return got.task, got.job
+
+    def claim_next(
+        self, lanes: tuple[Lane, ...], owner: str, *, now: float, lease_s: float
+    ) -> claims.Claimed | None:
+        """What a worker takes: the fair next unit of the first lane that has one, a whole
+        job or a page range of a split one, whichever tenant's turn it is."""
+        return claims.claim(self.db, self.stats, lanes, owner, now=now, lease_s=lease_s)
 
     def _owned(self, task: Task, owner: str) -> ColumnElement[bool]:
         return and_(
@@ -315,12 +292,12 @@ class SqlTasks:
                 self.db.wake(conn, "any")
             return JobState.RETRYING if done.rowcount == 1 else None
         ended = conn.execute(
-            update(jobs).where(_split_job(task.job_id)).values(**self.queue._decided(decision, now))
+            update(jobs).where(_split_job(task.job_id)).values(**decided(decision, now))
         )
         drop_tasks(conn, task.job_id)
         if ended.rowcount != 1:
             return None
-        self.queue._record_decision(conn, task.job_id, decision, code, now)
+        record_decision(conn, self.outbox, self.stats, task.job_id, decision, code, now)
         return JobState.REJECTED
 
     def clear(self, job_id: str) -> None:

@@ -1,5 +1,5 @@
 """Who may use the service and for whom: API keys (stored hashed), each tenant's customers,
-and its template allow-list."""
+its template allow-list, and its weight in fair claiming."""
 
 from __future__ import annotations
 
@@ -9,10 +9,17 @@ import secrets
 import time
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import Connection, func, or_, select, update
 
 from pressroom.errors import DuplicateRow, TransientError
-from pressroom.jobs.schema import api_keys, customers, desk_sessions, template_allow
+from pressroom.jobs.claims import DEFAULT_WEIGHT, MAX_WEIGHT
+from pressroom.jobs.schema import (
+    api_keys,
+    customers,
+    desk_sessions,
+    template_allow,
+    tenant_weights,
+)
 from pressroom.jobs.transport import Database
 from pressroom.keys import KeyOwner
 from pressroom.tenants import TENANT_RE
@@ -266,3 +273,23 @@ class SqlTenancy:
                 ).scalars()
             )
         return names or None
+
+    # --- weights in fair claiming (``jobs.claims``) ----------------------------------------
+
+    def set_weight(self, tenant: str, weight: int, *, now: float) -> None:
+        """A tenant's weight in every lane: a tenant of weight N is given N times the work of
+        a tenant of weight 1 while both have work waiting. 1 is the default (no row)."""
+        if not DEFAULT_WEIGHT <= weight <= MAX_WEIGHT:
+            raise ValueError(f"a weight is a whole number from {DEFAULT_WEIGHT} to {MAX_WEIGHT}")
+        with self.db.tx() as conn:
+            conn.execute(tenant_weights.delete().where(tenant_weights.c.tenant == tenant))
+            if weight != DEFAULT_WEIGHT:
+                conn.execute(
+                    tenant_weights.insert().values(tenant=tenant, weight=weight, updated_at=now)
+                )
+
+    def weights(self, conn: Connection | None = None) -> dict[str, int]:
+        """Every tenant whose weight is not the default; ``conn``: inside that transaction."""
+        with self.db.on(conn, read_only=True) as conn:
+            rows = conn.execute(select(tenant_weights.c.tenant, tenant_weights.c.weight)).all()
+        return {str(t): int(w) for t, w in rows}

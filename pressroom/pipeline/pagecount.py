@@ -1,4 +1,6 @@
-"""An upload's page count for admission, read in a short-lived child process, never in the API.
+"""An upload's page count for admission, and for a redaction the bytes of its page content
+(what detection will read, so admission can charge it), read in a short-lived child process,
+never in the API.
 
 Parsing a hostile file is the worker's job, in a process that may die without harm. The API
 needs only an estimate, but the parsers that give one (qpdf for PDF, Pillow for TIFF) are C
@@ -20,6 +22,8 @@ COUNT_TIMEOUT_S = 10.0
 # Address space of the child (Python with pikepdf and Pillow maps ~50 MB of it at start).
 COUNT_MEMORY_BYTES = 512 * 1024 * 1024
 FALLBACK_PAGES = 1
+# content bytes are counted up to this; past it the figure is only "at least this"
+CONTENT_COUNT_CAP = 64 * 1024 * 1024
 
 _CHILD = """
 import resource, sys
@@ -28,11 +32,24 @@ resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 seconds = int(sys.argv[4])
 resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-path, kind = sys.argv[1], sys.argv[2]
+path, kind, cap = sys.argv[1], sys.argv[2], int(sys.argv[5])
 if kind == "pdf":
     import pikepdf
     with pikepdf.open(path) as pdf:
-        print(len(pdf.pages))
+        print(len(pdf.pages), flush=True)
+        if cap:
+            # page content and forms: where text is drawn (a bomb kills us here, after the count)
+            total = 0
+            streams = [p.obj.get("/Contents") for p in pdf.pages]
+            streams += [o for o in pdf.objects if isinstance(o, pikepdf.Stream)
+                        and o.get("/Subtype") == pikepdf.Name.Form]
+            for item in streams:
+                for s in (item if isinstance(item, pikepdf.Array) else [item]):
+                    if isinstance(s, pikepdf.Stream):
+                        total += len(s.read_bytes())
+                if total >= cap:
+                    break
+            print(min(total, cap))
 else:
     from PIL import Image
     Image.MAX_IMAGE_PIXELS = None
@@ -49,8 +66,22 @@ def count_pages(
     memory_bytes: int = COUNT_MEMORY_BYTES,
 ) -> int:
     """A cheap page count for the estimate: at least 1, and 1 whenever it cannot be read."""
+    return count_work(path, kind, timeout_s=timeout_s, memory_bytes=memory_bytes)[0]
+
+
+def count_work(
+    path: Path,
+    kind: str,
+    *,
+    content: bool = False,
+    timeout_s: float = COUNT_TIMEOUT_S,
+    memory_bytes: int = COUNT_MEMORY_BYTES,
+) -> tuple[int, int | None]:
+    """(pages, bytes of page content and forms): the pages at least 1, and 1 whenever they
+    cannot be read; the bytes only with ``content``, for a PDF, and None whenever they
+    cannot be read (up to ``CONTENT_COUNT_CAP``)."""
     if kind not in ("pdf", "tiff"):
-        return FALLBACK_PAGES
+        return FALLBACK_PAGES, None
     command = [
         sys.executable,
         "-I",  # no user site, no PYTHON* variables, no working directory on the path
@@ -60,6 +91,7 @@ def count_pages(
         kind,
         str(memory_bytes),
         str(max(1, round(timeout_s))),
+        str(CONTENT_COUNT_CAP if content else 0),
     ]
     try:
         done = subprocess.run(
@@ -69,11 +101,25 @@ def count_pages(
             timeout=timeout_s,
             check=False,
         )
-    except (subprocess.TimeoutExpired, OSError):
-        return FALLBACK_PAGES
-    if done.returncode != 0:
-        return FALLBACK_PAGES  # encrypted, corrupt, killed: the worker says why
+    except subprocess.TimeoutExpired as late:
+        out = late.stdout if isinstance(late.stdout, bytes) else b""
+        return _read_counts(out, complete=False, content=content)
+    except OSError:
+        return FALLBACK_PAGES, None
+    # encrypted, corrupt, killed: the worker says why
+    return _read_counts(done.stdout, complete=done.returncode == 0, content=content)
+
+
+def _read_counts(out: bytes, *, complete: bool, content: bool) -> tuple[int, int | None]:
+    lines = out.split(b"\n")
     try:
-        return max(FALLBACK_PAGES, int(done.stdout.strip()))
+        pages = max(FALLBACK_PAGES, int(lines[0]))
     except ValueError:
-        return FALLBACK_PAGES
+        return FALLBACK_PAGES, None
+    if not complete:
+        # a child that died counting content had printed its page count in full: it stands
+        return (pages if content and len(lines) > 1 else FALLBACK_PAGES), None
+    try:
+        return pages, int(lines[1])
+    except (IndexError, ValueError):
+        return pages, None

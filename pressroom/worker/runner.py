@@ -216,34 +216,24 @@ class JobRunner:
         return self.services.store.tasks
 
     def run_next(self, lanes: tuple[Lane, ...]) -> Job | None:
-        """Claim and run one page range of a split job, or else one job; None when neither
-        was waiting. Ranges come first: a big document already begun ends sooner."""
-        claimed = self.tasks.claim(
+        """Claim and run the next unit, a page range of a split job or a whole job, in its
+        tenant's fair turn (``jobs.claims``); None when neither was waiting."""
+        claimed = self.tasks.claim_next(
             lanes, self.owner, now=self.services.clock(), lease_s=self.services.settings.lease_s
         )
-        if claimed is not None:
-            task, owner_job = claimed
-            if self.on_job is not None:
-                self.on_job(owner_job)  # the memory guard watches a range like a job
-            try:
-                self.run_task(task, owner_job)
-            finally:
-                if self.on_job is not None:
-                    self.on_job(None)
-            return owner_job
-        job = self.queue.claim(
-            lanes, self.owner, now=self.services.clock(), lease_s=self.services.settings.lease_s
-        )
-        if job is None:
+        if claimed is None:
             return None
         if self.on_job is not None:
-            self.on_job(job)
+            self.on_job(claimed.job)  # the memory guard watches a range like a job
         try:
-            self.run(job)
+            if claimed.task is not None:
+                self.run_task(claimed.task, claimed.job)
+            else:
+                self.run(claimed.job)
         finally:
             if self.on_job is not None:
                 self.on_job(None)
-        return job
+        return claimed.job
 
     @contextmanager
     def _stage(self, job: Job, stage: Stage, carried: list[float] | None = None) -> Iterator[None]:

@@ -288,7 +288,9 @@ def test_measured_throughput_replaces_the_prior(
     for _ in range(6):
         post(client, headers, png_bytes(tmp_path))
     work(services)  # the fake engine is fast: measured seconds per page are tiny
-    guess = estimate(services.store.stats, services.admission, Lane.BULK, 100, now=services.clock())
+    guess = estimate(
+        services.store.stats, services.admission, Lane.BULK, 100, tenant="t", now=services.clock()
+    )
     assert guess.measured and guess.seconds_per_page < 3.0
 
 

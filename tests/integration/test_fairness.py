@@ -1,0 +1,157 @@
+"""Fair claiming between tenants (``jobs.claims``), on SQLite and on PostgreSQL: one tenant's
+burst never makes another tenant's single job wait behind all of it, whole jobs or page
+ranges."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pressroom.jobs.model import Lane
+from pressroom.jobs.sql import SqlJobStore
+from pressroom.service import open_services
+from pressroom.settings import Settings
+from tests.contract.test_job_store import new_job
+
+pytestmark = pytest.mark.integration
+
+LEASE = 60.0
+LANES = (Lane.INTERACTIVE,)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlJobStore]:
+    url = request.getfixturevalue("pg_url") if request.param == "postgresql" else None
+    settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path, database_url=url)
+    svc = open_services(settings)
+    yield svc.store
+    svc.store.db.close_listener()
+    svc.store.db.engine.dispose()
+
+
+_ticks = itertools.count(1)
+
+
+def queue(store: SqlJobStore, tenant: str, count: int, pages: int = 2) -> list[str]:
+    """``count`` jobs of ``pages`` pages for ``tenant``, each a moment after the last."""
+    return [
+        store.queue.insert(
+            new_job(tenant, lane=Lane.INTERACTIVE, pages_estimate=pages),
+            now=float(next(_ticks)),
+            max_attempts=4,
+        )[0].id
+        for _ in range(count)
+    ]
+
+
+def next_tenant(store: SqlJobStore, owner: str = "w1") -> str | None:
+    """The tenant of the unit a worker claims next (a job or a range), or None."""
+    got = store.tasks.claim_next(LANES, owner, now=1e6, lease_s=LEASE)
+    return None if got is None else got.job.tenant
+
+
+def claims(store: SqlJobStore, n: int) -> list[str | None]:
+    return [next_tenant(store) for _ in range(n)]
+
+
+def test_with_a_tenants_burst_queued_another_tenants_single_job_is_claimed_next(
+    store: SqlJobStore,
+) -> None:
+    queue(store, "a", 8)
+    assert next_tenant(store) == "a"  # a worker is busy with A's first scan
+    queue(store, "b", 1)  # B's one job arrives behind A's seven others
+    assert next_tenant(store) == "b"
+    assert claims(store, 8) == ["a"] * 7 + [None]
+
+
+def test_tenants_with_work_waiting_take_turns_oldest_first_within_each(
+    store: SqlJobStore,
+) -> None:
+    a, b, c = queue(store, "a", 4), queue(store, "b", 4), queue(store, "c", 2)
+    taken = [store.queue.claim(LANES, "w", now=1e6, lease_s=LEASE) for _ in range(10)]
+    ids = [job.id for job in taken if job is not None]
+    assert ids == [a[0], b[0], c[0], a[1], b[1], c[1], a[2], b[2], a[3], b[3]]
+
+
+def test_turns_are_by_pages_not_by_jobs(store: SqlJobStore) -> None:
+    queue(store, "a", 3, pages=10)
+    queue(store, "b", 10, pages=1)
+    # A's ten-page job is worth ten of B's one-page jobs
+    assert claims(store, 13) == ["a", *["b"] * 10, "a", "a"]
+
+
+def test_a_tenant_that_was_idle_banks_no_credit(store: SqlJobStore) -> None:
+    queue(store, "a", 20, pages=1)
+    assert claims(store, 10) == ["a"] * 10
+    queue(store, "b", 10, pages=1)
+    # B starts at the lane's clock, not at nothing: the two alternate, B never runs alone
+    assert claims(store, 8) == ["b", "a"] * 4
+
+
+def test_a_tenants_weight_sets_its_share(store: SqlJobStore) -> None:
+    store.tenancy.set_weight("a", 3, now=0.0)
+    queue(store, "a", 12, pages=1)
+    queue(store, "b", 12, pages=1)
+    first = Counter(claims(store, 8))
+    assert first == {"a": 6, "b": 2}
+    store.tenancy.set_weight("a", 1, now=0.0)  # back to the default: equal turns again
+    assert Counter(claims(store, 4)) == {"a": 2, "b": 2}
+    assert store.tenancy.weights() == {}
+
+
+def test_a_big_documents_page_ranges_take_turns_with_another_tenants_jobs(
+    store: SqlJobStore,
+) -> None:
+    queue(store, "a", 1, pages=12)
+    got = store.tasks.claim_next(LANES, "w1", now=1e6, lease_s=LEASE)
+    assert got is not None and got.task is None and got.job.tenant == "a"
+    queue(store, "b", 3, pages=2)
+    assert store.tasks.split(got.job, "w1", [(i, i + 2) for i in range(0, 12, 2)], now=1e6)
+    # the split gives back the whole document's charge: its ranges and B's jobs alternate,
+    # a range first at a tie (work begun ends sooner)
+    sequence = []
+    for _ in range(10):
+        unit = store.tasks.claim_next(LANES, "w2", now=1e6, lease_s=LEASE)
+        sequence.append(None if unit is None else (unit.job.tenant, unit.task is not None))
+    a_range, b_job = ("a", True), ("b", False)
+    assert sequence == [a_range, b_job] * 3 + [a_range] * 3 + [None]
+
+
+def test_a_range_alone_and_a_job_alone_are_each_claimed_by_their_own_kind(
+    store: SqlJobStore,
+) -> None:
+    queue(store, "a", 1, pages=4)
+    job = store.queue.claim(LANES, "w1", now=1e6, lease_s=LEASE)
+    assert job is not None and store.tasks.split(job, "w1", [(0, 2), (2, 4)], now=1e6)
+    queue(store, "b", 1)
+    assert store.tasks.claim(LANES, "w2", now=1e6, lease_s=LEASE) is not None
+    b_job = store.queue.claim(LANES, "w3", now=1e6, lease_s=LEASE)
+    assert b_job is not None and b_job.tenant == "b"
+    assert store.tasks.claim(LANES, "w4", now=1e6, lease_s=LEASE) is not None
+    assert store.queue.claim(LANES, "w5", now=1e6, lease_s=LEASE) is None
+
+
+def test_workers_claiming_at_once_take_every_job_exactly_once(store: SqlJobStore) -> None:
+    ids = [*queue(store, "a", 20, pages=1), *queue(store, "b", 10), *queue(store, "c", 5)]
+    taken: list[str] = []
+    lock = threading.Lock()
+
+    def worker(name: str) -> None:
+        while True:
+            got = store.tasks.claim_next(LANES, name, now=1e6, lease_s=LEASE)
+            if got is None:
+                return
+            with lock:
+                taken.append(got.job.id)
+
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(taken) == sorted(ids)
