@@ -15,7 +15,7 @@ from PIL import Image
 from pressroom.api.app import create_app
 from pressroom.jobs.model import Lane
 from pressroom.pipeline import pagecount
-from pressroom.pipeline.pagecount import count_pages
+from pressroom.pipeline.pagecount import count_pages, count_work
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner
@@ -32,6 +32,21 @@ def test_pages_are_counted_in_a_child(tmp_path: Path) -> None:
     assert count_pages(tiff, "tiff") == 2
     assert count_pages(tmp_path / "missing.pdf", "pdf") == 1
     assert count_pages(bombs.lying_page_tree(tmp_path / "tree.pdf"), "pdf") == 1
+
+
+def test_a_redactions_page_content_is_measured_in_the_child_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    three = bombs.text_pages(tmp_path / "three.pdf", 3)
+    pages, content = count_work(three, "pdf", content=True)
+    assert pages == 3 and content == 3 * len(bombs.TEXT)
+    assert count_work(three, "pdf") == (3, None)  # not asked: not read
+    flood = bombs.operator_bomb(tmp_path / "flood.pdf", megabytes=2)
+    assert (count_work(flood, "pdf", content=True)[1] or 0) >= 2_000_000
+    # a child that dies reading content keeps the page count it printed, without bytes
+    monkeypatch.setattr(pagecount, "_CHILD", "import os; print(3, flush=True); os.abort()")
+    assert count_work(three, "pdf", content=True) == (3, None)
+    assert count_work(three, "pdf") == (1, None)  # a count alone from a child that died: no
 
 
 def test_a_file_that_floods_the_parser_costs_the_api_nothing(tmp_path: Path) -> None:

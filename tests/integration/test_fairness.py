@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pressroom.errors import Overloaded
+from pressroom.jobs.admission import Admission, admit, work_units
 from pressroom.jobs.model import Lane
 from pressroom.jobs.sql import SqlJobStore
 from pressroom.service import open_services
@@ -155,3 +157,79 @@ def test_workers_claiming_at_once_take_every_job_exactly_once(store: SqlJobStore
     for thread in threads:
         thread.join()
     assert sorted(taken) == sorted(ids)
+
+
+# --- admission by share -------------------------------------------------------------------------
+
+SMALL_LANE = Admission(queue_cap={Lane.BULK.value: 100, Lane.INTERACTIVE.value: 6})
+
+
+def admit_one(
+    store: SqlJobStore,
+    tenant: str,
+    pages: int = 2,
+    deadline_s: float = 1e6,
+    rules: Admission = SMALL_LANE,
+) -> float:
+    """Admit a job as the API does; the estimated seconds until it is done."""
+    guess = admit(
+        store.stats,
+        rules,
+        tenant=tenant,
+        lane=Lane.INTERACTIVE,
+        pages=pages,
+        deadline_s=deadline_s,
+        now=1e6,
+    )
+    return guess.seconds
+
+
+def test_a_full_lane_refuses_the_tenant_over_its_share_and_admits_another(
+    store: SqlJobStore,
+) -> None:
+    queue(store, "a", 6)  # A alone fills the lane's cap of 6
+    with pytest.raises(Overloaded) as refused:
+        admit_one(store, "a")
+    assert refused.value.retry_after and refused.value.retry_after > 0
+    admit_one(store, "b")  # B holds nothing: under its share (3 of 6), admitted
+    queue(store, "b", 3)
+    with pytest.raises(Overloaded):
+        admit_one(store, "b")  # now B holds its share too
+    admit_one(store, "c")  # share 2 of 6 with three tenants waiting
+    queue(store, "c", 2)
+    queue(store, "d", 1)
+    with pytest.raises(Overloaded):
+        admit_one(store, "e")  # twice the cap waiting: everyone is refused
+
+
+def test_a_tenants_own_backlog_is_what_misses_its_deadline(store: SqlJobStore) -> None:
+    queue(store, "a", 20, pages=2)  # 40 pages: 120 s at the prior's 3 s a page, one worker
+    with pytest.raises(Overloaded) as refused:
+        admit_one(store, "a", deadline_s=60, rules=Admission())
+    assert refused.value.retry_after == pytest.approx(120, abs=1)
+    # B waits for its own 2 pages and, fairly, as many of A's: 12 s, not 126 s
+    assert admit_one(store, "b", deadline_s=60, rules=Admission()) == pytest.approx(12)
+    store.tenancy.set_weight("a", 4, now=0.0)  # A earns 8 pages while B is served 2
+    assert admit_one(store, "b", deadline_s=60, rules=Admission()) == pytest.approx(30)
+
+
+def test_a_redaction_is_charged_by_its_text_as_well_as_its_pages() -> None:
+    assert work_units(3, 450_000, redaction=True) == 7
+    assert work_units(3, 450_000, redaction=False) == 3
+    assert work_units(3, None, redaction=True) == 3
+    assert work_units(1, 30_000, redaction=True) == 1  # an ordinary dense page
+
+
+def test_the_charged_units_are_what_fair_claiming_and_admission_count(
+    store: SqlJobStore,
+) -> None:
+    store.queue.insert(
+        new_job("a", lane=Lane.INTERACTIVE, pages_estimate=1, cost=10),
+        now=float(next(_ticks)),
+        max_attempts=4,
+    )
+    queue(store, "a", 1, pages=1)
+    queue(store, "b", 12, pages=1)
+    # A's one-page redaction of ten units' text is worth ten of B's one-page jobs
+    assert claims(store, 12) == ["a", *["b"] * 10, "a"]
+    assert store.stats.lane_load(Lane.INTERACTIVE.value, "b")["b"].units == 12

@@ -734,3 +734,18 @@ def test_racing_uploads_cannot_overshoot_a_quota(
     finally:
         racing.store.db.close_listener()
         racing.store.db.engine.dispose()
+
+
+def test_a_redaction_upload_is_charged_its_text_and_a_plain_one_its_pages(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    from tests import bombs
+
+    client, headers = api
+    wordy = bombs.operator_bomb(tmp_path / "wordy.pdf", megabytes=0.5)  # one page, 500 KB drawn
+    data = wordy.read_bytes()
+    redacted = post(client, headers, data, redact="name").json()["id"]
+    plain = post(client, headers, data).json()["id"]
+    charged = {j: services.store.queue.get(j) for j in (redacted, plain)}
+    assert charged[redacted] is not None and charged[redacted].cost == 1 + 5
+    assert charged[plain] is not None and charged[plain].cost == 1
