@@ -5,8 +5,11 @@ whole when its last line is an address."""
 
 from __future__ import annotations
 
+import bisect
+import importlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pressroom.redact.detect import Finding
@@ -52,6 +55,8 @@ PO_BOX_RE = re.compile(
     r"(?:[ \t,]+[^\n]{0,60}?(?:\b[A-Z]{1,2}\d[A-Z\d]?[ \t]*\d[A-Z]{2}\b|\b\d{5}(?:-\d{4})?\b))?)"
 )
 ZIP = re.compile(r"^\d{5}(?:-\d{4})?[.,;]?$")
+# five digits alone: what a ZIP code token (``ZIP``) needs, as usaddress cuts tokens
+_ZIP_TOKEN = re.compile(r"(?<!\d)\d{5}(?!\d)")
 
 
 def _trim_start(text: str, start: int, end: int) -> int:
@@ -108,22 +113,89 @@ def normalised_with_map(text: str) -> tuple[str, list[int]]:
     return text, where
 
 
-def _pyap(text: str) -> list[Finding]:
-    import pyap  # lazily: only address jobs pay for it
+# pyap's patterns run over bounded windows of the text, never the whole page: its US pattern
+# costs ~0.2 ms a character wherever digits stand (a page of "1 2 3 …" took 22 s), its GB pattern
+# ~30 µs a character of any prose, and its own normalisation is quadratic in a run of tabs. Every
+# match of a country's full-address pattern holds a part found cheaply (US: a state or a ZIP
+# code; CA: a province; GB: a postcode), so the pattern is tried only from PYAP_BEFORE characters
+# before such a part to PYAP_AFTER after it, windows joined where they touch: each character is
+# read at most once a country, and a page with no such part costs nothing. The margins are far
+# wider than the street, town and country pyap's patterns allow around that part (about 150
+# characters before it, 60 after), except a street given by a number hundreds of digits long.
+PYAP_BEFORE = 300
+PYAP_AFTER = 200
+_SPACE = re.compile(r"\s")
 
+
+@dataclass(frozen=True, slots=True)
+class PyapPatterns:
+    """One country's pyap patterns, compiled from pyap's own sources (pinned in the
+    requirements): the full address, and the part every full address holds."""
+
+    full: re.Pattern[str]
+    anchor: re.Pattern[str]
+
+
+@lru_cache(maxsize=len(COUNTRIES))
+def pyap_patterns(country: str) -> PyapPatterns:
+    from pyap import utils
+
+    data = importlib.import_module(f"pyap.source_{country}.data")
+    anchor = {
+        "US": lambda: data.make_region1() + "|" + data.postal_code_re,
+        "CA": lambda: data.region1,
+        "GB": lambda: data.postal_code,
+    }[country]()
+    return PyapPatterns(
+        re.compile(data.full_address, utils.DEFAULT_FLAGS),
+        re.compile(anchor, utils.DEFAULT_FLAGS),
+    )
+
+
+def pyap_windows(clean: str, anchor: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Spans of pyap's copy of the text worth reading for one country, in order and apart:
+    around each anchor, widened to whitespace so no window starts or ends inside a word."""
+    windows: list[tuple[int, int]] = []
+    for m in anchor.finditer(clean):
+        a = max(0, m.start() - PYAP_BEFORE)
+        b = min(len(clean), m.end() + PYAP_AFTER)
+        if windows and a <= windows[-1][1]:
+            a = windows[-1][0]
+            if b <= windows[-1][1]:
+                continue
+        else:
+            floor = windows[-1][1] if windows else 0
+            while a > floor and not clean[a - 1].isspace():
+                a -= 1
+        space = _SPACE.search(clean, b)
+        b = space.start() if space else len(clean)
+        if windows and a <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], b)
+        else:
+            windows.append((a, b))
+    return windows
+
+
+def _pyap(text: str) -> list[Finding]:
+    """pyap's addresses, its patterns run directly over our normalised copy (pyap would
+    normalise it again: a no-op on that copy, and quadratic in a run of tabs), window by
+    window (``pyap_windows``): a window ends before whitespace, so the pattern's look-aheads
+    read there what they would read in the whole text, and its look-behinds see the text
+    before the window."""
     clean, where = normalised_with_map(text)
     found: list[Finding] = []
     for country in COUNTRIES:
-        for address in pyap.parse(clean, country=country):
-            a, b = address.match_start, address.match_end
-            if a is None or b is None or b <= a:
-                continue
-            start, end = where[a], where[b - 1] + 1
-            start = _trim_start(text, start, end)
-            value = text[start:end].rstrip(" ,;\n\t")
-            end = start + len(value)
-            if end > start:
-                found.append(Finding(KIND, start, end, value, f"pyap-{country}"))
+        patterns = pyap_patterns(country)
+        for a, b in pyap_windows(clean, patterns.anchor):
+            for m in patterns.full.finditer(clean, a, b):
+                if m.end() <= m.start():
+                    continue
+                start, end = where[m.start()], where[m.end() - 1] + 1
+                start = _trim_start(text, start, end)
+                value = text[start:end].rstrip(" ,;\n\t")
+                end = start + len(value)
+                if end > start:
+                    found.append(Finding(KIND, start, end, value, f"pyap-{country}"))
     return found
 
 
@@ -135,7 +207,8 @@ def _usaddress_lines(text: str) -> list[Finding]:
     found: list[Finding] = []
     offset = 0
     for line in text.split("\n"):
-        if any(c.isdigit() for c in line):
+        # the tagger reads a whole line (~13 µs a character); without a ZIP code it finds none
+        if _ZIP_TOKEN.search(line):
             try:
                 tagged = usaddress.parse(line)
             except Exception:  # the tagger's own errors: no address on this line
@@ -172,23 +245,64 @@ def _left_cell(text: str, start: int, end: int) -> tuple[int, int]:
     return start + lead, start + len(cell.rstrip())
 
 
+class _Lines:
+    """Where each line of a text starts, its first character that is not whitespace and its
+    first tab, each worked out once: many findings on one long line must not each copy it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        self._firsts: dict[int, tuple[int, int]] = {}
+
+    def start_of(self, pos: int) -> int:
+        """The start of the line holding ``pos``: ``text.rfind("\\n", 0, pos) + 1``."""
+        return self.starts[bisect.bisect_right(self.starts, pos) - 1]
+
+    def _first(self, line_start: int) -> tuple[int, int]:
+        """The line's first character that is not whitespace, and its first tab (or its end)."""
+        if line_start not in self._firsts:
+            end = self.text.find("\n", line_start)
+            end = len(self.text) if end < 0 else end
+            line = self.text[line_start:end]
+            tab = line.find("\t")
+            self._firsts[line_start] = (
+                line_start + len(line) - len(line.lstrip()),
+                line_start + (len(line) if tab < 0 else tab),
+            )
+        return self._firsts[line_start]
+
+    def first_char(self, line_start: int) -> int:
+        return self._first(line_start)[0]
+
+    def left_cell(self, line_start: int, end: int) -> tuple[int, int]:
+        """``_left_cell(text, line_start, end)`` for a span that starts a line."""
+        first, tab = self._first(line_start)
+        cut = min(tab, end)
+        if first >= cut:
+            return cut, line_start  # only whitespace: no cell
+        while self.text[cut - 1].isspace():
+            cut -= 1
+        return first, cut
+
+
 def _blocks(text: str, found: list[Finding]) -> list[Finding]:
     """Grow a finding upwards over the block lines above it (PO box, building, street), so an
     address written as a block is taken whole, not cut to its last line. Each line above is a
     finding of its own, its first cell only (a date beside the block is no address)."""
     grown: list[Finding] = []
+    lines = _Lines(text)
     for f in found:
-        line_start = text.rfind("\n", 0, f.start) + 1
-        if text[line_start : f.start].strip() and not _is_last_line(text[f.start : f.end]):
+        line_start = lines.start_of(f.start)
+        text_before = lines.first_char(line_start) < f.start
+        if text_before and not _is_last_line(text[f.start : f.end]):
             continue
-        start = line_start if not text[line_start : f.start].strip() else f.start
+        start = line_start if not text_before else f.start
         for _ in range(3):
             if start == 0:
                 break
-            prev_start = text.rfind("\n", 0, start - 1) + 1
-            a, b = _left_cell(text, prev_start, start - 1)
-            prev = text[a:b]
-            if not prev or len(prev) > 60 or not BLOCK_LINE.match(prev):
+            prev_start = lines.start_of(start - 1)
+            a, b = lines.left_cell(prev_start, start - 1)
+            if b <= a or b - a > 60 or not BLOCK_LINE.match(prev := text[a:b]):
                 break
             grown.append(Finding(KIND, a, b, prev, f.recognizer + "-block"))
             start = prev_start

@@ -4,6 +4,7 @@ is found anywhere, every other mention goes too)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -147,36 +148,66 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+class _Spans:
+    """Spans sorted by start with the furthest end so far: whether any of them overlaps or
+    holds a span, in log time (a page of 10,000 findings must not test every pair)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.starts = [a for a, _b in ordered]
+        self.reach: list[int] = []
+        for _a, b in ordered:
+            self.reach.append(max(b, self.reach[-1]) if self.reach else b)
+
+    def _reach(self, count: int) -> int | None:
+        """The furthest end among the first ``count`` spans."""
+        return self.reach[count - 1] if count > 0 else None
+
+    def overlaps(self, span: tuple[int, int]) -> bool:
+        """``any(_overlap(span, s) for s in spans)``"""
+        reach = self._reach(bisect.bisect_left(self.starts, span[1]))
+        return reach is not None and reach > span[0]
+
+    def holds(self, span: tuple[int, int], *, strictly: bool = False) -> bool:
+        """Whether one of them holds ``span`` (``strictly``: and is longer than it)."""
+        reach = self._reach(bisect.bisect_right(self.starts, span[0]))
+        if reach is None or reach < span[1]:
+            return False
+        if not strictly or reach > span[1]:
+            return True
+        # only spans ending where ``span`` ends hold it: one that starts before it is longer
+        before = self._reach(bisect.bisect_left(self.starts, span[0]))
+        return before is not None and before >= span[1]
+
+
 def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) -> list[Finding]:
     """Settle disagreements: an account number is not an address (pyap's UK pattern fires inside
     IBANs); a weak name cue on what the model reads as an organisation or a place is no name."""
     found = list(found)
-    accounts = [(f.start, f.end) for f in found if f.kind == "account-number"]
-    people = [(f.start, f.end) for f in found if f.kind == "name" and f.recognizer == "ner"]
-    addresses = [
+    accounts = _Spans((f.start, f.end) for f in found if f.kind == "account-number")
+    people = _Spans((f.start, f.end) for f in found if f.kind == "name" and f.recognizer == "ner")
+    addresses = _Spans(
         (f.start, f.end)
         for f in found
-        if f.kind == "address" and not any(_overlap((f.start, f.end), a) for a in accounts)
-    ]
+        if f.kind == "address" and not accounts.overlaps((f.start, f.end))
+    )
+    vetoes = _Spans(others)
     kept: list[Finding] = []
     for f in found:
         span = (f.start, f.end)
-        if f.kind == "address" and any(_overlap(span, a) for a in accounts):
+        if f.kind == "address" and accounts.overlaps(span):
             continue
         if f.kind == "name" and (
             any(c.isdigit() for c in f.value)
             # a town the model took for a person, inside an address found whole
-            or (
-                f.recognizer in ("ner", *WEAK_NAME_SOURCES)
-                and any(a[0] <= f.start and f.end <= a[1] for a in addresses)
-            )
+            or (f.recognizer in ("ner", *WEAK_NAME_SOURCES) and addresses.holds(span))
         ):
             continue
         if (
             f.kind == "name"
             and f.recognizer in WEAK_NAME_SOURCES
-            and any(_vetoes(o, span, f.recognizer) for o in others)
-            and not any(_overlap(span, p) for p in people)
+            and _vetoed(vetoes, span, f.recognizer)
+            and not people.overlaps(span)
         ):
             continue
         kept.append(f)
@@ -205,15 +236,13 @@ def merge_spans(text: str, found: Iterable[Finding]) -> list[Finding]:
     return sorted(out, key=lambda f: (f.start, f.end))
 
 
-def _vetoes(other: tuple[int, int], span: tuple[int, int], source: str) -> bool:
+def _vetoed(others: _Spans, span: tuple[int, int], source: str) -> bool:
     """The model's organisation or place overrules a weak name where they overlap; a lone given
     name only when it is part of a longer one ("Rebecca Street"), since the small model's label
     on one word is a guess."""
     if source == "given-name":
-        return (
-            other[0] <= span[0] and span[1] <= other[1] and other[1] - other[0] > span[1] - span[0]
-        )
-    return _overlap(span, other)
+        return others.holds(span, strictly=True)
+    return others.overlaps(span)
 
 
 def _unique(found: Iterable[Finding]) -> list[Finding]:
@@ -290,9 +319,13 @@ def propagate_text(text: str, found: Sequence[Finding]) -> list[Finding]:
             ):
                 continue
             out.append(Finding("name", m.start(), m.end(), word, "propagated"))
+    mapped: tuple[str, list[int]] | None = None
     for kind, minimum in (("account-number", 6), ("address", 12)):
         values = {f.value for f in found if f.kind == kind}
-        for start, end in occurrences(text, values, minimum):
+        if not values:
+            continue  # folding the whole text costs more than every recogniser's regex
+        mapped = mapped or _alnum_map(text)
+        for start, end in occurrences(text, values, minimum, mapped):
             out.append(Finding(kind, start, end, text[start:end], "propagated"))
     return out
 
@@ -310,9 +343,15 @@ def _alnum_map(text: str) -> tuple[str, list[int]]:
     return "".join(keys), where
 
 
-def occurrences(text: str, values: Iterable[str], minimum: int) -> list[tuple[int, int]]:
-    """Spans of the text whose letters and digits spell one of the values."""
-    keys, where = _alnum_map(text)
+def occurrences(
+    text: str,
+    values: Iterable[str],
+    minimum: int,
+    mapped: tuple[str, list[int]] | None = None,
+) -> list[tuple[int, int]]:
+    """Spans of the text whose letters and digits spell one of the values (``mapped``: the
+    text's ``_alnum_map``, when the caller has it)."""
+    keys, where = mapped or _alnum_map(text)
     spans: list[tuple[int, int]] = []
     for value in values:
         key = _alnum_map(value)[0]
