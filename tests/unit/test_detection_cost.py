@@ -279,3 +279,24 @@ def test_address_blocks_read_a_long_line_once(monkeypatch: pytest.MonkeyPatch) -
 
     small, big = chars(CAP), chars(2 * CAP)
     assert big <= 2 * small + 100 and big <= 8 * CAP
+
+
+def test_card_numbers_are_not_tested_against_every_iban(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each card-shaped number was compared with every IBAN-shaped run on the page."""
+    from pressroom.redact.detect import accounts
+
+    def comparisons(n: int) -> int:
+        text = "DE89 3704 0044 0532 0130 00 and 4111 1111 1111 1111\n" * n
+        CountingInt.compared = 0
+        real = accounts._iban_candidates
+        with monkeypatch.context() as m:
+            m.setattr(
+                accounts,
+                "_iban_candidates",
+                lambda t: [(CountingInt(a), CountingInt(b), v) for a, b, v in real(t)],
+            )
+            accounts.AccountNumberRecognizer().find(text)
+        return CountingInt.compared
+
+    small, big = comparisons(200), comparisons(400)
+    assert big <= 2.5 * small

@@ -6,6 +6,7 @@ text joins lines with a newline, which the separators accept)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -123,9 +124,12 @@ class AccountNumberRecognizer:
             if valid:
                 found.append(Finding(KIND, start, end, text[start:end], "iban"))
         # an IBAN-shaped run, valid or not, is no place for a card number
-        runs = [(s, e) for s, e, _valid in candidates]
+        # (the runs come in order and apart, so their ends rise too: the last run starting
+        # before a number's end is the only one that may reach into it)
+        starts = [s for s, _e, _valid in candidates]
         for m in CARD_RE.finditer(text):
-            if any(s < m.end() and m.start() < e for s, e in runs):
+            before = bisect.bisect_left(starts, m.end())
+            if before and candidates[before - 1][1] > m.start():
                 continue
             if _inside_code(text, m.start(), m.end()):
                 continue
