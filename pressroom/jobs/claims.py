@@ -20,10 +20,15 @@ splits into page ranges is refunded its whole cost when it splits; each range is
 pages as it is claimed, so a big document takes its turns range by range, between other
 tenants' jobs.
 
-One statement picks each kind (``FOR UPDATE SKIP LOCKED`` on PostgreSQL; SQLite's ``BEGIN
-IMMEDIATE`` already serialises writers), the fairness inside its ORDER BY; a claim compares the
-best job and the best range of a lane, a range first when their tenants tie (work begun ends
-sooner), and charges the winner in the same transaction.
+One transaction claims (``FOR UPDATE SKIP LOCKED`` on PostgreSQL; SQLite's ``BEGIN
+IMMEDIATE`` already serialises writers): the least-served tenant with a job waiting is chosen
+from the lane's shares, then its oldest job in index order, under SKIP LOCKED — the fairness
+is in an ORDER BY, not a loop; the best page range of the lane likewise (one statement: a lane
+holds few). The job and the range are compared, a range first when their tenants tie (work
+begun ends sooner), and the winner is charged in the same transaction. Every tenant with a job
+waiting has its share row (``ensure_share``, written with the job); should one be missing, or
+the chosen tenant's jobs all be locked by other claimers that instant, the lane's eligible jobs
+are ordered whole instead, so nothing waiting is ever passed over for good.
 """
 
 from __future__ import annotations
@@ -31,7 +36,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Connection, and_, case, func, literal, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    and_,
+    bindparam,
+    case,
+    func,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -118,6 +133,14 @@ def record_decision(
 # --- fair claiming ------------------------------------------------------------------------------
 
 
+def waiting() -> ColumnElement[bool]:
+    """A job waiting its turn, with the states written into the SQL (not bound), so that both
+    databases can use the partial index of waiting jobs (``ix_jobs_fair``)."""
+    return jobs.c.state.in_(
+        bindparam("waiting", list(WAITING), expanding=True, literal_execute=True)
+    )
+
+
 def job_cost() -> ColumnElement[Any]:
     """A job's work units: its charged cost, else its estimated pages, at least 1."""
     return func.coalesce(jobs.c.cost, jobs.c.pages_estimate, 1)
@@ -156,11 +179,61 @@ class _Pick:
 
 
 def _pick_job(db: Database, conn: Connection, lane: str, now: float, clock: float) -> _Pick | None:
+    """The least-served tenant's oldest eligible job. The tenant is chosen first, from the
+    lane's shares (one probe of the waiting jobs' index each), then its oldest job in index
+    order, so a claim never sorts the lane's waiting jobs. When that finds nothing (every job
+    of that tenant locked by other claimers this instant, or a tenant without a share row),
+    the whole lane is ordered instead."""
+    head = (
+        select(func.min(jobs.c.next_eligible_at))
+        .where(
+            jobs.c.lane == fair_shares.c.lane,
+            jobs.c.tenant == fair_shares.c.tenant,
+            waiting(),
+            jobs.c.next_eligible_at <= now,
+        )
+        .scalar_subquery()
+    )
+    turn = conn.execute(
+        select(fair_shares.c.tenant, _vtime(clock))
+        .where(fair_shares.c.lane == lane, head.is_not(None))
+        .order_by(_vtime(clock), head, fair_shares.c.tenant)
+        .limit(1)
+    ).first()
+    if turn is not None:
+        tenant, vtime = str(turn[0]), float(turn[1])
+        pick = (
+            select(jobs.c.id, job_cost())
+            .where(
+                jobs.c.lane == lane,
+                jobs.c.tenant == tenant,
+                waiting(),
+                jobs.c.next_eligible_at <= now,
+            )
+            .order_by(jobs.c.next_eligible_at, jobs.c.created_at, jobs.c.id)
+            .limit(1)
+        )
+        if db.is_postgres:
+            pick = pick.with_for_update(skip_locked=True)
+        row = conn.execute(pick).first()
+        if row is not None:
+            weight = conn.execute(
+                select(tenant_weights.c.weight).where(tenant_weights.c.tenant == tenant)
+            ).scalar()
+            cost = int(row[1])
+            return _Pick(str(row[0]), None, tenant, vtime, int(weight or DEFAULT_WEIGHT), cost)
+    return _lane_order_job(db, conn, lane, now, clock)
+
+
+def _lane_order_job(
+    db: Database, conn: Connection, lane: str, now: float, clock: float
+) -> _Pick | None:
+    """The fair next job by ordering every eligible job of the lane (the slow path)."""
     vtime = _vtime(clock)
     pick = (
         select(jobs.c.id, jobs.c.tenant, vtime, _weight(), job_cost())
         .select_from(_with_shares(jobs))
-        .where(jobs.c.lane == lane, jobs.c.state.in_(WAITING), jobs.c.next_eligible_at <= now)
+        .where(jobs.c.lane == lane, waiting(), jobs.c.next_eligible_at <= now)
         .order_by(vtime, jobs.c.next_eligible_at, jobs.c.created_at, jobs.c.id)
         .limit(1)
     )
@@ -170,6 +243,18 @@ def _pick_job(db: Database, conn: Connection, lane: str, now: float, clock: floa
     if row is None:
         return None
     return _Pick(str(row[0]), None, str(row[1]), float(row[2]), int(row[3]), int(row[4]))
+
+
+def ensure_share(db: Database, conn: Connection, lane: str, tenant: str) -> None:
+    """The tenant has a share row in the lane (at the lane's clock when new): a job is about
+    to wait there."""
+    insert = postgresql_insert if db.is_postgres else sqlite_insert
+    clock = select(lane_clocks.c.clock).where(lane_clocks.c.lane == lane).scalar_subquery()
+    conn.execute(
+        insert(fair_shares)
+        .values(lane=lane, tenant=tenant, vtime=func.coalesce(clock, 0.0))
+        .on_conflict_do_nothing(index_elements=[fair_shares.c.lane, fair_shares.c.tenant])
+    )
 
 
 def _pick_task(db: Database, conn: Connection, lane: str, now: float, clock: float) -> _Pick | None:

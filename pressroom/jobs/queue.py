@@ -89,6 +89,7 @@ class SqlQueue:
                             conn.execute(select(func.pg_advisory_xact_lock(func.hashtext(name))))
                     check(conn)
                 conn.execute(jobs.insert().values(**row))
+                claims.ensure_share(self.db, conn, job.lane.value, job.tenant)
                 self.db.wake(conn, job.lane.value)
                 return load_job(conn, job.id), True
         except DuplicateRow:
@@ -336,6 +337,7 @@ class SqlQueue:
             )
             if done.rowcount != 1:
                 return False
+            claims.ensure_share(self.db, conn, Lane.INTERACTIVE.value, tenant)
             _review_decision(conn, job_id, tenant, key_id, "apply", now, counts)
             self.db.wake(conn, Lane.INTERACTIVE.value)
             return True
@@ -403,12 +405,17 @@ class SqlQueue:
         if tenant is not None:
             where.append(jobs.c.tenant == tenant)
         with self.db.tx() as conn:
-            done = conn.execute(
-                update(jobs).where(*where).values(**_fresh_round(now), message=None)
-            )
-            if done.rowcount == 1:
-                self.db.wake(conn, "any")
-            return done.rowcount == 1
+            sent = conn.execute(
+                update(jobs)
+                .where(*where)
+                .values(**_fresh_round(now), message=None)
+                .returning(jobs.c.lane, jobs.c.tenant)
+            ).first()
+            if sent is None:
+                return False
+            claims.ensure_share(self.db, conn, str(sent[0]), str(sent[1]))
+            self.db.wake(conn, "any")
+            return True
 
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         with self.db.tx() as conn:

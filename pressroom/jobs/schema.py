@@ -15,6 +15,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 metadata = MetaData()
@@ -68,7 +69,18 @@ Index("ix_jobs_claim", jobs.c.lane, jobs.c.state, jobs.c.next_eligible_at)
 Index("ix_jobs_tenant_created", jobs.c.tenant, jobs.c.created_at)
 Index("ix_jobs_lease", jobs.c.state, jobs.c.lease_expires_at)
 Index("ix_jobs_tenant_state", jobs.c.tenant, jobs.c.state)
-Index("ix_jobs_fair", jobs.c.lane, jobs.c.state, jobs.c.tenant)
+# each tenant's waiting jobs in claim order: a fair claim probes one tenant's oldest
+_WAITING_ROWS = text("state IN ('accepted', 'retrying')")
+Index(
+    "ix_jobs_fair",
+    jobs.c.lane,
+    jobs.c.tenant,
+    jobs.c.next_eligible_at,
+    jobs.c.created_at,
+    jobs.c.id,
+    postgresql_where=_WAITING_ROWS,
+    sqlite_where=_WAITING_ROWS,
+)
 
 # Weighted fair claiming (``jobs.claims``): per lane, each tenant's virtual time (the work it
 # was given there, each unit divided by its weight) and the lane's clock; per tenant, a weight.

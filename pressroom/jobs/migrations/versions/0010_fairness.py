@@ -13,12 +13,25 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("jobs") as batch:
         batch.add_column(sa.Column("cost", sa.Integer))
-    op.create_index("ix_jobs_fair", "jobs", ["lane", "state", "tenant"])
+    waiting = sa.text("state IN ('accepted', 'retrying')")
+    op.create_index(
+        "ix_jobs_fair",
+        "jobs",
+        ["lane", "tenant", "next_eligible_at", "created_at", "id"],
+        postgresql_where=waiting,
+        sqlite_where=waiting,
+    )
     op.create_table(
         "fair_shares",
         sa.Column("lane", sa.String(16), primary_key=True),
         sa.Column("tenant", sa.String(64), primary_key=True),
         sa.Column("vtime", sa.Float, nullable=False),
+    )
+    # every tenant with work waiting has its share, from the lane's start
+    op.execute(
+        "INSERT INTO fair_shares (lane, tenant, vtime) "
+        "SELECT DISTINCT lane, tenant, 0.0 FROM jobs "
+        "WHERE state IN ('accepted', 'retrying', 'running')"
     )
     op.create_table(
         "lane_clocks",
