@@ -233,3 +233,17 @@ def test_the_charged_units_are_what_fair_claiming_and_admission_count(
     # A's one-page redaction of ten units' text is worth ten of B's one-page jobs
     assert claims(store, 12) == ["a", *["b"] * 10, "a"]
     assert store.stats.lane_load(Lane.INTERACTIVE.value, "b")["b"].units == 12
+
+
+def test_a_job_whose_tenant_has_no_share_row_is_still_claimed(store: SqlJobStore) -> None:
+    """A share row is written with every job; one missing (a row from before the migration,
+    a path that forgot it) costs the fast path, never the job."""
+    from pressroom.jobs.schema import fair_shares
+
+    queue(store, "a", 1)
+    (orphan,) = queue(store, "b", 1)
+    with store.db.tx() as conn:
+        conn.execute(fair_shares.delete().where(fair_shares.c.tenant == "b"))
+    got = [store.tasks.claim_next(LANES, "w", now=1e6, lease_s=LEASE) for _ in range(3)]
+    assert [g.job.tenant for g in got if g] == ["a", "b"] and got[1] and got[1].job.id == orphan
+    assert got[2] is None
