@@ -14,9 +14,9 @@ lane is refused while another tenant's single job still fits.
 A lane whose queue is at its cap takes no more jobs from a tenant holding its share of the cap
 already (the cap times its weight over the weights of the tenants with jobs waiting); a tenant
 under its share is still admitted, so one tenant's burst never shuts the others out. Past twice
-the cap everyone is refused. Per tenant: a cap on jobs not yet finished, and on pages accepted
-in the last hour (``429 QUOTA_EXCEEDED``, Retry-After = when the oldest of that hour's uploads
-ages out).
+the cap only a tenant with nothing waiting is admitted (one job at a time). Per tenant: a cap
+on jobs not yet finished, and on pages accepted in the last hour (``429 QUOTA_EXCEEDED``,
+Retry-After = when the oldest of that hour's uploads ages out).
 """
 
 from __future__ import annotations
@@ -48,12 +48,15 @@ REFUSALS = (Overloaded, QuotaExceeded, DeadlineUnreachable, TooBigForQuota)
 
 MIN_MEASURED_PAGES = 5  # fewer measured pages than this: the prior still decides
 
-# A redaction is charged one more unit per this many bytes of page content: an ordinary dense
-# page (about 30 KB) costs nothing more; a page at the detection cap (``TEXT_LIMIT``,
-# 100,000 characters, about 0.5-1 MB of content) costs 5-10 more.
+# A redaction is charged one more unit per this many bytes of page content and forms: an
+# ordinary dense page (about 30 KB) costs nothing more; a page at the detection cap
+# (``TEXT_LIMIT``, 100,000 characters, 140 KB of content written plainly, more with a
+# positioned word each) about 1-5 more. An estimate: text drawn through a form many times or a
+# ToUnicode mapping to long strings costs less here than it reads; the worker's TEXT_LIMIT is
+# the bound.
 TEXT_BYTES_PER_UNIT = 100_000
 
-# past this many times a lane's cap, every tenant is refused, under its share or not
+# past this many times a lane's cap, only a tenant with nothing waiting is admitted
 HARD_CAP_FACTOR = 2
 
 
@@ -111,11 +114,12 @@ class Estimate:
 
 def _ahead(load: dict[str, TenantLoad], tenant: str, units: int) -> int:
     """Units worked before ``tenant``'s next ``units`` are: its own unfinished ones, and of
-    each other tenant's, what its weight earns while ``tenant`` is served (all, if fewer)."""
+    each other tenant's, the units running now (a running job is not interrupted) and of its
+    waiting ones what its weight earns while ``tenant`` is served (all, if fewer)."""
     mine = load[tenant]
     need = mine.units + units
     others = sum(
-        min(other.units, need * other.weight / mine.weight)
+        other.running + min(other.units - other.running, need * other.weight / mine.weight)
         for name, other in load.items()
         if name != tenant
     )
@@ -151,7 +155,8 @@ def _check_share(rules: Admission, lane: Lane, tenant: str, load: dict[str, Tena
     waiting = sum(t.waiting for t in load.values())
     if waiting < cap:
         return
-    if waiting >= HARD_CAP_FACTOR * cap:
+    if waiting >= HARD_CAP_FACTOR * cap and load[tenant].waiting:
+        # far past the cap, only a tenant with nothing waiting is let in: one job each
         raise Overloaded(f"the {lane.value} queue is full", retry_after=60)
     weights = sum(t.weight for name, t in load.items() if t.waiting or name == tenant)
     share = cap * load[tenant].weight / weights

@@ -26,9 +26,10 @@ from the lane's shares, then its oldest job in index order, under SKIP LOCKED â€
 is in an ORDER BY, not a loop; the best page range of the lane likewise (one statement: a lane
 holds few). The job and the range are compared, a range first when their tenants tie (work
 begun ends sooner), and the winner is charged in the same transaction. Every tenant with a job
-waiting has its share row (``ensure_share``, written with the job); should one be missing, or
-the chosen tenant's jobs all be locked by other claimers that instant, the lane's eligible jobs
-are ordered whole instead, so nothing waiting is ever passed over for good.
+waiting has its share row (``ensure_share``, written with the job, and ``tidy_shares``, with
+each rescue of lapsed leases, for a row written by an older version or lost). When the chosen
+tenant's jobs are all locked by other claimers that instant, or no tenant with a row has work,
+the lane's eligible jobs are ordered whole instead.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from pressroom.jobs.model import (
     SPLIT,
     TASK_RUNNING,
     TASK_WAITING,
+    UNFINISHED,
     WAITING,
     Job,
     JobState,
@@ -303,14 +305,19 @@ def _charge(db: Database, conn: Connection, lane: str, pick: _Pick, clock: float
             set_={"vtime": case((behind, clock), else_=fair_shares.c.vtime) + step},
         )
     )
-    tick = insert(lane_clocks).values(lane=lane, clock=pick.vtime)
-    conn.execute(
-        tick.on_conflict_do_update(
-            index_elements=[lane_clocks.c.lane],
-            set_={"clock": tick.excluded.clock},
-            where=lane_clocks.c.clock < tick.excluded.clock,
-        )
+    # the clock's row is written only when it moves forward (an ON CONFLICT update would lock
+    # it for every claim of the lane, even when its WHERE is false)
+    moved = conn.execute(
+        update(lane_clocks)
+        .where(lane_clocks.c.lane == lane, lane_clocks.c.clock < pick.vtime)
+        .values(clock=pick.vtime)
     )
+    if moved.rowcount == 0:
+        conn.execute(
+            insert(lane_clocks)
+            .values(lane=lane, clock=pick.vtime)
+            .on_conflict_do_nothing(index_elements=[lane_clocks.c.lane])
+        )
 
 
 def refund(conn: Connection, job: Job, cost: int) -> None:
@@ -324,6 +331,41 @@ def refund(conn: Connection, job: Job, cost: int) -> None:
         .where(fair_shares.c.lane == job.lane.value, fair_shares.c.tenant == job.tenant)
         .values(vtime=fair_shares.c.vtime - cost / int(weight or DEFAULT_WEIGHT))
     )
+
+
+def tidy_shares(db: Database, conn: Connection) -> None:
+    """Housekeeping, with the rescue of lapsed leases: every tenant with a job waiting gets
+    its share row (one written by an older version, or lost, would otherwise leave its jobs
+    to the slow path, behind every other tenant's), and a share row with nothing unfinished
+    behind it and no credit over the clock goes (a new one starts at the clock, the same)."""
+    insert = postgresql_insert if db.is_postgres else sqlite_insert
+    clock = select(lane_clocks.c.clock).where(lane_clocks.c.lane == jobs.c.lane).scalar_subquery()
+    missing = (
+        select(jobs.c.lane, jobs.c.tenant, func.coalesce(func.max(clock), 0.0))
+        .where(waiting())
+        .group_by(jobs.c.lane, jobs.c.tenant)
+    )
+    conn.execute(
+        insert(fair_shares)
+        .from_select(["lane", "tenant", "vtime"], missing)
+        .on_conflict_do_nothing(index_elements=[fair_shares.c.lane, fair_shares.c.tenant])
+    )
+    unfinished = (
+        select(jobs.c.id)
+        .where(
+            jobs.c.lane == fair_shares.c.lane,
+            jobs.c.tenant == fair_shares.c.tenant,
+            jobs.c.state.in_(UNFINISHED),
+        )
+        .exists()
+    )
+    behind = fair_shares.c.vtime <= func.coalesce(
+        select(lane_clocks.c.clock)
+        .where(lane_clocks.c.lane == fair_shares.c.lane)
+        .scalar_subquery(),
+        0.0,
+    )
+    conn.execute(fair_shares.delete().where(~unfinished, behind))
 
 
 def _take_job(

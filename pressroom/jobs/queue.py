@@ -418,6 +418,7 @@ class SqlQueue:
             return True
 
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
+        """Give a claimed job back untouched: its attempt and its fair-claiming charge too."""
         with self.db.tx() as conn:
             done = conn.execute(
                 update(jobs)
@@ -433,12 +434,15 @@ class SqlQueue:
                 )
             )
             if done.rowcount == 1:
+                job = load_job(conn, job_id)
+                claims.refund(conn, job, job.cost or job.pages_estimate or 1)
                 self.db.wake(conn, "any")
             return done.rowcount == 1
 
     def rescue_expired(self, *, now: float, policy: RetryPolicy) -> int:
         rescued = 0
         with self.db.tx() as conn:
+            claims.tidy_shares(self.db, conn)
             expired = conn.execute(
                 select(
                     jobs.c.id,

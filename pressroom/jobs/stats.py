@@ -34,6 +34,7 @@ class TenantLoad:
     waiting: int  # jobs waiting their turn
     units: int  # work units waiting or running
     weight: int  # its weight in fair claiming
+    running: int = 0  # of its units, those running now (they cannot be interrupted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +209,9 @@ class SqlStats:
                     jobs.c.tenant,
                     func.count().filter(jobs.c.state.in_(WAITING)),
                     func.sum(func.coalesce(jobs.c.cost, jobs.c.pages_estimate, 1)),
+                    func.sum(func.coalesce(jobs.c.cost, jobs.c.pages_estimate, 1)).filter(
+                        jobs.c.state == JobState.RUNNING.value
+                    ),
                     func.max(tenant_weights.c.weight),
                 )
                 .select_from(
@@ -217,8 +221,8 @@ class SqlStats:
                 .group_by(jobs.c.tenant)
             ).all()
             load = {
-                str(t): TenantLoad(int(waiting), int(units or 0), int(weight or 1))
-                for t, waiting, units, weight in rows
+                str(t): TenantLoad(int(waiting), int(units or 0), int(weight or 1), int(run or 0))
+                for t, waiting, units, run, weight in rows
             }
             if tenant not in load:
                 weight = conn.execute(

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from pressroom.errors import Overloaded
 from pressroom.jobs.admission import Admission, admit, work_units
@@ -198,8 +199,13 @@ def test_a_full_lane_refuses_the_tenant_over_its_share_and_admits_another(
     admit_one(store, "c")  # share 2 of 6 with three tenants waiting
     queue(store, "c", 2)
     queue(store, "d", 1)
+    # twice the cap waiting: only a tenant with nothing waiting gets in, one job at a time
     with pytest.raises(Overloaded):
-        admit_one(store, "e")  # twice the cap waiting: everyone is refused
+        admit_one(store, "d")
+    admit_one(store, "e")
+    queue(store, "e", 1)
+    with pytest.raises(Overloaded):
+        admit_one(store, "e")
 
 
 def test_a_tenants_own_backlog_is_what_misses_its_deadline(store: SqlJobStore) -> None:
@@ -211,6 +217,16 @@ def test_a_tenants_own_backlog_is_what_misses_its_deadline(store: SqlJobStore) -
     assert admit_one(store, "b", deadline_s=60, rules=Admission()) == pytest.approx(12)
     store.tenancy.set_weight("a", 4, now=0.0)  # A earns 8 pages while B is served 2
     assert admit_one(store, "b", deadline_s=60, rules=Admission()) == pytest.approx(30)
+
+
+def test_another_tenants_running_work_counts_in_full(store: SqlJobStore) -> None:
+    """A running job is not interrupted: B's short job waits for A's 400 running pages,
+    and is refused rather than admitted to miss its deadline."""
+    queue(store, "a", 1, pages=400)
+    assert next_tenant(store) == "a"  # the one worker is busy with it
+    with pytest.raises(Overloaded):
+        admit_one(store, "b", pages=1, deadline_s=10, rules=Admission())
+    assert admit_one(store, "b", pages=1, rules=Admission()) == pytest.approx(401 * 3)
 
 
 def test_a_redaction_is_charged_by_its_text_as_well_as_its_pages() -> None:
@@ -247,3 +263,44 @@ def test_a_job_whose_tenant_has_no_share_row_is_still_claimed(store: SqlJobStore
     got = [store.tasks.claim_next(LANES, "w", now=1e6, lease_s=LEASE) for _ in range(3)]
     assert [g.job.tenant for g in got if g] == ["a", "b"] and got[1] and got[1].job.id == orphan
     assert got[2] is None
+
+
+def test_housekeeping_gives_a_waiting_tenant_its_share_row_and_drops_idle_ones(
+    store: SqlJobStore,
+) -> None:
+    from pressroom.jobs.backoff import RetryPolicy
+    from pressroom.jobs.schema import fair_shares
+
+    queue(store, "gone", 1)  # two pages: charged 2 at the lane's start
+    done = store.queue.claim(LANES, "w1", now=1e6, lease_s=LEASE)
+    assert done is not None and done.tenant == "gone"
+    assert store.queue.complete(
+        done.id, "w1", artifact_key="k", artifact_sha256="0" * 64, pages=2, now=1e6
+    )
+    queue(store, "a", 30, pages=1)
+    (orphan,) = queue(store, "x", 1)
+    with store.db.tx() as conn:
+        conn.execute(fair_shares.delete().where(fair_shares.c.tenant == "x"))
+    assert claims(store, 2) == ["a", "a"]  # without its row, x waits behind every other
+
+    def shares() -> set[str]:
+        with store.db.tx() as conn:
+            return {str(t) for t in conn.execute(select(fair_shares.c.tenant)).scalars()}
+
+    store.queue.rescue_expired(now=1e6, policy=RetryPolicy())
+    got = store.tasks.claim_next(LANES, "w", now=1e6, lease_s=LEASE)
+    assert got is not None and got.job.id == orphan  # its row is back, at the clock
+    assert "gone" in shares()  # nothing unfinished, but served past the clock: kept
+    assert claims(store, 2) == ["a", "a"]  # the clock passes what "gone" was given
+    store.queue.rescue_expired(now=1e6, policy=RetryPolicy())
+    assert shares() == {"a", "x"}  # "gone" would come back at the clock: its row goes
+
+
+def test_a_released_job_gives_back_its_charge(store: SqlJobStore) -> None:
+    queue(store, "a", 2, pages=10)
+    queue(store, "b", 2, pages=10)
+    job = store.queue.claim(LANES, "w1", now=1e6, lease_s=LEASE)
+    assert job is not None and job.tenant == "a"
+    assert store.queue.release(job.id, "w1", now=1e6)  # shut down before any work
+    # A is back where it was: its oldest job, not B's, is claimed first again
+    assert claims(store, 2) == ["a", "b"]
