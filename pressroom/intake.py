@@ -228,8 +228,9 @@ class Intake:
         request = self._judge(ticket, upload.fields)
         options = self._options(request)
         redaction = not request.policy.empty
-        pages, content_bytes = count_work(upload.path, kind.value, content=redaction)
-        units = work_units(pages, content_bytes, redaction=redaction)
+        cap = self.settings.limits.max_detect_chars
+        pages, text_chars = count_work(upload.path, kind.value, text_cap=cap if redaction else 0)
+        units = work_units(pages, text_chars, redaction=redaction, text_cap=cap)
         lane = request.lane
         deadline_s = request.deadline or self.admission.default_deadline(lane, pages)
         now = self.clock()

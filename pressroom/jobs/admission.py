@@ -1,10 +1,11 @@
 """Admission control: refuse at the door what cannot finish in time, and what is over quota.
 
 Work is counted in units: a job's pages, plus, for a redaction, one unit per
-``TEXT_BYTES_PER_UNIT`` bytes of page content (its text is what detection reads). The estimate
+``TEXT_CHARS_PER_UNIT`` characters of text (what detection reads). The estimate
 follows fair claiming (``jobs.claims``): before this upload is done, the tenant's own unfinished
-units and this upload's must be worked, and of every other tenant's units at most as many as
-its weight earns meanwhile (all of them, when it has fewer). That, times the measured seconds
+units and this upload's must be worked, every other tenant's running units (a running job
+is not interrupted), and of its waiting units as many as its weight earns meanwhile (all of
+them, when it has fewer). That, times the measured seconds
 per unit of the last hour's completed jobs (a configurable prior until there are any: 20
 pages/min per worker), divided by the lane's live worker processes, is when the job would be
 done. When that is later than the job's deadline the upload is refused ``429 OVERLOADED`` with
@@ -48,23 +49,24 @@ REFUSALS = (Overloaded, QuotaExceeded, DeadlineUnreachable, TooBigForQuota)
 
 MIN_MEASURED_PAGES = 5  # fewer measured pages than this: the prior still decides
 
-# A redaction is charged one more unit per this many bytes of page content and forms: an
-# ordinary dense page (about 30 KB) costs nothing more; a page at the detection cap
-# (``TEXT_LIMIT``, 100,000 characters, 140 KB of content written plainly, more with a
-# positioned word each) about 1-5 more. An estimate: text drawn through a form many times or a
-# ToUnicode mapping to long strings costs less here than it reads; the worker's TEXT_LIMIT is
-# the bound.
-TEXT_BYTES_PER_UNIT = 100_000
+# A redaction is charged one more unit per this many characters of text (as PDFium extracts
+# them, each page's counted up to the detection cap): an ordinary dense page (3,000-5,000)
+# costs nothing more, a page at the cap (``TEXT_LIMIT``, 100,000) 5 more.
+TEXT_CHARS_PER_UNIT = 20_000
 
 # past this many times a lane's cap, only a tenant with nothing waiting is admitted
 HARD_CAP_FACTOR = 2
 
 
-def work_units(pages: int, content_bytes: int | None, *, redaction: bool) -> int:
-    """What admission and fair claiming charge a job: its pages, plus a redaction's text."""
-    if not redaction or not content_bytes:
+def work_units(pages: int, text_chars: int | None, *, redaction: bool, text_cap: int) -> int:
+    """What admission and fair claiming charge a job: its pages, plus a redaction's text.
+    Text that could not be counted (the counting child died or ran out of time, as a file
+    built for it would make it) is charged as if every page were at the cap."""
+    if not redaction:
         return pages
-    return pages + content_bytes // TEXT_BYTES_PER_UNIT
+    if text_chars is None:
+        text_chars = pages * text_cap
+    return pages + text_chars // TEXT_CHARS_PER_UNIT
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
-"""An upload's page count for admission, and for a redaction the bytes of its page content
-(what detection will read, so admission can charge it), read in a short-lived child process,
-never in the API.
+"""An upload's page count for admission, and for a redaction the characters of text PDFium
+extracts from its pages (what detection will read, so admission can charge it), read in a
+short-lived child process, never in the API.
 
 Parsing a hostile file is the worker's job, in a process that may die without harm. The API
 needs only an estimate, but the parsers that give one (qpdf for PDF, Pillow for TIFF) are C
@@ -22,8 +22,6 @@ COUNT_TIMEOUT_S = 10.0
 # Address space of the child (Python with pikepdf and Pillow maps ~50 MB of it at start).
 COUNT_MEMORY_BYTES = 512 * 1024 * 1024
 FALLBACK_PAGES = 1
-# content bytes are counted up to this; past it the figure is only "at least this"
-CONTENT_COUNT_CAP = 64 * 1024 * 1024
 
 _CHILD = """
 import resource, sys
@@ -37,19 +35,20 @@ if kind == "pdf":
     import pikepdf
     with pikepdf.open(path) as pdf:
         print(len(pdf.pages), flush=True)
-        if cap:
-            # page content and forms: where text is drawn (a bomb kills us here, after the count)
-            total = 0
-            streams = [p.obj.get("/Contents") for p in pdf.pages]
-            streams += [o for o in pdf.objects if isinstance(o, pikepdf.Stream)
-                        and o.get("/Subtype") == pikepdf.Name.Form]
-            for item in streams:
-                for s in (item if isinstance(item, pikepdf.Array) else [item]):
-                    if isinstance(s, pikepdf.Stream):
-                        total += len(s.read_bytes())
-                if total >= cap:
-                    break
-            print(min(total, cap))
+    if cap:
+        # the characters the worker's TEXT_LIMIT check counts, as PDFium extracts them (forms
+        # drawn many times, long ToUnicode strings and all), each page's capped where the
+        # worker would refuse it; a bomb kills us here, after the page count
+        import pypdfium2
+        doc = pypdfium2.PdfDocument(path)
+        total = 0
+        for index in range(len(doc)):
+            page = doc[index]
+            textpage = page.get_textpage()
+            total += min(textpage.count_chars(), cap)
+            textpage.close()
+            page.close()
+        print(total)
 else:
     from PIL import Image
     Image.MAX_IMAGE_PIXELS = None
@@ -73,13 +72,13 @@ def count_work(
     path: Path,
     kind: str,
     *,
-    content: bool = False,
+    text_cap: int = 0,
     timeout_s: float = COUNT_TIMEOUT_S,
     memory_bytes: int = COUNT_MEMORY_BYTES,
 ) -> tuple[int, int | None]:
-    """(pages, bytes of page content and forms): the pages at least 1, and 1 whenever they
-    cannot be read; the bytes only with ``content``, for a PDF, and None whenever they
-    cannot be read (up to ``CONTENT_COUNT_CAP``)."""
+    """(pages, characters of text): the pages at least 1, and 1 whenever they cannot be read;
+    the characters only with ``text_cap`` (each page's counted up to it), for a PDF, and None
+    whenever they cannot be counted."""
     if kind not in ("pdf", "tiff"):
         return FALLBACK_PAGES, None
     command = [
@@ -91,7 +90,7 @@ def count_work(
         kind,
         str(memory_bytes),
         str(max(1, round(timeout_s))),
-        str(CONTENT_COUNT_CAP if content else 0),
+        str(max(0, text_cap)),
     ]
     try:
         done = subprocess.run(
@@ -103,11 +102,11 @@ def count_work(
         )
     except subprocess.TimeoutExpired as late:
         out = late.stdout if isinstance(late.stdout, bytes) else b""
-        return _read_counts(out, complete=False, content=content)
+        return _read_counts(out, complete=False, content=text_cap > 0)
     except OSError:
         return FALLBACK_PAGES, None
     # encrypted, corrupt, killed: the worker says why
-    return _read_counts(done.stdout, complete=done.returncode == 0, content=content)
+    return _read_counts(done.stdout, complete=done.returncode == 0, content=text_cap > 0)
 
 
 def _read_counts(out: bytes, *, complete: bool, content: bool) -> tuple[int, int | None]:

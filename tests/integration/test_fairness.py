@@ -230,10 +230,12 @@ def test_another_tenants_running_work_counts_in_full(store: SqlJobStore) -> None
 
 
 def test_a_redaction_is_charged_by_its_text_as_well_as_its_pages() -> None:
-    assert work_units(3, 450_000, redaction=True) == 7
-    assert work_units(3, 450_000, redaction=False) == 3
-    assert work_units(3, None, redaction=True) == 3
-    assert work_units(1, 30_000, redaction=True) == 1  # an ordinary dense page
+    cap = 100_000
+    assert work_units(3, 90_000, redaction=True, text_cap=cap) == 7
+    assert work_units(3, 90_000, redaction=False, text_cap=cap) == 3
+    assert work_units(1, 5_000, redaction=True, text_cap=cap) == 1  # an ordinary dense page
+    # text that could not be counted is charged as if every page were at the cap
+    assert work_units(3, None, redaction=True, text_cap=cap) == 3 + 15
 
 
 def test_the_charged_units_are_what_fair_claiming_and_admission_count(

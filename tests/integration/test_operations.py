@@ -742,7 +742,7 @@ def test_a_redaction_upload_is_charged_its_text_and_a_plain_one_its_pages(
     from tests import bombs
 
     client, headers = api
-    wordy = bombs.operator_bomb(tmp_path / "wordy.pdf", megabytes=0.5)  # one page, 500 KB drawn
+    wordy = bombs.text_bomb(tmp_path / "wordy.pdf", megabytes=0.2)  # one page past the cap
     data = wordy.read_bytes()
     redacted = post(client, headers, data, redact="name").json()["id"]
     plain = post(client, headers, data).json()["id"]
