@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -34,7 +36,7 @@ class IndexedText:
     text: str
     starts: tuple[int, ...]
     order: tuple[int, ...]  # the word index at each position
-    lengths: tuple[int, ...]
+    ends: tuple[int, ...]  # where each word's characters end: rising, as the starts do
 
     @classmethod
     def of(cls, words: Sequence[Word]) -> IndexedText:
@@ -105,17 +107,21 @@ class IndexedText:
     @classmethod
     def _rows(cls, words: Sequence[Word]) -> list[list[int]]:
         rows: list[list[int]] = []
+        # the last row's summed tops and bottoms, added in the row's order: its mean edges
+        # without summing the row again for each word (a page of one long row)
+        tops = bottoms = 0.0
         for i in sorted(range(len(words)), key=lambda i: words[i].box.y0 + words[i].box.y1):
             b = words[i].box
             centre = (b.y0 + b.y1) / 2
             if rows:
-                last = [words[j].box for j in rows[-1]]
-                top = sum(x.y0 for x in last) / len(last)
-                bottom = sum(x.y1 for x in last) / len(last)
-                if top <= centre <= bottom:
+                n = len(rows[-1])
+                if tops / n <= centre <= bottoms / n:
                     rows[-1].append(i)
+                    tops += b.y0
+                    bottoms += b.y1
                     continue
             rows.append([i])
+            tops, bottoms = 0.0 + b.y0, 0.0 + b.y1
         for row in rows:
             row.sort(key=lambda i: words[i].box.x0)
         return rows
@@ -133,17 +139,17 @@ class IndexedText:
             starts.append(pos)
             parts.append(words[i].text)
             pos += len(words[i].text)
-        return cls(
-            "".join(parts), tuple(starts), tuple(order), tuple(len(words[i].text) for i in order)
-        )
+        ends = tuple(s + len(words[i].text) for s, i in zip(starts, order, strict=True))
+        return cls("".join(parts), tuple(starts), tuple(order), ends)
 
     def words_in(self, start: int, end: int) -> list[int]:
         """Indexes of the words a character span touches: redaction covers whole tokens."""
-        return [
-            self.order[k]
-            for k, s in enumerate(self.starts)
-            if s < end and s + self.lengths[k] > start
-        ]
+        # words never overlap (a separator between each two), so their starts and ends both
+        # rise and the words touched are one run of positions: found by bisection, not by
+        # reading every word of the page for each finding
+        first = bisect_right(self.ends, start)
+        last = bisect_left(self.starts, end, lo=first)
+        return [self.order[k] for k in range(first, last)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,25 +212,92 @@ def covered_words(
     beside = _given_names_beside(words, names)
     beside |= _surnames_after(words, names | beside)
     hit |= beside | _titles_before(words, names | beside)
-    wanted = [v for v in (normalise(v) for v in values) if len(v) >= 3]
+    wanted = {v for v in (normalise(v) for v in values) if len(v) >= 3}
     if wanted:
-        keys = [normalise(w.text) for w in words]
-        longest = max(len(v) for v in wanted)
-        # A value may span words or sit inside a longer token: slide over runs of words and
-        # mark the shortest run that holds it.
-        for i in range(len(words)):
-            run = ""
-            for j in range(i, min(i + 16, len(words))):
-                run += keys[j]
-                inside = [v for v in wanted if v in run]
-                if inside:
-                    rest = run[len(keys[i]) :]
-                    if not any(v in rest for v in inside):  # word i is needed for the value
-                        hit.update(range(i, j + 1))
-                    break
-                if len(run) > longest + 64:
-                    break
+        hit |= _runs_holding(words, wanted)
     return hit
+
+
+def _runs_holding(words: Sequence[Word], wanted: set[str]) -> set[int]:
+    """Words of the shortest run from each word that holds a value, when that word is needed
+    for it. A value may span words or sit inside a longer token; a run is at most 16 words,
+    and no longer than the longest value and 64 characters more before its last word.
+
+    The runs are read off one text of the words' keys joined: a value lies in words i..j
+    when one of its occurrences starts at or after word i and ends by the end of word j, so
+    the least end of an occurrence from each position (one pass of ``_least_ends``) gives
+    every run at once: the work grows with the text and the values' length, never with
+    words times values."""
+    keys = [normalise(w.text) for w in words]
+    offsets = [0]  # where each word's key starts in the joined text, and its end
+    for key in keys:
+        offsets.append(offsets[-1] + len(key))
+    least = _least_ends("".join(keys), wanted)
+    longest = max(len(v) for v in wanted)
+    n = len(words)
+    out: set[int] = set()
+    for i in range(n):
+        end = least[offsets[i]]
+        if end >= len(least):  # no value from here on
+            continue
+        j = bisect_left(offsets, end, lo=i + 1) - 1  # the first word whose end reaches it
+        if j >= min(i + 16, n) or (j > i and offsets[j] - offsets[i] > longest + 64):
+            continue  # past where a run from word i stops growing
+        if least[offsets[i + 1]] > offsets[j + 1]:  # word i is needed for the value
+            out.update(range(i, j + 1))
+    return out
+
+
+def _least_ends(text: str, values: Iterable[str]) -> list[int]:
+    """For each position of ``text`` (and its end), the least end of an occurrence of any of
+    ``values`` that starts there or later; ``len(text) + 1`` where none does. One pass of an
+    Aho-Corasick automaton: each character read once, whatever the number of values."""
+    goto: list[dict[str, int]] = [{}]
+    depth = [0]
+    ends_value = [False]
+    for value in values:
+        state = 0
+        for c in value:
+            nxt = goto[state].get(c)
+            if nxt is None:
+                nxt = len(goto)
+                goto[state][c] = nxt
+                goto.append({})
+                depth.append(depth[state] + 1)
+                ends_value.append(False)
+            state = nxt
+        ends_value[state] = True
+    # shortest[s]: the length of the shortest value that ends the text state s has read (0:
+    # none); the shortest starts latest, which is all a least end from a position needs
+    fail = [0] * len(goto)
+    shortest = [0] * len(goto)
+    queue = deque(goto[0].values())
+    for s in queue:
+        shortest[s] = depth[s] if ends_value[s] else 0
+    while queue:
+        s = queue.popleft()
+        for c, t in goto[s].items():
+            f = fail[s]
+            while f and c not in goto[f]:
+                f = fail[f]
+            fail[t] = goto[f].get(c, 0)
+            shortest[t] = shortest[fail[t]] or (depth[t] if ends_value[t] else 0)
+            queue.append(t)
+    none = len(text) + 1
+    least = [none] * (len(text) + 1)
+    state = 0
+    for end, c in enumerate(text, 1):
+        while state and c not in goto[state]:
+            state = fail[state]
+        state = goto[state].get(c, 0)
+        if shortest[state]:
+            start = end - shortest[state]
+            if least[start] > end:
+                least[start] = end
+    for p in range(len(text) - 1, -1, -1):
+        if least[p + 1] < least[p]:
+            least[p] = least[p + 1]
+    return least
 
 
 # words that open a sentence or a clause and are never part of a name

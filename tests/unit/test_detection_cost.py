@@ -4,16 +4,20 @@ clocks (seconds belong in bench/detect_cost_bench.py)."""
 
 from __future__ import annotations
 
+import random
 import re
+import string
 import sys
-from collections.abc import Iterator
-from types import SimpleNamespace
+from collections.abc import Callable, Iterator
+from types import FrameType, SimpleNamespace
 from typing import Any
 
 import pytest
 
 import pressroom.redact.detect.addresses as addresses
 import pressroom.redact.detect.detector as detector
+import pressroom.redact.plan as plan
+from pressroom.models import Box, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import extend_names
 from pressroom.redact.detect.ner import QUIET_MARGIN, NerRecognizer, quieten
@@ -138,6 +142,11 @@ def test_pyap_in_windows_finds_what_pyap_finds_in_the_whole_text() -> None:
         "Our office: 1600 Main Street, Springfield, IL 62701.",
         "Write to 200 Bay Street, Toronto, ON M5J 2J2 please.",
         "PO Box 4512, Austin, TX 78701",
+        # a state or ZIP code is looked for only just after a town's letters
+        "Ship to 55 Pine Road, Dover, DE 19901 - attention: stores.",
+        "Deliver to 9 Oak Avenue Boise - ID 83702, then 7 Elm Lane, Reno NV89501.",
+        "Paid from DE89 3704 0044 0532 0130 00, batch 12345 67890 24680 at 350 Fifth Avenue,"
+        " New York, NY 10118-0110, U.S.A.",
     ]
     text = ""
     for k in range(40):
@@ -158,6 +167,23 @@ def test_pyap_in_windows_finds_what_pyap_finds_in_the_whole_text() -> None:
         )
         if country == "GB":  # the filler far from any postcode is never read
             assert scanned < len(clean) / 2
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        " ".join(str(10_000 + 7919 * i % 90_000) for i in range(CAP // 6)),  # ZIP-like numbers
+        "DE89 3704 0044 0532 0130 00 " * (CAP // 28),  # IBANs: "DE" reads as Delaware
+    ],
+    ids=["five-digit runs", "IBANs"],
+)
+def test_pyap_reads_no_us_window_where_no_town_precedes_a_state_or_zip(
+    monkeypatch: pytest.MonkeyPatch, page: str
+) -> None:
+    # each of these was one window of the whole page for pyap's US pattern (~0.1 ms a
+    # character: 10 s a page); no town (letters) stands before any of its states or ZIP codes
+    assert _pyap_scanned(monkeypatch, page)["US"] == 0
+    assert _pyap_scanned(monkeypatch, page + "\n1 Elm Street, Dover, DE 19901")["US"] < 700
 
 
 class FakeNlp:
@@ -300,3 +326,91 @@ def test_card_numbers_are_not_tested_against_every_iban(monkeypatch: pytest.Monk
 
     small, big = comparisons(200), comparisons(400)
     assert big <= 2.5 * small
+
+
+# ----------------------------------------------------------------- plan: words found and covered
+
+
+def _steps_in_plan(fn: Callable[[], object]) -> int:
+    """Lines of ``pressroom.redact.plan`` run while ``fn`` runs: its work, whatever the clock."""
+    steps = 0
+    file = plan.__file__
+
+    def local(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal steps
+        if event == "line":
+            steps += 1
+        return local
+
+    def calls(frame: FrameType, event: str, arg: object) -> Any:
+        return local if frame.f_code.co_filename == file else None
+
+    before = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        fn()
+    finally:
+        sys.settrace(before)
+    return steps
+
+
+def _line_of_words(texts: list[str], per_line: int) -> list[Word]:
+    """Words laid out as a reader gives them, ``per_line`` a line."""
+    words: list[Word] = []
+    x = 0.0
+    for k, text in enumerate(texts):
+        row = k // per_line
+        if k % per_line == 0:
+            x = 0.0
+        box = Box(x, row * 12.0, x + 6.0 * len(text), row * 12.0 + 10.0)
+        words.append(Word(text, 95.0, box, (x, row * 12.0 + 10.0), box.width, 10.0, 0.0, row))
+        x = box.x1 + 6.0
+    return words
+
+
+def _capitalised(n: int) -> list[str]:
+    rnd = random.Random(2)
+    return ["".join(rnd.choices(string.ascii_lowercase, k=6)).title() for _ in range(n)]
+
+
+def _covering_steps(n: int) -> int:
+    """covered_words on ``n`` capitalised words, a value found in every fourth pair of them
+    (a page of capitalised census names gave thousands of values)."""
+    texts = _capitalised(n)
+    words = _line_of_words(texts, 15)
+    values = [f"{texts[i]} {texts[i + 1]}" for i in range(0, n - 1, 8)]
+    covered: set[int] = set()
+    steps = _steps_in_plan(lambda: covered.update(plan.covered_words(words, [], values)))
+    assert len(covered) == 2 * len(values)  # every value is still covered, and only those
+    return steps
+
+
+def test_covering_values_grows_with_the_words_not_words_times_values() -> None:
+    # each word's run of the next 16 words was tested against every value found
+    small, big = _covering_steps(2_000), _covering_steps(4_000)
+    assert big <= 2.2 * small
+
+
+class EveryWordDetector:
+    """A detector that finds every word of a text: a finding per word for ``plan.detect``."""
+
+    def find(self, text: str, model: bool = True) -> list[Finding]:
+        return [
+            Finding("name", m.start(), m.end(), m.group(), "test")
+            for m in re.finditer(r"\S+", text)
+        ]
+
+
+def _detect_steps(n: int) -> int:
+    words = _line_of_words(_capitalised(n), n)  # one long row: a line without line breaks
+    hits: list[plan.Hit] = []
+    steps = _steps_in_plan(lambda: hits.extend(plan.detect(words, EveryWordDetector())))  # type: ignore[arg-type]
+    assert [h.words for h in hits] == [(i,) for i in range(n)]
+    return steps
+
+
+def test_words_of_findings_are_found_without_reading_every_word_each_time() -> None:
+    # each finding read every word of the page for the words it touches, and each word of a
+    # long row summed the row read so far
+    small, big = _detect_steps(2_000), _detect_steps(4_000)
+    assert big <= 2.2 * small

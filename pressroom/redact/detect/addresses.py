@@ -10,7 +10,7 @@ import importlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pressroom.redact.detect import Finding
 
@@ -117,14 +117,21 @@ def normalised_with_map(text: str) -> tuple[str, list[int]]:
 # costs ~0.2 ms a character wherever digits stand (a page of "1 2 3 …" took 22 s), its GB pattern
 # ~30 µs a character of any prose, and its own normalisation is quadratic in a run of tabs. Every
 # match of a country's full-address pattern holds a part found cheaply (US: a state or a ZIP
-# code; CA: a province; GB: a postcode), so the pattern is tried only from PYAP_BEFORE characters
-# before such a part to PYAP_AFTER after it, windows joined where they touch: each character is
-# read at most once a country, and a page with no such part costs nothing. The margins are far
+# code after a town's letter; CA: a province; GB: a postcode), so the pattern is tried only
+# from PYAP_BEFORE characters before such a part to PYAP_AFTER after it, windows joined where
+# they touch: each character is read at most once a country, and a page with no such part
+# costs nothing. The margins are far
 # wider than the street, town and country pyap's patterns allow around that part (about 150
 # characters before it, 60 after), except a street given by a number hundreds of digits long.
 PYAP_BEFORE = 300
 PYAP_AFTER = 200
 _SPACE = re.compile(r"\s")
+# A US match's state or ZIP code follows its town: a letter, then at most the town's trailing
+# spaces, hyphens, apostrophes and dots (20), a divider (3: "," or whitespace, " - " or "-")
+# and a country's dots before it (a state needs the divider). So only a state or ZIP with a
+# letter so close before it anchors a window: a page of ZIP-like numbers, or IBANs whose "DE"
+# reads as Delaware, anchors none, where each was otherwise a window of the whole page.
+_US_BEFORE = r"[A-Za-z](?:[\s,'.\-]{{1,40}}(?:{region})|[\s,'.\-]{{0,40}}(?:{postal}))"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +143,25 @@ class PyapPatterns:
     anchor: re.Pattern[str]
 
 
+def _us_anchor(data: Any) -> str:
+    """A state or ZIP code just after a town's letter, looked for at every position (a
+    look-ahead), so that no anchor hides inside another; its span is the group ``part``."""
+    before = _US_BEFORE.format(region=data.make_region1(), postal=data.postal_code_re)
+    return f"(?=(?P<part>{before}))"
+
+
 @lru_cache(maxsize=len(COUNTRIES))
 def pyap_patterns(country: str) -> PyapPatterns:
     from pyap import utils
 
     data = importlib.import_module(f"pyap.source_{country}.data")
-    anchor = {
-        "US": lambda: data.make_region1() + "|" + data.postal_code_re,
-        "CA": lambda: data.region1,
-        "GB": lambda: data.postal_code,
-    }[country]()
+    anchor: str = (
+        _us_anchor(data)
+        if country == "US"
+        else data.region1
+        if country == "CA"
+        else data.postal_code
+    )
     return PyapPatterns(
         re.compile(data.full_address, utils.DEFAULT_FLAGS),
         re.compile(anchor, utils.DEFAULT_FLAGS),
@@ -156,9 +172,10 @@ def pyap_windows(clean: str, anchor: re.Pattern[str]) -> list[tuple[int, int]]:
     """Spans of pyap's copy of the text worth reading for one country, in order and apart:
     around each anchor, widened to whitespace so no window starts or ends inside a word."""
     windows: list[tuple[int, int]] = []
+    part = "part" if "part" in anchor.groupindex else 0
     for m in anchor.finditer(clean):
-        a = max(0, m.start() - PYAP_BEFORE)
-        b = min(len(clean), m.end() + PYAP_AFTER)
+        a = max(0, m.start(part) - PYAP_BEFORE)
+        b = min(len(clean), m.end(part) + PYAP_AFTER)
         if windows and a <= windows[-1][1]:
             a = windows[-1][0]
             if b <= windows[-1][1]:
