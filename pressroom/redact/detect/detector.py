@@ -88,8 +88,9 @@ class Detector:
         return merge_spans(text, found)
 
 
-_PREV_TOKEN = re.compile(rf"({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?)[ \t]+$")
-_NEXT_TOKEN = re.compile(rf"^[ \t]+({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?)")
+# a name grows over spaces, never over a tab: a tab is the gap between two cells of a table
+_PREV_TOKEN = re.compile(rf"({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?) +$")
+_NEXT_TOKEN = re.compile(rf"^ +({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?)")
 
 
 def extend_names(text: str, found: Sequence[Finding]) -> list[Finding]:
@@ -215,25 +216,28 @@ def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) ->
 
 
 def merge_spans(text: str, found: Iterable[Finding]) -> list[Finding]:
-    """Overlapping or touching findings of one class as one span."""
+    """Overlapping or touching findings of one class as one span, scored as its best part (a
+    doubtful name joined to a believed one is believed)."""
     out: list[Finding] = []
     for kind in CLASSES:
-        spans = sorted((f.start, f.end, f.recognizer) for f in found if f.kind == kind)
+        spans = sorted((f.start, f.end, f.recognizer, f.score) for f in found if f.kind == kind)
         current: list[Any] = []
-        for start, end, source in spans:
+        for start, end, source, score in spans:
             if current and start <= current[1]:
                 current[1] = max(current[1], end)
+                current[3] = max(current[3], score)
                 continue
             if current:
-                out.append(
-                    Finding(kind, current[0], current[1], text[current[0] : current[1]], current[2])
-                )
-            current = [start, end, source]
+                out.append(_merged(text, kind, current))
+            current = [start, end, source, score]
         if current:
-            out.append(
-                Finding(kind, current[0], current[1], text[current[0] : current[1]], current[2])
-            )
+            out.append(_merged(text, kind, current))
     return sorted(out, key=lambda f: (f.start, f.end))
+
+
+def _merged(text: str, kind: str, current: list[Any]) -> Finding:
+    start, end, source, score = current
+    return Finding(kind, start, end, text[start:end], source, score)
 
 
 def _vetoed(others: _Spans, span: tuple[int, int], source: str) -> bool:
@@ -305,7 +309,9 @@ def propagate_text(text: str, found: Sequence[Finding]) -> list[Finding]:
     """Every other mention, in one text: name tokens as whole words, account numbers and
     addresses wherever their letters and digits recur (with or without spaces)."""
     out: list[Finding] = []
-    tokens = name_tokens(f.value for f in found if f.kind == "name")
+    # a half-believed name stays where it was found: one wrong call must not burn every
+    # mention of a city or a club
+    tokens = name_tokens(f.value for f in found if f.kind == "name" and not f.doubt)
     if tokens:
         common = (_lowercase_words(text) | COMMON) & tokens
         for m in _WORD.finditer(text):

@@ -359,7 +359,8 @@ ORG_WORDS = frozenset(
     centre center hotel restaurant cafe museum library theatre theater orchestra band quartet
     fund institute laboratory labs clinic pharmacy studio studios gallery stadium arena water
     savings gas electric electricity telecom broadband transit transport airways airlines rail
-    railway motors utilities housing homes""".split()
+    railway motors utilities housing homes fc cf afc sc united rovers wanderers athletic
+    athletics hotspur sporting""".split()
 )
 # titles of office before a name: burned with it never, part of it never
 TITLES = frozenset(

@@ -42,13 +42,35 @@ _LEAD = re.compile(rf"^(?:(?i:{HONORIFIC})\.?\s+)+")
 _TAIL = re.compile(r"(?:['\u2019]s?|[\s.,;:!?\-])+$")
 
 
+BUNDLED = "pressroom_names_en"  # the model this package carries (scripts/train_names_model.py)
+BUNDLED_DIR = Path(__file__).resolve().parent / "names_en"
+
+
 def model_name(redaction: RedactionSettings | None = None) -> str:
     """The model the settings name; None reads them (``PRESSROOM_NER_MODEL``)."""
     return RedactionSettings.given(redaction).ner_model
 
 
+def pipelines(name: str) -> list[str]:
+    """The pipelines a setting names: several joined by ``+`` are read side by side (a person
+    two of them call is believed; one alone is a doubtful finding, burned all the same)."""
+    return [p.strip() for p in name.split("+") if p.strip()]
+
+
+def _where(name: str) -> str:
+    return str(BUNDLED_DIR) if name == BUNDLED else name
+
+
 def check_installed(name: str) -> None:
     """Cheap: the package or directory exists. The API calls this; it never loads the model."""
+    parts = pipelines(name)
+    if not parts:
+        raise NerModelError(f"{ENV_NER_MODEL} names no model")
+    for part in parts:
+        _check_one(_where(part))
+
+
+def _check_one(name: str) -> None:
     if Path(name).is_dir() and (Path(name) / "config.cfg").is_file():
         return
     try:
@@ -63,9 +85,13 @@ def check_installed(name: str) -> None:
 
 
 def model_identity(name: str) -> str:
-    """The model's name and version, read without loading it: an artifact's digest carries it,
-    so a retry under another model is another output, not a changed one."""
-    meta = Path(name) / "meta.json"
+    """The models' names and versions, read without loading them: an artifact's digest carries
+    them, so a retry under another model is another output, not a changed one."""
+    return " + ".join(_identity(part) for part in pipelines(name))
+
+
+def _identity(name: str) -> str:
+    meta = Path(_where(name)) / "meta.json"
     if meta.is_file():
         try:
             version = str(json.loads(meta.read_text()).get("version", "unknown"))
@@ -78,14 +104,14 @@ def model_identity(name: str) -> str:
         return f"{name} unknown"
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def load_model(name: str) -> Any:
-    """The pipeline with only its entity recogniser enabled, loaded once per process."""
-    check_installed(name)
+    """One pipeline with only its entity recogniser enabled, loaded once per process."""
+    _check_one(_where(name))
     import spacy
 
     try:
-        nlp = spacy.load(name)
+        nlp = spacy.load(_where(name))
     except (OSError, ValueError) as exc:
         raise NerModelError(f"spaCy could not load the model named in {ENV_NER_MODEL}") from exc
     keep = {"ner"}
@@ -188,6 +214,10 @@ def _plausible(text: str, start: int, end: int) -> bool:
     return sum(c.isalpha() for c in value) >= 2
 
 
+# a person every pipeline calls (or the one pipeline, when there is one); one of several alone
+AGREED, ALONE = 0.9, 0.6
+
+
 class _Entity(NamedTuple):
     label_: str
     start_char: int
@@ -234,12 +264,12 @@ class NerRecognizer:
 
     nlp: Any
     kind: str = "name"
+    more: tuple[Any, ...] = ()  # further pipelines: a person two of them call is believed
     _last: tuple[str, list[Finding], list[tuple[int, int]]] | None = field(default=None, repr=False)
 
     def _read(self, text: str) -> tuple[list[Finding], list[tuple[int, int]]]:
         if self._last is not None and self._last[0] == text:
             return self._last[1], self._last[2]
-        people: list[Finding] = []
         others: list[tuple[int, int]] = []
         # the model reads lines as running text (a name wrapped at a line end is one name);
         # whether a word starts a line is judged on the text as it stands
@@ -247,43 +277,74 @@ class NerRecognizer:
         texts = [flat]
         if _CAPS_WORD.search(flat):
             texts.append(recase(flat))
-        for n, variant in enumerate(texts):
-            for ent in self._entities(variant):
-                if ent.label_ in OTHER_LABELS and n == 0:
-                    others.append((ent.start_char, ent.end_char))
-                if ent.label_ not in PERSON_LABELS:
+        pipelines = (self.nlp, *self.more)
+        called: list[list[tuple[int, int]]] = []  # each pipeline's people
+        for nlp in pipelines:
+            mine: list[tuple[int, int]] = []
+            for n, variant in enumerate(texts):
+                for ent in self._entities(variant, nlp):
+                    if ent.label_ in OTHER_LABELS and n == 0:
+                        others.append((ent.start_char, ent.end_char))
+                    if ent.label_ not in PERSON_LABELS:
+                        continue
+                    # a tab is the gap between two cells: a name never runs over it
+                    at = ent.start_char
+                    for piece in text[ent.start_char : ent.end_char].split("\t"):
+                        span = self._person(text, at, at + len(piece), recased=n == 1)
+                        at += len(piece) + 1
+                        if span is not None:
+                            mine.append(span)
+            called.append(mine)
+        people: list[Finding] = []
+        seen: set[tuple[int, int]] = set()
+        for k, mine in enumerate(called):
+            for start, end in mine:
+                if (start, end) in seen:
                     continue
-                start, end = clean_span(text, ent.start_char, ent.end_char)
-                # "Adaeze Okafor\nIBAN": a field word after a name is not part of it
-                a, b = trim_name(text[start:end])
-                start, end = start + a, start + b
-                value = text[start:end]
-                if end <= start or not _plausible(text, start, end):
-                    continue
-                if before_organisation(text, end):
-                    continue
-                # the recased reading only adds names that were in capitals
-                if n == 1 and not _CAPS_WORD.search(value):
-                    continue
-                people.append(Finding(self.kind, start, end, value, "ner", 0.85))
+                seen.add((start, end))
+                agreed = len(pipelines) == 1 or any(
+                    a < end and start < b
+                    for j, theirs in enumerate(called)
+                    if j != k
+                    for a, b in theirs
+                )
+                score = AGREED if agreed else ALONE
+                people.append(Finding(self.kind, start, end, text[start:end], "ner", score))
         self._last = (text, people, others)
         return people, others
 
-    def _entities(self, text: str) -> list[Any]:
+    @staticmethod
+    def _person(text: str, start: int, end: int, *, recased: bool) -> tuple[int, int] | None:
+        """A PERSON entity as a name's span, or None where it is not one."""
+        start, end = clean_span(text, start, end)
+        # "Adaeze Okafor\nIBAN": a field word after a name is not part of it
+        a, b = trim_name(text[start:end])
+        start, end = start + a, start + b
+        if end <= start or not _plausible(text, start, end):
+            return None
+        if before_organisation(text, end):
+            return None
+        # the recased reading only adds names that were in capitals
+        if recased and not _CAPS_WORD.search(text[start:end]):
+            return None
+        return start, end
+
+    def _entities(self, text: str, nlp: Any = None) -> list[Any]:
         """The model's entities, with offsets into ``text``. Runs of 100 or more characters
         that are neither letters nor spaces are blanked first (spaCy's tokenizer is quadratic
         in them), so is what lies far from every capital (``quieten``), and a text longer than
         the model takes is read in pieces cut at spaces."""
         text = _NOISE.sub(lambda m: " " * len(m.group()), text)
         text = quieten(text)
-        limit = min(int(getattr(self.nlp, "max_length", 1_000_000)), 200_000)
+        nlp = self.nlp if nlp is None else nlp
+        limit = min(int(getattr(nlp, "max_length", 1_000_000)), 200_000)
         out: list[Any] = []
         start = 0
         while start < len(text):
             end = len(text) if len(text) - start <= limit else text.rfind(" ", start, start + limit)
             if end <= start:
                 end = min(len(text), start + limit)
-            for ent in self.nlp(text[start:end]).ents:
+            for ent in nlp(text[start:end]).ents:
                 out.append(_Entity(ent.label_, ent.start_char + start, ent.end_char + start))
             start = end
         return out
@@ -302,4 +363,6 @@ def ner_recognizer(redaction: RedactionSettings | None = None) -> NerRecognizer:
 
 @lru_cache(maxsize=2)
 def _recognizer(name: str) -> NerRecognizer:
-    return NerRecognizer(load_model(name))
+    check_installed(name)
+    first, *rest = pipelines(name)
+    return NerRecognizer(load_model(first), more=tuple(load_model(p) for p in rest))
