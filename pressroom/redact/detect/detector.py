@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,9 +21,10 @@ from pressroom.redact.detect.name_cues import (
     PARTICLE,
     UPPER_LETTERS,
 )
-from pressroom.redact.detect.name_words import COMMON, ROLES, STOP, census
+from pressroom.redact.detect.name_words import COMMON, ROLES, STOP, census, fold
 from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
+from pressroom.redact.detect.places import mostly_place
 from pressroom.redact.detect.plugins import installed_recognizers
 from pressroom.redact.policy import CLASSES
 from pressroom.settings import RedactionSettings
@@ -36,6 +36,12 @@ RULES = {
 }
 # name findings that a model's "this is an organisation / a place" overrules
 WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name", "news"})
+# name findings that are dropped when what they found is, as a whole, mostly a place or a
+# nationality ("Florida", "Buenos Aires", "Kenyan"); a label, an honorific or a sentence
+# about the person ("Mr Lincoln", "my name is …") is evidence enough to keep it
+PLACE_WEAK_SOURCES = frozenset(
+    {"ner", "census", "speaker", "given-name", "news", "statement", "initial-caps"}
+)
 LETTER_CHARS = re.escape(UPPER_LETTERS + LOWER_LETTERS)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
 _POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")
@@ -200,6 +206,7 @@ def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) ->
             continue
         if f.kind == "name" and (
             any(c.isdigit() for c in f.value)
+            or (f.recognizer in PLACE_WEAK_SOURCES and mostly_place(f.value))
             # a town the model took for a person, inside an address found whole
             or (f.recognizer in ("ner", *WEAK_NAME_SOURCES) and addresses.holds(span))
         ):
@@ -258,12 +265,6 @@ def _unique(found: Iterable[Finding]) -> list[Finding]:
             seen.add(key)
             out.append(f)
     return out
-
-
-def fold(text: str) -> str:
-    """Accents folded, case folded: how name tokens are compared."""
-    decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
 def name_tokens(values: Iterable[str]) -> frozenset[str]:

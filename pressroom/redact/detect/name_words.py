@@ -5,6 +5,7 @@ Shared by the cue detectors, the named-entity model's filters and the redaction 
 
 from __future__ import annotations
 
+import unicodedata
 from functools import cache
 from importlib import resources
 
@@ -369,6 +370,12 @@ TITLES = frozenset(
     inspector constable lieutenant major commander admiral ambassador dean""".split()
 )
 # Speaker labels and cues that name a role, not a person.
+# words for a relative or a friend that the model takes for a name on their own ("Dad said")
+KIN = frozenset(
+    """dad daddy mum mummy mom mommy mama papa pa ma hubby wifey bro bruh brah bruv sis sista
+    dude babe baby bae grandma grandpa granny grandad grandad nan nana auntie aunty uncle
+    cousin bestie mate buddy pal fam""".split()
+)
 ROLES = frozenset(
     """director manager officer head chair secretary treasurer editor correspondent caseworker
     administrator coordinator assistant adviser advisor consultant engineer accountant
@@ -421,3 +428,9 @@ def census() -> tuple[frozenset[str], frozenset[str]]:
 
     first = read("dist.male.first", 1219) | read("dist.female.first", 4275)
     return first, read("dist.all.last", 88799)
+
+
+def fold(text: str) -> str:
+    """Accents folded, case folded: how name tokens are compared."""
+    decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from pressroom.errors import NerModelError
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.name_cues import HONORIFIC, UPPER
-from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, census
+from pressroom.redact.detect.name_words import KIN, ORG_WORDS, ROLES, STOP, census
 from pressroom.redact.detect.names import before_organisation, trim_name
 from pressroom.settings import DEFAULT_NER_MODEL, RedactionSettings
 
@@ -202,7 +202,7 @@ def _plausible(text: str, start: int, end: int) -> bool:
     words = [w.strip(".,").casefold() for w in value.split()]
     if not words or not any(c.isupper() for c in value):
         return False
-    if all(w in STOP or w in ROLES for w in words) or words[-1] in _STREET_END:
+    if all(w in STOP or w in ROLES or w in KIN for w in words) or words[-1] in _STREET_END:
         return False
     if any(w in ORG_WORDS for w in words):
         return False
@@ -210,12 +210,28 @@ def _plausible(text: str, start: int, end: int) -> bool:
         first, last = census()
         if words[0] in first or words[0] in last:
             return True
+        # "ISIL", "DSLR", "NHL": a short word in capitals that no census lists is an acronym
+        if value.isupper() and sum(c.isalpha() for c in value) <= 4:
+            return False
         return not _SENTENCE_START.search(text[max(0, start - 3) : start])
     return sum(c.isalpha() for c in value) >= 2
 
 
-# a person every pipeline calls (or the one pipeline, when there is one); one of several alone
+# a person two pipelines call (or the one pipeline, when the name is believable on its own);
+# one of several alone, or one word no census lists from the one pipeline: doubtful
 AGREED, ALONE = 0.9, 0.6
+
+
+def _believable(value: str) -> bool:
+    """What one pipeline alone may be believed on: two words or more, or a word the census
+    lists as a given name or a surname ("Okafor" is not, "Trump" is: the model's single
+    unknown word is its weakest call)."""
+    words = [w.strip(".,'\u2019").casefold() for w in value.split()]
+    if len(words) != 1:
+        return True
+    first, last = census()
+    word = words[0].removesuffix("'s")
+    return word in first or word in last
 
 
 class _Entity(NamedTuple):
@@ -302,12 +318,15 @@ class NerRecognizer:
                 if (start, end) in seen:
                     continue
                 seen.add((start, end))
-                agreed = len(pipelines) == 1 or any(
-                    a < end and start < b
-                    for j, theirs in enumerate(called)
-                    if j != k
-                    for a, b in theirs
-                )
+                if len(pipelines) > 1:
+                    agreed = any(
+                        a < end and start < b
+                        for j, theirs in enumerate(called)
+                        if j != k
+                        for a, b in theirs
+                    )
+                else:
+                    agreed = _believable(text[start:end])
                 score = AGREED if agreed else ALONE
                 people.append(Finding(self.kind, start, end, text[start:end], "ner", score))
         self._last = (text, people, others)
