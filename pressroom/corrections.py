@@ -138,9 +138,17 @@ class SheetFinding:
     page: int
     kind: str
     box: tuple[float, float, float, float]
+    doubt: bool = False  # a half-believed name: burned all the same, marked at the desk
 
     def as_json(self) -> dict[str, Any]:
-        return {"page": self.page, "class": self.kind, "box": [round(v, 2) for v in self.box]}
+        out: dict[str, Any] = {
+            "page": self.page,
+            "class": self.kind,
+            "box": [round(v, 2) for v in self.box],
+        }
+        if self.doubt:
+            out["doubt"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +180,7 @@ class ReviewSheet:
             for p in raw.get("pages", [])
         )
         findings = tuple(
-            SheetFinding(int(f["page"]), str(f["class"]), _box(f["box"]))
+            SheetFinding(int(f["page"]), str(f["class"]), _box(f["box"]), f.get("doubt") is True)
             for f in raw.get("findings", [])
         )
         return cls(pages, findings, Corrections.parse(raw.get("corrections") or {}))

@@ -124,6 +124,14 @@ class ReviewRequested(ReviewRequired):
     code = "REVIEW_REQUESTED"
 
 
+class DoubtfulNames(ReviewRequired):
+    """More of the redaction's name findings are doubtful than the operator's setting allows
+    (``PRESSROOM_DOUBT_HOLD_SHARE``): every one of them is burned, and a person looks at the
+    held copy, where they are marked."""
+
+    code = "DOUBTFUL_NAMES"
+
+
 class Corrected(ReviewRequired):
     """A reviewer's corrections were applied and the rebuilt output passed every check: it is
     held again for that reviewer to look at and approve, never published by the rebuild itself."""

@@ -129,6 +129,8 @@ class RedactionSettings:
 
     ner_model: str = DEFAULT_NER_MODEL
     recognizers: tuple[str, ...] = ()  # module:callable factories
+    # a redaction whose name findings are doubtful past this share is held for a person
+    doubt_hold_share: float = 0.5
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RedactionSettings:
@@ -308,6 +310,14 @@ LANGUAGES = Cast("Tesseract language codes joined by '+'", lambda raw: _split(ra
 LIST = Cast("a comma-separated list", lambda raw: _split(raw, ","))
 URL = Cast("a URL", lambda raw: raw.strip())
 NAME = Cast("a name", lambda raw: raw.strip())
+SHARE = Cast("a share from 0 to 1 (1: never)", lambda raw: _share(raw))
+
+
+def _share(raw: str) -> float:
+    value = float(raw)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError("not between 0 and 1")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -741,6 +751,13 @@ VARIABLES: tuple[Var, ...] = (
         "redaction.ner_model",
         NAME,
         "The spaCy pipeline that finds people (a package or a folder).",
+    ),
+    _V(
+        "PRESSROOM_DOUBT_HOLD_SHARE",
+        "redaction.doubt_hold_share",
+        SHARE,
+        "A redaction is held for a person (`DOUBTFUL_NAMES`) when more than this share of its "
+        "name findings are doubtful; doubtful names are burned either way.",
     ),
     _V(
         "PRESSROOM_RECOGNIZERS",

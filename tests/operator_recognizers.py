@@ -70,3 +70,21 @@ def watch_list_and_context() -> list[object]:
 
 def watch_list_and_restless() -> list[object]:
     return [WatchList(), Restless()]
+
+
+@dataclass(frozen=True)
+class Hesitant:
+    """A recogniser that half believes its one call: the watched surname where "said" follows
+    it, scored below the doubt line; its other mentions it does not call."""
+
+    kind: str = "name"
+
+    def find(self, text: str) -> list[Finding]:
+        return [
+            Finding(self.kind, m.start(), m.end(), m.group(), "hesitant", 0.6)
+            for m in re.finditer(r"Quillfeather(?= said)", text)
+        ]
+
+
+def hesitant() -> Hesitant:
+    return Hesitant()

@@ -660,9 +660,12 @@ def _box_button(
     origin: str,
     removed: bool,
     enabled: bool,
+    doubt: bool = False,
 ) -> str:
-    label = "finding" if origin == "kept" else kind
+    label = "finding" if origin == "kept" else f"{kind}?" if doubt else kind
     what = {"every": "every-occurrence area", MANUAL: "manual box"}.get(kind, f"{kind} box")
+    # a half-believed name: burned like any other, marked so the reviewer looks at it
+    what = f"doubtful {what}" if doubt else what
     ident = f"{what} {number} on page {page}"
     if not enabled:
         aria = ident
@@ -670,7 +673,9 @@ def _box_button(
         aria = f"{ident}: removed, the text stays; press to redact it again"
     else:
         aria = f"{ident}: press to remove; the text stays"
-    classes = f"box {_kind_class(kind)}" + (" removed" if removed else "")
+    classes = (
+        f"box {_kind_class(kind)}" + (" doubt" if doubt else "") + (" removed" if removed else "")
+    )
     return (
         f'<button type="button" class="{classes}" data-kind="{_e(kind)}" '
         f'data-origin="{origin}" data-page="{page}" data-box="{_box_attr(box)}" '
@@ -699,7 +704,14 @@ def _overlay(sheet: ReviewSheet, page: int, enabled: bool) -> str:
             matched.append(f.box)
         parts.append(
             _box_button(
-                page, number, f.kind, f.box, origin="finding", removed=gone, enabled=enabled
+                page,
+                number,
+                f.kind,
+                f.box,
+                origin="finding",
+                removed=gone,
+                enabled=enabled,
+                doubt=f.doubt,
             )
         )
     for r in removed_here:

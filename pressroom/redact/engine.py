@@ -16,8 +16,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pressroom.corrections import ReviewSheet
 from pressroom.engines.straighten import STRAIGHTEN_MIN
-from pressroom.errors import RedactionLeak, ReviewRequired
+from pressroom.errors import DoubtfulNames, RedactionLeak, ReviewRequired
 from pressroom.models import Box, DocumentInfo
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.inspect import inspect_source
@@ -116,8 +117,29 @@ def redact_document(
         redacted=built.counts,
         levelled_pages=sum(1 for scan in scans if scan.level),
     )
-    sheet = review_sheet(scans, _findings(scans, found), options.corrections)
+    findings = _findings(scans, found)
+    sheet = review_sheet(scans, findings, options.corrections)
+    if options.corrections is None:  # a reviewer's rebuild goes back to them anyway
+        _hold_for_doubt(findings, sheet, RedactionSettings.given(options.redaction))
     return replace(result, sheet=sheet, overridden=found.applied.overridden)
+
+
+def _hold_for_doubt(
+    findings: Sequence[DocumentFinding], sheet: ReviewSheet, settings: RedactionSettings
+) -> None:
+    """Hold the output (``DOUBTFUL_NAMES``) when more of its name findings are doubtful than
+    the setting's share; each is burned either way."""
+    names = [f for f in findings if f.kind == "name"]
+    doubtful = sum(f.doubt for f in names)
+    if not names or doubtful / len(names) <= settings.doubt_hold_share:
+        return
+    held = DoubtfulNames(
+        f"{doubtful} of {len(names)} name findings are doubtful (more than "
+        f"{settings.doubt_hold_share:.0%}); each is burned and marked for the reviewer"
+    )
+    held.findings = list(findings)
+    held.sheet = sheet
+    raise held
 
 
 def _findings(scans: Sequence[PageScan], found: _Found) -> list[DocumentFinding]:

@@ -21,6 +21,7 @@ class DocumentFinding:
     kind: str
     box: tuple[float, float, float, float]
     value: str
+    doubt: bool = False  # a half-believed name: burned, and marked for the reviewer
 
     def as_json(self, *, values: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -28,6 +29,8 @@ class DocumentFinding:
             "class": self.kind,
             "box": [round(v, 2) for v in self.box],
         }
+        if self.doubt:
+            out["doubt"] = True
         if values:
             out["value"] = self.value
         return out
@@ -51,7 +54,11 @@ def page_findings(
                 max(b.x1 for b in boxes) * k,
                 max(b.y1 for b in boxes) * k,
             )
-            out.append(DocumentFinding(scan.info.index + 1, h.finding.kind, box, h.finding.value))
+            out.append(
+                DocumentFinding(
+                    scan.info.index + 1, h.finding.kind, box, h.finding.value, h.finding.doubt
+                )
+            )
         # mentions found by propagation: a surname alone, a value written again elsewhere
         for kind in sorted(set(values) | ({"name"} if tokens else set())):
             mine = tokens if kind == "name" else frozenset()
@@ -75,7 +82,8 @@ def page_findings(
 def _dedupe(found: list[DocumentFinding]) -> list[DocumentFinding]:
     """OCR and the page's own text often find the same value in the same place: report it once."""
     kept: list[DocumentFinding] = []
-    for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0])):
+    # a believed finding first: where both read the same value, the mark is not doubt
+    for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0], f.doubt)):
         if any(
             g.kind == f.kind
             and g.page == f.page

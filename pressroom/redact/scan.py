@@ -166,8 +166,9 @@ def _check_read(index: int, seen: Sequence[Word], words: Sequence[Word], limits:
 
 def document_values(scans: Sequence[PageScan]) -> tuple[dict[str, set[str]], frozenset[str]]:
     """Every value found anywhere (by class), and the name tokens of every person found
-    anywhere: once a person is found, every mention on every page goes too."""
-    hits = [h for s in scans for h in s.hits_ocr + s.hits_text]
+    anywhere: once a person is found, every mention on every page goes too. A doubtful name
+    is burned where it was found (its hit) and never spread: it is not among these."""
+    hits = [h for s in scans for h in s.hits_ocr + s.hits_text if not h.finding.doubt]
     values: dict[str, set[str]] = {}
     for h in hits:
         values.setdefault(h.finding.kind, set()).add(h.finding.value)

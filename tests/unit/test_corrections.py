@@ -95,6 +95,7 @@ SHEET = ReviewSheet(
     findings=(
         SheetFinding(1, "name", (72.0, 63.84, 140.5, 72.24)),
         SheetFinding(2, MANUAL, (100.0, 200.0, 160.75, 214.0)),
+        SheetFinding(2, "name", (300.0, 200.0, 360.0, 214.0), doubt=True),
     ),
     corrections=FIXES,
 )
@@ -103,8 +104,21 @@ SHEET = ReviewSheet(
 def test_a_review_sheet_reads_back_as_written() -> None:
     raw = json.loads(json.dumps(SHEET.as_json()))
     assert ReviewSheet.parse(raw) == SHEET
-    # never a value: only places and classes
+    # never a value: only places and classes, and a doubtful name marked
     assert set(raw["findings"][0]) == {"page", "class", "box"}
+    assert raw["findings"][2]["doubt"] is True
+
+
+def test_the_desk_marks_a_doubtful_name_and_names_it_to_a_screen_reader() -> None:
+    from pressroom.desk.web import _overlay
+
+    html = _overlay(SHEET, 2, True)
+    doubtful = [b for b in html.split("<button")[1:] if "k-name" in b]
+    assert len(doubtful) == 1
+    assert 'class="box k-name doubt"' in doubtful[0]
+    assert 'aria-label="doubtful name box 2 on page 2: press to remove' in doubtful[0]
+    assert '<span class="label">name?</span>' in doubtful[0]
+    assert "doubt" not in _overlay(SHEET, 1, True)
 
 
 def test_a_sheet_rounds_once_and_then_reads_back_the_same() -> None:

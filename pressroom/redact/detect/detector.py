@@ -26,6 +26,7 @@ from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
 from pressroom.redact.detect.places import mostly_place
 from pressroom.redact.detect.plugins import installed_recognizers
+from pressroom.redact.detect.structure import structured_names
 from pressroom.redact.policy import CLASSES
 from pressroom.settings import RedactionSettings
 
@@ -40,7 +41,17 @@ WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name", "news"})
 # nationality ("Florida", "Buenos Aires", "Kenyan"); a label, an honorific or a sentence
 # about the person ("Mr Lincoln", "my name is …") is evidence enough to keep it
 PLACE_WEAK_SOURCES = frozenset(
-    {"ner", "census", "speaker", "given-name", "news", "statement", "initial-caps"}
+    {
+        "ner",
+        "census",
+        "speaker",
+        "given-name",
+        "news",
+        "statement",
+        "initial-caps",
+        "results",
+        "column",
+    }
 )
 LETTER_CHARS = re.escape(UPPER_LETTERS + LOWER_LETTERS)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
@@ -84,6 +95,8 @@ class Detector:
         if model and self.model is not None:
             found += self.model.find(text)
             others = self.model.others(text)
+        if "name" in self.classes:
+            found += structured_names(text, found)
         return resolve(extend_names(text, found), others)
 
     def find_all(self, text: str) -> list[Finding]:

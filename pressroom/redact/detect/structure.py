@@ -1,0 +1,143 @@
+"""Names in the shapes that lists and tables give them, where prose cues are absent.
+
+- **Scorecards**: a batting line names the batter, the fielder and the bowler, joined by the
+  dismissal ("Cook c Carey b Starc 45", "Root lbw b Lyon 12", "Stokes run out (Head) 5",
+  "Broad not out 3").
+- **Scorers in brackets** after a team's score: "Leeds 2 (Okonkwo 12, Brennan 77 pen)".
+- **Results lists**: a rank, a name, then what they represent in brackets (a country, a
+  nationality or a three-letter code) and a figure: "1. Marta Kowalczyk (Poland) 50.12",
+  "3 Hanna Lindqvist (SWE) 2:07.44".
+- **A column of names**: in a run of three or more lines of one shape (rank, words, figures),
+  the words in the name's place of a line are a name when two other lines of the run hold one
+  found by other evidence.
+
+What each shape finds is scored as believed (``STRONG``) when the shape alone is telling (a
+dismissal, a bracketed country), and doubtful (``WEAK``) otherwise: burned all the same, never
+spread to the word's other mentions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pressroom.redact.detect import Finding
+from pressroom.redact.detect.name_cues import LETTER, UPPER
+from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, fold
+from pressroom.redact.detect.places import mostly_place
+
+STRONG, WEAK = 0.85, 0.6
+KIND = "name"
+
+# a capitalised word, an initial ("J." or "J"), hyphens and apostrophes inside
+_CAP = rf"{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))*"
+_INITIAL = rf"{UPPER}\.?"
+# one to four words, initials first ("A. N. Other", "de Kock" is not capitalised: left alone)
+NAME = rf"(?:{_INITIAL}\s){{0,3}}{_CAP}(?:[ ]{_CAP}){{0,2}}"
+
+
+def _n(group: str) -> str:
+    return f"(?P<{group}>{NAME})"
+
+
+_DISMISSAL = re.compile(
+    rf"(?m)^[ \t]*{_n('bat')}[ \t]+(?:"
+    rf"c[ \t]+[\u2020*]?{_n('field')}[ \t]+b[ \t]+{_n('bowl')}"
+    rf"|c[ \t]*&[ \t]*b[ \t]+{_n('bowl2')}"
+    rf"|st[ \t]+[\u2020*]?{_n('keeper')}[ \t]+b[ \t]+{_n('bowl3')}"
+    rf"|(?:lbw|hit[ \t]+wkt)[ \t]+b[ \t]+{_n('bowl4')}"
+    rf"|b[ \t]+{_n('bowl5')}"
+    rf"|run[ \t]+out[ \t]*\([ \t]*{_n('runner')}(?:[ \t]*/[ \t]*{_n('runner2')})?"
+    rf"[ \t]*\)"
+    rf"|not[ \t]+out"
+    rf")[ \t]+\d{{1,3}}\b"
+)
+_SCORE_BRACKET = re.compile(
+    rf"\b\d{{1,2}}[ \t]*\((?P<inside>[ \t]*{NAME}[ \t]+\d{{1,3}}(?:\+\d)?'?(?:[ \t]*pen\.?)?"
+    rf"(?:[ \t]*[,;][ \t]*(?:{NAME}[ \t]+)?\d{{1,3}}(?:\+\d)?'?(?:[ \t]*pen\.?)?)*[ \t]*)\)"
+)
+_SCORER = re.compile(rf"(?P<who>{NAME})[ \t]+\d")
+_RESULT = re.compile(
+    rf"(?m)^[ \t]*\d{{1,3}}[.)]?[ \t]+(?P<who>{NAME})[ \t]*\((?P<team>[^()\n]{{2,40}})\)"
+    rf"[ \t,]+[\d:.,]+"
+)
+_CODE = re.compile(r"[A-Z]{3}")
+_LINE_RANK = re.compile(rf"^[ \t]*\d{{1,3}}[.)]?[ \t]+(?P<who>{NAME})(?=[ \t]|\(|$)")
+
+
+# words that number the parts of a document, not people: "(Section 12, Article 4)"
+PARTS = frozenset(
+    """section article chapter page pages clause paragraph para item rule part schedule annex
+    appendix figure fig table note line lines room gate platform level floor step stage round
+    week day year group class grade question exercise verse act scene""".split()
+)
+
+
+def _ordinary(value: str, *, shape_telling: bool = False) -> bool:
+    """Words a table is made of, not a person: function words, roles, parts of a document,
+    organisations, places. A scorecard's shape is telling enough that a bowler named "Lyon"
+    or a fielder named "Head" stays a name: only function words are refused there."""
+    words = [fold(w.strip(".")) for w in value.split()]
+    if not words or all(w in STOP or len(w) <= 1 for w in words):
+        return True
+    if shape_telling:
+        return False
+    return any(
+        w in STOP or w in ROLES or w in PARTS or w in ORG_WORDS for w in words
+    ) or mostly_place(value)
+
+
+def _finding(text: str, start: int, end: int, source: str, score: float) -> Finding | None:
+    value = text[start:end]
+    if _ordinary(value, shape_telling=source == "scorecard"):
+        return None
+    return Finding(KIND, start, end, value, source, score)
+
+
+def structured_names(text: str, found: Sequence[Finding] = ()) -> list[Finding]:
+    """Names the shapes of lists and tables give; ``found``: names other evidence found (for
+    a column of names)."""
+    out: list[Finding | None] = []
+    for m in _DISMISSAL.finditer(text):
+        for group, value in m.groupdict().items():
+            if value:
+                out.append(_finding(text, m.start(group), m.end(group), "scorecard", STRONG))
+    for m in _SCORE_BRACKET.finditer(text):
+        base = m.start("inside")
+        for s in _SCORER.finditer(m.group("inside")):
+            out.append(
+                _finding(text, base + s.start("who"), base + s.end("who"), "scorers", STRONG)
+            )
+    for m in _RESULT.finditer(text):
+        team = m.group("team").strip()
+        telling = bool(_CODE.fullmatch(team)) or mostly_place(team)
+        score = STRONG if telling and " " in m.group("who") else WEAK
+        out.append(_finding(text, m.start("who"), m.end("who"), "results", score))
+    out += _columns(text, found)
+    return [f for f in out if f is not None]
+
+
+def _columns(text: str, found: Sequence[Finding]) -> list[Finding | None]:
+    """Runs of three or more ranked lines: the name's place of each, once two of the run hold
+    a name found otherwise."""
+    believed = [(f.start, f.end) for f in found if f.kind == KIND and not f.doubt]
+    lines: list[tuple[int, int, int] | None] = []  # (line start, who start, who end)
+    at = 0
+    for line in text.split("\n"):
+        m = _LINE_RANK.match(line)
+        lines.append((at, at + m.start("who"), at + m.end("who")) if m else None)
+        at += len(line) + 1
+    out: list[Finding | None] = []
+    run: list[tuple[int, int, int]] = []
+    for item in [*lines, None]:
+        if item is not None:
+            run.append(item)
+            continue
+        if len(run) >= 3:
+            held = [any(a < e and s < b for a, b in believed) for _line, s, e in run]
+            if sum(held) >= 2:
+                for (_line, s, e), known in zip(run, held, strict=True):
+                    if not known:
+                        out.append(_finding(text, s, e, "column", WEAK))
+        run = []
+    return out
