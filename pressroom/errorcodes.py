@@ -58,9 +58,9 @@ MEANINGS = {
     "passed every check: it waits in review for that reviewer's approval.",
     "CSRF_REJECTED": "A sign-in or change at the reviewer's desk (/review) without the form's "
     "token or with another session's: reload the page and try again.",
-    "DOUBTFUL_NAMES": "More of the redaction's name findings are doubtful than "
-    "`PRESSROOM_DOUBT_HOLD_SHARE` allows: every one is burned, and the copy is held for a "
-    "person, with the doubtful ones marked at the desk.",
+    "DOUBTFUL_NAMES": "Three or more of the redaction's name findings, and more of them than "
+    "`PRESSROOM_DOUBT_HOLD_SHARE` allows, are doubtful: every one is burned, and the copy is "
+    "held for a person, with the doubtful ones marked at the desk.",
     "REVIEW_REQUESTED": "The job asked for a person to see its redaction (`review=always`): "
     "the output passed every check and waits in review for approval.",
     "INVALID_CURSOR": "A job-list cursor the service did not write (edited or truncated): "

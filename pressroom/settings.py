@@ -757,7 +757,7 @@ VARIABLES: tuple[Var, ...] = (
         "redaction.doubt_hold_share",
         SHARE,
         "A redaction is held for a person (`DOUBTFUL_NAMES`) when more than this share of its "
-        "name findings are doubtful; doubtful names are burned either way.",
+        "name findings, and three or more, are doubtful; doubtful names are burned either way.",
     ),
     _V(
         "PRESSROOM_RECOGNIZERS",

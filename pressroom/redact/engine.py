@@ -124,14 +124,20 @@ def redact_document(
     return replace(result, sheet=sheet, overridden=found.applied.overridden)
 
 
+# a redaction is held for doubt only with at least this many doubtful names
+DOUBT_HOLD_MIN = 3
+
+
 def _hold_for_doubt(
     findings: Sequence[DocumentFinding], sheet: ReviewSheet, settings: RedactionSettings
 ) -> None:
-    """Hold the output (``DOUBTFUL_NAMES``) when more of its name findings are doubtful than
-    the setting's share; each is burned either way."""
+    """Hold the output (``DOUBTFUL_NAMES``) when at least ``DOUBT_HOLD_MIN`` of its name
+    findings, and more than the setting's share of them, are doubtful; each is burned either
+    way."""
     names = [f for f in findings if f.kind == "name"]
     doubtful = sum(f.doubt for f in names)
-    if not names or doubtful / len(names) <= settings.doubt_hold_share:
+    # one or two half-believed words are burned, not worth a person: a pattern of doubt is
+    if doubtful < DOUBT_HOLD_MIN or doubtful / len(names) <= settings.doubt_hold_share:
         return
     held = DoubtfulNames(
         f"{doubtful} of {len(names)} name findings are doubtful (more than "

@@ -38,9 +38,18 @@ def test_a_surname_alone_after_the_full_name(detector: Detector) -> None:
 def test_lines_of_a_results_list(detector: Detector) -> None:
     text = (
         "Women's 400 metres final\n1. Marta Kowalczyk (Poland) 50.12\n"
-        "2. Aisha Bello (Nigeria) 50.48"
+        "2. Aisha Bello (Nigeria) 50.48\n3. Hanna Lindqvist (SWE) 50.97"
     )
-    assert _names(detector, text) == ["Marta Kowalczyk", "Aisha Bello"]
+    assert _names(detector, text) == ["Marta Kowalczyk", "Aisha Bello", "Hanna Lindqvist"]
+
+
+def test_a_scorecard_and_scorers_in_brackets(detector: Detector) -> None:
+    card = "A. Cook c Carey b Starc 45\nJ Root lbw b Lyon 12\nB. Stokes run out (Head) 5"
+    assert _names(detector, card) == [
+        "A. Cook", "Carey", "Starc", "J Root", "Lyon", "B. Stokes", "Head",
+    ]  # fmt: skip
+    found = _names(detector, "Leeds 2 (Okonkwo 12, Brennan 77) Derby 1 (Maddox 45)")
+    assert found == ["Okonkwo", "Brennan", "Maddox"]
 
 
 def test_a_name_in_a_table_cell_stops_at_the_cell(detector: Detector) -> None:

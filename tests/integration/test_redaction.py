@@ -641,29 +641,36 @@ def test_a_doubtful_name_is_burned_where_found_marked_and_held_past_the_share(
 ) -> None:
     """Fail closed, and no further: the doubtful call is burned at its place and marked on the
     review sheet, its word is not burned where nothing called it, and the document is held
-    only when doubtful names pass the share the operator set."""
+    only when three doubtful names or more pass the share the operator set."""
     from pressroom.errors import DoubtfulNames
     from pressroom.redact.detect.plugins import ENV_FACTORIES, _installed
 
     lines = ["Quillfeather said the minutes stand.", "The Quillfeather Trust meets in May."]
     src = text_pdf([lines], tmp_path / "in.pdf")
+    three = text_pdf(
+        [[*lines, "Quillfeather said so twice.", "Quillfeather said no."]], tmp_path / "3.pdf"
+    )
     policy = parse_policy("name", now=0)
     options = JobOptions(template=resolve_template(None))
     monkeypatch.setenv(ENV_FACTORIES, "tests.operator_recognizers:hesitant")
     _installed.cache_clear()
     try:
-        monkeypatch.setenv("PRESSROOM_DOUBT_HOLD_SHARE", "1")
+        # one doubtful name of one: burned, delivered (a pattern of doubt holds, one word not)
         result = redact_document(src, tmp_path / "kept.pdf", options, policy, engine)
+        monkeypatch.setenv("PRESSROOM_DOUBT_HOLD_SHARE", "1")
+        redact_document(three, tmp_path / "three.pdf", options, policy, engine)
         monkeypatch.setenv("PRESSROOM_DOUBT_HOLD_SHARE", "0.5")
         with pytest.raises(DoubtfulNames) as held:
-            redact_document(src, tmp_path / "held.pdf", options, policy, engine)
+            redact_document(three, tmp_path / "held.pdf", options, policy, engine)
     finally:
         _installed.cache_clear()
     assert result.sheet is not None
     assert [(f.kind, f.doubt) for f in result.sheet.findings] == [("name", True)]
-    for text in extractions(tmp_path / "kept.pdf"):
-        assert "Quillfeather said" not in text and "said the minutes stand." in text
-        assert "The Quillfeather Trust meets in May." in text  # never spread
-    assert held.value.code == "DOUBTFUL_NAMES" and "1 of 1 name findings" in held.value.message
-    assert [f.doubt for f in held.value.findings] == [True]
-    assert held.value.sheet is not None and held.value.sheet.as_json()["findings"][0]["doubt"]
+    for out in ("kept.pdf", "three.pdf"):
+        for text in extractions(tmp_path / out):
+            assert "Quillfeather said" not in text and "said the minutes stand." in text
+            assert "The Quillfeather Trust meets in May." in text  # never spread
+    assert held.value.code == "DOUBTFUL_NAMES" and "3 of 3 name findings" in held.value.message
+    assert [f.doubt for f in held.value.findings] == [True, True, True]
+    assert held.value.sheet is not None
+    assert all(f["doubt"] for f in held.value.sheet.as_json()["findings"])
