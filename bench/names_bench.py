@@ -23,8 +23,8 @@ Per corpus and per kind of mention:
 - **prec**: name findings that touch a person mention; **org/place**: findings that touch an
   organisation or a place and no person; **keep**: other labelled entities (organisations,
   places, works, products, the strings that must stay) not touched by any name finding;
-- **doubt**: findings marked ``"doubt": true``; **held**: documents whose doubtful share of name
-  mentions passes the hold setting.
+- **doubt**: findings marked ``"doubt": true``; **held**: documents the redaction engine would
+  hold ``DOUBTFUL_NAMES`` (three doubtful names or more, past ``--hold-share``).
 
 Kinds of mention (each mention has one, the first that fits): ``table`` (its line is a line of a
 table or a list: a tab, a rank or bullet at its start, or two numbers or more and few lower-case
@@ -210,7 +210,9 @@ class Tally:
                 if any(_touch(span, (s, e)) for k, s, e in doc.others if k in (nc.ORG, nc.PLACE)):
                     self.on_org_place += 1
                 self.false.append(_show(doc, span))
-        if names and doubtful / max(1, len(names)) > hold_share:
+        # as the redaction engine holds (DOUBTFUL_NAMES): three doubtful names or more, and
+        # more than the share of the document's name findings
+        if doubtful >= 3 and doubtful / max(1, len(names)) > hold_share:
             self.held += 1
         for _k, s, e in doc.others:
             self.keep_total += 1

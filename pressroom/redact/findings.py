@@ -3,7 +3,7 @@ page by page, in PDF points — for a reviewer of a held copy and for the dry ru
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pressroom.corrections import MANUAL
@@ -82,15 +82,19 @@ def page_findings(
 def _dedupe(found: list[DocumentFinding]) -> list[DocumentFinding]:
     """OCR and the page's own text often find the same value in the same place: report it once."""
     kept: list[DocumentFinding] = []
-    # a believed finding first: where both read the same value, the mark is not doubt
-    for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0], f.doubt)):
-        if any(
-            g.kind == f.kind
+    for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0])):
+        same = [
+            n
+            for n, g in enumerate(kept)
+            if g.kind == f.kind
             and g.page == f.page
             and overlaps(Box(*g.box), Box(*f.box))
             and normalise(g.value) == normalise(f.value)
-            for g in kept
-        ):
-            continue
-        kept.append(f)
+        ]
+        if not same:
+            kept.append(f)
+        elif not f.doubt:
+            # where either reading believes the value, the mark is not doubt
+            for n in same:
+                kept[n] = replace(kept[n], doubt=False)
     return kept

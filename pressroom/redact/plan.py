@@ -173,7 +173,7 @@ def detect(words: Sequence[Word], detector: Detector) -> list[Hit]:
     reading = IndexedText.of(words)
     for f in detector.find(reading.text):
         hits.append(Hit(f, tuple(reading.words_in(f.start, f.end))))
-    seen = {(h.finding.kind, h.words) for h in hits}
+    seen = {(h.finding.kind, h.words): n for n, h in enumerate(hits)}
     texts = {reading.text}
     for layout in (IndexedText.rows(words), IndexedText.columns(words)):
         if layout.text in texts:
@@ -181,9 +181,14 @@ def detect(words: Sequence[Word], detector: Detector) -> list[Hit]:
         texts.add(layout.text)
         for f in detector.find(layout.text, model=False):
             hit = Hit(f, tuple(layout.words_in(f.start, f.end)))
-            if (f.kind, hit.words) not in seen:  # the same finding read in another layout
-                seen.add((f.kind, hit.words))
+            n = seen.get((f.kind, hit.words))
+            if n is None:
+                seen[(f.kind, hit.words)] = len(hits)
                 hits.append(hit)
+            elif hits[n].finding.doubt and not f.doubt:
+                # the same words believed in another layout (a label beside its value): the
+                # finding is believed, and spread
+                hits[n] = hit
     return hits
 
 

@@ -5,6 +5,7 @@ redaction's first pass found (``redact.apply``, pure)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -344,3 +345,14 @@ def test_a_drag_grazing_the_next_word_takes_only_the_word_chosen() -> None:
     area = Box(grace.x0 - 5, grace.y0 - 5, okafor.x0 + 10, grace.y1 + 5)
     apply_corrections(Corrections(every=(Area(1, pt(area)),)), scans, by_kind)
     assert by_kind[MANUAL] == {"Grace"}
+
+
+def test_a_value_either_reading_believes_is_not_marked_doubtful() -> None:
+    from pressroom.redact.findings import _dedupe
+
+    ocr = DocumentFinding(1, "name", (72.0, 100.0, 130.0, 112.0), "Okafor", doubt=True)
+    text = DocumentFinding(1, "name", (72.4, 100.2, 130.1, 112.3), "Okafor", doubt=False)
+    # whichever comes first, the one place is shown once, and believed
+    assert _dedupe([ocr, text]) == _dedupe([text, ocr]) == [replace(ocr, doubt=False)]
+    alone = DocumentFinding(1, "name", (300.0, 100.0, 330.0, 112.0), "Lyon", doubt=True)
+    assert _dedupe([ocr, alone]) == [ocr, alone]

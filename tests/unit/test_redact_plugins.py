@@ -171,12 +171,19 @@ def test_a_person_two_pipelines_call_is_believed_and_one_alone_is_doubtful() -> 
     assert set(found) == {"Ada Okafor", "Harrowgate"}
     assert not found["Ada Okafor"].doubt and found["Ada Okafor"].score == AGREED
     assert found["Harrowgate"].doubt and found["Harrowgate"].score == ALONE
-    # one pipeline alone: believed on two words or a word the census lists, doubtful on an
-    # unknown single word (the model's weakest call)
+    # one pipeline alone: believed, an unknown surname too (it spreads to its other mentions);
+    # half believed only on what is mostly a place or an unknown acronym in capitals
     one = {f.value: f.doubt for f in NerRecognizer(_calls("Ada Okafor", "Harrowgate")).find(text)}
-    assert one == {"Ada Okafor": False, "Harrowgate": True}
-    assert [f.doubt for f in NerRecognizer(_calls("Venkataraman")).find(text)] == [True]
-    assert [f.doubt for f in NerRecognizer(_calls("Harrowgate")).find("Ask Mr Smith.")] == []
+    assert one == {"Ada Okafor": False, "Harrowgate": False}
+    assert [f.doubt for f in NerRecognizer(_calls("Venkataraman")).find(text)] == [False]
+    places = "Flights from Florida and ISIL claims; LEE and Ma agreed."
+    calls = NerRecognizer(_calls("Florida", "ISIL", "LEE", "Ma")).find(places)
+    assert {f.value: f.doubt for f in calls} == {
+        "Florida": True,
+        "ISIL": True,
+        "LEE": False,  # a census surname in capitals
+        "Ma": False,  # a census surname, not "ma" the relative
+    }
 
 
 def test_what_is_mostly_a_place_or_a_nationality() -> None:
@@ -187,15 +194,18 @@ def test_what_is_mostly_a_place_or_a_nationality() -> None:
         assert not mostly_place(value), value
 
 
-def test_a_place_a_weak_source_calls_a_person_is_dropped_but_a_cue_keeps_it() -> None:
-    text = "Flights to Florida resumed. Mr Lincoln flew to Lincoln."
+def test_a_place_a_weak_source_calls_a_person_is_half_believed_and_a_cue_believes_it() -> None:
+    """Fail closed: a place taken for a person is burned where it was found, never dropped;
+    it is only kept from spreading. A cue or a speaker label believes it."""
+    text = "Flights to Florida resumed. Mr Lincoln flew in.\nPRESTON: Yes."
     found = [
         Finding("name", 11, 18, "Florida", "given-name"),
         Finding("name", 31, 38, "Lincoln", "honorific"),
-        Finding("name", 47, 54, "Lincoln", "ner", AGREED),
+        Finding("name", 48, 55, "PRESTON", "speaker"),
     ]
     assert all(text[f.start : f.end] == f.value for f in found)
-    assert [(f.value, f.start) for f in resolve(found)] == [("Lincoln", 31)]
+    kept = {(f.value, f.doubt) for f in resolve(found)}
+    assert kept == {("Florida", True), ("Lincoln", False), ("PRESTON", False)}
 
 
 def test_a_doubtful_name_is_burned_where_found_and_never_spread() -> None:
@@ -211,3 +221,16 @@ def test_a_doubtful_name_is_burned_where_found_and_never_spread() -> None:
     assert [(f.value, f.doubt) for f in merged] == [("Harrowgate", False), ("Okafor", False)]
     alone = merge_spans(text, found[:1])
     assert [(f.value, f.doubt) for f in alone] == [("Harrowgate", True)]
+
+
+def test_a_name_the_model_reads_over_a_tab_is_kept_cell_by_cell() -> None:
+    text = "Holder\tAdaeze\tOkafor\t2024\nName\tTomas Herrera\tAjax Amsterdam"
+    found = NerRecognizer(_calls("Adaeze\tOkafor", "Tomas Herrera\tAjax Amsterdam")).find(text)
+    assert [f.value for f in found] == ["Adaeze", "Okafor", "Tomas Herrera", "Ajax Amsterdam"]
+
+
+def test_only_names_can_be_doubtful_and_the_best_belief_of_a_span_wins() -> None:
+    assert Finding("name", 0, 4, "Abel", "x", 0.6).doubt
+    assert not Finding("account-number", 0, 8, "12345678", "operator", 0.3).doubt
+    both = [Finding("name", 0, 4, "Lyon", "ner", ALONE), Finding("name", 0, 4, "Lyon", "x", 0.85)]
+    assert [(f.recognizer, f.doubt) for f in resolve(both)] == [("x", False)]

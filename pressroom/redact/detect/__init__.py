@@ -21,7 +21,9 @@ class Finding:
 
     @property
     def doubt(self) -> bool:
-        return self.score < DOUBT_BELOW
+        """A half-believed name. Only names: an operator's recogniser scoring an account
+        number low must not take it out of propagation and the leak checks."""
+        return self.kind == "name" and self.score < DOUBT_BELOW
 
 
 class Recognizer(Protocol):

@@ -37,22 +37,15 @@ RULES = {
 }
 # name findings that a model's "this is an organisation / a place" overrules
 WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name", "news"})
-# name findings that are dropped when what they found is, as a whole, mostly a place or a
-# nationality ("Florida", "Buenos Aires", "Kenyan"); a label, an honorific or a sentence
-# about the person ("Mr Lincoln", "my name is …") is evidence enough to keep it
+# name findings that are only half believed when what they found is, as a whole, mostly a
+# place or a nationality ("Florida", "Buenos Aires", "Kenyan"): burned where found, never
+# spread. A label, an honorific, a speaker label or a sentence about the person ("Mr
+# Lincoln", "LINCOLN:", "my name is …") is evidence enough; the model judges its own calls
+# (``ner._half_believed``)
 PLACE_WEAK_SOURCES = frozenset(
-    {
-        "ner",
-        "census",
-        "speaker",
-        "given-name",
-        "news",
-        "statement",
-        "initial-caps",
-        "results",
-        "column",
-    }
+    {"census", "given-name", "news", "initial-caps", "results", "column"}
 )
+PLACE_DOUBT = 0.6
 LETTER_CHARS = re.escape(UPPER_LETTERS + LOWER_LETTERS)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
 _POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")
@@ -219,7 +212,6 @@ def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) ->
             continue
         if f.kind == "name" and (
             any(c.isdigit() for c in f.value)
-            or (f.recognizer in PLACE_WEAK_SOURCES and mostly_place(f.value))
             # a town the model took for a person, inside an address found whole
             or (f.recognizer in ("ner", *WEAK_NAME_SOURCES) and addresses.holds(span))
         ):
@@ -231,6 +223,8 @@ def resolve(found: Iterable[Finding], others: Sequence[tuple[int, int]] = ()) ->
             and not people.overlaps(span)
         ):
             continue
+        if f.kind == "name" and f.recognizer in PLACE_WEAK_SOURCES and mostly_place(f.value):
+            f = Finding(f.kind, f.start, f.end, f.value, f.recognizer, min(f.score, PLACE_DOUBT))
         kept.append(f)
     return _unique(kept)
 
@@ -270,9 +264,11 @@ def _vetoed(others: _Spans, span: tuple[int, int], source: str) -> bool:
 
 
 def _unique(found: Iterable[Finding]) -> list[Finding]:
+    """One finding per class and span: the best believed of them (a scorecard's call over the
+    model's doubt on the same words)."""
     seen: set[tuple[str, int, int]] = set()
     out: list[Finding] = []
-    for f in sorted(found, key=lambda f: (f.start, -f.end, f.kind)):
+    for f in sorted(found, key=lambda f: (f.start, -f.end, f.kind, -f.score)):
         key = (f.kind, f.start, f.end)
         if key not in seen:
             seen.add(key)

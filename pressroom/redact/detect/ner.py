@@ -30,6 +30,7 @@ from pressroom.redact.detect import Finding
 from pressroom.redact.detect.name_cues import HONORIFIC, UPPER
 from pressroom.redact.detect.name_words import KIN, ORG_WORDS, ROLES, STOP, census
 from pressroom.redact.detect.names import before_organisation, trim_name
+from pressroom.redact.detect.places import mostly_place
 from pressroom.settings import DEFAULT_NER_MODEL, RedactionSettings
 
 ENV_NER_MODEL = "PRESSROOM_NER_MODEL"
@@ -202,36 +203,36 @@ def _plausible(text: str, start: int, end: int) -> bool:
     words = [w.strip(".,").casefold() for w in value.split()]
     if not words or not any(c.isupper() for c in value):
         return False
-    if all(w in STOP or w in ROLES or w in KIN for w in words) or words[-1] in _STREET_END:
+    first, last = census()
+    # a word the census lists is a name even when it is also a word for a relative ("Ma")
+    known = len(words) == 1 and (words[0] in first or words[0] in last)
+    ordinary = (STOP | ROLES) if known else (STOP | ROLES | KIN)
+    if all(w in ordinary for w in words) or words[-1] in _STREET_END:
         return False
     if any(w in ORG_WORDS for w in words):
         return False
     if len(words) == 1:
-        first, last = census()
-        if words[0] in first or words[0] in last:
+        if known:
             return True
-        # "ISIL", "DSLR", "NHL": a short word in capitals that no census lists is an acronym
-        if value.isupper() and sum(c.isalpha() for c in value) <= 4:
-            return False
         return not _SENTENCE_START.search(text[max(0, start - 3) : start])
     return sum(c.isalpha() for c in value) >= 2
 
 
-# a person two pipelines call (or the one pipeline, when the name is believable on its own);
-# one of several alone, or one word no census lists from the one pipeline: doubtful
+# a person two pipelines call (or the one pipeline); one of several alone: doubtful
 AGREED, ALONE = 0.9, 0.6
 
 
-def _believable(value: str) -> bool:
-    """What one pipeline alone may be believed on: two words or more, or a word the census
-    lists as a given name or a surname ("Okafor" is not, "Trump" is: the model's single
-    unknown word is its weakest call)."""
-    words = [w.strip(".,'\u2019").casefold() for w in value.split()]
-    if len(words) != 1:
+def _half_believed(value: str) -> bool:
+    """A call the model makes that needs more evidence than its own: what is mostly a place or
+    a nationality ("Florida"), or a short word in capitals no census lists ("ISIL", "DSLR":
+    an acronym more often than a person). Burned all the same, never spread."""
+    if mostly_place(value):
         return True
+    word = value.strip(".,'\u2019")
+    if " " in word or not word.isupper() or sum(c.isalpha() for c in word) > 4:
+        return False
     first, last = census()
-    word = words[0].removesuffix("'s")
-    return word in first or word in last
+    return word.casefold() not in first and word.casefold() not in last
 
 
 class _Entity(NamedTuple):
@@ -303,13 +304,7 @@ class NerRecognizer:
                         others.append((ent.start_char, ent.end_char))
                     if ent.label_ not in PERSON_LABELS:
                         continue
-                    # a tab is the gap between two cells: a name never runs over it
-                    at = ent.start_char
-                    for piece in text[ent.start_char : ent.end_char].split("\t"):
-                        span = self._person(text, at, at + len(piece), recased=n == 1)
-                        at += len(piece) + 1
-                        if span is not None:
-                            mine.append(span)
+                    mine += self._cells(text, ent.start_char, ent.end_char, recased=n == 1)
             called.append(mine)
         people: list[Finding] = []
         seen: set[tuple[int, int]] = set()
@@ -318,19 +313,39 @@ class NerRecognizer:
                 if (start, end) in seen:
                     continue
                 seen.add((start, end))
-                if len(pipelines) > 1:
-                    agreed = any(
-                        a < end and start < b
-                        for j, theirs in enumerate(called)
-                        if j != k
-                        for a, b in theirs
-                    )
-                else:
-                    agreed = _believable(text[start:end])
-                score = AGREED if agreed else ALONE
+                agreed = len(pipelines) == 1 or any(
+                    a < end and start < b
+                    for j, theirs in enumerate(called)
+                    if j != k
+                    for a, b in theirs
+                )
+                score = AGREED if agreed and not _half_believed(text[start:end]) else ALONE
                 people.append(Finding(self.kind, start, end, text[start:end], "ner", score))
         self._last = (text, people, others)
         return people, others
+
+    @classmethod
+    def _cells(cls, text: str, start: int, end: int, *, recased: bool) -> list[tuple[int, int]]:
+        """A PERSON entity as names' spans, one per table cell: a tab is the gap between two
+        cells, and a name never runs over it. Where the entity is a name as a whole, each
+        cell's part of it is kept ("Adaeze<tab>Okafor" stays burned, both halves)."""
+        whole = cls._person(text, start, end, recased=recased)
+        if "\t" not in text[start:end]:
+            return [whole] if whole is not None else []
+        spans: list[tuple[int, int]] = []
+        at = start
+        for piece in text[start:end].split("\t"):
+            a, b = at, at + len(piece)
+            at = b + 1
+            if whole is None:
+                span = cls._person(text, a, b, recased=recased)
+            else:
+                a, b = clean_span(text, a, b)
+                a += len(text[a:b]) - len(text[a:b].lstrip())
+                span = (a, b) if b > a and any(c.isalpha() for c in text[a:b]) else None
+            if span is not None:
+                spans.append(span)
+        return spans
 
     @staticmethod
     def _person(text: str, start: int, end: int, *, recased: bool) -> tuple[int, int] | None:

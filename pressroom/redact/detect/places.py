@@ -19,12 +19,14 @@ from pressroom.redact.detect.name_words import fold
 # surname: then a place's name is as likely a person's ("Jordan", "Jackson", "Florence")
 COMMON_NAME_PERCENT = 0.05
 
+# several words are joined by "_" here
 NATIONALITIES = frozenset(
-    """afghan albanian algerian american andorran angolan argentine argentinian armenian
+    w.replace("_", " ")
+    for w in """afghan albanian algerian american andorran angolan argentine argentinian armenian
     australian austrian azerbaijani azeri bahamian bahraini bangladeshi barbadian belarusian
     belgian belizean beninese bhutanese bolivian bosnian botswanan brazilian british bruneian
     bulgarian burkinabe burmese burundian cambodian cameroonian canadian chadian chilean chinese
-    colombian congolese costa rican croatian cuban cypriot czech danish djiboutian dominican dutch
+    colombian congolese costa_rican croatian cuban cypriot czech danish djiboutian dominican dutch
     ecuadorian egyptian emirati english eritrean estonian ethiopian fijian filipino finnish french
     gabonese gambian georgian german ghanaian greek grenadian guatemalan guinean guyanese haitian
     honduran hungarian icelandic indian indonesian iranian iraqi irish israeli italian ivorian
@@ -33,8 +35,8 @@ NATIONALITIES = frozenset(
     maldivian malian maltese mauritanian mauritian mexican moldovan monegasque mongolian
     montenegrin moroccan mozambican namibian nepalese nepali nicaraguan nigerian nigerien
     norwegian omani pakistani palestinian panamanian paraguayan peruvian polish portuguese qatari
-    romanian russian rwandan salvadoran samoan saudi scottish senegalese serbian sierra leonean
-    singaporean slovak slovakian slovenian somali south african spanish sri lankan sudanese
+    romanian russian rwandan salvadoran samoan saudi scottish senegalese serbian sierra_leonean
+    singaporean slovak slovakian slovenian somali south_african spanish sri_lankan sudanese
     surinamese swazi swedish swiss syrian taiwanese tajik tanzanian thai togolese tongan
     trinidadian tunisian turkish turkmen ugandan ukrainian uruguayan uzbek venezuelan vietnamese
     welsh yemeni zambian zimbabwean european african asian arab arabic latin hispanic

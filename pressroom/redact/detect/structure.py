@@ -29,11 +29,14 @@ from pressroom.redact.detect.places import mostly_place
 STRONG, WEAK = 0.85, 0.6
 KIND = "name"
 
-# a capitalised word, an initial ("J." or "J"), hyphens and apostrophes inside
-_CAP = rf"{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))*"
+# a capitalised word of two letters or more, an initial ("J." or "J"): one parse each, so a
+# failed match cannot try every way of reading "A B C" (no backtracking blow-up); hyphens and
+# apostrophes inside a word
+_CAP = rf"{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))+"
 _INITIAL = rf"{UPPER}\.?"
-# one to four words, initials first ("A. N. Other", "de Kock" is not capitalised: left alone)
-NAME = rf"(?:{_INITIAL}\s){{0,3}}{_CAP}(?:[ ]{_CAP}){{0,2}}"
+# up to three initials, then one to three words, on one line ("A. N. Other"; "de Kock" is not
+# capitalised: left alone)
+NAME = rf"(?>(?:{_INITIAL}[ ]){{0,3}}){_CAP}(?:[ ]{_CAP}){{0,2}}"
 
 
 def _n(group: str) -> str:
@@ -52,9 +55,11 @@ _DISMISSAL = re.compile(
     rf"|not[ \t]+out"
     rf")[ \t]+\d{{1,3}}\b"
 )
+# a scorer and their minutes, the next ones after a comma; at most twelve of them
+_GOAL = r"\d{1,3}(?:\+\d)?'?(?:[ \t]*pen\.?)?"
 _SCORE_BRACKET = re.compile(
-    rf"\b\d{{1,2}}[ \t]*\((?P<inside>[ \t]*{NAME}[ \t]+\d{{1,3}}(?:\+\d)?'?(?:[ \t]*pen\.?)?"
-    rf"(?:[ \t]*[,;][ \t]*(?:{NAME}[ \t]+)?\d{{1,3}}(?:\+\d)?'?(?:[ \t]*pen\.?)?)*[ \t]*)\)"
+    rf"\b\d{{1,2}}[ \t]*\((?P<inside>(?>[ \t]*{NAME}[ \t]+{_GOAL}"
+    rf"(?:[ \t]*[,;][ \t]*(?:{NAME}[ \t]+)?{_GOAL}){{0,11}})[ \t]*)\)"
 )
 _SCORER = re.compile(rf"(?P<who>{NAME})[ \t]+\d")
 _RESULT = re.compile(
