@@ -129,6 +129,13 @@ def adversarial(n: int) -> dict[str, str]:
         "street lines": _wrap("12 Elm Street, Leeds LS1 4DY".split() * (n // 24), n),
         "US addresses": _wrap("1600 Main Street, Springfield, IL 62701".split() * (n // 36), n),
         "IBANs": _wrap(" ".join(_iban(rnd) for _ in range(n // 20)).split(), n),
+        # the shapes of lists and tables (redact/detect/structure.py): a scorers' bracket that
+        # never closes, initials that never end in a name, ranked lines with a bracket
+        "scorers' bracket, unclosed": ("Leeds 2 (" + _repeat("A B C 1, ", n - 10))[: n - 1],
+        "runs of initials": _wrap("A B C D E F G H c J K b L".split() * (n // 26), n),
+        "ranked results lines": "\n".join(
+            f"{i % 999 + 1}. Abc Def Ghi (Xyz) 12.3" for i in range(n // 30)
+        )[: n - 1],
     }
 
 
