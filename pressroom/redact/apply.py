@@ -212,6 +212,6 @@ def review_sheet(
         for s in scans
     )
     corrections = corrections or Corrections()
-    shown = [SheetFinding(f.page, f.kind, f.box, f.doubt) for f in findings]
+    shown = [f.sheet() for f in findings]
     shown += [SheetFinding(a.page, MANUAL, a.box) for a in corrections.manual]
     return ReviewSheet(pages, tuple(shown), corrections)

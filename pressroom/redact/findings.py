@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pressroom.corrections import MANUAL
+from pressroom.corrections import MANUAL, SheetFinding
 from pressroom.models import Box
 from pressroom.redact.plan import covered_words, normalise, overlaps
 from pressroom.redact.scan import PageScan
@@ -23,14 +23,12 @@ class DocumentFinding:
     value: str
     doubt: bool = False  # a half-believed name: burned, and marked for the reviewer
 
+    def sheet(self) -> SheetFinding:
+        """As the desk shows it: its place, class and doubt, never its value."""
+        return SheetFinding(self.page, self.kind, self.box, self.doubt)
+
     def as_json(self, *, values: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "page": self.page,
-            "class": self.kind,
-            "box": [round(v, 2) for v in self.box],
-        }
-        if self.doubt:
-            out["doubt"] = True
+        out = self.sheet().as_json()
         if values:
             out["value"] = self.value
         return out

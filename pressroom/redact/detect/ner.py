@@ -294,9 +294,9 @@ class NerRecognizer:
         texts = [flat]
         if _CAPS_WORD.search(flat):
             texts.append(recase(flat))
-        pipelines = (self.nlp, *self.more)
+        nlps = (self.nlp, *self.more)
         called: list[list[tuple[int, int]]] = []  # each pipeline's people
-        for nlp in pipelines:
+        for nlp in nlps:
             mine: list[tuple[int, int]] = []
             for n, variant in enumerate(texts):
                 for ent in self._entities(variant, nlp):
@@ -313,7 +313,7 @@ class NerRecognizer:
                 if (start, end) in seen:
                     continue
                 seen.add((start, end))
-                agreed = len(pipelines) == 1 or any(
+                agreed = len(nlps) == 1 or any(
                     a < end and start < b
                     for j, theirs in enumerate(called)
                     if j != k
