@@ -121,13 +121,18 @@ class SheetPage:
     height_pt: float
     rotation: int = 0
     level: float = 0.0
+    # where the page lies on its output page: (scale, left, top) in output points, y down;
+    # a point (x, y) here is at (left + scale x, top + scale y) there
+    placement: tuple[float, float, float] = (1.0, 0.0, 0.0)
 
     def as_json(self) -> dict[str, Any]:
+        scale, left, top = self.placement
         return {
             "width_pt": round(self.width_pt, 2),
             "height_pt": round(self.height_pt, 2),
             "rotation": self.rotation,
             "level": round(self.level, 4),
+            "output": {"scale": round(scale, 6), "offset_pt": [round(left, 3), round(top, 3)]},
         }
 
 
@@ -176,6 +181,7 @@ class ReviewSheet:
                 float(p["height_pt"]),
                 int(p.get("rotation", 0)),
                 float(p.get("level", 0.0)),
+                _placement(p.get("output")),
             )
             for p in raw.get("pages", [])
         )
@@ -184,6 +190,14 @@ class ReviewSheet:
             for f in raw.get("findings", [])
         )
         return cls(pages, findings, Corrections.parse(raw.get("corrections") or {}))
+
+
+def _placement(raw: object) -> tuple[float, float, float]:
+    """A stored page's placement on its output page; a sheet from before it: unscaled."""
+    if not isinstance(raw, Mapping):
+        return (1.0, 0.0, 0.0)
+    left, top = (float(v) for v in raw.get("offset_pt", (0.0, 0.0)))
+    return (float(raw.get("scale", 1.0)), left, top)
 
 
 def _box(raw: Sequence[float]) -> tuple[float, float, float, float]:

@@ -109,6 +109,9 @@ MEANINGS = {
     "UNAVAILABLE": "The CLI's client could not reach the service (exit 75).",
     "UNKNOWN_TEMPLATE": "No such template for this tenant, or one that cannot be used as written.",
     "UNREADABLE_SCAN": "Recognition found no usable text.",
+    "UNSUPPORTED_FORM": "An XFA form with no appearances of its own (a dynamic form: the viewer "
+    "builds its pages). Pressroom keeps what a form shows by drawing it into the page, and "
+    "cannot for this one; save it as a static PDF (print to PDF) and send that.",
     "UNSUPPORTED_POLICY": "A redaction class Pressroom does not support, or a malformed "
     "`expires_at`.",
     "VERIFIER_UNAVAILABLE": "The identity service timed out or failed.",

@@ -91,6 +91,13 @@ class UnreadableScan(PermanentError):
     code = "UNREADABLE_SCAN"
 
 
+class UnsupportedForm(PermanentError):
+    """An XFA form whose pages hold no appearances of their own: a viewer builds what it shows,
+    so flattening would deliver it empty."""
+
+    code = "UNSUPPORTED_FORM"
+
+
 class UnknownTemplate(PermanentError):
     code = "UNKNOWN_TEMPLATE"
     http_status = 400

@@ -22,6 +22,7 @@ from pressroom.fsutil import place_copy
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
+    from pressroom.pipeline.core import DocumentResult
     from pressroom.redact.policy import RedactionPolicy
     from pressroom.templates import Template
 
@@ -172,9 +173,20 @@ def process_one(
         f"ok  {dest}  {result.pages} page(s): {result.ocr_pages} OCR, {result.kept_pages} kept text"
         + (f", {turned} turned upright" if turned else "")
         + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
+        + _flattened(result)
         + f"  {time.monotonic() - t0:.1f}s",
         result.pages,
     )
+
+
+def _flattened(result: DocumentResult) -> str:
+    """What the ok line says of forms and annotations drawn into their pages."""
+    said = []
+    if result.flattened:
+        said.append(f"{result.flattened} form fields and annotations drawn in")
+    if result.notes:
+        said.append(f"{result.notes} sticky note" + ("s" if result.notes != 1 else ""))
+    return "".join(f", {s}" for s in said)
 
 
 def _report(outcome: Outcome, quiet: bool) -> None:

@@ -30,6 +30,8 @@ from functools import partial
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
+from pressroom.engines.fonts import embedded, fill_simple_truetype, substitute
+
 # keys a renderer needs, by kind of object; every other key is dropped
 _FORM_KEYS = frozenset({"/Type", "/Subtype", "/FormType", "/BBox", "/Matrix", "/Group"})
 _IMAGE_KEYS = frozenset(
@@ -93,6 +95,7 @@ _ALLOWED: dict[str, frozenset[str]] = {
     "icc": frozenset({"/N", "/Alternate", "/Range", *_STREAM}),
 }
 _FONT_FILES = ("/FontFile", "/FontFile2", "/FontFile3")
+_SIMPLE = (Name.Type1, Name.MMType1, Name.TrueType)
 # keys that carry data about an object rather than its drawing, dropped wherever they are met
 _NOT_DRAWING = frozenset(
     {"/Metadata", "/PieceInfo", "/LastModified", "/StructParent", "/StructParents", "/OPI"}
@@ -123,6 +126,8 @@ class PageCleaner:
         self._open: set[tuple[tuple[int, int], object]] = set()  # forms being cleaned
         self._objects: set[tuple[int, int]] = set()
         self._names: dict[int, dict[tuple[str, str], str]] = {}  # per content stream
+        self._embedded: set[tuple[int, int]] = set()  # fonts judged for embedding
+        self._font_files: dict[tuple[str, frozenset[int]], pikepdf.Object] = {}
 
     def page_form(self, page: pikepdf.Page, bbox: Sequence[float]) -> pikepdf.Stream:
         """The page as a form XObject holding only what its content draws."""
@@ -361,7 +366,7 @@ class PageCleaner:
         if not isinstance(font, Dictionary):
             return font
         if font.get("/Subtype") != Name.Type3:
-            return self._generic(font, depth)
+            return self._embed(self._generic(font, depth))
         # a Type 3 font's glyphs are content streams: each written again, with what they use
         key = font.objgen if font.is_indirect else None
         if key is not None and key in self._streams:
@@ -392,6 +397,34 @@ class PageCleaner:
         if key is not None:
             self._streams[key] = indirect
         return indirect
+
+    def _embed(self, font: pikepdf.Object) -> pikepdf.Object:
+        """A standard font the source leaves out (Helvetica, Times, Courier and their everyday
+        names) made the embedded, metric-compatible Pressroom font, in place: the text keeps
+        its codes, encoding and widths (engines.fonts)."""
+        if not isinstance(font, Dictionary) or font.get("/Subtype") not in _SIMPLE:
+            return font
+        key = font.objgen if font.is_indirect else None
+        if key is not None and key in self._embedded:
+            return font
+        if key is not None:
+            self._embedded.add(key)
+        base = font.get("/BaseFont")
+        stem = substitute(str(base)) if isinstance(base, Name) else None
+        if stem is None or embedded(font):
+            return font
+        widths, first = font.get("/Widths"), font.get("/FirstChar")
+        fill_simple_truetype(
+            self.pdf,
+            font,
+            stem,
+            font.get("/Encoding"),
+            range(256),
+            widths=widths if isinstance(widths, Array) else None,
+            first_char=int(first) if isinstance(first, int) else None,
+            shared=self._font_files,
+        )
+        return font
 
     def _pattern(
         self, pattern: pikepdf.Object, resources: pikepdf.Object | None, depth: int

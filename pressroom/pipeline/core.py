@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
 from PIL import Image
 
@@ -24,9 +25,10 @@ from pressroom.errors import Corrupt, DeadlineExceeded, OutputCheckFailed, Unrea
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256
-from pressroom.pipeline.ocr import OcrEngine
+from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits, RedactionSettings
 from pressroom.templates import Template
 
@@ -72,6 +74,8 @@ class DocumentResult:
     sheet: ReviewSheet | None = None
     # (page, class) of findings that kept a box a reviewer removed burned (they cover it)
     overridden: tuple[tuple[int, str], ...] = ()
+    flattened: int = 0  # form fields and annotations drawn into their pages
+    notes: int = 0  # sticky notes (text annotations) with words, which no page shows
 
     @classmethod
     def of(
@@ -188,6 +192,43 @@ def frame_resolution(height_px: int, page: PageInfo) -> tuple[float, float]:
     return page.native_dpi or 300.0, height_px * 72.0 / page.height_pt
 
 
+MarginsBlank = Callable[[float, float], bool]
+INK = 160  # a grey level darker than this is ink, not paper
+
+
+def blank_margins(grey: Image.Image, rotation: int, dpi: float) -> MarginsBlank:
+    """Whether the page these pixels show, turned upright by ``rotation`` (cw), has nothing in
+    its top and bottom margins of so many points: where brand bands may go over it. Only which
+    rows hold ink is kept, not the pixels."""
+    step = max(1, round(dpi / 75.0))  # about 75 dpi is plenty to see a mark
+    small = rotate_cw(grey.reduce(step) if step > 1 else grey, rotation)
+    rows = np.asarray(small.convert("L")) < INK
+    inked = rows.sum(axis=1) > max(1, small.width // 500)
+    px_per_pt = dpi / 72.0 / step
+
+    def blank(top: float, bottom: float) -> bool:
+        # a little more than the band: a scan levelled after this was measured moves a little
+        n_top, n_bottom = (int(np.ceil(v * 1.1 * px_per_pt)) for v in (top, bottom))
+        return not inked[:n_top].any() and not (n_bottom and inked[-n_bottom:].any())
+
+    return blank
+
+
+def square_frame(image: Image.Image, page: PageInfo, budget: PixelBudget) -> Image.Image:
+    """An image frame with square pixels: as it is, or resampled to its finer resolution (a
+    fax's 204x98 dpi becomes 204x204), so one resolution maps its pixels to the page's points
+    both ways."""
+    dpi_x, dpi_y = frame_resolution(image.height, page)
+    if square(dpi_x, dpi_y):
+        return image
+    dpi = max(dpi_x, dpi_y)
+    size = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
+    budget.take(*size, f"making page {page.index + 1}'s pixels square")
+    if image.mode == "1":
+        image = image.convert("L")
+    return image.resize(size, Image.Resampling.BILINEAR)
+
+
 class Assembly:
     """One job's output as it is put together, page by page, then finished and checked: the
     same for every variant. Pages are added in order; the cover (when the template has one)
@@ -228,13 +269,18 @@ class Assembly:
         level: float = 0.0,
         part: Path | None = None,
         part_pages: int = 0,
+        margins_blank: MarginsBlank | None = None,
     ) -> PageLayout:
         """Place one page with its text layer; a callable ``placed`` is built only here. Once
         the output holds ``part_pages`` pages (0: never) they are written out to a part file
-        beside ``part``."""
+        beside ``part``. ``margins_blank``: whether the upright page shows nothing in its top
+        and bottom margins of so many points (None: not known, so the bands never go over
+        them)."""
         with self.timer.stage(Stage.RENDER):
             source = placed() if callable(placed) else placed
-            layout = self.builder.add_page(source, text, rotation, text.index + 1, level=level)
+            layout = self.builder.add_page(
+                source, text, rotation, text.index + 1, level=level, margins_blank=margins_blank
+            )
             del source
             if not self.checked and self.offset and self.cover:
                 self.builder.add_cover(layout.width, layout.height)
@@ -293,7 +339,7 @@ def page_records(pages: Sequence[CheckedPage]) -> list[dict[str, Any]]:
     return [
         {
             "index": p.output_index,
-            "layout": [p.layout.width, p.layout.height, list(p.layout.content)],
+            "layout": [p.layout.width, p.layout.height, list(p.layout.content), p.layout.scale],
             "method": p.method,
             "expected": p.expected,
             "real_chars": p.real_chars,
@@ -307,12 +353,17 @@ def page_records(pages: Sequence[CheckedPage]) -> list[dict[str, Any]]:
 def read_page_records(records: Sequence[dict[str, Any]]) -> list[CheckedPage]:
     out = []
     for r in records:
-        width, height, content = r["layout"]
+        width, height, content, *scale = r["layout"]  # (a part from before the scale: 1)
         left, bottom, right, top = (float(v) for v in content)
         out.append(
             CheckedPage(
                 int(r["index"]),
-                PageLayout(float(width), float(height), (left, bottom, right, top)),
+                PageLayout(
+                    float(width),
+                    float(height),
+                    (left, bottom, right, top),
+                    float(scale[0]) if scale else 1.0,
+                ),
                 str(r["method"]),
                 str(r["expected"]),
                 int(r["real_chars"]),

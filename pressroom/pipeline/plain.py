@@ -24,7 +24,9 @@ from pressroom.pipeline.core import (
     Assembly,
     DocumentResult,
     JobOptions,
+    MarginsBlank,
     Progress,
+    blank_margins,
     frame_resolution,
     image_page,
     open_source_pdf,
@@ -32,6 +34,7 @@ from pressroom.pipeline.core import (
     remaining,
     square,
 )
+from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
 from pressroom.pipeline.render import PlacedSource, turn_cw
@@ -82,9 +85,11 @@ def process_range(
     the whole). ``boundary`` is called before each page: it raises to stop the range (a
     cancel, a lost lease). Returns the pages as the output check must find them."""
     timer = timer or StageTimer()
-    with timer.stage(Stage.INSPECT):
-        info = inspect_source(source, options.limits)
     with ExitStack() as stack:
+        # forms and annotations drawn into their pages, as for a whole document
+        source = stack.enter_context(flattened(source, part)).path
+        with timer.stage(Stage.INSPECT):
+            info = inspect_source(source, options.limits)
         base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
         out = Assembly(stack, options, len(info.pages), engine, timer, base=base, cover=False)
         _read_pages(stack, source, info, out, options, engine, part, only=pages, boundary=boundary)
@@ -136,6 +141,7 @@ def _read_pages(
         remaining(options.deadline)
         level = 0.0
         placed: PlacedSource | Callable[[], PlacedSource] = page.place
+        margins: MarginsBlank | None = None
         if raster is None:
             text = PageText(index=page_info.index, method="kept", real_chars=page_info.text_chars)
             rotation = 0
@@ -155,13 +161,23 @@ def _read_pages(
                 real_chars=reading.result.real_chars,
             )
             rotation = reading.rotation
+            if options.template.fit == "margin":
+                margins = blank_margins(raster.image, rotation, raster.dpi)
             if reading.straightened:
                 levelled_pages += 1
                 with timer.stage(Stage.STRAIGHTEN):
                     placed, rotation, level = _levelled(out.pdf, page, reading)
             del raster, reading
         del page
-        out.add(placed, text, rotation, level=level, part=output, part_pages=chunk)
+        out.add(
+            placed,
+            text,
+            rotation,
+            level=level,
+            part=output,
+            part_pages=chunk,
+            margins_blank=margins,
+        )
         del placed
         if progress is not None:
             progress(page_info.index + 1, total)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -11,8 +12,9 @@ from pathlib import Path
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
+from pressroom.engines.fonts import BAND_FONT, fill_simple_truetype
 from pressroom.engines.images import logo_xobject
-from pressroom.models import PageText
+from pressroom.models import Box, PageText
 from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, to_unicode
 from pressroom.templates import Band, Template
 
@@ -178,9 +180,38 @@ class PlacedSource:
 
 @dataclass(frozen=True, slots=True)
 class PageLayout:
+    """Where a source page lands on its output page. The output page is the source's own size
+    (after turning upright); brand bands that do not fit over a blank margin make the source
+    ``scale`` times smaller, placed at ``content``."""
+
     width: float
     height: float
     content: tuple[float, float, float, float]  # l, b, r, t of the source content, points
+    scale: float = 1.0  # output points per source point
+
+    def onto(self, box: Box, unit: float = 1.0) -> Box:
+        """``box`` in the source's upright frame (y down, ``unit`` units a point: pixels at
+        some resolution, or 1 for points) in the same units on the output page (y down)."""
+        left, _bottom, _right, top = self.content
+        dx, dy = left * unit, (self.height - top) * unit
+        k = self.scale
+        return Box(dx + box.x0 * k, dy + box.y0 * k, dx + box.x1 * k, dy + box.y1 * k)
+
+
+# Band heights and font sizes are meant for Letter and A4; pages whose shorter side is
+# outside these are given bands scaled to them.
+LETTER_A4 = (595.0, 612.0)
+
+
+def band_scale(width: float, height: float) -> float:
+    """How much a template's bands grow or shrink on a page of this size."""
+    short = min(width, height)
+    low, high = LETTER_A4
+    if short < low:
+        return short / low
+    if short > high:
+        return short / high
+    return 1.0
 
 
 def pdf_date(when: datetime) -> str:
@@ -226,7 +257,8 @@ class OutputBuilder:
         self.producer = producer
         self._glyphless: pikepdf.Object | None = None
         self._codes: set[int] = set()  # code points the text layer uses beyond U+00FF
-        self._helvetica: pikepdf.Object | None = None
+        self._helvetica: Dictionary | None = None
+        self._band_codes: set[int] = set()  # WinAnsi codes the band font shows
         self._logo: tuple[pikepdf.Stream, float] | None = None
         self.parts: list[Path] = []
 
@@ -237,17 +269,20 @@ class OutputBuilder:
         return self._glyphless
 
     @property
-    def helvetica(self) -> pikepdf.Object:
+    def helvetica(self) -> Dictionary:
+        """The band and cover font: Pressroom Sans (Helvetica's metrics), WinAnsi-encoded,
+        embedded at the end with the glyphs the text uses (``_finish_font``)."""
         if self._helvetica is None:
             self._helvetica = self.pdf.make_indirect(
-                Dictionary(
-                    Type=Name.Font,
-                    Subtype=Name.Type1,
-                    BaseFont=Name.Helvetica,
-                    Encoding=Name.WinAnsiEncoding,
-                )
+                Dictionary(Type=Name.Font, Subtype=Name.TrueType, Encoding=Name.WinAnsiEncoding)
             )
         return self._helvetica
+
+    def _shown(self, text: str) -> str:
+        """Hex of ``text`` in the band font, its codes noted for the subset."""
+        data = _winansi(text)
+        self._band_codes.update(data)
+        return data.hex()
 
     def logo(self) -> tuple[pikepdf.Stream, float] | None:
         if self._logo is None and self.template.logo is not None:
@@ -268,22 +303,41 @@ class OutputBuilder:
         page_number: int,
         *,
         level: float = 0.0,
+        margins_blank: Callable[[float, float], bool] | None = None,
     ) -> PageLayout:
-        """One output page: source turned upright by ``rotation`` (cw), bands above and below.
+        """One output page the size of the source turned upright by ``rotation`` (cw), the
+        brand bands at its top and bottom.
+
+        The bands go over the page's own margins when the template says so (``fit =
+        "margin"``) and ``margins_blank(top, bottom)`` says the source shows nothing in its top
+        ``top`` and bottom ``bottom`` points; otherwise the source is scaled into the area
+        between them, centred. The page is never enlarged.
 
         ``level``: degrees by which the upright source is turned clockwise about its centre to
         level its lines (a page drawn from vectors; scans are levelled in their pixels).
         """
         header, footer = self.template.header, self.template.footer
         turn, (w, h) = turn_cw(rotation, source.width, source.height)
+        k = band_scale(w, h)
+        top, bottom = header.height * k, footer.height * k
+        scale, dx, dy = 1.0, 0.0, 0.0
+        if top or bottom:
+            over = self.template.fit == "margin" and (
+                margins_blank is not None and margins_blank(top, bottom)
+            )
+            if not over:
+                scale = max(h - top - bottom, 1.0) / h
+                dx, dy = w * (1.0 - scale) / 2.0, bottom
         upright = then(source.to_frame, turn)
         clip = ""
+        content = (dx, dy, dx + w * scale, dy + h * scale)
         if level:
             upright = then(upright, levelling(level, w, h))
-            # the turned corners must not reach into the bands
-            clip = f"0 {footer.height:.4f} {w:.4f} {h:.4f} re W n "
-        placement = then(upright, (1.0, 0.0, 0.0, 1.0, 0.0, footer.height))
-        page_w, page_h = w, h + header.height + footer.height
+            # the turned corners must not reach past the source's own frame (into the bands)
+            x0, y0, x1, y1 = content
+            clip = f"{x0:.4f} {y0:.4f} {x1 - x0:.4f} {y1 - y0:.4f} re W n "
+        placement = then(upright, (scale, 0.0, 0.0, scale, dx, dy))
+        page_w, page_h = w, h
         ops = [f"q {clip}{_fmt(placement)} cm /Src Do Q\n".encode()]
         fonts = Dictionary()
         xobjects = Dictionary(Src=source.xobject)
@@ -294,12 +348,12 @@ class OutputBuilder:
                 text_layer_ops(
                     text.words,
                     font="/Gly",
-                    origin=(0.0, footer.height),
+                    origin=(dx, dy),
                     frame_height_px=text.height_px,
-                    scale=(w / text.width_px, h / text.height_px),
+                    scale=(w * scale / text.width_px, h * scale / text.height_px),
                 )
             )
-        band_ops = self._bands(page_w, page_h, page_number, xobjects, fonts)
+        band_ops = self._bands(page_w, page_h, page_number, xobjects, fonts, k)
         ops.append(band_ops)
         page = pikepdf.Page(
             Dictionary(
@@ -313,7 +367,7 @@ class OutputBuilder:
             )
         )
         self.pdf.pages.append(page)
-        return PageLayout(page_w, page_h, (0.0, footer.height, w, footer.height + h))
+        return PageLayout(page_w, page_h, content, scale)
 
     def _bands(
         self,
@@ -322,42 +376,58 @@ class OutputBuilder:
         page_number: int,
         xobjects: Dictionary,
         fonts: Dictionary,
+        k: float = 1.0,
     ) -> bytes:
+        """The header and footer bands, ``k`` times the template's sizes (see band_scale)."""
         out: list[str] = []
         t = self.template
-        for band, y in ((t.footer, 0.0), (t.header, page_h - t.header.height)):
-            if band.height <= 0:
+        margin = MARGIN * k
+        for band in (t.footer, t.header):
+            height = band.height * k
+            if height <= 0:
                 continue
+            y = 0.0 if band is t.footer else page_h - height
             if t.band_colour is not None:
                 r, g, b = t.band_colour
-                rect = f"0 {y:.2f} {page_w:.2f} {band.height:.2f}"
+                rect = f"0 {y:.2f} {page_w:.2f} {height:.2f}"
                 out.append(f"q {r:.3f} {g:.3f} {b:.3f} rg {rect} re f Q\n")
-            left = MARGIN
+            left = margin
             logo = self.logo() if band.logo else None
             if logo is not None:
                 xobjects.Logo = logo[0]
-                lh = band.height - 8
+                lh = height - 8 * k
                 lw = lh * logo[1]
-                out.append(f"q {lw:.2f} 0 0 {lh:.2f} {MARGIN:.2f} {y + 4:.2f} cm /Logo Do Q\n")
-                left = MARGIN + lw + 8
-            out.append(self._band_text(band, y, left, page_w, page_number, fonts))
+                out.append(f"q {lw:.2f} 0 0 {lh:.2f} {margin:.2f} {y + 4 * k:.2f} cm /Logo Do Q\n")
+                left = margin + lw + 8 * k
+            out.append(self._band_text(band, y, left, page_w, page_number, fonts, k))
         return "".join(out).encode("latin-1")
 
     def _band_text(
-        self, band: Band, y: float, left: float, page_w: float, page_number: int, fonts: Dictionary
+        self,
+        band: Band,
+        y: float,
+        left: float,
+        page_w: float,
+        page_number: int,
+        fonts: Dictionary,
+        k: float = 1.0,
     ) -> str:
         t = self.template
-        size = min(band.font_size, band.height * 0.6)
-        baseline = y + (band.height - size * 0.72) / 2
+        height = band.height * k
+        size = min(band.font_size * k, height * 0.6)
+        baseline = y + (height - size * 0.72) / 2
         colour = t.band_text_colour if t.band_colour is not None else (0.25, 0.25, 0.25)
         items = []
-        room = page_w - left - MARGIN
+        margin = MARGIN * k
+        room = page_w - left - margin
         right = fit(self._text(band.right, page_number), size, room * 0.5) if band.right else ""
         right_w = text_width(right, size)
         if band.left:
-            items.append((left, fit(self._text(band.left, page_number), size, room - right_w - 12)))
+            items.append(
+                (left, fit(self._text(band.left, page_number), size, room - right_w - 12 * k))
+            )
         if right:
-            items.append((page_w - MARGIN - right_w, right))
+            items.append((page_w - margin - right_w, right))
         if band.centre:
             centre = fit(self._text(band.centre, page_number), size, room / 3)
             items.append(((page_w - text_width(centre, size)) / 2, centre))
@@ -367,7 +437,7 @@ class OutputBuilder:
         r, g, b = colour
         parts = [f"q {r:.3f} {g:.3f} {b:.3f} rg BT /Hv {size:.2f} Tf\n"]
         for x, s in items:
-            parts.append(f"1 0 0 1 {x:.2f} {baseline:.2f} Tm <{_winansi(s).hex()}> Tj\n")
+            parts.append(f"1 0 0 1 {x:.2f} {baseline:.2f} Tm <{self._shown(s)}> Tj\n")
         parts.append("ET Q\n")
         return "".join(parts)
 
@@ -398,7 +468,7 @@ class OutputBuilder:
         text_colour = t.band_text_colour if t.band_colour is not None else (0, 0, 0)
         ops.append(
             f"q {text_colour[0]:.3f} {text_colour[1]:.3f} {text_colour[2]:.3f} rg BT /Hv 24 Tf "
-            f"1 0 0 1 {x:.2f} {height - block / 2 - 8:.2f} Tm <{_winansi(heading).hex()}> Tj ET Q\n"
+            f"1 0 0 1 {x:.2f} {height - block / 2 - 8:.2f} Tm <{self._shown(heading)}> Tj ET Q\n"
         )
         y = height - block - 60
         for i, line in enumerate(cover.lines):
@@ -406,7 +476,7 @@ class OutputBuilder:
             s = fit(self._text(line), size, width - 4 * MARGIN)
             ops.append(
                 f"q 0.1 0.1 0.1 rg BT /Hv {size:.1f} Tf 1 0 0 1 {2 * MARGIN:.2f} {y:.2f} Tm "
-                f"<{_winansi(s).hex()}> Tj ET Q\n"
+                f"<{self._shown(s)}> Tj ET Q\n"
             )
             y -= size * 1.8
         page = pikepdf.Page(
@@ -422,9 +492,18 @@ class OutputBuilder:
         self.pdf.pages.insert(self._first_new, page)
 
     def _finish_font(self) -> None:
-        """The glyphless font's ToUnicode map, now that every code point it shows is known."""
+        """The glyphless font's ToUnicode map and the band font's glyphs, now that every code
+        they show is known."""
         if self._glyphless is not None:
             self._glyphless.ToUnicode.write(to_unicode(self._codes))
+        if self._helvetica is not None:
+            fill_simple_truetype(
+                self.pdf,
+                self._helvetica,
+                BAND_FONT,
+                Name.WinAnsiEncoding,
+                self._band_codes | {32},
+            )
 
     def flush_part(self, path: Path) -> None:
         """Write the pages so far to ``path`` and go on in a new, empty document."""
@@ -437,6 +516,7 @@ class OutputBuilder:
         self.pdf = pikepdf.Pdf.new()
         self._glyphless = self._helvetica = self._logo = None
         self._codes = set()
+        self._band_codes = set()
 
     def save(self, path: Path, *, title: str, created: datetime) -> None:
         """Write the whole output to ``path``: the parts written so far, then the rest."""
@@ -489,6 +569,11 @@ class OutputBuilder:
     def _write(self, path: Path, *, title: str, created: datetime) -> None:
         self._finish_font()
         self._drop_source()
+        # the viewer's page numbers are the footer's: the cover is "Cover", content from 1
+        labels = [0, Dictionary(S=Name.D)]
+        if self.template.cover is not None:
+            labels = [0, Dictionary(P=pikepdf.String("Cover")), 1, Dictionary(S=Name.D)]
+        self.pdf.Root.PageLabels = Dictionary(Nums=Array(labels))
         with self.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["dc:title"] = title
             meta["pdf:Producer"] = self.producer

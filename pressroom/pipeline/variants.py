@@ -3,10 +3,12 @@ worker alike."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
+from pressroom.pipeline.flatten import flattened
+from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.plain import process_document
 from pressroom.pipeline.stages import StageTimer
@@ -42,12 +44,26 @@ class Processing:
         timer: StageTimer | None = None,
     ) -> DocumentResult:
         """``source`` made into a checked output at ``output`` (a scratch path); its stage
-        timings go to ``timer`` as they are taken, so a caller has them when it fails too."""
-        if self.policy is None or self.policy.empty:
-            return process_document(source, output, options, engine, progress=progress, timer=timer)
-        # imported only here: detection's recognisers are not loaded for plain jobs
-        from pressroom.redact.engine import redact_document
+        timings go to ``timer`` as they are taken, so a caller has them when it fails too.
+        Forms and annotations are first drawn into their pages (``pipeline.flatten``): the
+        result is still the source's (its hash), with what was flattened counted."""
+        with flattened(source, output) as flat:
+            if self.policy is None or self.policy.empty:
+                result = process_document(
+                    flat.path, output, options, engine, progress=progress, timer=timer
+                )
+            else:
+                # imported only here: detection's recognisers are not loaded for plain jobs
+                from pressroom.redact.engine import redact_document
 
-        return redact_document(
-            source, output, options, self.policy, engine, progress=progress, timer=timer
+                result = redact_document(
+                    flat.path, output, options, self.policy, engine, progress=progress, timer=timer
+                )
+        if flat.path == source:
+            return result
+        return replace(
+            result,
+            source_sha256=file_sha256(source),
+            flattened=flat.flattened,
+            notes=len(flat.notes),
         )

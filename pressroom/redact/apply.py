@@ -208,6 +208,7 @@ def review_sheet(
             s.size[1] * 72.0 / s.dpi,
             s.rotation,
             s.level,
+            s.placement,
         )
         for s in scans
     )

@@ -24,10 +24,13 @@ from pressroom.models import Box, DocumentInfo, PageText, SourceKind, Word
 from pressroom.pipeline.core import (
     Assembly,
     JobOptions,
+    MarginsBlank,
     Progress,
+    blank_margins,
     image_page,
     pdf_page_form,
     remaining,
+    square_frame,
 )
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource
@@ -121,12 +124,20 @@ def build_output(
                 sum(c.isalnum() for c in w.text) >= 3 for w in scan.extracted if w not in visible
             )
             placed: PlacedSource | None = None
+            margins: MarginsBlank | None = None
             rebuild = bool(boxes or unseen or hidden)
             scan.visible = visible if rebuild else None
             if rebuild:
                 with timer.stage(Stage.BURN):
-                    placed, text, burned = _rebuilt_page(
-                        out.pdf, src, scan, frame, boxes, unseen, budget
+                    placed, text, burned, margins = _rebuilt_page(
+                        out.pdf,
+                        src,
+                        scan,
+                        frame,
+                        boxes,
+                        unseen,
+                        budget,
+                        margins=options.template.fit == "margin",
                     )
                 rotation = 0
                 built.burned.append((scan.info.index + out.offset, scan.dpi, burned))
@@ -149,8 +160,11 @@ def build_output(
                 text,
                 rotation,
                 level=0.0 if rebuild else scan.level,
+                margins_blank=margins,
             )
             check_geometry(scan, layout)
+            origin = layout.onto(Box(0.0, 0.0, 0.0, 0.0))
+            scan.placement = (layout.scale, origin.x0, origin.y0)
             if progress is not None:
                 progress(total + scan.info.index + 1, 2 * total)
     finally:
@@ -161,13 +175,18 @@ def build_output(
 
 
 def check_geometry(scan: PageScan, layout: PageLayout) -> None:
-    """The page as placed in the output must keep the source page's size within 1 pt."""
+    """The output page must keep the source page's size (turned upright) within 1 pt, and the
+    content placed on it must be the source at the layout's scale: the checks and the desk
+    map every box through that scale."""
     w, h = scan.info.width_pt, scan.info.height_pt
     if scan.rotation in (90, 270):
         w, h = h, w
     x0, y0, x1, y1 = layout.content
-    if abs((x1 - x0) - w) > 1.0 or abs((y1 - y0) - h) > 1.0:
+    k = layout.scale
+    if abs(layout.width - w) > 1.0 or abs(layout.height - h) > 1.0:
         raise OutputCheckFailed(f"page {scan.info.index + 1} changed size in the output")
+    if abs((x1 - x0) - w * k) > 1.0 or abs((y1 - y0) - h * k) > 1.0:
+        raise OutputCheckFailed(f"page {scan.info.index + 1} is not placed at its scale")
 
 
 def _rebuilt_page(
@@ -178,19 +197,25 @@ def _rebuilt_page(
     boxes: list[Box],
     unseen: list[Box],
     budget: PixelBudget,
-) -> tuple[PlacedSource, PageText, list[Box]]:
+    *,
+    margins: bool = False,
+) -> tuple[PlacedSource, PageText, list[Box], MarginsBlank | None]:
     """The page from its pixels, ``boxes`` burned in, and each of ``unseen`` where the pixels
-    under it show anything; the boxes burned."""
+    under it show anything; the boxes burned, and (with ``margins``) whether its margins are
+    blank."""
     if src.kind is SourceKind.PDF:
         raster, _words = src.render(scan.info.index, budget)
     else:
         assert frame is not None
-        raster = images.flatten(frame).convert("RGB")
+        raster = square_frame(images.flatten(frame).convert("RGB"), scan.info, budget)
     upright = level(rotate_cw(raster, scan.rotation), scan.level)
     boxes = boxes + [b for b in unseen if _inked(upright, b)]
     burned = _burn(upright, boxes)
-    w = burned.width * 72.0 / scan.dpi
-    h = burned.height * 72.0 / scan.dpi
+    # the source page's own size (its pixels are a whole number, a fraction of a point more
+    # or less): the output page is exactly the source's
+    w, h = scan.info.width_pt, scan.info.height_pt
+    if scan.rotation in (90, 270):
+        w, h = h, w
     placed = PlacedSource(_image_stream(pdf, burned), (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
     # On born-digital pages the words that stay come from the page's own text (exact).
     kept = remaining_words(scan.seen_text if scan.seen_text else scan.ocr, boxes)
@@ -203,7 +228,7 @@ def _rebuilt_page(
         dpi=scan.dpi,
         real_chars=_chars(kept),
     )
-    return placed, text, boxes
+    return placed, text, boxes, blank_margins(burned, 0, scan.dpi) if margins else None
 
 
 INK_SPREAD = 2  # grey levels between lightest and darkest pixel: more is a mark someone may see

@@ -10,6 +10,7 @@ placement, cover, minimum characters, save and output check, the same stage time
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -21,6 +22,7 @@ from pressroom.engines.straighten import STRAIGHTEN_MIN
 from pressroom.errors import DoubtfulNames, RedactionLeak, ReviewRequired
 from pressroom.models import Box, DocumentInfo
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
+from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.stages import Stage, StageTimer
@@ -271,9 +273,12 @@ def detect_document(
     """The dry run: what redaction would remove, page by page, and nothing redacted."""
     detector = detector_for(policy, options.redaction)
     timer = StageTimer()  # nothing records a dry run's stages
-    info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
-    check_text_size(info, options.limits)
     with ExitStack() as stack:
+        # forms and annotations drawn into their pages, as redaction reads them
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pressroom-")))
+        source = stack.enter_context(flattened(source, scratch / "source")).path
+        info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
+        check_text_size(info, options.limits)
         src = RedactionSource(stack, source, info)
         scans = scan_pages(
             src,

@@ -13,6 +13,7 @@ from pressroom.errors import OutputCheckFailed, RedactionLeak
 from pressroom.models import Box
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
+from pressroom.pipeline.render import PageLayout
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import NOTHING, Applied
@@ -51,7 +52,9 @@ def read_back(
     # leave it out, and every burned box is checked on its own below instead
     found_values = {v for v in set().union(*by_kind.values()) if not applied.lets_stand(v)}
     tokens = applied.tokens(by_kind.get("name", ())) if applied.allowed else tokens
-    header_pt = options.template.header.height
+    # where each content page landed on its output page (the page keeps its size; bands may
+    # scale the content)
+    placed = {p.output_index: p.layout for p in built.assembly.checked}
     built.assembly.check(output)
     with timer.stage(Stage.LEAK_CHECK):
         every = find_leaks(output, found_values)
@@ -64,7 +67,7 @@ def read_back(
                 "text the check cannot read as characters (no ToUnicode, an encoding it does "
                 "not know): " + ", ".join(f"{leak.where} x{leak.count} codes" for leak in every)
             )
-        under = text_under_drawn(output, applied.drawn_pt, built.assembly.offset, header_pt)
+        under = text_under_drawn(output, applied.drawn_pt, built.assembly.offset, placed)
         if under:
             raise RedactionLeak(
                 "text is still under a box drawn by hand ("
@@ -76,7 +79,7 @@ def read_back(
             for index, dpi, boxes in built.burned
             if boxes
         }
-        under = text_under_drawn(output, burned_pt, built.assembly.offset, header_pt, mostly=True)
+        under = text_under_drawn(output, burned_pt, built.assembly.offset, placed, mostly=True)
         if under:
             raise RedactionLeak(
                 "text is still under a burned box ("
@@ -94,7 +97,7 @@ def read_back(
             raise OutputCheckFailed(
                 f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
             )
-        unsolid = unsolid_boxes(output, built.burned, header_pt, PixelBudget(options.limits))
+        unsolid = unsolid_boxes(output, built.burned, placed, PixelBudget(options.limits))
         if unsolid:
             raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
     with timer.stage(Stage.REDETECT):
@@ -106,7 +109,7 @@ def read_back(
             ocr,
             engine,
             built.burned,
-            header_pt,
+            placed,
             pages,
             PixelBudget(options.limits),
             applied,
@@ -118,12 +121,13 @@ def text_under_drawn(
     output: Path,
     drawn_pt: Mapping[int, Sequence[Box]],
     offset: int,
-    header_pt: float,
+    placed: Mapping[int, PageLayout] | None = None,
     *,
     mostly: bool = False,
 ) -> dict[int, int]:
     """Words the output's own text has inside a box a reviewer drew (``drawn_pt``: by content
-    page from 0, in its points), by content page from 1: each is a leak."""
+    page from 0, in its points), by content page from 1: each is a leak. ``placed``: where
+    each content page landed, by output page (absent: where it is, unscaled)."""
     under: dict[int, int] = {}
     if not drawn_pt:
         return under
@@ -136,7 +140,10 @@ def text_under_drawn(
                 page.close()
             # a word across the box with its middle line inside it: the text layer lays each word
             # a line high, so a word of the next line may reach into a box without being under it
-            inside = [Box(b.x0 + 1, b.y0 + header_pt, b.x1 - 1, b.y1 + header_pt) for b in boxes]
+            inside = [
+                Box(o.x0 + 1, o.y0, o.x1 - 1, o.y1)
+                for o in (_onto(placed, index + offset, b) for b in boxes)
+            ]
             # ``mostly``: half a word's width inside at least (a burned value's box meets the
             # words beside it, and extraction may join a kept word to the next)
             test = _mostly_under if mostly else _under
@@ -149,7 +156,7 @@ def text_under_drawn(
 def unsolid_boxes(
     output: Path,
     burned: list[tuple[int, float, list[Box]]],
-    header_pt: float,
+    placed: Mapping[int, PageLayout] | None = None,
     budget: PixelBudget | None = None,
 ) -> int:
     """Render each rebuilt page at its own resolution and look inside every burned box."""
@@ -163,10 +170,10 @@ def unsolid_boxes(
                 image = page.render(scale=dpi / 72.0, grayscale=True).to_pil().convert("L")
             finally:
                 page.close()
-            top = round(header_pt * dpi / 72.0)
             for b in boxes:
+                o = _onto(placed, index, b, dpi / 72.0)
                 inside = image.crop(
-                    (round(b.x0) + 2, top + round(b.y0) + 2, round(b.x1) - 2, top + round(b.y1) - 2)
+                    (round(o.x0) + 2, round(o.y0) + 2, round(o.x1) - 2, round(o.y1) - 2)
                 )
                 if inside.width > 0 and inside.height > 0 and inside.getextrema()[1] > 40:
                     bad += 1
@@ -181,7 +188,7 @@ def _redetect(
     ocr: OcrStage,
     engine: OcrEngine,
     burned: Sequence[tuple[int, float, list[Box]]] = (),
-    header_pt: float = 0.0,
+    placed: Mapping[int, PageLayout] | None = None,
     pages: set[int] | None = None,
     budget: PixelBudget | None = None,
     applied: Applied = NOTHING,
@@ -200,8 +207,7 @@ def _redetect(
     boxes_on: dict[int, list[Box]] = {}
     for index, dpi, boxes in burned:
         k = REDACT_DPI / dpi
-        top = header_pt * scale
-        boxes_on[index] = [Box(b.x0 * k, b.y0 * k + top, b.x1 * k, b.y1 * k + top) for b in boxes]
+        boxes_on[index] = [_onto(placed, index, _scaled(b, k), scale) for b in boxes]
     flagged: dict[int, list[Hit]] = {}
     budget = budget or PixelBudget(Limits())
     with pdfium.RecyclingDocument(output) as doc:
@@ -221,10 +227,7 @@ def _redetect(
             seen += faint_words(gray, seen, engine, REDACT_DPI)
             near = [_grown(b, 6.0) for b in boxes_on.get(i, ())]
             read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
-            let_stand = [
-                Box(b.x0, b.y0 + header_pt, b.x1, b.y1 + header_pt)
-                for b in applied.removed_pt.get(i - offset, ())
-            ]
+            let_stand = [_onto(placed, i, b) for b in applied.removed_pt.get(i - offset, ())]
             for source in (words, read):
                 found = [
                     h
@@ -268,6 +271,13 @@ def _judged(f: Finding) -> bool:
     if sum(c.isalnum() for c in f.value) < 4:
         return False
     return f.kind != "name" or any(c.isupper() for c in f.value)
+
+
+def _onto(placed: Mapping[int, PageLayout] | None, index: int, box: Box, unit: float = 1.0) -> Box:
+    """``box`` of content page at output page ``index`` (in ``unit`` units a point) where it
+    lies on that output page."""
+    layout = placed.get(index) if placed is not None else None
+    return layout.onto(box, unit) if layout is not None else box
 
 
 def _scaled(b: Box, k: float) -> Box:

@@ -23,6 +23,7 @@ from pressroom.pipeline.core import (
     open_source_pdf,
     remaining,
     square,
+    square_frame,
 )
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
 from pressroom.pipeline.stages import Stage, StageTimer
@@ -57,6 +58,9 @@ class PageScan:
     # ``extracted`` stays the page as read: the hits count its words, and a second build
     # starts from it again.
     visible: list[Word] | None = None
+    # where the page landed on its output page, once built: (scale, left, top) in output
+    # points, y down — a point (x, y) of the page is at (left + scale x, top + scale y)
+    placement: tuple[float, float, float] = (1.0, 0.0, 0.0)
 
     @property
     def seen_text(self) -> list[Word]:
@@ -191,7 +195,7 @@ def _rasters(
             for page_info, frame in zip(info.pages, frames, strict=False):
                 with timer.stage(Stage.RASTER):
                     budget.take(*frame.size, f"page {page_info.index + 1}")
-                    image = images.flatten(frame).convert("RGB")
+                    image = square_frame(images.flatten(frame).convert("RGB"), page_info, budget)
                 yield page_info, image, []
                 del image
         finally:

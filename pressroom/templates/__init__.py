@@ -52,6 +52,10 @@ class Template:
     # redaction boxes widened to whole multiples of this many points (0: the value's own
     # width), so a box's width tells less of how long the value was
     box_quantum: float = 0.0
+    # how the bands fit on a page that keeps its size: "inside" (the source scaled into the
+    # area between them) or "margin" (over the page's own margins where they are blank,
+    # inside where they are not)
+    fit: str = "inside"
 
     @property
     def identity(self) -> str:
@@ -121,6 +125,20 @@ def _box_quantum(raw: object) -> float:
     return float(value)
 
 
+FITS = ("inside", "margin")
+
+
+def _fit(raw: object) -> str:
+    if raw is None:
+        return FITS[0]
+    if not isinstance(raw, dict):
+        raise TemplateError("template section [page] must be a table")
+    value = raw.get("fit", FITS[0])
+    if value not in FITS:
+        raise TemplateError('template [page] fit must be "inside" or "margin"')
+    return str(value)
+
+
 def load_template(folder: Path) -> Template:
     toml_path = folder / "template.toml"
     if not toml_path.is_file():
@@ -160,6 +178,7 @@ def load_template(folder: Path) -> Template:
             logo=logo,
             content_hash=content_hash(folder),
             box_quantum=_box_quantum(raw.get("redaction")),
+            fit=_fit(raw.get("page")),
         )
     except KeyError as exc:
         raise TemplateError(f"template.toml lacks {exc.args[0]!r}") from None

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+import pikepdf
 import pytest
 
 from pressroom.corrections import MANUAL, Area, Corrections, ReviewSheet, removed_match
@@ -18,6 +19,7 @@ from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import BadRequest
 from pressroom.models import Box
 from pressroom.pipeline.core import DocumentResult, JobOptions
+from pressroom.pipeline.render import PageLayout
 from pressroom.redact.engine import detect_document, redact_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import overlaps
@@ -90,13 +92,16 @@ def corrections_for(removed: Points, missed: Points, every: Points) -> Correctio
     )
 
 
-def black_inside(out: Path, page: int, box: Points, header_pt: float) -> float:
-    """The brightest pixel inside ``box`` (content frame, points) of output page ``page``."""
+def black_inside(out: Path, page: int, box: Points, placement: tuple[float, float, float]) -> float:
+    """The brightest pixel inside ``box`` (content frame, points) of output page ``page``, the
+    content placed there as the review sheet says (scale, left, top)."""
     scale = 300 / 72
     with pdfium.open_pdf(out) as doc:
         image = doc[page].render(scale=scale, grayscale=True).to_pil().convert("L")
+    k, left, top = placement
     x0, y0, x1, y1 = (
-        round(v * scale) for v in (box[0], box[1] + header_pt, box[2], box[3] + header_pt)
+        round(v * scale)
+        for v in (left + box[0] * k, top + box[1] * k, left + box[2] * k, top + box[3] * k)
     )
     return float(np.asarray(image.crop((x0 + 3, y0 + 3, x1 - 3, y1 - 3))).max())
 
@@ -107,7 +112,7 @@ def assert_corrected(
     fixes: Corrections,
     *,
     cover: int,
-    header_pt: float,
+    banded: bool,
 ) -> None:
     for text in texts(out):
         assert FALSE_POSITIVE.casefold() in text  # let stand: searchable
@@ -119,14 +124,19 @@ def assert_corrected(
     assert find_leaks(out, [EVERY]) == []
     assert find_leaks(out, [FALSE_POSITIVE]) != []  # the checker sees what was let stand
     manual = fixes.manual[0].box
-    assert black_inside(out, cover, manual, header_pt) <= 40
-    assert result.redacted.get(MANUAL, 0) >= 4  # the drawn box and three occurrences
-    assert "name" not in result.redacted  # the only name found was let stand
     sheet = result.sheet
     assert sheet is not None
     assert len(sheet.pages) == 1
     assert sheet.pages[0].width_pt == pytest.approx(612, abs=1)
     assert sheet.pages[0].height_pt == pytest.approx(792, abs=1)
+    # the output page keeps the source's size; bands fit inside it, the content scaled
+    with pikepdf.open(out) as pdf:
+        assert [float(v) for v in pdf.pages[cover].mediabox] == pytest.approx([0, 0, 612, 792])
+    placement = sheet.pages[0].placement
+    assert (placement[0] < 1.0) is banded
+    assert black_inside(out, cover, manual, placement) <= 40
+    assert result.redacted.get(MANUAL, 0) >= 4  # the drawn box and three occurrences
+    assert "name" not in result.redacted  # the only name found was let stand
     assert sheet.corrections == fixes
     drawn = [f for f in sheet.findings if f.kind == MANUAL and f.box == manual]
     assert len(drawn) == 1
@@ -150,7 +160,7 @@ def test_a_born_digital_page_corrected(tmp_path: Path, engine: TesseractEngine) 
     )
     out = tmp_path / "out.pdf"
     result = redact_document(src, out, options("plain", fixes), POLICY, engine)
-    assert_corrected(result, out, fixes, cover=0, header_pt=0.0)
+    assert_corrected(result, out, fixes, cover=0, banded=False)
 
 
 def test_a_scanned_page_corrected_under_a_header_and_cover(
@@ -170,7 +180,7 @@ def test_a_scanned_page_corrected_under_a_header_and_cover(
     template = resolve_template("sample")
     result = redact_document(src, out, options("sample", fixes), POLICY, engine)
     assert template.cover is not None
-    assert_corrected(result, out, fixes, cover=1, header_pt=template.header.height)
+    assert_corrected(result, out, fixes, cover=1, banded=True)
 
 
 def test_without_corrections_the_output_is_what_it_was(
@@ -197,14 +207,15 @@ def test_text_left_under_a_drawn_box_is_a_leak(tmp_path: Path, engine: Tesseract
     out = tmp_path / "out.pdf"
     result = redact_document(src, out, options("plain", fixes), POLICY, engine)
     assert result.redacted[MANUAL] == 1
-    assert text_under_drawn(src, {0: (Box(*box),)}, 0, 0.0) == {1: 1}
+    assert text_under_drawn(src, {0: (Box(*box),)}, 0) == {1: 1}
     # a box across the middle of a longer word finds it too; below a header band the same box
     # lies lower, where the page has nothing
     x0, y0, x1, y1 = digital_boxes(src)["combination"]
     middle = Box((x0 + x1) / 2 - 5, y0 - 10, (x0 + x1) / 2 + 5, y1 - 2)
-    assert text_under_drawn(src, {0: (middle,)}, 0, 0.0) == {1: 1}
-    assert text_under_drawn(src, {0: (middle,)}, 0, 200.0) == {}
-    assert text_under_drawn(out, {0: (Box(*box),)}, 0, 0.0) == {}
+    assert text_under_drawn(src, {0: (middle,)}, 0) == {1: 1}
+    lower = PageLayout(612, 792, (0, -200, 612, 592))
+    assert text_under_drawn(src, {0: (middle,)}, 0, {0: lower}) == {}
+    assert text_under_drawn(out, {0: (Box(*box),)}, 0) == {}
 
 
 def test_a_hold_carries_the_sheet_with_the_drawn_box(tmp_path: Path) -> None:

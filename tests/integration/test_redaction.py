@@ -326,9 +326,11 @@ def test_values_hidden_everywhere_are_gone_and_visible_text_stays(
             "/Names",
             "/OpenAction",
             "/StructTreeRoot",
-            "/PageLabels",
         ):
             assert key not in pdf.Root
+        # the page labels are Pressroom's own, never the source's (which may carry a value)
+        labels = pdf.Root.PageLabels.Nums
+        assert len(labels) == 2 and labels[0] == 0 and dict(labels[1]) == {"/S": "/D"}
         for key in ("/Annots", "/Thumb", "/PieceInfo"):
             assert key not in pdf.pages[0].obj
         assert "/Subject" not in pdf.docinfo
@@ -467,8 +469,8 @@ def test_box_solidity_check_sees_a_box_that_is_not_burned(tmp_path: Path) -> Non
     page = draw_page(["Some words"], dpi=100, height_in=2.0).image
     ImageDraw.Draw(page).rectangle((300, 100, 400, 140), fill=0)
     src = image_pdf([page], tmp_path / "p.pdf", 100, jpeg=False)
-    assert unsolid_boxes(src, [(0, 100.0, [Box(300, 100, 400, 140)])], 0.0) == 0
-    assert unsolid_boxes(src, [(0, 100.0, [Box(500, 100, 600, 140)])], 0.0) == 1
+    assert unsolid_boxes(src, [(0, 100.0, [Box(300, 100, 400, 140)])]) == 0
+    assert unsolid_boxes(src, [(0, 100.0, [Box(500, 100, 600, 140)])]) == 1
 
 
 def test_type0_font_page_under_a_transparent_overlay(

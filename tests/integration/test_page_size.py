@@ -1,0 +1,129 @@
+"""Every output page prints at its source's size, whatever the template's bands: Letter, A4,
+A5 landscape, a mixed-size document and a fax with non-square pixels. Every font of every
+output is embedded with a ToUnicode map, and the viewer's page numbers match the footer."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pikepdf
+import pypdfium2
+import pytest
+from PIL import Image
+
+from pressroom.engines.tesseract import TesseractEngine
+from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.render import band_scale
+from pressroom.pipeline.variants import Processing
+from pressroom.redact.policy import parse_policy
+from pressroom.synth import draw_page, image_pdf, text_pdf
+from pressroom.templates import resolve_template
+from tests.forms import FIELD_VALUE, form_pdf
+from tests.helpers import output_text
+
+pytestmark = pytest.mark.integration
+
+LINES = ["Harbour Lane payout form, reference seven", "Signed by Mr Quentin Alder on the day"]
+
+
+def fonts(path: Path) -> list[tuple[str, str, str]]:
+    """pdffonts' name, 'emb' and 'uni' columns, one row per font."""
+    done = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True)
+    rows = []
+    for line in done.stdout.splitlines()[2:]:
+        cells = line.split()
+        rows.append((cells[0], cells[-5], cells[-3]))
+    return rows
+
+
+def sizes(path: Path) -> list[float]:
+    """Each page's width and height, one after the other."""
+    with pikepdf.open(path) as pdf:
+        return [float(v) for p in pdf.pages for v in (p.mediabox[2], p.mediabox[3])]
+
+
+def labels(path: Path) -> list[str]:
+    doc = pypdfium2.PdfDocument(str(path))
+    try:
+        return [doc.get_page_label(i) for i in range(len(doc))]
+    finally:
+        doc.close()
+
+
+def scan_pdf(path: Path, width_in: float, height_in: float, dpi: int = 150) -> Path:
+    return image_pdf(
+        [draw_page(LINES, dpi=dpi, width_in=width_in, height_in=height_in).image], path, dpi
+    )
+
+
+def big_and_letter(path: Path) -> Path:
+    """A Letter page and a 2160 x 2224 pt drawing sheet, both typed."""
+    text_pdf([LINES, LINES], path)
+    with pikepdf.open(path, allow_overwriting_input=True) as pdf:
+        pdf.pages[1].obj.MediaBox = pikepdf.Array([0, 0, 2160, 2224])
+        pdf.save(path)
+    return path
+
+
+def fax_tiff(path: Path) -> Path:
+    """A bilevel fax at 204 x 98 dpi: its pixels twice as tall as they are wide."""
+    fine = draw_page(LINES, dpi=204, height_in=5.0, font_pt=16).image
+    coarse = fine.resize((fine.width, round(fine.height * 98 / 204)), Image.Resampling.BILINEAR)
+    coarse.convert("1").save(path, compression="group4", dpi=(204, 98))
+    return path
+
+
+SOURCES = {
+    "letter": lambda p: text_pdf([LINES], p / "letter.pdf"),
+    "a4": lambda p: scan_pdf(p / "a4.pdf", 8.27, 11.69),
+    "a5-landscape": lambda p: scan_pdf(p / "a5.pdf", 8.27, 5.83),
+    "mixed": lambda p: big_and_letter(p / "mixed.pdf"),
+    "fax": lambda p: fax_tiff(p / "fax.tif"),
+    "form": lambda p: form_pdf(p / "form.pdf"),
+}
+EXPECTED = {
+    "letter": [(612.0, 792.0)],
+    "a4": [(595.2, 841.92)],  # 1240 x 1754 pixels at 150 dpi
+    "a5-landscape": [(595.2, 419.52)],  # 1240 x 874
+    "mixed": [(612.0, 792.0), (2160.0, 2224.0)],
+    "fax": [(612.0, 360.0)],
+    "form": [(612.0, 792.0)],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SOURCES))
+@pytest.mark.parametrize("redact", [False, True], ids=["plain", "redacted"])
+def test_each_page_keeps_its_size_and_every_font_is_embedded(
+    tmp_path: Path, engine: TesseractEngine, kind: str, redact: bool
+) -> None:
+    src = SOURCES[kind](tmp_path)
+    out = tmp_path / "out.pdf"
+    processing = Processing(parse_policy("name", now=0) if redact else None)
+    result = processing(src, out, JobOptions(template=resolve_template("sample")), engine)
+    got = sizes(out)
+    expected = EXPECTED[kind]
+    flat = [v for size in expected for v in size]
+    assert got[2:] == pytest.approx(flat, abs=0.01)  # page 0 is the cover
+    assert got[:2] == pytest.approx(flat[:2], abs=0.01)  # sized like the first page
+    assert result.output_pages == len(expected) + 1
+    # every font embedded, each with a ToUnicode map (pdffonts: emb and uni)
+    rows = fonts(out)
+    assert rows and all(emb == "yes" and uni == "yes" for _name, emb, uni in rows), rows
+    # the viewer numbers the pages as the footer does
+    assert labels(out) == ["Cover", *[str(n) for n in range(1, len(expected) + 1)]]
+    # each content page has its words, and the footer's own page number
+    for n in range(1, len(expected) + 1):
+        text = " ".join(output_text(out, n).split())
+        assert f"Page {n} of {len(expected)}" in text
+        if kind == "form":
+            assert FIELD_VALUE in text and ("QUINCE" in text) is not redact
+        else:
+            assert "payout form" in text
+            assert ("Quentin Alder" in text) is not redact
+
+
+def test_bands_scale_with_the_page() -> None:
+    assert band_scale(612, 792) == band_scale(595, 842) == 1.0
+    assert band_scale(2160, 2224) == pytest.approx(2160 / 612)
+    assert band_scale(595, 420) == pytest.approx(420 / 595)
