@@ -132,8 +132,12 @@ class PressroomClient:
         review: str | None = None,
         webhook_url: str | None = None,
         idempotency_key: str | None = None,
+        output_type: str | None = None,
+        sidecar: bool | None = None,
+        allow_no_text: bool = False,
     ) -> RemoteJob:
-        """Upload one file; the server never sees its local name."""
+        """Upload one file; the server never sees its local name. ``output_type`` and
+        ``sidecar`` None: the template's default."""
         fields = {
             "template": template,
             "title": title,
@@ -142,6 +146,9 @@ class PressroomClient:
             "keep_pixels": "true" if keep_pixels else None,
             "review": review,
             "webhook_url": webhook_url,
+            "output_type": output_type,
+            "sidecar": None if sidecar is None else ("true" if sidecar else "false"),
+            "allow_no_text": "true" if allow_no_text else None,
         }
         data = {k: v for k, v in fields.items() if v}
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
@@ -187,9 +194,13 @@ class PressroomClient:
             self._sleep(delay)
             delay = min(delay * 1.5, 3.0)
 
-    def download(self, job: RemoteJob | str, dest: Path) -> Path:
-        """A complete job's output (or a signed link) to ``dest``, written whole or not at all."""
-        url = job.artifact_url if isinstance(job, RemoteJob) else job
+    def download(self, job: RemoteJob | str, dest: Path, *, sidecar: bool = False) -> Path:
+        """A complete job's output (or a signed link) to ``dest``, written whole or not at all;
+        with ``sidecar``, the job's sidecar text instead."""
+        if isinstance(job, RemoteJob):
+            url = job.data.get("sidecar_url") if sidecar else job.artifact_url
+        else:
+            url = job
         if url is None:
             raise ApiError("NOT_FOUND", "the job has no artifact", None)
         tmp = dest.with_name(f".{dest.name}.part")
@@ -261,6 +272,9 @@ class SubmitOptions:
     wait: bool = False
     outdir: Path | None = None
     timeout_s: float = 3600.0
+    output_type: str | None = None
+    sidecar: bool | None = None
+    allow_no_text: bool = False
 
 
 def find_key(explicit: str | None, settings: Settings) -> str | None:
@@ -310,6 +324,9 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     redact=opts.redact,
                     keep_pixels=opts.keep_pixels,
                     review=opts.review,
+                    output_type=opts.output_type,
+                    sidecar=opts.sidecar,
+                    allow_no_text=opts.allow_no_text,
                 ).id
             except ApiError as exc:
                 refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.temporary else 2)
@@ -331,6 +348,8 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                 if opts.outdir is not None:
                     opts.outdir.mkdir(parents=True, exist_ok=True)
                     dest = client.download(job, opts.outdir / (path.stem + ".pdf"))
+                    if job.data.get("sidecar_url"):
+                        client.download(job, dest.with_suffix(".txt"), sidecar=True)
                     print(f"{path.name}: complete, {job.pages} page(s) -> {dest}")
                 else:
                     print(f"{path.name}: complete, {job.pages} page(s): {job.artifact_url}")

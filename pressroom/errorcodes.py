@@ -71,6 +71,9 @@ MEANINGS = {
     "METHOD_NOT_ALLOWED": "The path exists but does not take this method (`Allow` lists those "
     "it takes).",
     "NOT_FOUND": "No such job, artifact or path for this caller.",
+    "NO_TEXT": "A redaction of a document in which no page yields text, delivered only because "
+    "`allow_no_text` was asked: detection had nothing to read, so the output is held for a "
+    "person.",
     "OUTPUT_CHANGED": "A retry made an output that differs from the one already stored for the "
     "job: the new one is kept under a versioned key and held for review; both stay stored.",
     "OUTPUT_CHECK_FAILED": "The output check failed: the copy is held for a human's review.",

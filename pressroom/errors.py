@@ -139,6 +139,13 @@ class DoubtfulNames(ReviewRequired):
     code = "DOUBTFUL_NAMES"
 
 
+class NoText(ReviewRequired):
+    """A redaction of a document in which no page yields text (``allow_no_text``): there was
+    nothing to detect, so nothing says it is safe; a person looks before it is published."""
+
+    code = "NO_TEXT"
+
+
 class Corrected(ReviewRequired):
     """A reviewer's corrections were applied and the rebuilt output passed every check: it is
     held again for that reviewer to look at and approve, never published by the rebuild itself."""

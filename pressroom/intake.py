@@ -31,7 +31,7 @@ from pressroom.redact.policy import RedactionPolicy, parse_policy
 from pressroom.service import Services
 from pressroom.settings import Settings
 from pressroom.storage import BlobStore, source_key
-from pressroom.templates import REGISTERED_NAME, registered_template
+from pressroom.templates import REGISTERED_NAME, Template, registered_template
 
 # the API's logger: the log allow-list and operators' filters know uploads by it
 log = logging.getLogger("pressroom.api")
@@ -57,6 +57,9 @@ class SubmitRequest:
     idempotency_key: str | None
     # a redaction's output goes to the review desk even when every check passes
     review_always: bool = False
+    output_type: str | None = None  # "pdf" or "pdfa"; None: the template's default
+    sidecar: bool | None = None  # None: the template's default
+    allow_no_text: bool = False
 
 
 def parse_template(fields: Mapping[str, str], allowed: frozenset[str] | None) -> str:
@@ -78,9 +81,12 @@ def parse_submit(
     allowed: frozenset[str] | None,
     idempotency_key: str | None,
     now: float,
+    partial: bool = False,
 ) -> SubmitRequest:
     """Every small field of an upload judged, in a fixed order, with no I/O: safe on the event
-    loop, and on the fields sent ahead of the file before a byte of it is written."""
+    loop, and on the fields sent ahead of the file before a byte of it is written
+    (``partial``: a rule across fields that one sent after the file may still meet, such as
+    ``review=always`` needing ``redact``, waits for the whole form)."""
     template = parse_template(fields, allowed)
     try:
         lane = Lane(fields.get("lane") or "bulk")
@@ -107,8 +113,13 @@ def parse_submit(
     review = fields.get("review") or "doubt"
     if review not in ("doubt", "always"):
         raise BadRequest("review must be 'doubt' (the default) or 'always'")
-    if review == "always" and policy.empty:
+    if review == "always" and policy.empty and not partial:
         raise BadRequest("review=always needs a redaction policy (redact=...)")
+    output_type = fields.get("output_type") or None
+    if output_type not in (None, "pdf", "pdfa"):
+        raise BadRequest("output_type must be 'pdf' or 'pdfa'")
+    sidecar = _flag(fields["sidecar"], "sidecar") if fields.get("sidecar") else None
+    allow_no_text = _flag(fields.get("allow_no_text"), "allow_no_text")
     return SubmitRequest(
         template,
         lane,
@@ -120,6 +131,9 @@ def parse_submit(
         url,
         idempotency_key,
         review_always=review == "always",
+        output_type=output_type,
+        sidecar=sidecar,
+        allow_no_text=allow_no_text,
     )
 
 
@@ -155,9 +169,13 @@ class Ticket:
     started: float
     known: bool
 
-    def parse(self, fields: Mapping[str, str]) -> SubmitRequest:
+    def parse(self, fields: Mapping[str, str], *, partial: bool = False) -> SubmitRequest:
         return parse_submit(
-            fields, allowed=self.allowed, idempotency_key=self.idempotency_key, now=self.started
+            fields,
+            allowed=self.allowed,
+            idempotency_key=self.idempotency_key,
+            now=self.started,
+            partial=partial,
         )
 
 
@@ -217,7 +235,7 @@ class Intake:
 
     def precheck(self, ticket: Ticket, fields: Mapping[str, str]) -> None:
         """The fields sent ahead of the file, judged before it is written: pure, no I/O."""
-        ticket.parse(fields)
+        ticket.parse(fields, partial=True)
 
     def accept(self, ticket: Ticket, upload: Received, trace_id: str, span_id: str) -> Accepted:
         """Sniff, judge every field (the template loaded), check the policy and the webhook,
@@ -225,8 +243,8 @@ class Intake:
         admission checked again in its transaction, and clean up whatever a refusal leaves."""
         who = ticket.tenant
         kind = sniff_bytes(upload.head)
-        request = self._judge(ticket, upload.fields)
-        options = self._options(request)
+        request, template = self._judge(ticket, upload.fields)
+        options = self._options(request, template)
         redaction = not request.policy.empty
         cap = self.settings.limits.max_detect_chars
         pages, text_chars = count_work(upload.path, kind.value, text_cap=cap if redaction else 0)
@@ -334,22 +352,32 @@ class Intake:
             record=conn is None,
         )
 
-    def _judge(self, ticket: Ticket, fields: Mapping[str, str]) -> SubmitRequest:
+    def _judge(self, ticket: Ticket, fields: Mapping[str, str]) -> tuple[SubmitRequest, Template]:
         """Every field, in the order ``parse_submit`` keeps, with the template also loaded
         (a broken brand is refused before the fields after it are judged)."""
-        registered_template(parse_template(fields, ticket.allowed), self.settings.template_dirs)
+        template = registered_template(
+            parse_template(fields, ticket.allowed), self.settings.template_dirs
+        )
         request = ticket.parse(fields)
         if not request.policy.empty:
             # refused here, nothing loaded
             check_policy_classes(request.policy.classes, self.settings.redaction)
-        return request
+        return request, template
 
-    def _options(self, request: SubmitRequest) -> dict[str, Any]:
-        """The job's options as stored: the policy, the pixels flag, a checked webhook URL."""
+    def _options(self, request: SubmitRequest, template: Template) -> dict[str, Any]:
+        """The job's options as stored: the policy, the pixels flag, the kind of output (the
+        template's defaults made explicit: a later edit of the template does not change what
+        an accepted job asked for), a checked webhook URL."""
         policy = request.policy
         options: dict[str, Any] = policy.as_options() if not policy.empty else {}
         if request.keep_pixels:
             options["keep_pixels"] = True
+        if (request.output_type or template.output_type) == "pdfa":
+            options["output_type"] = "pdfa"
+        if template.sidecar if request.sidecar is None else request.sidecar:
+            options["sidecar"] = True
+        if request.allow_no_text:
+            options["allow_no_text"] = True
         if request.review_always:
             options["review"] = "always"
         if request.webhook_url:

@@ -9,13 +9,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from pressroom.corrections import Corrections
+import pikepdf
+
+from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.errors import Conflict, NotFound
 from pressroom.jobs.model import Job, JobState
 from pressroom.jobs.store import Queue
+from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.sidecar import sidecar_text
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
-from pressroom.storage import BlobStore, artifact_key, delete_output, is_artifact_key
+from pressroom.storage import (
+    BlobStore,
+    artifact_key,
+    delete_output,
+    is_artifact_key,
+    sidecar_key,
+)
 
 
 def held_digest(held_key: str) -> str:
@@ -84,6 +94,8 @@ class Reviews:
             raise NotFound("the job is no longer in review")
         if not in_place:
             self.blobs.delete(held)
+        if job.options.get("sidecar"):
+            self._sidecar(job, published)
         if job.source_key:  # delivered: the source goes, and with it any way to run the job again
             self.blobs.delete(job.source_key)
             self.queue.delete_source_key(job_id)
@@ -133,6 +145,27 @@ class Reviews:
             if key:
                 delete_output(self.blobs, key)
         return self._now(job_id, tenant)
+
+    def _sidecar(self, job: Job, published: str) -> None:
+        """The published copy's sidecar text, read from it where its review sheet says each
+        page lies (the held copy had none: it was not delivered)."""
+        if job.review_sheet is None:
+            return
+        sheet = ReviewSheet.parse(job.review_sheet)
+        layouts = []
+        for page in sheet.pages:
+            scale, left, top = page.placement
+            w, h = page.width_pt, page.height_pt
+            content = (left, h - top - h * scale, left + w * scale, h - top)
+            layouts.append(PageLayout(w, h, content, scale))
+        with job_scratch(self.scratch_dir) as scratch:
+            copy = scratch / "published.pdf"
+            self.blobs.get_to_path(published, copy)
+            with pikepdf.open(copy) as pdf:
+                offset = len(pdf.pages) - len(layouts)
+            text = scratch / "published.txt"
+            text.write_text(sidecar_text(copy, layouts, offset), encoding="utf-8")
+            self.blobs.put_file(sidecar_key(published), text)
 
     def _sha256(self, key: str) -> str:
         digest = hashlib.sha256()

@@ -20,6 +20,11 @@ def binding(artifact_sha256: str | None, artifact_key: str | None) -> str:
     return artifact_sha256 or artifact_key or ""
 
 
+def sidecar_binding(bound: str) -> str:
+    """What a sidecar text's link is bound to: its output's binding, marked as the text's."""
+    return f"sidecar:{bound}"
+
+
 @dataclass(frozen=True, slots=True)
 class Signer:
     secret: bytes

@@ -8,7 +8,11 @@ the copyright and licence names stay in each font, and the licence beside them
 (pressroom/fonts/OFL.txt).
 
     apt-get install fonts-liberation2   # or: apt-get download fonts-liberation2; dpkg-deb -x
-    .venv-test/bin/python scripts/build_fonts.py [/usr/share/fonts/truetype/liberation2]
+    .venv-test/bin/python scripts/build_fonts.py [LIBERATION_DIR [DEJAVU_SANS_TTF]]
+
+Pressroom Dingbats is DejaVu Sans 2.37 (fonts-dejavu-core: Bitstream Vera licence, DejaVu's
+changes public domain), cut to the glyphs of ZapfDingbats' codes and renamed, as the Vera
+licence asks of a modified font.
 """
 
 from __future__ import annotations
@@ -69,6 +73,56 @@ def rename(font: object, family: str, style: str) -> None:
             raise SystemExit(f"name {record.nameID} still carries a reserved name: {text}")
 
 
+def dingbats(dejavu: Path) -> None:
+    """Pressroom Dingbats: DejaVu Sans's glyphs for ZapfDingbats' codes (a form's check marks,
+    crosses, circles, stars), for the ZapfDingbats a source leaves out. A symbolic font: its
+    (3,0) and (1,0) cmaps map the codes themselves, its (3,1) cmap their Unicode."""
+    from fontTools.ttLib.tables._c_m_a_p import cmap_format_4
+
+    sys.path.insert(0, str(OUT.parent.parent))
+    from pressroom.engines.fonts import ZAPF_UNICODE
+
+    options = subset.Options()
+    options.hinting = False
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    options.recalc_timestamp = False
+    options.layout_features = []
+    font = subset.load_font(str(dejavu), options)
+    sub = subset.Subsetter(options)
+    sub.populate(unicodes=set(ZAPF_UNICODE.values()))
+    sub.subset(font)
+    best = font.getBestCmap()
+    by_code = {c: best[u] for c, u in ZAPF_UNICODE.items() if u in best}
+    for platform, encoding, offset in ((3, 0, 0xF000), (1, 0, 0)):
+        table = cmap_format_4(4)
+        table.platformID, table.platEncID, table.language = platform, encoding, 0
+        table.cmap = {offset + c: g for c, g in by_code.items()}
+        font["cmap"].tables.append(table)
+    table = font["name"]
+    for record in list(table.names):
+        if record.nameID in (1, 3, 4, 6, 16):
+            value = {
+                1: "Pressroom Dingbats",
+                3: "Pressroom Dingbats 2.37-pressroom1",
+                4: "Pressroom Dingbats",
+                6: "PressroomDingbats-Regular",
+                16: "Pressroom Dingbats",
+            }[record.nameID]
+            table.setName(value, record.nameID, record.platformID, record.platEncID, record.langID)
+        elif record.nameID not in (0, 2, 5, 7, 8, 9, 11, 12, 13, 14):
+            table.removeNames(nameID=record.nameID)
+    for record in table.names:
+        if record.nameID not in (0, 7, 13) and (
+            "Vera" in record.toUnicode() or "Bitstream" in record.toUnicode()
+        ):
+            raise SystemExit(f"name {record.nameID} still carries a reserved name")
+    out = OUT / "PressroomDingbats-Regular.ttf"
+    font.save(str(out))
+    missing = sorted(hex(c) for c in ZAPF_UNICODE if c not in by_code)
+    print(f"{out.name}: {out.stat().st_size:,} bytes; codes without a glyph: {missing}")
+
+
 def main(argv: list[str]) -> int:
     source = Path(argv[1] if len(argv) > 1 else "/usr/share/fonts/truetype/liberation2")
     points = repertoire()
@@ -90,6 +144,7 @@ def main(argv: list[str]) -> int:
             rename(font, family, style)
             subset.save_font(font, str(OUT / ours), options)
             print(f"{ours}: {(OUT / ours).stat().st_size:,} bytes")
+    dingbats(Path(argv[2] if len(argv) > 2 else "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
     return 0
 
 

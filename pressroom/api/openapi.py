@@ -131,6 +131,22 @@ JOB_SCHEMA: dict[str, Any] = {
             "description": "A signed download link, once the job is complete; short-lived.",
         },
         "artifact_sha256": _STRING_OR_NULL,
+        "output_type": {
+            "type": "string",
+            "enum": ["pdf", "pdfa"],
+            "description": "The kind of output: a PDF, or PDF/A-2b for archiving.",
+        },
+        "sidecar": {"type": "boolean", "description": "Whether a sidecar text is made."},
+        "allow_no_text": {
+            "type": "boolean",
+            "description": "Whether a document in which no page yields text is delivered.",
+        },
+        "sidecar_url": {
+            **_STRING_OR_NULL,
+            "description": "A signed download link to the sidecar text (the text layer as plain "
+            "text, a form feed between pages), once a job that asked for one is complete; "
+            "short-lived, like artifact_url.",
+        },
     },
 }
 
@@ -230,6 +246,25 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
             "enum": ["true", "false"],
             "default": "false",
             "description": "Keep the scan's pixels as they are under the text layer.",
+        },
+        "output_type": {
+            "type": "string",
+            "enum": ["pdf", "pdfa"],
+            "description": "pdfa: PDF/A-2b for archiving. Default: the template's, else pdf.",
+        },
+        "sidecar": {
+            "type": "string",
+            "enum": ["true", "false"],
+            "description": "Also make the text layer as plain text (sidecar_url in the job). "
+            "Default: the template's, else false.",
+        },
+        "allow_no_text": {
+            "type": "string",
+            "enum": ["true", "false"],
+            "default": "false",
+            "description": "Deliver a document in which no page yields text (a photo, a blank "
+            "page) with an empty text layer instead of refusing it UNREADABLE_SCAN; a "
+            "redaction of one is held for review (NO_TEXT).",
         },
         "review": {
             "type": "string",

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from pressroom.jobs.model import Job, JobState
 from pressroom.service import Services
-from pressroom.signing import binding
+from pressroom.signing import binding, sidecar_binding
 
 # documents hold personal data: no cache keeps a copy, no browser guesses another type
 PRIVATE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
@@ -83,23 +83,37 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "verification": job.verification,
         "artifact_url": None,
         "artifact_sha256": job.artifact_sha256,
+        "output_type": job.options.get("output_type", "pdf"),
+        "sidecar": bool(job.options.get("sidecar")),
+        "allow_no_text": bool(job.options.get("allow_no_text")),
+        "sidecar_url": None,
     }
     if job.state is JobState.COMPLETE and job.artifact_key:
-        expires, signature = services.signer.sign(
-            job.id, binding(job.artifact_sha256, job.artifact_key), now=services.clock()
-        )
+        bound = binding(job.artifact_sha256, job.artifact_key)
+        expires, signature = services.signer.sign(job.id, bound, now=services.clock())
         base = services.settings.public_url or base_url.rstrip("/")
         body["artifact_url"] = (
             f"{base}/v1/artifacts/{job.id}?expires={expires}&signature={signature}"
         )
+        if job.options.get("sidecar"):
+            # signed apart: a link to the PDF is no link to its text, and the other way round
+            expires, signature = services.signer.sign(
+                job.id, sidecar_binding(bound), now=services.clock()
+            )
+            body["sidecar_url"] = (
+                f"{base}/v1/artifacts/{job.id}/sidecar?expires={expires}&signature={signature}"
+            )
     return body
 
 
 def stream_pdf(
-    handle: BinaryIO, size: int, headers: dict[str, str] | None = None
+    handle: BinaryIO,
+    size: int,
+    headers: dict[str, str] | None = None,
+    media_type: str = "application/pdf",
 ) -> StreamingResponse:
-    """A stored PDF sent in blocks from its open handle (closed when sent): never whole in
-    memory, however large the document."""
+    """A stored PDF (or its sidecar text) sent in blocks from its open handle (closed when
+    sent): never whole in memory, however large the document."""
 
     def chunks() -> Iterator[bytes]:
         with handle:
@@ -108,6 +122,6 @@ def stream_pdf(
 
     return StreamingResponse(
         chunks(),
-        media_type="application/pdf",
+        media_type=media_type,
         headers={"Content-Length": str(size), **(headers or {}), **PRIVATE_HEADERS},
     )

@@ -92,6 +92,15 @@ def _output_names(inputs: Sequence[Path]) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class OutputChoice:
+    """What kind of output a process run asks for (None: the template's default)."""
+
+    output_type: str | None = None
+    sidecar: bool | None = None
+    allow_no_text: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What became of one input: crosses process boundaries, so plain values only."""
 
@@ -114,6 +123,7 @@ def process_one(
     settings: Settings | None = None,
     template_name: str | None = None,
     review_always: bool = False,
+    output: OutputChoice | None = None,
 ) -> Outcome:
     """Process one input into ``dest``; every failure becomes a one-line Outcome. ``settings``:
     the command's, read once (None: read here); ``template_name``: the template as the user
@@ -122,6 +132,7 @@ def process_one(
     global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.pipeline.core import JobOptions
+    from pressroom.pipeline.sidecar import sidecar_path
     from pressroom.pipeline.variants import Processing
     from pressroom.scratch import job_scratch
 
@@ -143,6 +154,9 @@ def process_one(
                 limits=settings.limits,
                 keep_pixels=keep_pixels,
                 redaction=settings.redaction,
+                output_type=output.output_type if output else None,
+                sidecar=output.sidecar if output else None,
+                allow_no_text=output.allow_no_text if output else False,
             )
             processing = Processing(policy)
             try:
@@ -160,6 +174,8 @@ def process_one(
                 return Outcome(
                     exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
                 )
+            if options.wants_sidecar:
+                _publish(sidecar_path(built), dest.with_suffix(".txt"))
             _publish(built, dest)
     except PressroomError as exc:
         return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
@@ -174,6 +190,8 @@ def process_one(
         + (f", {turned} turned upright" if turned else "")
         + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
         + _flattened(result)
+        + (", no text (an empty text layer, as allowed)" if result.text_layer == "empty" else "")
+        + (", PDF/A-2b" if options.archive else "")
         + f"  {time.monotonic() - t0:.1f}s",
         result.pages,
     )
@@ -210,11 +228,14 @@ def cmd_process(args: argparse.Namespace) -> int:
             check_policy_classes(policy.classes, settings.redaction)
         elif args.review == "always":
             raise BadRequest("--review always needs --redact")
+        if args.sidecar and str(args.output) == "-":
+            raise BadRequest("--sidecar needs an output folder (-o DIR), not -")
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
     outdir: Path = args.output
     outdir.mkdir(parents=True, exist_ok=True)
+    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text)
     work = [
         (path, outdir / name)
         for path, name in zip(args.inputs, _output_names(args.inputs), strict=True)
@@ -237,6 +258,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                         settings,
                         args.template,
                         args.review == "always",
+                        choice,
                     )
                 )
                 _report(outcomes[-1], args.quiet)
@@ -255,6 +277,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                         settings,
                         args.template,
                         args.review == "always",
+                        choice,
                     )
                     for path, dest in work
                 ]
@@ -453,6 +476,26 @@ def add_commands(sub: Any) -> None:
         default="doubt",
         help="with --redact: hold an output in OUTDIR/review/ only when its checks doubt it "
         "(default) or always",
+    )
+    p.add_argument(
+        "--output-type",
+        choices=["pdf", "pdfa"],
+        default=None,
+        help="pdfa: PDF/A-2b for archiving (default: the template's, else pdf)",
+    )
+    p.add_argument(
+        "--sidecar",
+        action="store_true",
+        default=None,
+        help="also write NAME.txt beside each PDF: its text layer as plain text, a form feed "
+        "between pages (for a redaction, only what remains)",
+    )
+    p.add_argument(
+        "--allow-no-text",
+        action="store_true",
+        help="deliver a document in which no page yields text (a photo, a blank page) with an "
+        "empty text layer instead of refusing it UNREADABLE_SCAN; with --redact it is held "
+        "for review (NO_TEXT)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)

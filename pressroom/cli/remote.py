@@ -46,6 +46,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
         review=args.review,
         wait=args.wait or args.output is not None,
         outdir=args.output,
+        output_type=args.output_type,
+        sidecar=args.sidecar,
+        allow_no_text=args.allow_no_text,
     )
     return run_submit(list(args.files), opts)
 
@@ -132,6 +135,23 @@ def add_commands(sub: Any) -> None:
         action="store_true",
         help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
         "layer is laid level either way)",
+    )
+    sm.add_argument(
+        "--output-type",
+        choices=["pdf", "pdfa"],
+        default=None,
+        help="pdfa: PDF/A-2b for archiving (default: the template's, else pdf)",
+    )
+    sm.add_argument(
+        "--sidecar",
+        action="store_true",
+        default=None,
+        help="also make the text layer as plain text; with -o it is saved as NAME.txt",
+    )
+    sm.add_argument(
+        "--allow-no-text",
+        action="store_true",
+        help="deliver a document in which no page yields text instead of refusing it",
     )
     sm.add_argument(
         "--review",

@@ -37,6 +37,29 @@ _BOLD = re.compile(r"bold|black|heavy|semibold|demi")
 _ITALIC = re.compile(r"italic|oblique")
 
 
+DINGBATS = "PressroomDingbats-Regular"
+
+
+def _zapf() -> dict[int, int]:
+    """ZapfDingbats' built-in encoding: code to Unicode (the Dingbats block follows its order;
+    the glyphs Unicode had already are mapped where it put them)."""
+    table = {c: 0x2700 + c - 0x20 for c in range(0x21, 0x7F)}
+    table.update(
+        {0x25: 0x260E, 0x2A: 0x261B, 0x2B: 0x261E, 0x48: 0x2605, 0x6C: 0x25CF, 0x6E: 0x25A0}
+    )
+    table.update({0x73: 0x25B2, 0x74: 0x25BC, 0x75: 0x25C6, 0x77: 0x25D7, 0x20: 0x20})
+    table.update({c: 0x2768 + c - 0x80 for c in range(0x80, 0x8E)})
+    table.update({c: 0x2761 + c - 0xA1 for c in range(0xA1, 0xA8)})
+    table.update({0xA8: 0x2663, 0xA9: 0x2666, 0xAA: 0x2665, 0xAB: 0x2660})
+    table.update({c: 0x2460 + c - 0xAC for c in range(0xAC, 0xB6)})
+    table.update({c: 0x2776 + c - 0xB6 for c in range(0xB6, 0xFF) if c != 0xF0})
+    table.update({0xD5: 0x2192, 0xD6: 0x2194, 0xD7: 0x2195})
+    return table
+
+
+ZAPF_UNICODE = _zapf()
+
+
 def substitute(base_font: str) -> str | None:
     """The Pressroom font that stands in for a non-embedded font of this name, or None (a
     font we have no metric-compatible face for: Symbol, ZapfDingbats, anything else)."""
@@ -44,6 +67,8 @@ def substitute(base_font: str) -> str | None:
     if re.match(r"[A-Z]{6}\+", name):
         name = name[7:]
     key = re.sub(r"[\s,_-]", "", name).lower()
+    if key in ("zapfdingbats", "itczapfdingbats", "zapfdingbatsitc", "dingbats"):
+        return DINGBATS
     for pattern, family in _FAMILIES:
         if pattern.match(key):
             rest = pattern.sub("", key, count=1)
@@ -117,10 +142,13 @@ def _unicode(glyph: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def _subset(stem: str, unicodes: frozenset[int]) -> bytes:
+def _subset(stem: str, unicodes: frozenset[int], codes: frozenset[int] = frozenset()) -> bytes:
+    """The font cut to ``unicodes``; for a symbolic font, ``codes`` are its own codes, kept in
+    its (3,0) and (1,0) cmaps (a subsetter keeps a cmap's entries by code, not by glyph)."""
     from fontTools import subset
 
     options = subset.Options()
+    options.symbol_cmap = options.legacy_cmap = bool(codes)
     options.hinting = False
     options.notdef_outline = True
     options.recalc_timestamp = False
@@ -129,7 +157,7 @@ def _subset(stem: str, unicodes: frozenset[int]) -> bytes:
     options.drop_tables += ["FFTM", "GDEF", "GPOS", "GSUB", "kern"]
     font = subset.load_font(io.BytesIO(_font_bytes(stem)), options)
     subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=unicodes)
+    subsetter.populate(unicodes=unicodes | codes | {0xF000 + c for c in codes})
     subsetter.subset(font)
     out = io.BytesIO()
     subset.save_font(font, out, options)
@@ -197,18 +225,24 @@ def fill_simple_truetype(
     font for ``codes`` under ``encoding`` (kept as it is): the glyphs those codes name subset
     into it, its widths (``widths`` from ``first_char`` where the text was laid out with its
     own), a descriptor and a ToUnicode map."""
-    names = code_names(encoding)
-    by_code = {c: _unicode(names[c]) for c in sorted(set(codes)) if 0 <= c < 256}
+    symbolic = stem == DINGBATS
+    if symbolic:  # its own built-in encoding, whatever the dictionary says
+        by_code = {c: chr(ZAPF_UNICODE[c]) for c in sorted(set(codes)) if c in ZAPF_UNICODE}
+    else:
+        names = code_names(encoding)
+        by_code = {c: _unicode(names[c]) for c in sorted(set(codes)) if 0 <= c < 256}
     unicodes = frozenset(ord(t) for t in by_code.values() if len(t) == 1)
     own, numbers = _metrics(stem)
     tag = _tag(stem, unicodes)
     # one subset's file and descriptor serve every font of the document that uses it
     descriptor = shared.get((stem, unicodes)) if shared is not None else None
     if descriptor is None:
-        data = _subset(stem, unicodes)
+        data = _subset(stem, unicodes, frozenset(by_code) if symbolic else frozenset())
         file = pdf.make_stream(data)
         file.Length1 = len(data)
-        flags = 32 | (1 if numbers["fixed"] else 0) | (2 if "Serif" in stem else 0)
+        flags = (
+            4 if symbolic else 32 | (1 if numbers["fixed"] else 0) | (2 if "Serif" in stem else 0)
+        )
         if numbers["italic"]:
             flags |= 64
         descriptor = pdf.make_indirect(
@@ -234,7 +268,10 @@ def fill_simple_truetype(
     font.Subtype = Name.TrueType
     font.BaseFont = Name(f"/{tag}+{stem}")
     font.FontDescriptor = descriptor
-    if encoding is None:
+    if symbolic:
+        if "/Encoding" in font:  # a symbolic TrueType font's codes are its cmap's
+            del font["/Encoding"]
+    elif encoding is None:
         # the standard fonts' own encoding, said explicitly: a TrueType font has none of its
         # own that a viewer would use
         differences: list[object] = []

@@ -23,6 +23,7 @@ from pressroom.engines import images
 from pressroom.engines.prune import PageCleaner
 from pressroom.errors import Corrupt, DeadlineExceeded, OutputCheckFailed, UnreadableScan
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
+from pressroom.pipeline.archive import pdfa_problems
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
@@ -51,6 +52,22 @@ class JobOptions:
     redaction: RedactionSettings | None = None
     # a reviewer's corrections to apply to a redaction (boxes removed, drawn, every occurrence)
     corrections: Corrections | None = None
+    # "pdf" or "pdfa" (PDF/A-2b); None: the template's default
+    output_type: str | None = None
+    # write the text layer as plain text beside the output; None: the template's default
+    sidecar: bool | None = None
+    # deliver a document in which no page yields text, with an empty text layer (a photo, a
+    # blank page) instead of refusing it UNREADABLE_SCAN
+    allow_no_text: bool = False
+
+    @property
+    def archive(self) -> bool:
+        """Whether the output is PDF/A-2b."""
+        return (self.output_type or self.template.output_type) == "pdfa"
+
+    @property
+    def wants_sidecar(self) -> bool:
+        return self.template.sidecar if self.sidecar is None else self.sidecar
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +93,10 @@ class DocumentResult:
     overridden: tuple[tuple[int, str], ...] = ()
     flattened: int = 0  # form fields and annotations drawn into their pages
     notes: int = 0  # sticky notes (text annotations) with words, which no page shows
+    # "empty" when no page yielded text and the job allowed it (allow_no_text); else "text"
+    text_layer: str = "text"
+    # each content page's place on its output page, in order (for the sidecar text)
+    layouts: tuple[PageLayout, ...] = ()
 
     @classmethod
     def of(
@@ -107,6 +128,8 @@ class DocumentResult:
             timings=timings,
             redacted=redacted or {},
             levelled_pages=levelled_pages,
+            text_layer="empty" if sum(p.real_chars for p in checked) < MIN_REAL_CHARS else "text",
+            layouts=tuple(p.layout for p in checked),
         )
 
 
@@ -130,7 +153,11 @@ def output_builder(
     }
     producer = f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; {template.identity}"
     return OutputBuilder(
-        template, values, producer=producer + (f"; {note})" if note else ")"), base=base
+        template,
+        values,
+        producer=producer + (f"; {note})" if note else ")"),
+        base=base,
+        pdfa=options.archive,
     )
 
 
@@ -297,9 +324,10 @@ class Assembly:
             self.builder.save_part(part)
 
     def finish(self, output: Path) -> None:
-        """Refuse an output with too little text to be worth searching; save it."""
+        """Refuse an output with too little text to be worth searching (unless the job allows
+        a document without text); save it."""
         real_chars = sum(p.real_chars for p in self.checked)
-        if real_chars < MIN_REAL_CHARS:
+        if real_chars < MIN_REAL_CHARS and not self.options.allow_no_text:
             raise UnreadableScan(
                 f"only {real_chars} letters or digits could be read from the whole document"
             )
@@ -311,6 +339,10 @@ class Assembly:
         """The saved output read back: its pages, its text where we laid it."""
         with self.timer.stage(Stage.CHECK):
             check_output(output, len(self.checked) + self.offset, self.checked)
+            if self.options.archive:
+                problems = pdfa_problems(output)
+                if problems:
+                    raise OutputCheckFailed("not PDF/A-2b: " + "; ".join(problems))
 
     def result(
         self,
@@ -418,4 +450,6 @@ def assemble(
         template=options.template.identity,
         engine=f"{ENGINE_VERSION}; {engine.name}",
         timings=timer.totals,
+        text_layer=("empty" if sum(p.real_chars for p in out.checked) < MIN_REAL_CHARS else "text"),
+        layouts=tuple(p.layout for p in out.checked),
     )

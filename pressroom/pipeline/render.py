@@ -15,6 +15,7 @@ from pikepdf import Array, Dictionary, Name
 from pressroom.engines.fonts import BAND_FONT, fill_simple_truetype
 from pressroom.engines.images import logo_xobject
 from pressroom.models import Box, PageText
+from pressroom.pipeline.archive import make_pdfa, pdfa_metadata
 from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, to_unicode
 from pressroom.templates import Band, Template
 
@@ -244,6 +245,7 @@ class OutputBuilder:
         *,
         producer: str,
         base: pikepdf.Pdf | None = None,
+        pdfa: bool = False,
     ) -> None:
         # With ``base`` (the source PDF itself) new pages are built inside it and the source's
         # own pages, catalog and metadata are dropped before writing: qpdf then streams the
@@ -255,6 +257,7 @@ class OutputBuilder:
         self.template = template
         self.values = dict(values)
         self.producer = producer
+        self.pdfa = pdfa  # written as PDF/A-2b (pipeline.archive)
         self._glyphless: pikepdf.Object | None = None
         self._codes: set[int] = set()  # code points the text layer uses beyond U+00FF
         self._helvetica: Dictionary | None = None
@@ -583,6 +586,10 @@ class OutputBuilder:
             meta["xmp:CreateDate"] = stamp
             meta["xmp:ModifyDate"] = stamp
             meta["xmp:MetadataDate"] = stamp
+            if self.pdfa:
+                pdfa_metadata(meta)
+        if self.pdfa:
+            make_pdfa(self.pdf)
         info = self.pdf.docinfo
         info.Title = title
         info.Producer = self.producer

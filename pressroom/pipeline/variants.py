@@ -11,6 +11,7 @@ from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.plain import process_document
+from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
 from pressroom.pipeline.stages import StageTimer
 from pressroom.redact.policy import RedactionPolicy
 
@@ -59,6 +60,12 @@ class Processing:
                 result = redact_document(
                     flat.path, output, options, self.policy, engine, progress=progress, timer=timer
                 )
+            if options.wants_sidecar:
+                # a redaction's sticky notes are not redacted: they stay out
+                notes = flat.notes if not self.redacts else ()
+                offset = result.output_pages - result.pages
+                text = sidecar_text(output, result.layouts, offset, notes)
+                sidecar_path(output).write_text(text, encoding="utf-8")
         if flat.path == source:
             return result
         return replace(

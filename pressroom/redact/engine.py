@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pressroom.corrections import ReviewSheet
 from pressroom.engines.straighten import STRAIGHTEN_MIN
-from pressroom.errors import DoubtfulNames, RedactionLeak, ReviewRequired
+from pressroom.errors import DoubtfulNames, NoText, RedactionLeak, ReviewRequired
 from pressroom.models import Box, DocumentInfo
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.flatten import flattened
@@ -121,6 +121,11 @@ def redact_document(
     )
     findings = _findings(scans, found)
     sheet = review_sheet(scans, findings, options.corrections)
+    if result.text_layer == "empty":  # allowed to have no text: then a person must look
+        held = NoText("no page yields text: nothing could be checked for what must go")
+        held.findings = list(findings)
+        held.sheet = sheet
+        raise held
     if options.corrections is None:  # a reviewer's rebuild goes back to them anyway
         _hold_for_doubt(findings, sheet, RedactionSettings.given(options.redaction))
     return replace(result, sheet=sheet, overridden=found.applied.overridden)

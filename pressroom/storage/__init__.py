@@ -32,6 +32,14 @@ def artifact_key(tenant: str, job_id: str, digest: str) -> str:
     return check_key(f"artifacts/{tenant}/{job_id}/{digest}.pdf")
 
 
+def sidecar_key(artifact: str) -> str:
+    """Where an output's sidecar text is stored: beside it, under the same digest (deleted
+    with it: ``delete_output`` takes the job's whole folder)."""
+    if not artifact.endswith(".pdf"):
+        raise ValueError("an artifact's key ends in .pdf")
+    return check_key(artifact[: -len(".pdf")] + ".txt")
+
+
 def versioned_artifact_key(tenant: str, job_id: str, digest: str, version: int) -> str:
     """The ``version``-th different output (2, 3, …) made under one artifact digest: a retry
     whose bytes differ from the stored copy's goes here, so no stored output is overwritten."""

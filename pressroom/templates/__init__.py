@@ -56,6 +56,9 @@ class Template:
     # area between them) or "margin" (over the page's own margins where they are blank,
     # inside where they are not)
     fit: str = "inside"
+    # the defaults a job may override: "pdf" or "pdfa"; whether a sidecar text is written
+    output_type: str = "pdf"
+    sidecar: bool = False
 
     @property
     def identity(self) -> str:
@@ -126,6 +129,21 @@ def _box_quantum(raw: object) -> float:
 
 
 FITS = ("inside", "margin")
+OUTPUT_TYPES = ("pdf", "pdfa")
+
+
+def _output(raw: object) -> tuple[str, bool]:
+    if raw is None:
+        return OUTPUT_TYPES[0], False
+    if not isinstance(raw, dict):
+        raise TemplateError("template section [output] must be a table")
+    kind = raw.get("type", OUTPUT_TYPES[0])
+    if kind not in OUTPUT_TYPES:
+        raise TemplateError('template [output] type must be "pdf" or "pdfa"')
+    sidecar = raw.get("sidecar", False)
+    if not isinstance(sidecar, bool):
+        raise TemplateError("template [output] sidecar must be true or false")
+    return str(kind), sidecar
 
 
 def _fit(raw: object) -> str:
@@ -163,6 +181,7 @@ def load_template(folder: Path) -> Template:
             lines=tuple(_check_text(str(x), "cover.lines") for x in cover_raw.get("lines", [])),
         )
     band = colours.get("band")
+    output = _output(raw.get("output"))
     try:
         return Template(
             name=str(raw["name"]),
@@ -179,6 +198,8 @@ def load_template(folder: Path) -> Template:
             content_hash=content_hash(folder),
             box_quantum=_box_quantum(raw.get("redaction")),
             fit=_fit(raw.get("page")),
+            output_type=output[0],
+            sidecar=output[1],
         )
     except KeyError as exc:
         raise TemplateError(f"template.toml lacks {exc.args[0]!r}") from None

@@ -46,6 +46,7 @@ from pressroom.pipeline.core import (
 from pressroom.pipeline.inspect import file_sha256, inspect_source
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.plain import process_range
+from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.variants import Processing
 from pressroom.redact.detect.ner import model_identity
@@ -53,7 +54,7 @@ from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.settings import Limits, RedactionSettings
-from pressroom.storage import artifact_key, review_key, versioned_artifact_key
+from pressroom.storage import artifact_key, review_key, sidecar_key, versioned_artifact_key
 from pressroom.templates import Template, registered_template
 
 log = logging.getLogger("pressroom.worker")
@@ -67,6 +68,7 @@ def artifact_digest(
     engine: str,
     detector: str = "",
     keep_pixels: bool = False,
+    output: tuple[str, ...] = (),
 ) -> str:
     """What makes an output: the source, the template's content, the policy, whether pixels are
     kept, our engine and the OCR engine's version, the detector (its model and the operator's
@@ -76,11 +78,25 @@ def artifact_digest(
     parts: list[object] = [source_sha256, template_hash, list(policy.classes), ENGINE_VERSION]
     if keep_pixels:  # appended only when set: digests of earlier jobs stay what they were
         parts.append("keep-pixels")
+    parts += output  # the kind of output asked for (output_digest): none for a plain PDF
     parts.append(engine)
     if detector:
         parts.append(detector)
     material = json.dumps(parts)
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+def output_digest(options: JobOptions) -> tuple[str, ...]:
+    """What of the kind of output asked for changes the artifact: PDF/A, a sidecar text, a
+    document without text allowed (each named only when asked)."""
+    out = []
+    if options.archive:
+        out.append("output-type=pdfa")
+    if options.wants_sidecar:
+        out.append("sidecar")
+    if options.allow_no_text:
+        out.append("allow-no-text")
+    return tuple(out)
 
 
 def detector_identity(policy: RedactionPolicy, redaction: RedactionSettings) -> str:
@@ -108,6 +124,10 @@ def _job_options(
         deadline=deadline,
         keep_pixels=bool(raw.get("keep_pixels")),
         redaction=redaction,
+        # the kind of output, as the intake stored it (the template's defaults made explicit)
+        output_type=str(raw.get("output_type") or "pdf"),
+        sidecar=bool(raw.get("sidecar")),
+        allow_no_text=bool(raw.get("allow_no_text")),
         # a reviewer's corrections (stored by the desk's Apply; checked when they were sent)
         corrections=Corrections.parse(raw["corrections"]) if raw.get("corrections") else None,
     )
@@ -461,9 +481,17 @@ class JobRunner:
             engine=self.engine.name,
             detector=detector_identity(policy, settings.redaction),
             keep_pixels=options.keep_pixels,
+            output=output_digest(options),
         )
         key = artifact_key(job.tenant, job.id, digest)
         with self._stage(job, Stage.PUBLISH):
+            if options.wants_sidecar:
+                # before the PDF: a complete job's sidecar link always finds its text
+                text = sidecar_path(built)
+                if not text.exists():  # a split job's assembled output: read it back now
+                    offset = result.output_pages - result.pages
+                    text.write_text(sidecar_text(built, result.layouts, offset), encoding="utf-8")
+                services.blobs.put_file(sidecar_key(key), text)
             written = services.blobs.put_if_absent(key, built)
             if not written and self._stored_sha(key) != result.output_sha256:
                 # an earlier attempt stored other bytes under this digest: neither

@@ -48,14 +48,14 @@ def squashed(text: str) -> str:
 
 
 def checkbox_ink(path: Path, page: int = 0) -> float:
-    """The mean grey level inside the checkbox (0 black, 255 white)."""
+    """The darkest grey level inside the checkbox (0 black, 255 white)."""
     x0, y0, x1, y1 = CHECKBOX_RECT
     with pdfium.open_pdf(path) as doc:
         p = doc[page]
         height = p.get_height()
         image = np.asarray(p.render(scale=2.0, grayscale=True).to_pil().convert("L"))
     crop = image[round((height - y1) * 2) + 2 : round((height - y0) * 2) - 2, round(x0 * 2) + 2 :]
-    return float(crop[:, : round((x1 - x0) * 2) - 4].mean())
+    return float(crop[:, : round((x1 - x0) * 2) - 4].min())
 
 
 def test_what_a_viewer_shows_of_a_form_is_kept_in_a_plain_output(

@@ -20,7 +20,11 @@ from pressroom.intake import parse_submit
 from pressroom.service import Services
 
 # authenticated by something else than a key: liveness, and links signed for one download
-OPEN_ROUTES = {("GET", "/healthz"), ("GET", "/v1/artifacts/{job_id}")}
+OPEN_ROUTES = {
+    ("GET", "/healthz"),
+    ("GET", "/v1/artifacts/{job_id}"),
+    ("GET", "/v1/artifacts/{job_id}/sidecar"),
+}
 
 
 def operations(app: Any) -> list[tuple[str, str, dict[str, Any]]]:

@@ -7,11 +7,12 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import ServicesDep
-from pressroom.api.openapi import pdf, problems
+from pressroom.api.openapi import pdf, problems, text
 from pressroom.api.responses import PRIVATE_HEADERS, stream_pdf
 from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
-from pressroom.signing import binding
+from pressroom.signing import binding, sidecar_binding
+from pressroom.storage import sidecar_key
 
 PRESIGN_TTL_S = 300.0
 router = APIRouter()
@@ -54,3 +55,50 @@ async def download(
     size = await run_in_threadpool(services.blobs.size, key)
     handle = await run_in_threadpool(services.blobs.open, key)
     return stream_pdf(handle, size, {"Content-Disposition": f'attachment; filename="{job.id}.pdf"'})
+
+
+@router.get(
+    "/v1/artifacts/{job_id}/sidecar",
+    response_class=Response,
+    responses={
+        **text(
+            "text/plain",
+            "The sidecar text: the output's text layer, a form feed between pages (UTF-8).",
+        ),
+        307: {
+            "description": "Fetch it from the bucket, on a link that lives minutes.",
+            "headers": {"Location": {"schema": {"type": "string"}, "required": True}},
+        },
+        **problems(403, 404, 410, 503),
+    },
+)
+async def download_sidecar(
+    job_id: str, services: ServicesDep, expires: str = "", signature: str = ""
+) -> Response:
+    """The sidecar text of a complete job that asked for one, on its own signed link."""
+    job = await run_in_threadpool(lambda: services.store.queue.get(job_id))
+    bound = binding(job.artifact_sha256, job.artifact_key) if job is not None else ""
+    services.signer.verify(job_id, sidecar_binding(bound), expires, signature, now=services.clock())
+    if job is None or job.state is not JobState.COMPLETE or not job.options.get("sidecar"):
+        raise NotFound("no such sidecar text")
+    if job.artifact_key is None:
+        raise NotFound("the artifact was deleted")
+    key = sidecar_key(job.artifact_key)
+    if not await run_in_threadpool(services.blobs.exists, key):
+        raise NotFound("no sidecar text was stored for this output")
+    url = await run_in_threadpool(
+        services.blobs.download_url,
+        key,
+        min(services.settings.link_ttl_s, PRESIGN_TTL_S),
+        f"{job.id}.txt",
+    )
+    if url is not None:
+        return RedirectResponse(url, status_code=307, headers=dict(PRIVATE_HEADERS))
+    size = await run_in_threadpool(services.blobs.size, key)
+    handle = await run_in_threadpool(services.blobs.open, key)
+    return stream_pdf(
+        handle,
+        size,
+        {"Content-Disposition": f'attachment; filename="{job.id}.txt"'},
+        media_type="text/plain; charset=utf-8",
+    )

@@ -1,0 +1,38 @@
+"""The sidecar text: an output's text layer as plain text (``--sidecar``), one page after
+another with a form feed between them, read back from the checked output itself — so it is
+exactly what a reader of the PDF finds (for a redaction, only what remains), in the order the
+text layer lays it, without the brand bands or the cover. A plain job's sticky notes, which no
+page shows, follow their page's text, each on a line of its own after "Note: "; a redaction's
+are left out (they are not redacted)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from pressroom.engines import pdfium
+from pressroom.pipeline.render import PageLayout
+
+FORM_FEED = "\f"
+
+
+def sidecar_text(
+    output: Path,
+    layouts: Sequence[PageLayout],
+    offset: int,
+    notes: Sequence[tuple[int, str]] = (),
+) -> str:
+    """The content pages' text of ``output`` (``offset``: output pages before the first),
+    each page's within its content box, pages joined by form feeds."""
+    pages = []
+    with pdfium.RecyclingDocument(output) as doc:
+        for n, layout in enumerate(layouts):
+            text = pdfium.page_text(doc, n + offset, layout.content).replace("\r\n", "\n")
+            extra = [f"Note: {' '.join(t.split())}" for page, t in notes if page == n + 1]
+            pages.append("\n".join([text.rstrip("\n"), *extra]) if extra else text)
+    return FORM_FEED.join(pages)
+
+
+def sidecar_path(output: Path) -> Path:
+    """Where a scratch output's sidecar is written: beside it, in the job's private space."""
+    return output.with_name(f"{output.stem}.txt")

@@ -1,0 +1,115 @@
+"""The kind of output over HTTP: output_type, sidecar and allow_no_text are judged at the door,
+stored with the job (echoed in its JSON), part of the artifact's digest, and a sidecar comes on
+a signed link of its own."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from PIL import Image
+
+from pressroom.pipeline.archive import pdfa_problems
+from pressroom.service import Services
+from tests.integration.test_service import api, png_bytes, post, work
+
+pytestmark = pytest.mark.integration
+__all__ = ["api"]  # the fixture, shared with test_service
+
+
+@pytest.mark.parametrize(
+    "field", [{"output_type": "tiff"}, {"sidecar": "yes"}, {"allow_no_text": "1"}]
+)
+def test_bad_output_choices_are_refused_at_the_door(
+    api: tuple[TestClient, dict[str, str]], tmp_path: Path, field: dict[str, str]
+) -> None:
+    client, headers = api
+    refused = post(client, headers, png_bytes(tmp_path), **field)
+    assert refused.status_code == 400 and refused.json()["code"] == "BAD_REQUEST"
+    assert next(iter(field)) in refused.json()["detail"]
+
+
+def test_pdfa_with_a_sidecar_over_http(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    client, headers = api
+    data = png_bytes(tmp_path)
+    asked = post(client, headers, data, template="sample", output_type="pdfa", sidecar="true")
+    assert asked.status_code == 202
+    body = asked.json()
+    assert (body["output_type"], body["sidecar"], body["allow_no_text"]) == ("pdfa", True, False)
+    assert body["sidecar_url"] is None
+    plain = post(client, headers, data, template="sample").json()
+    assert (plain["output_type"], plain["sidecar"]) == ("pdf", False)
+    work(services)
+    job = client.get(f"/v1/jobs/{body['id']}", headers=headers).json()
+    assert job["state"] == "complete"
+    out = tmp_path / "got.pdf"
+    out.write_bytes(client.get(job["artifact_url"]).content)
+    assert pdfa_problems(out) == []
+    text = client.get(job["sidecar_url"])
+    assert text.status_code == 200 and text.headers["content-type"].startswith("text/plain")
+    assert "Waiver signed by the participant" in text.text
+    assert "Harbour Lane Services" not in text.text  # the text layer, not the bands
+    # each link is for its own file only
+    swapped = job["artifact_url"].replace(
+        "/v1/artifacts/" + job["id"], f"/v1/artifacts/{job['id']}/sidecar"
+    )
+    assert client.get(swapped).status_code == 403
+    back = job["sidecar_url"].replace("/sidecar?", "?")
+    assert client.get(back).status_code == 403
+    # the kind of output is part of the artifact: the plain job's is another key
+    other = client.get(f"/v1/jobs/{plain['id']}", headers=headers).json()
+    assert other["sidecar_url"] is None
+    keys = [services.store.queue.get(j).artifact_key for j in (body["id"], plain["id"])]  # type: ignore[union-attr]
+    assert keys[0] != keys[1]
+    stored = sorted(k for k, _ in services.blobs.list("artifacts"))
+    assert len(stored) == 3 and sum(k.endswith(".txt") for k in stored) == 1
+
+
+def test_a_document_without_text_over_http(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    from pressroom.testing import FakeOcrEngine
+
+    client, headers = api
+    buf = io.BytesIO()
+    Image.new("L", (400, 500), 240).save(buf, format="PNG", dpi=(100, 100))
+    refused = post(client, headers, buf.getvalue()).json()
+    allowed = post(client, headers, buf.getvalue(), allow_no_text="true").json()
+    assert allowed["allow_no_text"] is True
+    work(services, FakeOcrEngine(lines=()))
+    ended = [client.get(f"/v1/jobs/{j['id']}", headers=headers).json() for j in (refused, allowed)]
+    assert (ended[0]["state"], ended[0]["reason"]) == ("rejected", "UNREADABLE_SCAN")
+    assert ended[1]["state"] == "complete"
+
+
+def test_a_rule_across_fields_waits_for_fields_sent_after_the_file(
+    api: tuple[TestClient, dict[str, str]], tmp_path: Path
+) -> None:
+    """review=always before the file and redact after it is one valid request (schemathesis
+    found it refused), judged whole once the form has arrived."""
+    client, headers = api
+    boundary = "b0undary"
+
+    def part(name: str, value: bytes, filename: str = "") -> bytes:
+        extra = f'; filename="{filename}"' if filename else ""
+        return (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"{extra}\r\n\r\n'.encode()
+            + value
+            + b"\r\n"
+        )
+
+    def body(after: bytes) -> bytes:
+        head = part("review", b"always") + part("file", png_bytes(tmp_path), "x.png")
+        return head + after + f"--{boundary}--\r\n".encode()
+
+    content_type = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    ok = client.post(
+        "/v1/jobs", headers={**headers, **content_type}, content=body(part("redact", b"name"))
+    )
+    assert ok.status_code == 202, ok.text
+    refused = client.post("/v1/jobs", headers={**headers, **content_type}, content=body(b""))
+    assert refused.status_code == 400 and "review=always" in refused.json()["detail"]
