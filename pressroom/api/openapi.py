@@ -141,6 +141,20 @@ JOB_SCHEMA: dict[str, Any] = {
             "type": "boolean",
             "description": "Whether a document in which no page yields text is delivered.",
         },
+        "text_layer": {
+            "type": ["string", "null"],
+            "enum": ["text", "empty", None],
+            "description": "'empty' when no page yielded text and the job allowed it "
+            "(allow_no_text); null until the job is done.",
+        },
+        "flattened": {
+            "type": ["integer", "null"],
+            "description": "Form fields and annotations drawn into their pages.",
+        },
+        "notes": {
+            "type": ["integer", "null"],
+            "description": "Sticky notes (text annotations) with words: no page shows them.",
+        },
         "sidecar_url": {
             **_STRING_OR_NULL,
             "description": "A signed download link to the sidecar text (the text layer as plain "

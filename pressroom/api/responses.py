@@ -87,6 +87,10 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "sidecar": bool(job.options.get("sidecar")),
         "allow_no_text": bool(job.options.get("allow_no_text")),
         "sidecar_url": None,
+        # what became of the document (null until it is known)
+        "text_layer": (job.result or {}).get("text_layer"),
+        "flattened": (job.result or {}).get("flattened"),
+        "notes": (job.result or {}).get("notes"),
     }
     if job.state is JobState.COMPLETE and job.artifact_key:
         bound = binding(job.artifact_sha256, job.artifact_key)

@@ -88,6 +88,8 @@ class Job:
     cost: int | None = None
     # a held redaction's ``corrections.ReviewSheet`` as stored (boxes and classes, no text)
     review_sheet: dict[str, Any] | None = None
+    # what became of the document (``text_layer``, ``flattened``, ``notes``): counts only
+    result: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict)
     decisions: tuple[ReviewDecision, ...] = ()
 

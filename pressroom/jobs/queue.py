@@ -198,6 +198,7 @@ class SqlQueue:
         artifact_sha256: str,
         pages: int,
         now: float,
+        result: dict[str, Any] | None = None,
     ) -> bool:
         return self._finish(
             job_id,
@@ -210,6 +211,7 @@ class SqlQueue:
             pages=pages,
             reason=None,
             message=None,
+            result=result,
         )
 
     def fail(
@@ -259,9 +261,10 @@ class SqlQueue:
         now: float,
         artifact_key: str | None = None,
         sheet: dict[str, Any] | None = None,
+        result: dict[str, Any] | None = None,
     ) -> bool:
         """Held for a human with the output at ``artifact_key`` and, for a redaction, its
-        review ``sheet`` (pages, boxes, classes)."""
+        review ``sheet`` (pages, boxes, classes) and what became of the document."""
         return self._finish(
             job_id,
             owner,
@@ -272,6 +275,7 @@ class SqlQueue:
             message=message,
             artifact_key=artifact_key,
             review_sheet=sheet,
+            result=result,
         )
 
     def in_review(self, tenant: str | None, *, rebuilding: bool = False) -> list[Job]:

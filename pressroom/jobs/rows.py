@@ -91,6 +91,7 @@ def _row_job(row: Any, timings: dict[str, float], decisions: tuple[ReviewDecisio
         parent_span_id=row["parent_span_id"],
         cost=row["cost"],
         review_sheet=dict(row["review_sheet"]) if row["review_sheet"] else None,
+        result=dict(row["result"]) if row["result"] else None,
         timings=timings,
         decisions=decisions,
     )

@@ -62,6 +62,8 @@ jobs = Table(
     Column("review_sheet", JSON(none_as_null=True)),
     # the work units admission and fair claiming charge: pages, plus a redaction's text size
     Column("cost", Integer),
+    # what became of the document: {"text_layer", "flattened", "notes"}; counts, never text
+    Column("result", JSON(none_as_null=True)),
     UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
     UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
 )

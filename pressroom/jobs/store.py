@@ -125,6 +125,7 @@ class WorkerQueue(Protocol):
         artifact_sha256: str,
         pages: int,
         now: float,
+        result: dict[str, Any] | None = None,
     ) -> bool: ...
 
     def fail(
@@ -150,8 +151,10 @@ class WorkerQueue(Protocol):
         now: float,
         artifact_key: str | None = None,
         sheet: dict[str, Any] | None = None,
+        result: dict[str, Any] | None = None,
     ) -> bool:
-        """Hold the job for a human (state review), with a redaction's review sheet."""
+        """Hold the job for a human (state review), with a redaction's review sheet and
+        what became of the document (``result``: counts only)."""
 
     def release(self, job_id: str, owner: str, *, now: float) -> bool:
         """Give a claimed job back untouched (graceful shutdown): no attempt is spent."""

@@ -511,6 +511,11 @@ class JobRunner:
                 artifact_sha256=result.output_sha256,
                 pages=result.pages,
                 now=now(),
+                result={
+                    "text_layer": result.text_layer,
+                    "flattened": result.flattened,
+                    "notes": result.notes,
+                },
             ):
                 if job.source_key:
                     services.blobs.delete(job.source_key)
@@ -724,6 +729,8 @@ class JobRunner:
             now=self.services.clock(),
             artifact_key=key,
             sheet=sheet,
+            # a redaction of a document without text is held for that very reason
+            result={"text_layer": "empty"} if exc.code == "NO_TEXT" else None,
         ):
             self._cancel(job, *([key] if key else []))
             return

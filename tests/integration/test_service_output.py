@@ -84,6 +84,8 @@ def test_a_document_without_text_over_http(
     ended = [client.get(f"/v1/jobs/{j['id']}", headers=headers).json() for j in (refused, allowed)]
     assert (ended[0]["state"], ended[0]["reason"]) == ("rejected", "UNREADABLE_SCAN")
     assert ended[1]["state"] == "complete"
+    assert (ended[1]["text_layer"], ended[1]["flattened"], ended[1]["notes"]) == ("empty", 0, 0)
+    assert ended[0]["text_layer"] is None
 
 
 def test_a_rule_across_fields_waits_for_fields_sent_after_the_file(
@@ -113,3 +115,21 @@ def test_a_rule_across_fields_waits_for_fields_sent_after_the_file(
     assert ok.status_code == 202, ok.text
     refused = client.post("/v1/jobs", headers={**headers, **content_type}, content=body(b""))
     assert refused.status_code == 400 and "review=always" in refused.json()["detail"]
+
+
+def test_a_form_is_flattened_and_counted_over_http(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    from tests.forms import FIELD_VALUE, form_pdf
+    from tests.helpers import output_text
+
+    client, headers = api
+    data = form_pdf(tmp_path / "form.pdf").read_bytes()
+    job_id = post(client, headers, data).json()["id"]
+    work(services)
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert job["state"] == "complete"
+    assert (job["text_layer"], job["flattened"], job["notes"]) == ("text", 3, 1)
+    out = tmp_path / "got.pdf"
+    out.write_bytes(client.get(job["artifact_url"]).content)
+    assert FIELD_VALUE in output_text(out, 0)
