@@ -24,6 +24,20 @@ def cer(truth: str, got: str) -> float:
     return Levenshtein.distance(t, g) / max(len(t), 1)
 
 
+def content_rect(template: str, width: float, height: float) -> tuple[float, float, float, float]:
+    """Where a ``width`` x ``height`` pt source page's content lies on its output page under
+    ``template``'s bands (fit "inside": scaled between them, centred), in PDF points."""
+    from pressroom.pipeline.render import band_scale
+    from pressroom.templates import resolve_template
+
+    t = resolve_template(template)
+    k = band_scale(width, height)
+    top, bottom = t.header.height * k, t.footer.height * k
+    scale = (height - top - bottom) / height if top or bottom else 1.0
+    dx = width * (1 - scale) / 2
+    return (dx, bottom, dx + width * scale, bottom + height * scale)
+
+
 def output_text(
     path: Path, page: int = 0, rect: tuple[float, float, float, float] | None = None
 ) -> str:

@@ -266,6 +266,29 @@ def decode_scan_image(page: pikepdf.Page, max_pixels: int) -> tuple[Image.Image,
         return None
 
 
+def scan_encoding(page: pikepdf.Page) -> Encoding | None:
+    """How a PDF page's one page-sized scan image is stored, without decoding it: None when
+    the page is more than one image, or its image has masks or a /Decode."""
+    try:
+        xobjects = page.resources.get("/XObject")
+        if not isinstance(xobjects, pikepdf.Dictionary) or len(xobjects) != 1:
+            return None
+        (raw,) = xobjects.values()
+        if not isinstance(raw, pikepdf.Stream) or raw.get("/Subtype") != "/Image":
+            return None
+        if any(k in raw for k in ("/SMask", "/Mask", "/Decode", "/ImageMask")):
+            return None
+        filters = raw.get("/Filter")
+        names = [str(f) for f in filters] if isinstance(filters, pikepdf.Array) else [str(filters)]
+        if raw.get("/BitsPerComponent") == 1:
+            return Encoding("bilevel")
+        if names == ["/DCTDecode"]:
+            return Encoding.of_jpeg(raw.read_raw_bytes())
+        return Encoding("lossless")
+    except Exception:  # any doubt: stored losslessly
+        return None
+
+
 def frame_encoding(kind: SourceKind, frame: Image.Image) -> Encoding:
     """How an image file's frame is stored: a levelled copy is stored the same way."""
     if frame.mode == "1":

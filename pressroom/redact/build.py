@@ -4,21 +4,20 @@ has none — and put into the output by the pipeline core, like any job's pages.
 
 from __future__ import annotations
 
-import zlib
+import math
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pikepdf
-from pikepdf import Name
 from PIL import Image, ImageDraw
 
 from pressroom.corrections import MANUAL
 from pressroom.engines import images
-from pressroom.engines.straighten import level
+from pressroom.engines.straighten import Encoding, image_stream, level
 from pressroom.errors import OutputCheckFailed
 from pressroom.models import Box, DocumentInfo, PageText, SourceKind, Word
 from pressroom.pipeline.core import (
@@ -216,7 +215,9 @@ def _rebuilt_page(
     w, h = scan.info.width_pt, scan.info.height_pt
     if scan.rotation in (90, 270):
         w, h = h, w
-    placed = PlacedSource(_image_stream(pdf, burned), (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
+    stored, encoding = _stored(src, scan, frame, burned, boxes)
+    placed = PlacedSource(image_stream(pdf, stored, encoding), (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
+    del stored
     # On born-digital pages the words that stay come from the page's own text (exact).
     kept = remaining_words(scan.seen_text if scan.seen_text else scan.ocr, boxes)
     text = PageText(
@@ -229,6 +230,72 @@ def _rebuilt_page(
         real_chars=_chars(kept),
     )
     return placed, text, boxes, blank_margins(burned, 0, scan.dpi) if margins else None
+
+
+# a born-digital page rebuilt from its pixels is stored at this resolution (text stays
+# legible in grey; bilevel it reads like a fine fax), unless its images have a finer one
+TEXT_DPI = 200.0
+MIN_STORED_DPI = 150.0
+BILEVEL_SHARE = 0.02  # at most this share of mid-grey pixels: the page is black and white
+
+
+def _stored(
+    src: RedactionSource,
+    scan: PageScan,
+    frame: Image.Image | None,
+    burned: Image.Image,
+    boxes: Sequence[Box],
+) -> tuple[Image.Image, Encoding]:
+    """The burned page as it is stored: at the source's own resolution and in its encoding
+    class (a JPEG scan stays JPEG with the source's tables, a bilevel one bilevel in CCITT
+    group 4); a born-digital page at the lowest resolution that keeps its text legible, black
+    and white where it is, else grey or colour, losslessly. Every box is burned again at
+    that resolution, so none is softened by the resampling."""
+    encoding: Encoding | None = None
+    native = scan.info.native_dpi
+    if src.kind is not SourceKind.PDF and frame is not None:
+        encoding = images.frame_encoding(src.kind, frame)
+    elif src.pdf is not None and scan.info.plain_scan:
+        encoding = images.scan_encoding(src.pdf.pages[scan.info.index])
+    if encoding is None:  # drawn, not scanned: its text is vectors (or several images)
+        native = max(native or 0.0, TEXT_DPI)
+        encoding = Encoding("bilevel") if _black_and_white(burned) else Encoding("lossless")
+    dpi = min(scan.dpi, max(native or scan.dpi, MIN_STORED_DPI))
+    image = burned
+    if dpi < scan.dpi - 0.5:
+        k = dpi / scan.dpi
+        size = (max(1, round(burned.width * k)), max(1, round(burned.height * k)))
+        image = burned.resize(size, Image.Resampling.BOX)
+        draw = ImageDraw.Draw(image)
+        for b in boxes:
+            draw.rectangle(
+                (
+                    math.floor(b.x0 * k),
+                    math.floor(b.y0 * k),
+                    math.ceil(b.x1 * k),
+                    math.ceil(b.y1 * k),
+                ),
+                fill=0,
+            )
+    if (
+        encoding.kind == "jpeg"
+        and image.mode == "L"
+        and encoding.qtables
+        and len(encoding.qtables) > 1
+    ):
+        # a colour JPEG's page burned grey: its luminance table alone
+        encoding = replace(encoding, qtables={0: encoding.qtables[0]}, subsampling=-1)
+    return image, encoding
+
+
+def _black_and_white(image: Image.Image) -> bool:
+    if image.mode == "1":
+        return True
+    if image.mode != "L":
+        return False
+    histogram = image.histogram()
+    middle = sum(histogram[48:208])
+    return middle <= BILEVEL_SHARE * image.width * image.height
 
 
 INK_SPREAD = 2  # grey levels between lightest and darkest pixel: more is a mark someone may see
@@ -286,18 +353,6 @@ def _grey(image: Image.Image) -> bool:
         if np.abs(r - g).max() > 2 or np.abs(g - b).max() > 2:
             return False
     return True
-
-
-def _image_stream(pdf: pikepdf.Pdf, image: Image.Image) -> pikepdf.Stream:
-    # level 1: a scan's pixels gain little from harder work (measured: ~5x the time for ~10 %)
-    stream = pdf.make_stream(zlib.compress(image.tobytes(), 1))
-    stream.Filter = Name.FlateDecode
-    stream.Type = Name.XObject
-    stream.Subtype = Name.Image
-    stream.Width, stream.Height = image.size
-    stream.ColorSpace = Name.DeviceGray if image.mode == "L" else Name.DeviceRGB
-    stream.BitsPerComponent = 8
-    return stream
 
 
 def _chars(words: Sequence[Word]) -> int:

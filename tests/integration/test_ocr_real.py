@@ -136,12 +136,9 @@ def test_mixed_document_keeps_text_pages_and_reads_scans(
     assert (result.kept_pages, result.ocr_pages) == (1, 1)
     assert "its text must stay exact" in output_text(out, 1)
     # the page keeps its size; the sample's bands, scaled to it, fit inside
-    from pressroom.pipeline.render import band_scale
+    from tests.helpers import content_rect
 
-    height = scan.image.height * 72 / 300
-    template = resolve_template("sample")
-    k = band_scale(612, height)
-    content = (0, template.footer.height * k, 612, height - template.header.height * k)
+    content = content_rect("sample", 612, scan.image.height * 72 / 300)
     assert cer(scan.text, output_text(out, 2, content)) <= 0.05
 
 
