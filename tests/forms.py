@@ -155,3 +155,13 @@ def xfa_pdf(path: Path) -> Path:
     pdf.close()
     base.unlink()
     return path
+
+
+def needs_rendering_pdf(path: Path) -> Path:
+    """A LiveCycle dynamic form as some tools write it: no AcroForm at all, the catalog's
+    /NeedsRendering set, a page with nothing a person would keep."""
+    base = text_pdf([["Please wait while the form loads in a viewer that supports it."]], path)
+    with pikepdf.open(base, allow_overwriting_input=True) as pdf:
+        pdf.Root.NeedsRendering = True
+        pdf.save(path)
+    return path

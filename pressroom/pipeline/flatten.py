@@ -44,7 +44,7 @@ class Flattened:
 
 
 def needs_flattening(pdf: pikepdf.Pdf) -> bool:
-    if "/AcroForm" in pdf.Root:
+    if "/AcroForm" in pdf.Root or "/NeedsRendering" in pdf.Root:
         return True
     return any("/Annots" in page.obj for page in pdf.pages)
 
@@ -55,6 +55,11 @@ def _has_appearance(annot: pikepdf.Object) -> bool:
 
 
 def _check_xfa(pdf: pikepdf.Pdf) -> None:
+    if pdf.Root.get("/NeedsRendering") is True:  # a dynamic XFA form: the viewer draws it all
+        raise UnsupportedForm(
+            "the document is a dynamic XFA form (NeedsRendering): what it shows is built by "
+            "the viewer, and cannot be kept"
+        )
     form = pdf.Root.get("/AcroForm")
     if not isinstance(form, pikepdf.Dictionary) or "/XFA" not in form:
         return

@@ -5,6 +5,7 @@ form is refused; the interactive objects and the flattened copy are gone."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ from tests.forms import (
     NOVIEW,
     STAMP,
     form_pdf,
+    needs_rendering_pdf,
     xfa_pdf,
 )
 
@@ -106,8 +108,11 @@ def test_a_page_range_is_flattened_as_a_whole_document_is(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["form.pdf", "part.pdf"]
 
 
-def test_an_xfa_only_form_is_refused_not_emptied(tmp_path: Path, engine: TesseractEngine) -> None:
-    src = xfa_pdf(tmp_path / "xfa.pdf")
+@pytest.mark.parametrize("make", [xfa_pdf, needs_rendering_pdf], ids=["xfa", "needs-rendering"])
+def test_an_xfa_only_form_is_refused_not_emptied(
+    tmp_path: Path, engine: TesseractEngine, make: Callable[[Path], Path]
+) -> None:
+    src = make(tmp_path / "xfa.pdf")
     out = tmp_path / "out.pdf"
     with pytest.raises(UnsupportedForm) as caught:
         Processing()(src, out, JobOptions(template=resolve_template("plain")), engine)
