@@ -72,7 +72,7 @@ def check_output(path: Path, expected_pages: int, pages: Sequence[CheckedPage]) 
         for page in pages:
             if page.method != "ocr" or not page.expected:
                 continue
-            found = squash(pdfium.page_text(doc, page.output_index, page.layout.content))
+            found = squash(pdfium.page_text(doc, page.output_index, page.layout.text_box))
             wanted = page.expected
             if found == wanted:
                 continue

@@ -371,7 +371,13 @@ def page_records(pages: Sequence[CheckedPage]) -> list[dict[str, Any]]:
     return [
         {
             "index": p.output_index,
-            "layout": [p.layout.width, p.layout.height, list(p.layout.content), p.layout.scale],
+            "layout": [
+                p.layout.width,
+                p.layout.height,
+                list(p.layout.content),
+                p.layout.scale,
+                list(p.layout.bands),
+            ],
             "method": p.method,
             "expected": p.expected,
             "real_chars": p.real_chars,
@@ -385,16 +391,16 @@ def page_records(pages: Sequence[CheckedPage]) -> list[dict[str, Any]]:
 def read_page_records(records: Sequence[dict[str, Any]]) -> list[CheckedPage]:
     out = []
     for r in records:
-        width, height, content, *scale = r["layout"]  # (a part from before the scale: 1)
+        # (a part from before the scale and bands: 1, none)
+        width, height, content, *rest = r["layout"]
         left, bottom, right, top = (float(v) for v in content)
+        scale = float(rest[0]) if rest else 1.0
+        footer, header = (float(v) for v in rest[1]) if len(rest) > 1 else (0.0, 0.0)
         out.append(
             CheckedPage(
                 int(r["index"]),
                 PageLayout(
-                    float(width),
-                    float(height),
-                    (left, bottom, right, top),
-                    float(scale[0]) if scale else 1.0,
+                    float(width), float(height), (left, bottom, right, top), scale, (footer, header)
                 ),
                 str(r["method"]),
                 str(r["expected"]),

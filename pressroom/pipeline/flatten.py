@@ -55,7 +55,7 @@ def _has_appearance(annot: pikepdf.Object) -> bool:
 
 
 def _check_xfa(pdf: pikepdf.Pdf) -> None:
-    if pdf.Root.get("/NeedsRendering") is True:  # a dynamic XFA form: the viewer draws it all
+    if bool(pdf.Root.get("/NeedsRendering", False)):  # a dynamic XFA form: the viewer draws it
         raise UnsupportedForm(
             "the document is a dynamic XFA form (NeedsRendering): what it shows is built by "
             "the viewer, and cannot be kept"

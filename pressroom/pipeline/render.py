@@ -189,6 +189,14 @@ class PageLayout:
     height: float
     content: tuple[float, float, float, float]  # l, b, r, t of the source content, points
     scale: float = 1.0  # output points per source point
+    bands: tuple[float, float] = (0.0, 0.0)  # the footer's and header's heights, points
+
+    @property
+    def text_box(self) -> tuple[float, float, float, float]:
+        """The content that no band covers (l, b, r, t): where the page's own text is read
+        back (bands over blank margins overlap the content's edges)."""
+        left, bottom, right, top = self.content
+        return (left, max(bottom, self.bands[0]), right, min(top, self.height - self.bands[1]))
 
     def onto(self, box: Box, unit: float = 1.0) -> Box:
         """``box`` in the source's upright frame (y down, ``unit`` units a point: pixels at
@@ -370,7 +378,7 @@ class OutputBuilder:
             )
         )
         self.pdf.pages.append(page)
-        return PageLayout(page_w, page_h, content, scale)
+        return PageLayout(page_w, page_h, content, scale, (bottom, top))
 
     def _bands(
         self,

@@ -27,7 +27,7 @@ def sidecar_text(
     pages = []
     with pdfium.RecyclingDocument(output) as doc:
         for n, layout in enumerate(layouts):
-            text = pdfium.page_text(doc, n + offset, layout.content).replace("\r\n", "\n")
+            text = pdfium.page_text(doc, n + offset, layout.text_box).replace("\r\n", "\n")
             extra = [f"Note: {' '.join(t.split())}" for page, t in notes if page == n + 1]
             pages.append("\n".join([text.rstrip("\n"), *extra]) if extra else text)
     return FORM_FEED.join(pages)

@@ -127,3 +127,47 @@ def test_bands_scale_with_the_page() -> None:
     assert band_scale(612, 792) == band_scale(595, 842) == 1.0
     assert band_scale(2160, 2224) == pytest.approx(2160 / 612)
     assert band_scale(595, 420) == pytest.approx(420 / 595)
+
+
+def margin_template(folder: Path) -> Path:
+    """The sample brand with its bands over blank margins."""
+    import shutil
+
+    from pressroom.templates import BUILTIN_DIR
+
+    shutil.copytree(BUILTIN_DIR / "sample", folder)
+    toml = folder / "template.toml"
+    toml.write_text(toml.read_text() + '\n[page]\nfit = "margin"\n')
+    return folder
+
+
+def test_bands_go_over_blank_margins_and_inside_where_the_margin_has_ink(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    from PIL import ImageDraw
+
+    from pressroom.redact.engine import redact_document
+
+    template = resolve_template(str(margin_template(tmp_path / "brand")))
+    assert template.fit == "margin"
+    blank = draw_page(LINES, dpi=150).image  # text from an inch down: its margins are blank
+    inked = blank.copy()
+    ImageDraw.Draw(inked).rectangle((0, 0, inked.width, 20), fill=0)  # a scanner's dark edge
+    for image, scaled in ((blank, False), (inked, True)):
+        src = image_pdf([image], tmp_path / "scan.pdf", 150)
+        out = tmp_path / "out.pdf"
+        policy = parse_policy("name", now=0)
+        result = redact_document(src, out, JobOptions(template=template), policy, engine)
+        assert sizes(out)[2:] == pytest.approx([612, 792], abs=0.01)
+        assert result.sheet is not None
+        scale = result.sheet.pages[0].placement[0]
+        assert (scale < 1.0) is scaled, scale
+        text = " ".join(output_text(out, 1).split())
+        assert "payout form" in text and "Quentin Alder" not in text
+        # plain, the same choice: the sidecar has the page's text and none of the bands'
+        plain = tmp_path / "plain.pdf"
+        options = JobOptions(template=template, sidecar=True)
+        done = Processing()(src, plain, options, engine)
+        assert (done.layouts[0].scale < 1.0) is scaled
+        sidecar = (tmp_path / "plain.txt").read_text(encoding="utf-8")
+        assert "Quentin Alder" in sidecar and "Harbour Lane Services" not in sidecar
