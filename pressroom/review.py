@@ -9,14 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-import pikepdf
-
 from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.errors import Conflict, NotFound
 from pressroom.jobs.model import Job, JobState
 from pressroom.jobs.store import Queue
-from pressroom.pipeline.render import PageLayout
-from pressroom.pipeline.sidecar import sidecar_text
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.storage import (
@@ -78,6 +74,9 @@ class Reviews:
         else:
             published, sha = published_key(job.tenant, job.id, held), held_digest(held)
             self._copy(held, published)
+        if job.options.get("sidecar") and not self.blobs.exists(sidecar_key(published)):
+            # before the job completes: a failure here leaves it in review, to approve again
+            self._sidecar(job, published)
         ok = self.queue.decide_review(
             job_id,
             tenant,
@@ -91,11 +90,10 @@ class Reviews:
         if not ok:
             if not in_place:  # expired or decided meanwhile: the copy made for publishing goes
                 self.blobs.delete(published)
+                self.blobs.delete(sidecar_key(published))
             raise NotFound("the job is no longer in review")
         if not in_place:
             self.blobs.delete(held)
-        if job.options.get("sidecar"):
-            self._sidecar(job, published)
         if job.source_key:  # delivered: the source goes, and with it any way to run the job again
             self.blobs.delete(job.source_key)
             self.queue.delete_source_key(job_id)
@@ -149,6 +147,12 @@ class Reviews:
     def _sidecar(self, job: Job, published: str) -> None:
         """The published copy's sidecar text, read from it where its review sheet says each
         page lies (the held copy had none: it was not delivered)."""
+        # imported here: the API process loads no PDF library until a sidecar is made
+        import pikepdf
+
+        from pressroom.pipeline.render import PageLayout
+        from pressroom.pipeline.sidecar import sidecar_text
+
         if job.review_sheet is None:
             return
         sheet = ReviewSheet.parse(job.review_sheet)

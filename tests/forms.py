@@ -165,3 +165,79 @@ def needs_rendering_pdf(path: Path) -> Path:
         pdf.Root.NeedsRendering = True
         pdf.save(path)
     return path
+
+
+def field_pdf(
+    path: Path,
+    *,
+    value: str,
+    flags: int = 0,
+    appearance: str | None = None,
+    need_appearances: bool = False,
+    actions: bool = False,
+) -> Path:
+    """One typed page with one text field: ``value``, field ``flags`` (8192: a password),
+    an appearance that draws ``appearance`` (None: no appearance of its own), and optionally
+    the form's NeedAppearances set or a formatting script."""
+    base = text_pdf([[INTRO]], path.with_name(f"{path.stem}-base.pdf"))
+    pdf = pikepdf.open(base)
+    page = pdf.pages[0]
+    helv = pdf.make_indirect(
+        Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica)
+    )
+    field = Dictionary(
+        Type=Name.Annot,
+        Subtype=Name.Widget,
+        FT=Name.Tx,
+        T=String("secret"),
+        V=String(value),
+        Ff=flags,
+        Rect=Array([72, 600, 372, 624]),
+        DA=String("/Helv 12 Tf 0 g"),
+        F=4,
+        P=page.obj,
+    )
+    if appearance is not None:
+        field.AP = Dictionary(
+            N=_form_xobject(
+                pdf, f"BT /Hv 12 Tf 2 6 Td ({appearance}) Tj ET".encode(), (0, 0, 300, 24), helv
+            )
+        )
+    if actions:
+        field.AA = Dictionary(F=Dictionary(S=Name.JavaScript, JS=String("AFSpecial_Format(3);")))
+    indirect = pdf.make_indirect(field)
+    page.obj.Annots = Array([indirect])
+    pdf.Root.AcroForm = Dictionary(
+        Fields=Array([indirect]),
+        DA=String("/Helv 0 Tf 0 g"),
+        DR=Dictionary(Font=Dictionary(Helv=helv)),
+        NeedAppearances=need_appearances,
+    )
+    pdf.save(path)
+    pdf.close()
+    base.unlink()
+    return path
+
+
+def free_text_pdf(path: Path) -> Path:
+    """A reviewer's free-text note with words but no appearance of its own."""
+    base = text_pdf([[INTRO]], path.with_name(f"{path.stem}-base.pdf"))
+    pdf = pikepdf.open(base)
+    pdf.pages[0].obj.Annots = Array(
+        [
+            pdf.make_indirect(
+                Dictionary(
+                    Type=Name.Annot,
+                    Subtype=Name.FreeText,
+                    Rect=Array([72, 500, 300, 530]),
+                    Contents=String("Checked by the treasurer"),
+                    DA=String("/Helv 12 Tf 0 g"),
+                    F=4,
+                )
+            )
+        ]
+    )
+    pdf.save(path)
+    pdf.close()
+    base.unlink()
+    return path

@@ -18,6 +18,7 @@ import hashlib
 import io
 import re
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -33,7 +34,10 @@ _FAMILIES = (
     (re.compile(r"times|liberationserif|tinos"), "Serif"),
     (re.compile(r"courier|liberationmono|cousine"), "Mono"),
 )
-_BOLD = re.compile(r"bold|black|heavy|semibold|demi")
+_BOLD = re.compile(r"bold|semibold|demi")
+_OTHER_CUTS = re.compile(
+    r"narrow|condensed|compressed|extended|expanded|light|thin|black|heavy|medium|neue|rounded"
+)
 _ITALIC = re.compile(r"italic|oblique")
 
 
@@ -67,6 +71,8 @@ def substitute(base_font: str) -> str | None:
     if re.match(r"[A-Z]{6}\+", name):
         name = name[7:]
     key = re.sub(r"[\s,_-]", "", name).lower()
+    if _OTHER_CUTS.search(key):
+        return None  # a narrow, light or black cut: Liberation's widths are not its widths
     if key in ("zapfdingbats", "itczapfdingbats", "zapfdingbatsitc", "dingbats"):
         return DINGBATS
     for pattern, family in _FAMILIES:
@@ -124,10 +130,8 @@ def code_names(encoding: object) -> list[str]:
         names = _base_names(encoding.get("/BaseEncoding"))
         code = 0
         for item in encoding.get("/Differences", Array()):
-            if isinstance(item, int) or (
-                isinstance(item, pikepdf.Object) and item._type_name == "integer"
-            ):
-                code = int(item)
+            if isinstance(item, int | float | Decimal) and not isinstance(item, bool):
+                code = int(item)  # a real number counts as its whole part, as PDFium reads it
             elif isinstance(item, Name) and 0 <= code < 256:
                 names[code] = str(item)[1:]
                 code += 1
@@ -271,14 +275,16 @@ def fill_simple_truetype(
     if symbolic:
         if "/Encoding" in font:  # a symbolic TrueType font's codes are its cmap's
             del font["/Encoding"]
-    elif encoding is None:
-        # the standard fonts' own encoding, said explicitly: a TrueType font has none of its
-        # own that a viewer would use
+    elif encoding not in (Name.WinAnsiEncoding, Name.MacRomanEncoding):
+        # the encoding said as a TrueType font must say it (PDF/A 6.2.11.6): WinAnsi, and
+        # the differences from it by glyph name; a code the source's encoding leaves empty
+        # draws a space, not WinAnsi's glyph
         differences: list[object] = []
         win = winansi_names()
         for c, name in enumerate(names):
-            if name != win[c] and name != ".notdef":
-                differences += [c, Name(f"/{name}")]
+            if c < 32 or name == win[c]:
+                continue
+            differences += [c, Name(f"/{'space' if name == '.notdef' else name}")]
         font.Encoding = Dictionary(
             Type=Name.Encoding, BaseEncoding=Name.WinAnsiEncoding, Differences=Array(differences)
         )

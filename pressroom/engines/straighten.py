@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -83,6 +84,14 @@ _STD_LUMA = (
     37, 29, 40, 58, 51, 61, 60, 57, 51, 56, 55, 64, 72, 92, 78, 64, 68, 87, 69, 55, 56, 80, 109,
     81, 87, 95, 98, 103, 104, 103, 62, 77, 113, 121, 112, 100, 120, 92, 101, 103, 99,
 )  # fmt: skip
+
+
+def table_quality(values: Sequence[int]) -> int:
+    """About the IJG quality a 64-value luminance table was scaled to (in any order: the sums
+    are compared, not each value)."""
+    scale = 100.0 * sum(values) / sum(_STD_LUMA)
+    quality = (200 - scale) / 2 if scale <= 100 else 5000 / scale
+    return max(1, min(100, round(quality)))
 
 
 def jpeg_quality(tables: bytes) -> int | None:

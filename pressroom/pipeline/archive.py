@@ -181,14 +181,74 @@ def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
         font = kind == Name.Font or (kind is None and sub in _FONT_SUBTYPES and "/BaseFont" in obj)
         if font and not _embedded(obj):
             out.add(f"6.2.11.4: font {obj.get('/BaseFont')} is not embedded")
-        if sub == Name.Image and obj.get("/ColorSpace") == Name.DeviceCMYK:
-            out.add("6.2.4.3: a DeviceCMYK image under an RGB output intent")
-        colour = obj.get("/ColorSpace") if sub != Name.Image else None
-        if isinstance(colour, Dictionary):
-            for value in colour.values():
-                if value == Name.DeviceCMYK:
-                    out.add("6.2.4.3: DeviceCMYK colour under an RGB output intent")
+        if font and sub == Name.TrueType and not _pdfa_truetype_encoding(obj):
+            out.add("6.2.11.6: a non-symbolic TrueType font's encoding is not WinAnsi/MacRoman")
+        # a colour space anywhere: an image's, a shading's, a resource dictionary's
+        if _cmyk(obj.get("/ColorSpace"), 0):
+            out.add("6.2.4.3: DeviceCMYK colour under an RGB output intent")
+        if isinstance(obj, pikepdf.Stream) and _is_content(obj) and _cmyk_operators(obj):
+            out.add("6.2.4.3: DeviceCMYK colour set in a content stream (k, K or cs)")
+    for page in pdf.pages:
+        if _cmyk_operators_of(page.obj.get("/Contents")):
+            out.add("6.2.4.3: DeviceCMYK colour set in a content stream (k, K or cs)")
     return sorted(out)
+
+
+def _cmyk(space: object, depth: int) -> bool:
+    """Whether a colour space (a name, an array such as Indexed or DeviceN, or a resource
+    dictionary of them) is or rests on DeviceCMYK."""
+    if depth > 8:
+        return False
+    if space == Name.DeviceCMYK:
+        return True
+    if isinstance(space, Array):
+        return any(_cmyk(item, depth + 1) for item in space)
+    if isinstance(space, Dictionary) and "/N" not in space:  # a resource dictionary
+        return any(_cmyk(item, depth + 1) for item in space.values())
+    return False
+
+
+def _is_content(stream: pikepdf.Stream) -> bool:
+    return stream.get("/Subtype") == Name.Form or stream.get("/PatternType") == 1
+
+
+def _cmyk_operators_of(contents: object) -> bool:
+    streams = contents if isinstance(contents, Array) else [contents]
+    return any(isinstance(s, pikepdf.Stream) and _cmyk_operators(s) for s in streams)
+
+
+def _cmyk_operators(stream: pikepdf.Stream) -> bool:
+    try:
+        instructions = pikepdf.parse_content_stream(stream)
+    except pikepdf.PdfError:
+        return True  # what cannot be read cannot be vouched for
+    for instruction in instructions:
+        if isinstance(instruction, pikepdf.ContentStreamInlineImage):
+            continue
+        op = str(instruction.operator)
+        if op in ("k", "K"):
+            return True
+        if (
+            op in ("cs", "CS")
+            and instruction.operands
+            and instruction.operands[0] == Name.DeviceCMYK
+        ):
+            return True
+    return False
+
+
+def _pdfa_truetype_encoding(font: pikepdf.Object) -> bool:
+    """A non-symbolic TrueType font's encoding as PDF/A-2 asks: MacRoman or WinAnsi, by name
+    or as the base of a dictionary (a symbolic one has none)."""
+    descriptor = font.get("/FontDescriptor")
+    flags = int(descriptor.get("/Flags", 0)) if isinstance(descriptor, Dictionary) else 0
+    if flags & 4:
+        return True
+    encoding = font.get("/Encoding")
+    allowed = (Name.WinAnsiEncoding, Name.MacRomanEncoding)
+    if isinstance(encoding, Dictionary):
+        return encoding.get("/BaseEncoding") in allowed
+    return encoding in allowed
 
 
 _FONT_SUBTYPES = {

@@ -220,7 +220,7 @@ def frame_resolution(height_px: int, page: PageInfo) -> tuple[float, float]:
 
 
 MarginsBlank = Callable[[float, float], bool]
-INK = 160  # a grey level darker than this is ink, not paper
+INK_CONTRAST = 24  # grey levels darker than the paper: ink, however light (a pale stamp too)
 
 
 def blank_margins(grey: Image.Image, rotation: int, dpi: float) -> MarginsBlank:
@@ -229,7 +229,9 @@ def blank_margins(grey: Image.Image, rotation: int, dpi: float) -> MarginsBlank:
     rows hold ink is kept, not the pixels."""
     step = max(1, round(dpi / 75.0))  # about 75 dpi is plenty to see a mark
     small = rotate_cw(grey.reduce(step) if step > 1 else grey, rotation)
-    rows = np.asarray(small.convert("L")) < INK
+    levels = np.asarray(small.convert("L"))
+    paper = float(np.percentile(levels, 90)) if levels.size else 255.0
+    rows = levels < paper - INK_CONTRAST
     inked = rows.sum(axis=1) > max(1, small.width // 500)
     px_per_pt = dpi / 72.0 / step
 

@@ -26,7 +26,9 @@ from pikepdf import Name
 
 from pressroom.errors import BadMime, Corrupt, UnsupportedForm
 from pressroom.models import SourceKind
+from pressroom.pipeline.inspect import check_object_count, page_tree_count
 from pressroom.pipeline.sniff import sniff_file
+from pressroom.settings import Limits
 
 # annotations that are no part of what a page shows: a viewer draws nothing of its own for
 # them (a popup belongs to its parent; a link is an area to click)
@@ -105,30 +107,140 @@ def _drawn(pdf: pikepdf.Pdf) -> int:
     return n
 
 
-def flatten_into(source: Path, target: Path) -> Flattened:
+def _inherited(field: pikepdf.Object, key: str) -> object:
+    """A field attribute, from the widget or the first field above it that has it."""
+    node: object = field
+    depth = 0
+    while isinstance(node, pikepdf.Dictionary) and depth < 32:
+        if key in node:
+            return node[key]
+        node, depth = node.get("/Parent"), depth + 1
+    return None
+
+
+def _value(widget: pikepdf.Dictionary) -> str:
+    value = _inherited(widget, "/V")
+    if isinstance(value, pikepdf.String):
+        return str(value)
+    if isinstance(value, pikepdf.Array):
+        return "\n".join(str(v) for v in value if isinstance(v, pikepdf.String))
+    if isinstance(value, Name):
+        return "" if value == Name.Off else str(value)[1:]
+    return ""
+
+
+def _widgets(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
+    return [
+        annot
+        for page in pdf.pages
+        for annot in page.obj.get("/Annots", pikepdf.Array())
+        if isinstance(annot, pikepdf.Dictionary) and annot.get("/Subtype") == Name.Widget
+    ]
+
+
+def _hidden(annot: pikepdf.Dictionary) -> bool:
+    return bool(int(annot.get("/F", 0)) & (2 | 32))  # Hidden, NoView
+
+
+def _to_generate(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
+    """The widgets with a value a viewer shows but no appearance of their own: qpdf draws
+    them. One it cannot draw as a viewer would is refused, never drawn wrong: a password
+    field (a viewer masks it), a field whose value a script formats, a check box or button,
+    a value outside the Latin characters qpdf's appearances carry, a multi-line value."""
+    found = []
+    for widget in _widgets(pdf):
+        if _has_appearance(widget) or _hidden(widget):
+            continue
+        value = _value(widget)
+        if not value.strip():
+            continue  # an empty field: nothing to show
+        kind = _inherited(widget, "/FT")
+        raw_flags = _inherited(widget, "/Ff")
+        flags = raw_flags if isinstance(raw_flags, int) else 0
+        actions = _inherited(widget, "/AA")
+        why = None
+        if kind not in (Name.Tx, Name.Ch):
+            why = "a check box or button with a value and no appearance"
+        elif flags & 8192:
+            why = "a password field with a value and no appearance (a viewer masks it)"
+        elif isinstance(actions, pikepdf.Dictionary) and ("/F" in actions or "/K" in actions):
+            why = "a field whose value a script formats, with no appearance"
+        elif "\n" in value or "\r" in value:
+            why = "a multi-line value with no appearance"
+        else:
+            try:
+                value.encode("cp1252")
+            except UnicodeEncodeError:
+                why = "a value outside Latin characters with no appearance"
+        if why is not None:
+            raise UnsupportedForm(f"the form has {why}: it cannot be drawn as a viewer shows it")
+        found.append(widget)
+    return found
+
+
+def _generate(pdf: pikepdf.Pdf, form: pikepdf.Dictionary) -> None:
+    """Appearances for the fields that need one; every appearance the source has stays as it
+    is (qpdf redraws every text field when asked for any: those are put back)."""
+    needed = _to_generate(pdf)
+    if needed:
+        kept = [(w, w.get("/AP")) for w in _widgets(pdf) if _has_appearance(w)]
+        form.NeedAppearances = True
+        pdf.generate_appearance_streams()
+        for widget, appearance in kept:
+            widget.AP = appearance
+    # a viewer asked to redraw would redraw what the source drew; the source's drawing stays
+    form.NeedAppearances = False
+
+
+def _left_behind(pdf: pikepdf.Pdf) -> None:
+    """After flattening, anything a viewer would still show that was not drawn in is refused:
+    nothing a person sees may vanish. Links and popups show nothing of their own; sticky
+    notes are counted; a hidden one, or an empty field, shows nothing."""
+    for number, page in enumerate(pdf.pages, 1):
+        for annot in page.obj.get("/Annots", pikepdf.Array()):
+            if not isinstance(annot, pikepdf.Dictionary) or _hidden(annot):
+                continue
+            kind = annot.get("/Subtype")
+            if kind in _NOT_DRAWN or kind == Name.Text:
+                continue
+            if kind == Name.Widget and not _value(annot).strip():
+                continue
+            raise UnsupportedForm(
+                f"page {number} has an annotation ({str(kind)[1:] if kind else 'untyped'}) "
+                "with no appearance of its own: a viewer would draw it, Pressroom cannot"
+            )
+
+
+def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Flattened:
     """``source`` with every visible annotation and field drawn into its pages, written to
-    ``target``; the source itself when it has none (``target`` is then not written). A PDF
-    that does not open is left to inspection, which refuses it with its own code (encrypted,
-    corrupt); one that opens but cannot be flattened is refused here, never passed on with its
-    forms dropped."""
+    ``target``; the source itself when it has none (``target`` is then not written). The
+    checks inspection makes before it opens a PDF are made first (object count, page tree);
+    a PDF that does not open, or is encrypted, is left to inspection, which refuses it with
+    its own code; one that opens but cannot be flattened is refused here, never passed on
+    with its forms dropped."""
+    limits = limits or Limits()
+    check_object_count(source)
     try:
-        pdf = pikepdf.open(source)
+        probe = pikepdf.open(source, inherit_page_attributes=False)
     except pikepdf.PdfError:
         return Flattened(source)
+    with probe:
+        if probe.is_encrypted:
+            return Flattened(source)  # inspection refuses it ENCRYPTED
+        page_tree_count(probe, limits)
+        if not needs_flattening(probe):
+            return Flattened(source)
     try:
-        with pdf:
-            if not needs_flattening(pdf):
-                return Flattened(source)
+        with pikepdf.open(source) as pdf:
             _check_xfa(pdf)
             notes = _notes(pdf)
             form = pdf.Root.get("/AcroForm")
             if isinstance(form, pikepdf.Dictionary):
-                # a field with a value and no appearance is drawn as a viewer would draw it
-                form.NeedAppearances = True
-                pdf.generate_appearance_streams()
+                _generate(pdf, form)
             drawn = _drawn(pdf)
             pdf.flatten_annotations(mode="screen")
-            for page in pdf.pages:  # what was not drawn (links, popups, hidden ones) goes
+            _left_behind(pdf)
+            for page in pdf.pages:  # what is left draws nothing (links, popups, hidden ones)
                 if "/Annots" in page.obj:
                     del page.obj["/Annots"]
             if "/AcroForm" in pdf.Root:
@@ -137,11 +249,14 @@ def flatten_into(source: Path, target: Path) -> Flattened:
     except (pikepdf.PdfError, ValueError, TypeError, KeyError):
         target.unlink(missing_ok=True)
         raise Corrupt("the PDF's forms or annotations cannot be drawn into its pages") from None
+    except UnsupportedForm:
+        target.unlink(missing_ok=True)
+        raise
     return Flattened(target, drawn, notes)
 
 
 @contextmanager
-def flattened(source: Path, scratch: Path) -> Iterator[Flattened]:
+def flattened(source: Path, scratch: Path, limits: Limits | None = None) -> Iterator[Flattened]:
     """The source as the pipeline reads it, for the length of the block; a flattened copy is
     written beside ``scratch`` (a path in the job's private scratch space) and removed after."""
     target = scratch.with_name(f"{scratch.name}.flat.pdf")
@@ -150,6 +265,6 @@ def flattened(source: Path, scratch: Path) -> Iterator[Flattened]:
             pdf = sniff_file(source) is SourceKind.PDF
         except BadMime:
             pdf = False  # inspection refuses it
-        yield flatten_into(source, target) if pdf else Flattened(source)
+        yield flatten_into(source, target, limits) if pdf else Flattened(source)
     finally:
         target.unlink(missing_ok=True)

@@ -87,7 +87,7 @@ def process_range(
     timer = timer or StageTimer()
     with ExitStack() as stack:
         # forms and annotations drawn into their pages, as for a whole document
-        source = stack.enter_context(flattened(source, part)).path
+        source = stack.enter_context(flattened(source, part, options.limits)).path
         with timer.stage(Stage.INSPECT):
             info = inspect_source(source, options.limits)
         base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None

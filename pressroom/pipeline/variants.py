@@ -48,7 +48,7 @@ class Processing:
         timings go to ``timer`` as they are taken, so a caller has them when it fails too.
         Forms and annotations are first drawn into their pages (``pipeline.flatten``): the
         result is still the source's (its hash), with what was flattened counted."""
-        with flattened(source, output) as flat:
+        with flattened(source, output, options.limits) as flat:
             if self.policy is None or self.policy.empty:
                 result = process_document(
                     flat.path, output, options, engine, progress=progress, timer=timer

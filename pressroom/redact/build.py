@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pikepdf
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFilter
 
 from pressroom.corrections import MANUAL
 from pressroom.engines import images
-from pressroom.engines.straighten import Encoding, image_stream, level
+from pressroom.engines.straighten import Encoding, image_stream, level, table_quality
 from pressroom.errors import OutputCheckFailed
 from pressroom.models import Box, DocumentInfo, PageText, SourceKind, Word
 from pressroom.pipeline.core import (
@@ -236,7 +236,10 @@ def _rebuilt_page(
 # legible in grey; bilevel it reads like a fine fax), unless its images have a finer one
 TEXT_DPI = 200.0
 MIN_STORED_DPI = 150.0
-BILEVEL_SHARE = 0.02  # at most this share of mid-grey pixels: the page is black and white
+# grey pixels in the middle of grey (every neighbour grey too), past this share of the page:
+# grey print, a shaded box, a photo — not the grey edge of black print, which bilevel keeps
+GREY_AREA_SHARE = 0.0002
+MIN_JPEG = 60  # the lowest JPEG quality a burned page is stored at
 
 
 def _stored(
@@ -279,6 +282,13 @@ def _stored(
             )
     if (
         encoding.kind == "jpeg"
+        and encoding.qtables
+        and table_quality(encoding.qtables[0]) < MIN_JPEG
+    ):
+        # a coarse scan's tables would ring into its boxes: a burned page is stored finer
+        encoding = Encoding("jpeg", quality=MIN_JPEG)
+    if (
+        encoding.kind == "jpeg"
         and image.mode == "L"
         and encoding.qtables
         and len(encoding.qtables) > 1
@@ -289,13 +299,15 @@ def _stored(
 
 
 def _black_and_white(image: Image.Image) -> bool:
+    """Whether the page is black print on white: no area of grey (a grey caption, a shaded
+    box, a photo) that cutting it at mid-grey would lose, only the grey edges of black ink."""
     if image.mode == "1":
         return True
     if image.mode != "L":
         return False
-    histogram = image.histogram()
-    middle = sum(histogram[48:208])
-    return middle <= BILEVEL_SHARE * image.width * image.height
+    grey = image.point(lambda v: 255 if 16 <= v <= 240 else 0)
+    inner = grey.filter(ImageFilter.MinFilter(3)).histogram()[255]
+    return inner <= GREY_AREA_SHARE * image.width * image.height
 
 
 INK_SPREAD = 2  # grey levels between lightest and darkest pixel: more is a mark someone may see

@@ -281,7 +281,7 @@ def detect_document(
     with ExitStack() as stack:
         # forms and annotations drawn into their pages, as redaction reads them
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pressroom-")))
-        source = stack.enter_context(flattened(source, scratch / "source")).path
+        source = stack.enter_context(flattened(source, scratch / "source", options.limits)).path
         info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
         check_text_size(info, options.limits)
         src = RedactionSource(stack, source, info)

@@ -484,19 +484,20 @@ class JobRunner:
             output=output_digest(options),
         )
         key = artifact_key(job.tenant, job.id, digest)
+        text: Path | None = None
+        if options.wants_sidecar:
+            text = sidecar_path(built)
+            if not text.exists():  # a split job's assembled output: read it back now
+                offset = result.output_pages - result.pages
+                text.write_text(sidecar_text(built, result.layouts, offset), encoding="utf-8")
         with self._stage(job, Stage.PUBLISH):
-            if options.wants_sidecar:
-                # before the PDF: a complete job's sidecar link always finds its text
-                text = sidecar_path(built)
-                if not text.exists():  # a split job's assembled output: read it back now
-                    offset = result.output_pages - result.pages
-                    text.write_text(sidecar_text(built, result.layouts, offset), encoding="utf-8")
-                services.blobs.put_file(sidecar_key(key), text)
             written = services.blobs.put_if_absent(key, built)
             if not written and self._stored_sha(key) != result.output_sha256:
                 # an earlier attempt stored other bytes under this digest: neither
                 # copy may win silently, so the new one is kept apart for a human
                 changed = self._store_version(job, digest, built, result.output_sha256)
+                if text is not None:  # beside the copy it belongs to, never over another's
+                    services.blobs.put_file(sidecar_key(changed), text)
                 self._hold(
                     job,
                     OutputChanged("a retry made an output that differs from the stored one"),
@@ -504,6 +505,10 @@ class JobRunner:
                     key=changed,
                 )
                 return
+            if text is not None:
+                # these very bytes are stored: their text goes beside them, before the job
+                # completes (a complete job's sidecar link always finds its text)
+                services.blobs.put_file(sidecar_key(key), text)
             if queue.complete(
                 job.id,
                 self.owner,

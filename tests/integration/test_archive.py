@@ -125,3 +125,29 @@ def test_a_document_without_text_is_refused_unless_allowed(
             src, tmp_path / "c.pdf", options("plain", allow_no_text=True), engine
         )
     assert held.value.code == "NO_TEXT" and held.value.sheet is not None
+
+
+def test_cmyk_colour_anywhere_breaks_pdfa(tmp_path: Path) -> None:
+    """Set by an operator in a content stream, or under an Indexed colour space."""
+    src = text_pdf([["A page in CMYK ink."]], tmp_path / "cmyk.pdf")
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        page = pdf.pages[0]
+        page.obj.Contents = pdf.make_stream(b"0 0 0 1 k " + page.obj.Contents.read_bytes())
+        pdf.save(src)
+    assert any("content stream" in p for p in pdfa_problems(src))
+    indexed = tmp_path / "indexed.pdf"
+    with pikepdf.open(text_pdf([["An indexed image."]], tmp_path / "i.pdf")) as pdf:
+        image = pdf.make_stream(
+            b"\x00",
+            Type=pikepdf.Name.XObject,
+            Subtype=pikepdf.Name.Image,
+            Width=1,
+            Height=1,
+            BitsPerComponent=8,
+            ColorSpace=pikepdf.Array(
+                [pikepdf.Name.Indexed, pikepdf.Name.DeviceCMYK, 0, pikepdf.String(b"\0\0\0\xff")]
+            ),
+        )
+        pdf.pages[0].obj.Resources.XObject = pikepdf.Dictionary(Im0=image)
+        pdf.save(indexed)
+    assert any(p.startswith("6.2.4.3") for p in pdfa_problems(indexed))

@@ -31,7 +31,9 @@ from tests.forms import (
     NOTE,
     NOVIEW,
     STAMP,
+    field_pdf,
     form_pdf,
+    free_text_pdf,
     needs_rendering_pdf,
     xfa_pdf,
 )
@@ -147,3 +149,71 @@ def test_the_cli_says_what_it_flattened(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "3 form fields and annotations drawn in, 1 sticky note" in done.stdout
+
+
+def flat_text(src: Path, tmp: Path) -> str:
+    with flattened(src, tmp / "out.pdf") as flat:
+        return squashed(pdftotext(flat.path))
+
+
+def test_an_appearance_the_source_has_is_kept_not_redrawn_from_the_value(
+    tmp_path: Path,
+) -> None:
+    """A password field shows its mask, not its value, even when the form asks viewers to
+    redraw (NeedAppearances): the source's appearance is what a person saw."""
+    for need in (False, True):
+        src = field_pdf(
+            tmp_path / "pw.pdf",
+            value="hunter2-Secret!",
+            flags=8192,
+            appearance="***************",
+            need_appearances=need,
+        )
+        text = flat_text(src, tmp_path)
+        assert "***************" in text and "hunter2" not in text
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"value": "hunter2-Secret!", "flags": 8192},  # a password a viewer would mask
+        {"value": "123456789", "actions": True},  # a value a script formats
+        {"value": "Ирина Петрова"},  # outside what qpdf's appearances can draw
+        {"value": "line one\nline two", "flags": 4096},  # multi-line
+    ],
+    ids=["password", "formatted", "cyrillic", "multiline"],
+)
+def test_a_value_that_cannot_be_drawn_as_a_viewer_shows_it_is_refused(
+    tmp_path: Path, field: dict[str, object]
+) -> None:
+    src = field_pdf(tmp_path / "f.pdf", **field)  # type: ignore[arg-type]
+    with pytest.raises(UnsupportedForm):
+        flat_text(src, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.pdf"]
+
+
+def test_a_plain_value_without_an_appearance_is_drawn(tmp_path: Path) -> None:
+    src = field_pdf(tmp_path / "f.pdf", value="2140 FIDE, Section A")
+    assert "2140 FIDE, Section A" in flat_text(src, tmp_path)
+
+
+def test_an_annotation_a_viewer_would_draw_but_that_has_no_appearance_is_refused(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(UnsupportedForm):
+        flat_text(free_text_pdf(tmp_path / "n.pdf"), tmp_path)
+
+
+def test_an_encrypted_pdf_with_annotations_is_still_refused_encrypted(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    from pressroom.errors import Encrypted
+
+    src = form_pdf(tmp_path / "form.pdf")
+    locked = tmp_path / "locked.pdf"
+    with pikepdf.open(src) as pdf:
+        pdf.save(locked, encryption=pikepdf.Encryption(owner="owner", user="", R=6))
+    with pytest.raises(Encrypted):
+        Processing()(
+            locked, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
+        )

@@ -104,3 +104,53 @@ def test_a_redacted_typed_page_is_black_and_white_at_a_legible_resolution(
     assert width == 1700 and abs(height - 2200) <= 1  # 200 dpi, not 300
     with pikepdf.open(out) as pdf:  # the page keeps its size
         assert [float(v) for v in pdf.pages[0].mediabox] == [0, 0, 612, 792]
+
+
+def grey_print_pdf(path: Path) -> Path:
+    """A typed page with a grey caption and a shaded box beside its black text."""
+    pdf = pikepdf.open(text_pdf([LINES], path.with_name("base.pdf")))
+    page = pdf.pages[0]
+    font = page.obj.Resources.Font.F1
+    extra = (
+        b" q 0.92 g 72 500 400 40 re f Q"
+        b" BT /F1 14 Tf 0.55 g 80 514 Td (Shaded box: payment due 14 March) Tj ET"
+        b" BT /F1 12 Tf 0.6 g 72 470 Td (Caption in 60 per cent grey, ref 88213) Tj ET"
+    )
+    page.obj.Contents = pdf.make_stream(page.obj.Contents.read_bytes() + extra)
+    page.obj.Resources.Font.F1 = font
+    pdf.save(path)
+    return path
+
+
+def test_grey_print_on_a_redacted_typed_page_is_kept_grey(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    import numpy as np
+    import pypdfium2
+
+    src = grey_print_pdf(tmp_path / "grey.pdf")
+    out = redacted(src, tmp_path, engine)
+    filters, _w, _h, bits = image_facts(out)
+    assert bits == 8 and filters == ["/FlateDecode"]  # not cut to black and white
+    image = np.asarray(
+        pypdfium2.PdfDocument(str(out))[0].render(scale=2, grayscale=True).to_pil().convert("L")
+    )
+    caption = image[2 * (792 - 482) : 2 * (792 - 466), 2 * 72 : 2 * 400]
+    assert (caption < 200).sum() > 500  # the grey caption is still there
+
+
+def test_a_coarse_jpeg_scan_is_stored_finer_once_burned(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """Tables of a quality-20 scan would ring into a burned box: its rebuilt page is stored at
+    quality 60 at least, and the solidity check passes (redacted() would raise otherwise)."""
+    image = draw_page(LINES, dpi=200, height_in=4.0).image
+    buf = io.BytesIO()
+    image.save(buf, format="JPEG", quality=20)
+    src = jpeg_scan_pdf(tmp_path / "coarse.pdf")
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        (raw,) = pdf.pages[0].get_images().values()
+        raw.write(buf.getvalue(), filter=pikepdf.Name.DCTDecode)
+        pdf.save(src)
+    out = redacted(src, tmp_path, engine)
+    assert image_facts(out)[0] == ["/DCTDecode"]

@@ -399,3 +399,16 @@ def test_odd_image_modes_are_levelled_as_a_viewer_shows_them(tmp_path: Path, mod
         (raw_image,) = pdf.pages[0].get_images().values()
         if mode in ("P", "LA", "I;16"):
             assert raw_image.ColorSpace == pikepdf.Name.DeviceGray  # grey stays grey
+
+
+def test_a_margin_with_light_ink_is_not_blank() -> None:
+    """Bands go over a margin only where it shows nothing: pale print or a hairline counts."""
+    from PIL import ImageDraw
+
+    from pressroom.pipeline.core import blank_margins
+
+    for fill, blank in ((None, True), (170, False), (215, False)):
+        page = Image.new("L", (1275, 1650), 242)  # 150 dpi letter, off-white paper
+        if fill is not None:
+            ImageDraw.Draw(page).rectangle((200, 1610, 600, 1620), fill=fill)  # bottom margin
+        assert blank_margins(page, 0, 150.0)(40.0, 24.0) is blank, fill
