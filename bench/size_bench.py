@@ -106,12 +106,15 @@ INPUTS: dict[str, Callable[[Path], Path]] = {
     "born-digital text PDF": lambda d: typed(d / "typed.pdf"),
 }
 RUNS = [
-    ("plain", None, "plain", None),
-    ("redacted", "name", "plain", None),
-    ("plain, sample", None, "sample", None),
-    ("redacted, sample", "name", "sample", None),
-    ("plain, PDF/A", None, "plain", "pdfa"),
-    ("redacted, PDF/A", "name", "plain", "pdfa"),
+    ("plain", None, "plain", None, 0),
+    ("redacted", "name", "plain", None, 0),
+    ("plain, sample", None, "sample", None, 0),
+    ("redacted, sample", "name", "sample", None, 0),
+    ("plain, PDF/A", None, "plain", "pdfa", 0),
+    ("redacted, PDF/A", "name", "plain", "pdfa", 0),
+    ("plain, --optimize 1", None, "plain", None, 1),
+    ("plain, --optimize 2", None, "plain", None, 2),
+    ("redacted, --optimize 2", "name", "plain", None, 2),
 ]
 
 
@@ -126,10 +129,12 @@ def main() -> int:
             src = make(folder)
             size = src.stat().st_size
             cells = []
-            for _run, redact, template, output_type in RUNS:
+            for _run, redact, template, output_type, optimize in RUNS:
                 out = folder / "out.pdf"
                 processing = Processing(parse_policy(redact, now=0) if redact else None)
-                options = JobOptions(template=resolve_template(template), output_type=output_type)
+                options = JobOptions(
+                    template=resolve_template(template), output_type=output_type, optimize=optimize
+                )
                 t0 = time.monotonic()
                 try:
                     processing(src, out, options, engine)

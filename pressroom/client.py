@@ -135,6 +135,7 @@ class PressroomClient:
         output_type: str | None = None,
         sidecar: bool | None = None,
         allow_no_text: bool = False,
+        optimize: int = 0,
     ) -> RemoteJob:
         """Upload one file; the server never sees its local name. ``output_type`` and
         ``sidecar`` None: the template's default."""
@@ -149,6 +150,7 @@ class PressroomClient:
             "output_type": output_type,
             "sidecar": None if sidecar is None else ("true" if sidecar else "false"),
             "allow_no_text": "true" if allow_no_text else None,
+            "optimize": str(optimize) if optimize else None,
         }
         data = {k: v for k, v in fields.items() if v}
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
@@ -275,6 +277,7 @@ class SubmitOptions:
     output_type: str | None = None
     sidecar: bool | None = None
     allow_no_text: bool = False
+    optimize: int = 0
 
 
 def find_key(explicit: str | None, settings: Settings) -> str | None:
@@ -327,6 +330,7 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     output_type=opts.output_type,
                     sidecar=opts.sidecar,
                     allow_no_text=opts.allow_no_text,
+                    optimize=opts.optimize,
                 ).id
             except ApiError as exc:
                 refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.temporary else 2)

@@ -60,6 +60,7 @@ class SubmitRequest:
     output_type: str | None = None  # "pdf" or "pdfa"; None: the template's default
     sidecar: bool | None = None  # None: the template's default
     allow_no_text: bool = False
+    optimize: int = 0
 
 
 def parse_template(fields: Mapping[str, str], allowed: frozenset[str] | None) -> str:
@@ -120,6 +121,9 @@ def parse_submit(
         raise BadRequest("output_type must be 'pdf' or 'pdfa'")
     sidecar = _flag(fields["sidecar"], "sidecar") if fields.get("sidecar") else None
     allow_no_text = _flag(fields.get("allow_no_text"), "allow_no_text")
+    optimize = fields.get("optimize", "0")
+    if optimize not in ("0", "1", "2"):
+        raise BadRequest("optimize must be 0, 1 or 2")
     return SubmitRequest(
         template,
         lane,
@@ -134,6 +138,7 @@ def parse_submit(
         output_type=output_type,
         sidecar=sidecar,
         allow_no_text=allow_no_text,
+        optimize=int(optimize),
     )
 
 
@@ -378,6 +383,8 @@ class Intake:
             options["sidecar"] = True
         if request.allow_no_text:
             options["allow_no_text"] = True
+        if request.optimize:
+            options["optimize"] = request.optimize
         if request.review_always:
             options["review"] = "always"
         if request.webhook_url:

@@ -137,6 +137,11 @@ JOB_SCHEMA: dict[str, Any] = {
             "description": "The kind of output: a PDF, or PDF/A-2b for archiving.",
         },
         "sidecar": {"type": "boolean", "description": "Whether a sidecar text is made."},
+        "optimize": {
+            "type": "integer",
+            "enum": [0, 1, 2],
+            "description": "The lossless optimisation level asked for.",
+        },
         "allow_no_text": {
             "type": "boolean",
             "description": "Whether a document in which no page yields text is delivered.",
@@ -271,6 +276,13 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
             "enum": ["true", "false"],
             "description": "Also make the text layer as plain text (sidecar_url in the job). "
             "Default: the template's, else false.",
+        },
+        "optimize": {
+            "type": "string",
+            "enum": ["0", "1", "2"],
+            "default": "0",
+            "description": "Smaller output, losslessly: 1 recompresses every Flate stream at "
+            "the best level, 2 also stores grey and RGB images with a PNG predictor.",
         },
         "allow_no_text": {
             "type": "string",

@@ -86,6 +86,7 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "output_type": job.options.get("output_type", "pdf"),
         "sidecar": bool(job.options.get("sidecar")),
         "allow_no_text": bool(job.options.get("allow_no_text")),
+        "optimize": int(job.options.get("optimize") or 0),
         "sidecar_url": None,
         # what became of the document (null until it is known)
         "text_layer": (job.result or {}).get("text_layer"),

@@ -98,6 +98,7 @@ class OutputChoice:
     output_type: str | None = None
     sidecar: bool | None = None
     allow_no_text: bool = False
+    optimize: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,7 @@ def process_one(
                 output_type=output.output_type if output else None,
                 sidecar=output.sidecar if output else None,
                 allow_no_text=output.allow_no_text if output else False,
+                optimize=output.optimize if output else 0,
             )
             processing = Processing(policy)
             try:
@@ -235,7 +237,7 @@ def cmd_process(args: argparse.Namespace) -> int:
         return exc.exit_code
     outdir: Path = args.output
     outdir.mkdir(parents=True, exist_ok=True)
-    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text)
+    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text, args.optimize)
     work = [
         (path, outdir / name)
         for path, name in zip(args.inputs, _output_names(args.inputs), strict=True)
@@ -496,6 +498,14 @@ def add_commands(sub: Any) -> None:
         help="deliver a document in which no page yields text (a photo, a blank page) with an "
         "empty text layer instead of refusing it UNREADABLE_SCAN; with --redact it is held "
         "for review (NO_TEXT)",
+    )
+    p.add_argument(
+        "--optimize",
+        type=int,
+        choices=[0, 1, 2],
+        default=0,
+        help="smaller output, losslessly: 1 recompresses every Flate stream at the best "
+        "level, 2 also stores grey and RGB images with a PNG predictor (default 0)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)

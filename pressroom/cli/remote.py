@@ -49,6 +49,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         output_type=args.output_type,
         sidecar=args.sidecar,
         allow_no_text=args.allow_no_text,
+        optimize=args.optimize,
     )
     return run_submit(list(args.files), opts)
 
@@ -152,6 +153,13 @@ def add_commands(sub: Any) -> None:
         "--allow-no-text",
         action="store_true",
         help="deliver a document in which no page yields text instead of refusing it",
+    )
+    sm.add_argument(
+        "--optimize",
+        type=int,
+        choices=[0, 1, 2],
+        default=0,
+        help="smaller output, losslessly (see pressroom process --optimize)",
     )
     sm.add_argument(
         "--review",

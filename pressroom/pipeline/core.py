@@ -59,6 +59,8 @@ class JobOptions:
     # deliver a document in which no page yields text, with an empty text layer (a photo, a
     # blank page) instead of refusing it UNREADABLE_SCAN
     allow_no_text: bool = False
+    # pipeline.optimize's level: 0 none, 1 Flate at its best, 2 also image predictors
+    optimize: int = 0
 
     @property
     def archive(self) -> bool:
@@ -158,6 +160,7 @@ def output_builder(
         producer=producer + (f"; {note})" if note else ")"),
         base=base,
         pdfa=options.archive,
+        optimize=options.optimize,
     )
 
 

@@ -16,6 +16,7 @@ from pressroom.engines.fonts import BAND_FONT, fill_simple_truetype
 from pressroom.engines.images import logo_xobject
 from pressroom.models import Box, PageText
 from pressroom.pipeline.archive import make_pdfa, pdfa_metadata
+from pressroom.pipeline.optimize import best_flate, predict_images
 from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, to_unicode
 from pressroom.templates import Band, Template
 
@@ -254,6 +255,7 @@ class OutputBuilder:
         producer: str,
         base: pikepdf.Pdf | None = None,
         pdfa: bool = False,
+        optimize: int = 0,
     ) -> None:
         # With ``base`` (the source PDF itself) new pages are built inside it and the source's
         # own pages, catalog and metadata are dropped before writing: qpdf then streams the
@@ -266,6 +268,7 @@ class OutputBuilder:
         self.values = dict(values)
         self.producer = producer
         self.pdfa = pdfa  # written as PDF/A-2b (pipeline.archive)
+        self.optimize = optimize  # pipeline.optimize's level
         self._glyphless: pikepdf.Object | None = None
         self._codes: set[int] = set()  # code points the text layer uses beyond U+00FF
         self._helvetica: Dictionary | None = None
@@ -604,10 +607,19 @@ class OutputBuilder:
         info.Creator = "Pressroom"
         info.CreationDate = pdf_date(created)
         info.ModDate = pdf_date(created)
-        self.pdf.save(
-            path,
-            compress_streams=True,
-            stream_decode_level=pikepdf.StreamDecodeLevel.none,
-            object_stream_mode=pikepdf.ObjectStreamMode.generate,
-            deterministic_id=True,
-        )
+        if self.optimize >= 2:
+            predict_images(self.pdf)
+        with best_flate(self.optimize):
+            self.pdf.save(
+                path,
+                compress_streams=True,
+                # optimised: every Flate stream decoded and written again at the best level
+                stream_decode_level=(
+                    pikepdf.StreamDecodeLevel.generalized
+                    if self.optimize
+                    else pikepdf.StreamDecodeLevel.none
+                ),
+                recompress_flate=bool(self.optimize),
+                object_stream_mode=pikepdf.ObjectStreamMode.generate,
+                deterministic_id=True,
+            )

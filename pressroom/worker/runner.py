@@ -96,6 +96,8 @@ def output_digest(options: JobOptions) -> tuple[str, ...]:
         out.append("sidecar")
     if options.allow_no_text:
         out.append("allow-no-text")
+    if options.optimize:
+        out.append(f"optimize={options.optimize}")
     return tuple(out)
 
 
@@ -128,6 +130,7 @@ def _job_options(
         output_type=str(raw.get("output_type") or "pdf"),
         sidecar=bool(raw.get("sidecar")),
         allow_no_text=bool(raw.get("allow_no_text")),
+        optimize=int(raw.get("optimize") or 0),
         # a reviewer's corrections (stored by the desk's Apply; checked when they were sent)
         corrections=Corrections.parse(raw["corrections"]) if raw.get("corrections") else None,
     )

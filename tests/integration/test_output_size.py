@@ -154,3 +154,30 @@ def test_a_coarse_jpeg_scan_is_stored_finer_once_burned(
         pdf.save(src)
     out = redacted(src, tmp_path, engine)
     assert image_facts(out)[0] == ["/DCTDecode"]
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_optimize_is_lossless_and_smaller(
+    tmp_path: Path, engine: TesseractEngine, level: int
+) -> None:
+    import numpy as np
+    import pypdfium2
+
+    from pressroom.pipeline.archive import pdfa_problems
+
+    image = draw_page(LINES, dpi=300, height_in=4.0).image
+    src = tmp_path / "grey.png"
+    image.save(src, dpi=(300, 300))
+    outs = []
+    for n in (0, level):
+        out = tmp_path / f"out{n}.pdf"
+        options = JobOptions(template=resolve_template("plain"), optimize=n, output_type="pdfa")
+        Processing(parse_policy("name", now=0))(src, out, options, engine)
+        assert pdfa_problems(out) == []
+        outs.append(out)
+    assert outs[1].stat().st_size < outs[0].stat().st_size
+    pixels = [
+        np.asarray(pypdfium2.PdfDocument(str(o))[0].render(scale=1).to_pil().convert("L"))
+        for o in outs
+    ]
+    assert np.array_equal(pixels[0], pixels[1])

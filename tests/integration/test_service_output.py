@@ -20,7 +20,8 @@ __all__ = ["api"]  # the fixture, shared with test_service
 
 
 @pytest.mark.parametrize(
-    "field", [{"output_type": "tiff"}, {"sidecar": "yes"}, {"allow_no_text": "1"}]
+    "field",
+    [{"output_type": "tiff"}, {"sidecar": "yes"}, {"allow_no_text": "1"}, {"optimize": "3"}],
 )
 def test_bad_output_choices_are_refused_at_the_door(
     api: tuple[TestClient, dict[str, str]], tmp_path: Path, field: dict[str, str]

@@ -1,0 +1,69 @@
+"""``--optimize``: smaller outputs, losslessly. Level 1 recompresses every Flate stream at
+zlib's best level (9) when the output is written; level 2 also stores each 8-bit grey or RGB
+image kept in Flate with the PNG "up" predictor (each row as its difference from the row
+above: a scan's rows are alike), where that is smaller. Pixels, text and layout are the same
+bytes for bytes once decoded; only the time to write grows (bench/size_bench.py measures both).
+Palette quantisation (pngquant) is not done: it is lossy, and not installed here."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pikepdf
+from pikepdf import Dictionary, Name
+
+LEVELS = (0, 1, 2)
+
+
+@contextmanager
+def best_flate(level: int) -> Iterator[None]:
+    """qpdf's Flate level for the length of a save (a setting of the whole process)."""
+    if level < 1:
+        yield
+        return
+    pikepdf.settings.set_flate_compression_level(9)
+    try:
+        yield
+    finally:
+        pikepdf.settings.set_flate_compression_level(-1)
+
+
+def predict_images(pdf: pikepdf.Pdf) -> int:
+    """Flate images of 8-bit grey or RGB stored with the PNG up predictor where that is
+    smaller; returns how many were."""
+    done = 0
+    for obj in pdf.objects:
+        if not isinstance(obj, pikepdf.Stream) or obj.get("/Subtype") != Name.Image:
+            continue
+        if obj.get("/Filter") != Name.FlateDecode or "/DecodeParms" in obj:
+            continue
+        space = obj.get("/ColorSpace")
+        colours = (
+            {Name.DeviceGray: 1, Name.DeviceRGB: 3}.get(space) if isinstance(space, Name) else None
+        )
+        if colours is None or obj.get("/BitsPerComponent") != 8 or "/SMask" in obj:
+            continue
+        width, height = int(obj.get("/Width", 0)), int(obj.get("/Height", 0))
+        raw = obj.read_bytes()
+        if width <= 0 or height <= 0 or len(raw) != width * height * colours:
+            continue
+        rows = np.frombuffer(raw, dtype=np.uint8).reshape(height, width * colours)
+        up = np.empty((height, width * colours + 1), dtype=np.uint8)
+        up[:, 0] = 2  # PNG filter type 2: up
+        up[0, 1:] = rows[0]
+        up[1:, 1:] = rows[1:] - rows[:-1]  # uint8 arithmetic wraps: modulo 256, as PNG's
+        packed = zlib.compress(up.tobytes(), 9)
+        if len(packed) >= len(obj.read_raw_bytes()):
+            continue
+        obj.write(
+            packed,
+            filter=Name.FlateDecode,
+            decode_parms=Dictionary(
+                Predictor=12, Colors=colours, BitsPerComponent=8, Columns=width
+            ),
+        )
+        done += 1
+    return done
