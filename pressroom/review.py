@@ -148,27 +148,16 @@ class Reviews:
         """The published copy's sidecar text, read from it where its review sheet says each
         page lies (the held copy had none: it was not delivered)."""
         # imported here: the API process loads no PDF library until a sidecar is made
-        import pikepdf
-
-        from pressroom.pipeline.render import PageLayout
-        from pressroom.pipeline.sidecar import sidecar_text
+        from pressroom.pipeline.sidecar import held_sidecar
 
         if job.review_sheet is None:
             return
         sheet = ReviewSheet.parse(job.review_sheet)
-        layouts = []
-        for page in sheet.pages:
-            scale, left, top = page.placement
-            w, h = page.width_pt, page.height_pt
-            content = (left, h - top - h * scale, left + w * scale, h - top)
-            layouts.append(PageLayout(w, h, content, scale))
         with job_scratch(self.scratch_dir) as scratch:
             copy = scratch / "published.pdf"
             self.blobs.get_to_path(published, copy)
-            with pikepdf.open(copy) as pdf:
-                offset = len(pdf.pages) - len(layouts)
             text = scratch / "published.txt"
-            text.write_text(sidecar_text(copy, layouts, offset), encoding="utf-8")
+            text.write_text(held_sidecar(copy, sheet), encoding="utf-8")
             self.blobs.put_file(sidecar_key(published), text)
 
     def _sha256(self, key: str) -> str:

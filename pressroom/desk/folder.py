@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +69,8 @@ class Rebuild:
     template: str | None
     title: str | None
     keep_pixels: bool
+    # the kind of output asked for: output_type, sidecar, allow_no_text, optimize
+    output: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +80,7 @@ class Rebuild:
             "template": self.template,
             "title": self.title,
             "keep_pixels": self.keep_pixels,
+            "output": self.output,
         }
 
     @classmethod
@@ -88,6 +91,7 @@ class Rebuild:
         template: str | None,
         title: str | None,
         keep_pixels: bool,
+        output: Mapping[str, Any] | None = None,
     ) -> Rebuild:
         from pressroom.pipeline.inspect import file_sha256
 
@@ -98,6 +102,7 @@ class Rebuild:
             template_as_given(template),
             title,
             keep_pixels,
+            dict(output or {}),
         )
 
     @classmethod
@@ -114,6 +119,7 @@ class Rebuild:
             template if isinstance(template, str) else None,
             title if isinstance(title, str) else None,
             bool(note.get("keep_pixels", False)),
+            dict(note["output"]) if isinstance(note.get("output"), dict) else {},
         )
 
 
@@ -159,6 +165,19 @@ def hold(
     }
     write_json(folder / f"{stem}{NOTE_SUFFIX}", note)
     return folder
+
+
+def _place_text(text: str, dest: Path) -> None:
+    """A sidecar text beside its delivered PDF, whole or not at all, never over a file that
+    is there (a hard link, then the staged name goes)."""
+    staged = dest.with_name(f"{TEMP_PREFIX}{dest.name}")
+    try:
+        staged.write_text(text, encoding="utf-8")
+        staged.chmod(0o644)
+        with contextlib.suppress(FileExistsError):  # looked for a moment ago: never over it
+            os.link(staged, dest)
+    finally:
+        staged.unlink(missing_ok=True)
 
 
 def _place_copy(built: Path, dest: Path) -> None:
@@ -304,10 +323,21 @@ class FolderDesk:
         """The held copy becomes ``OUTDIR/STEM.pdf`` in one step (a hard link, then the held
         name goes), never over a file already there."""
         with self._lock:
-            self._note(item_id)
+            note = self._note(item_id)
             held = self._held_copy(item_id)
             dest = self.outdir / f"{item_id}.pdf"
+            rebuild = Rebuild.parse(note)
+            sheet = _sheet(note)
+            text = None
+            if rebuild is not None and rebuild.output.get("sidecar") and sheet is not None:
+                from pressroom.pipeline.sidecar import held_sidecar
+
+                text = held_sidecar(held, sheet)  # read before the held copy moves
+                if dest.with_suffix(".txt").exists():
+                    raise Conflict(f"{dest.with_suffix('.txt').name} is already there")
             _deliver(held, dest)
+            if text is not None:
+                _place_text(text, dest.with_suffix(".txt"))
             self._remove(item_id)
             self._decide("approve", item_id)
             return Approved(f"Delivered as {dest}.")
@@ -453,6 +483,10 @@ class FolderDesk:
             keep_pixels=rebuild.keep_pixels,
             redaction=self.settings.redaction,
             corrections=corrections,
+            output_type=rebuild.output.get("output_type"),
+            sidecar=rebuild.output.get("sidecar"),
+            allow_no_text=bool(rebuild.output.get("allow_no_text")),
+            optimize=int(rebuild.output.get("optimize") or 0),
         )
         processing = Processing(policy)
         with job_scratch(self.settings.scratch_dir) as scratch:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from pressroom.corrections import ReviewSheet
 from pressroom.engines import pdfium
 from pressroom.pipeline.render import PageLayout
 
@@ -31,6 +32,28 @@ def sidecar_text(
             extra = [f"Note: {' '.join(t.split())}" for page, t in notes if page == n + 1]
             pages.append("\n".join([text.rstrip("\n"), *extra]) if extra else text)
     return FORM_FEED.join(pages)
+
+
+def sheet_layouts(sheet: ReviewSheet) -> list[PageLayout]:
+    """Where each content page of a held redaction lies on its output page, from the review
+    sheet (a held copy's sidecar is made when it is approved)."""
+    layouts = []
+    for page in sheet.pages:
+        scale, left, top = page.placement
+        w, h = page.width_pt, page.height_pt
+        content = (left, h - top - h * scale, left + w * scale, h - top)
+        layouts.append(PageLayout(w, h, content, scale))
+    return layouts
+
+
+def held_sidecar(output: Path, sheet: ReviewSheet) -> str:
+    """The sidecar text of a held (redacted) output, its pages placed as its sheet says."""
+    import pikepdf
+
+    layouts = sheet_layouts(sheet)
+    with pikepdf.open(output) as pdf:
+        offset = len(pdf.pages) - len(layouts)
+    return sidecar_text(output, layouts, offset)
 
 
 def sidecar_path(output: Path) -> Path:

@@ -440,3 +440,32 @@ def _drive(proc: subprocess.Popen[str]) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_an_approved_copy_gets_the_sidecar_its_run_asked_for(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    from pressroom.cli.offline import OutputChoice
+
+    source = _visit(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    outcome = process_one(
+        source,
+        out / "visit.pdf",
+        resolve_template(None),
+        "Visit",
+        policy=parse_policy("name", now=0),
+        settings=_settings(tmp_path, WATCH_LIST),
+        template_name=None,
+        review_always=True,
+        output=OutputChoice(sidecar=True),
+    )
+    assert outcome.exit_code == 3, outcome.line  # held: the run asked for a person
+    assert _note(out)["output"]["sidecar"] is True  # type: ignore[index]
+    assert not (out / "visit.txt").exists()  # nothing delivered while it is held
+    desk = FolderDesk(out / "review", _settings(tmp_path, WATCH_LIST), engine=engine)
+    desk.approve(VIEWER, "visit")
+    text = (out / "visit.txt").read_text(encoding="utf-8")
+    assert "visited Lighthouse today" in " ".join(text.split())
+    assert "Quillfeather" not in text  # only what remains of the redaction
