@@ -33,6 +33,7 @@ from pressroom.pipeline.core import (
     pdf_page_form,
     remaining,
     square,
+    square_frame,
 )
 from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import inspect_source, render_dpi
@@ -368,15 +369,7 @@ def _own_pixels(
             image = image.convert("RGB")
         if frame.mode in ("P", "PA", "LA") and image.mode == "RGB" and _is_grey(image):
             image = image.convert("L")  # a grey palette or grey with alpha: grey it stays
-        dpi_x, dpi_y = frame_resolution(frame.height, page)
-        if square(dpi_x, dpi_y):
-            return image
-        dpi = max(dpi_x, dpi_y)
-        size = (round(page.width_pt * dpi / 72.0), round(page.height_pt * dpi / 72.0))
-        budget.take(*size, f"making page {page.index + 1}'s pixels square")
-        if image.mode == "1":
-            image = image.convert("L")
-        return image.resize(size, Image.Resampling.BILINEAR)
+        return square_frame(image, page, budget)
 
     return pixels
 

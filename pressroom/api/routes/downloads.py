@@ -42,19 +42,24 @@ async def download(
         raise NotFound("no such artifact")
     if job.artifact_key is None:
         raise NotFound("the artifact was deleted")  # by its tenant, or past retention
-    key = job.artifact_key
+    return await _send(services, job.artifact_key, f"{job.id}.pdf", "application/pdf")
+
+
+async def _send(services: ServicesDep, key: str, filename: str, media_type: str) -> Response:
+    """A stored file to the client: a redirect to the bucket, or streamed from here."""
     url = await run_in_threadpool(
         services.blobs.download_url,
         key,
         min(services.settings.link_ttl_s, PRESIGN_TTL_S),
-        f"{job.id}.pdf",
+        filename,
     )
     if url is not None:
         # S3: the client fetches straight from the bucket, on a link that lives minutes
         return RedirectResponse(url, status_code=307, headers=dict(PRIVATE_HEADERS))
     size = await run_in_threadpool(services.blobs.size, key)
     handle = await run_in_threadpool(services.blobs.open, key)
-    return stream_pdf(handle, size, {"Content-Disposition": f'attachment; filename="{job.id}.pdf"'})
+    headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+    return stream_pdf(handle, size, headers, media_type=media_type)
 
 
 @router.get(
@@ -86,19 +91,4 @@ async def download_sidecar(
     key = sidecar_key(job.artifact_key)
     if not await run_in_threadpool(services.blobs.exists, key):
         raise NotFound("no sidecar text was stored for this output")
-    url = await run_in_threadpool(
-        services.blobs.download_url,
-        key,
-        min(services.settings.link_ttl_s, PRESIGN_TTL_S),
-        f"{job.id}.txt",
-    )
-    if url is not None:
-        return RedirectResponse(url, status_code=307, headers=dict(PRIVATE_HEADERS))
-    size = await run_in_threadpool(services.blobs.size, key)
-    handle = await run_in_threadpool(services.blobs.open, key)
-    return stream_pdf(
-        handle,
-        size,
-        {"Content-Disposition": f'attachment; filename="{job.id}.txt"'},
-        media_type="text/plain; charset=utf-8",
-    )
+    return await _send(services, key, f"{job.id}.txt", "text/plain; charset=utf-8")
