@@ -114,7 +114,7 @@ JOB_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "required": ["action", "at", "key_id"],
                 "properties": {
-                    "action": {"type": "string", "enum": ["approve", "reject"]},
+                    "action": {"type": "string", "enum": ["apply", "approve", "reject"]},
                     "at": {"type": "number", "description": "Epoch seconds."},
                     "key_id": {"type": "string", "description": "The deciding key's id."},
                 },
@@ -311,8 +311,88 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
     },
 }
 
+_AREA: dict[str, Any] = {
+    "type": "object",
+    "required": ["page", "box"],
+    "additionalProperties": False,
+    "properties": {
+        "page": {"type": "integer", "minimum": 1, "maximum": 100_000},
+        "box": {
+            "type": "array",
+            "items": {"type": "number", "minimum": 0, "maximum": 20_000},
+            "minItems": 4,
+            "maxItems": 4,
+            "description": "x0, y0, x1, y1 in points from the top-left of the upright page "
+            "(the desk's frame), at least 1 pt wide and high.",
+        },
+    },
+}
+CORRECTIONS_SCHEMA: dict[str, Any] = {
+    "title": "Corrections",
+    "type": "object",
+    "additionalProperties": False,
+    "description": "A reviewer's whole set of corrections, as the desk sends them: finding "
+    "boxes removed (their words stay there), boxes drawn (burned exactly there), areas whose "
+    "words go wherever they occur. Each key at most once.",
+    "properties": {
+        name: {"type": "array", "items": _AREA, "maxItems": 500}
+        for name in ("removed", "manual", "every")
+    },
+}
+REVIEW_SHEET_SCHEMA: dict[str, Any] = {
+    "title": "ReviewSheet",
+    "type": "object",
+    "required": ["pages", "findings", "corrections"],
+    "description": "A held redaction as the desk shows it: boxes and classes, never a value.",
+    "properties": {
+        "pages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "width_pt": {"type": "number"},
+                    "height_pt": {"type": "number"},
+                    "rotation": {"type": "integer", "enum": [0, 90, 180, 270]},
+                    "level": {"type": "number"},
+                    "output": {
+                        "type": "object",
+                        "description": "Where the page lies on its output page: a point "
+                        "(x, y) here is at (left + scale x, top + scale y) there, in points.",
+                        "properties": {
+                            "scale": {"type": "number"},
+                            "offset_pt": {"type": "array", "items": {"type": "number"}},
+                        },
+                    },
+                },
+            },
+        },
+        "findings": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["page", "class", "box"],
+                "properties": {
+                    "page": {"type": "integer", "minimum": 1},
+                    "class": {"type": "string"},
+                    "box": _AREA["properties"]["box"],
+                    "doubt": {"type": "boolean"},
+                },
+            },
+        },
+        "corrections": {"$ref": SCHEMAS + "Corrections"},
+    },
+}
+CORRECTIONS_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": SCHEMAS + "Corrections"}}},
+    }
+}
+
 COMPONENT_SCHEMAS = {
     "Problem": PROBLEM_SCHEMA,
+    "Corrections": CORRECTIONS_SCHEMA,
+    "ReviewSheet": REVIEW_SHEET_SCHEMA,
     "Job": JOB_SCHEMA,
     "JobList": JOB_LIST_SCHEMA,
     "Customer": CUSTOMER_SCHEMA,

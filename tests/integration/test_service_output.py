@@ -134,3 +134,49 @@ def test_a_form_is_flattened_and_counted_over_http(
     out = tmp_path / "got.pdf"
     out.write_bytes(client.get(job["artifact_url"]).content)
     assert FIELD_VALUE in output_text(out, 0)
+
+
+def test_corrections_over_the_api_rebuild_and_hold_again(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    """The desk's corrections, sent by an API client: judged as the desk judges them, the job
+    rebuilt and held again for approval; the review sheet as the desk has it."""
+    from pressroom.testing import FakeOcrEngine
+
+    client, headers = api
+    engine = FakeOcrEngine(lines=("Account number: 12345678", "Ordinary words stay."))
+    job_id = post(client, headers, png_bytes(tmp_path), redact="account-number").json()["id"]
+    work(services, engine)
+    assert client.get(f"/v1/jobs/{job_id}", headers=headers).json()["state"] == "review"
+    sheet = client.get(f"/v1/jobs/{job_id}/review-sheet", headers=headers)
+    assert sheet.status_code == 200
+    body = sheet.json()
+    assert set(body) == {"pages", "findings", "corrections"} and len(body["pages"]) == 1
+    assert body["pages"][0]["output"]["scale"] == 1.0
+    assert "12345678" not in sheet.text  # boxes and classes, never a value
+    url = f"/v1/jobs/{job_id}/corrections"
+    as_json = {**headers, "Content-Type": "application/json"}
+    for bad in (
+        b'{"manual": [], "manual": []}',  # a key given twice
+        b'{"drawn": []}',  # not a field of the desk's
+        b'{"manual": [{"page": 1, "box": [10, 10, 5, 40]}]}',  # x1 < x0
+        b"not json",
+    ):
+        refused = client.post(url, headers=as_json, content=bad)
+        assert refused.status_code == 400 and refused.json()["code"] == "BAD_REQUEST", bad
+    other = services.store.tenancy.create_key("globex", now=0)
+    drawn = {"manual": [{"page": 1, "box": [20, 20, 120, 40]}]}
+    assert (
+        client.post(url, headers={"Authorization": f"Bearer {other}"}, json=drawn).status_code
+        == 404
+    )
+    accepted = client.post(url, headers=headers, json=drawn)
+    assert accepted.status_code == 202 and accepted.json()["state"] != "review"
+    assert client.get(f"/v1/jobs/{job_id}/review-sheet", headers=headers).status_code == 404
+    work(services, engine)
+    again = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert again["state"] == "review"
+    sheet = client.get(f"/v1/jobs/{job_id}/review-sheet", headers=headers).json()
+    assert sheet["corrections"]["manual"] == drawn["manual"]
+    assert any(f["class"] == "manual" for f in sheet["findings"])
+    assert [d["action"] for d in again["decisions"]] == ["apply"]

@@ -1,4 +1,5 @@
-"""A tenant's review queue: jobs held for a human, their held copies, approve and reject."""
+"""A tenant's review queue: jobs held for a human, their held copies and review sheets,
+corrections (the desk's, over the API), approve and reject."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Caller, ReviewsDep, ServicesDep, Tenant
-from pressroom.api.openapi import job, json_body, pdf, problems
+from pressroom.api.openapi import CORRECTIONS_BODY, job, json_body, pdf, problems
 from pressroom.api.responses import job_json, own_base_url, stream_pdf
+from pressroom.corrections import Corrections
+from pressroom.errors import BadRequest, NotFound
+from pressroom.jobs.model import JobState
 
 router = APIRouter()
 
@@ -58,4 +62,47 @@ async def reject(
     job_id: str, request: Request, who: Caller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
     done = await run_in_threadpool(lambda: reviews.reject(job_id, who.tenant, key_id=who.key_id))
+    return job_json(done, services, own_base_url(request))
+
+
+@router.get(
+    "/v1/jobs/{job_id}/review-sheet",
+    response_model=None,
+    responses={
+        **json_body("ReviewSheet", "The held redaction's sheet, as the desk has it."),
+        **problems(401, 404, 503),
+    },
+)
+async def review_sheet(job_id: str, who: Tenant, services: ServicesDep) -> dict[str, Any]:
+    """Pages (upright size, turn, level, where each lies on its output page), every finding
+    (page, class, box in points from the top-left of the upright page, doubt) and the
+    corrections applied: no value, no context."""
+    job = await run_in_threadpool(lambda: services.store.queue.get(job_id, tenant=who))
+    if job is None or job.state is not JobState.REVIEW or job.review_sheet is None:
+        raise NotFound("no held redaction with a review sheet for this job")
+    return dict(job.review_sheet)
+
+
+@router.post(
+    "/v1/jobs/{job_id}/corrections",
+    status_code=202,
+    response_model=None,
+    responses={**job(202), **problems(400, 401, 404, 409, 503)},
+    openapi_extra=CORRECTIONS_BODY,
+)
+async def corrections(
+    job_id: str, request: Request, who: Caller, reviews: ReviewsDep, services: ServicesDep
+) -> dict[str, Any]:
+    """A reviewer's whole set of corrections, as the desk sends them (boxes in points from the
+    top-left of the upright page): the job is rebuilt with them and held again for approval
+    (``CORRECTED`` when every check passes). Judged as the desk judges them; a key given twice
+    is refused before this reads the body."""
+    try:
+        body = await request.json()
+    except ValueError:
+        raise BadRequest("corrections: not JSON") from None
+    fixes = Corrections.parse(body)
+    done = await run_in_threadpool(
+        lambda: reviews.apply(job_id, who.tenant, fixes, key_id=who.key_id)
+    )
     return job_json(done, services, own_base_url(request))
