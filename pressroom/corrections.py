@@ -40,6 +40,8 @@ class Area:
         if not isinstance(raw, Mapping):
             raise BadRequest(f"{what}: expected an object with page and box")
         page, box = raw.get("page"), raw.get("box")
+        if isinstance(page, float) and page.is_integer():
+            page = int(page)  # 3.0 is the whole number JSON says it is
         if not isinstance(page, int) or isinstance(page, bool) or not 1 <= page <= 100_000:
             raise BadRequest(f"{what}: page must be a whole number from 1")
         if (

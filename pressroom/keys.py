@@ -11,7 +11,7 @@ from typing import Any
 
 from pressroom.times import rfc3339_seconds
 
-ROLES = ("tenant", "operator")
+ROLES = ("tenant", "operator", "reviewer")
 EXPIRY_HELP = "a duration (90d, 12h, 30m) or a date/time (2027-01-31, 2027-01-31T18:00:00Z)"
 _DURATION = re.compile(r"(\d{1,6})([dhm])")
 _UNIT_S = {"d": 86400, "h": 3600, "m": 60}

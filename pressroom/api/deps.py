@@ -49,11 +49,14 @@ Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_sche
 
 
 class Bearer:
-    """``Authorization: Bearer <key>`` for a key of one role: 401 without a known key, 403
-    with a key of the other role where an operator's is needed. Returns the key's owner."""
+    """``Authorization: Bearer <key>`` for a key of the given roles: 401 without a known key,
+    403 with a key of another role (an operator's where a tenant's is needed answers 401, as
+    it always did: it is no tenant's key). Checked before anything else the route does: before
+    an id is looked up or a body read. Returns the key's owner."""
 
-    def __init__(self, role: str, what: str) -> None:
+    def __init__(self, role: str, what: str, *, also: tuple[str, ...] = ()) -> None:
         self.role = role
+        self.roles = (role, *also)
         self.what = what  # how the 401 names the key wanted
 
     async def __call__(self, request: Request, credentials: Credentials) -> str:
@@ -68,9 +71,11 @@ class Bearer:
         found = await run_in_threadpool(
             lambda: services.store.tenancy.key_info(key, now=services.clock())
         )
-        if found is None or (self.role == "tenant" and found.role != "tenant"):
+        if found is None or (self.role == "tenant" and found.role == "operator"):
             raise Unauthorized("unknown, expired or revoked API key")
-        if found.role != self.role:
+        if found.role == "reviewer" and found.role not in self.roles:
+            raise Forbidden("a reviewer key may only review: the desk and the review routes")
+        if found.role not in self.roles:
             raise Forbidden("this needs an operator key")
         return found
 
@@ -79,8 +84,12 @@ tenant = Bearer("tenant", "API key")
 operator = Bearer("operator", "operator key")
 Tenant = Annotated[str, Depends(tenant)]
 Operator = Annotated[str, Depends(operator)]
-# a tenant's key with its id: for the routes that record who decided
+# a tenant's key with its id: for the routes that record who acted
 Caller = Annotated[KeyOwner, Depends(tenant.owner)]
+# the review routes: a tenant's key or its reviewer's
+reviewer = Bearer("tenant", "API key or reviewer key", also=("reviewer",))
+Reviewer = Annotated[str, Depends(reviewer)]
+ReviewCaller = Annotated[KeyOwner, Depends(reviewer.owner)]
 
 
 def loopback_peer(request: Request, trusted_proxies: tuple[str, ...]) -> bool:

@@ -117,6 +117,11 @@ JOB_SCHEMA: dict[str, Any] = {
                     "action": {"type": "string", "enum": ["apply", "approve", "reject"]},
                     "at": {"type": "number", "description": "Epoch seconds."},
                     "key_id": {"type": "string", "description": "The deciding key's id."},
+                    "role": {
+                        "type": ["string", "null"],
+                        "enum": ["tenant", "reviewer", "operator", None],
+                        "description": "The deciding key's role.",
+                    },
                 },
             },
         },
@@ -323,7 +328,8 @@ _AREA: dict[str, Any] = {
             "minItems": 4,
             "maxItems": 4,
             "description": "x0, y0, x1, y1 in points from the top-left of the upright page "
-            "(the desk's frame), at least 1 pt wide and high.",
+            "(the desk's frame): x0 < x1 and y0 < y1, at least 1 pt wide and high (refused "
+            "400 otherwise; a rule this schema cannot state).",
         },
     },
 }

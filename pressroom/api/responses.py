@@ -74,7 +74,10 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "pages": job.pages,
         "template": job.template,
         "timings": job.timings,
-        "decisions": [{"action": d.action, "at": d.at, "key_id": d.key_id} for d in job.decisions],
+        "decisions": [
+            {"action": d.action, "at": d.at, "key_id": d.key_id, "role": d.role}
+            for d in job.decisions
+        ],
         "created_at": job.created_at,
         "finished_at": job.finished_at,
         "trace_id": job.trace_id,

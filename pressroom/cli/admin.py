@@ -90,7 +90,7 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
     from pressroom.service import open_services
 
     services = open_services(Settings.from_env())
-    role = "operator" if args.operator else "tenant"
+    role = "operator" if args.operator else args.role
     try:
         key_id, key = services.store.tenancy.new_key(
             args.tenant, now=services.clock(), role=role, expires_at=args.expires
@@ -98,7 +98,9 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: BAD_REQUEST: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    what = "operator key" if args.operator else "API key for tenant"
+    what = {"operator": "operator key", "reviewer": "reviewer key for tenant"}.get(
+        role, "API key for tenant"
+    )
     expiry = "" if args.expires is None else f", expires {when(args.expires)}"
     print(f"New {what} {args.tenant!r}{expiry} (shown once; it is stored hashed):")
     print(f"id: {key_id}")
@@ -217,6 +219,14 @@ def add_commands(sub: Any) -> None:
         "--operator",
         action="store_true",
         help="an operator key: redrive jobs, manage customers, /metrics and /dashboard",
+    )
+    kc.add_argument(
+        "--role",
+        choices=["tenant", "reviewer", "operator"],
+        default="tenant",
+        help="tenant (the default): everything a tenant does; reviewer: the tenant's review "
+        "desk and review API only (GET /v1/review, held copies, review sheets, corrections, "
+        "approve, reject); operator: as --operator",
     )
     kc.add_argument(
         "--expires",

@@ -57,7 +57,8 @@ class KeyGate:
             return None
         if owner.role == "operator":
             return Viewer(None, owner.key_id, "operator")
-        return Viewer(owner.tenant, owner.key_id, "tenant")
+        # a tenant's key or its reviewer's: the tenant's held jobs, nothing else either way
+        return Viewer(owner.tenant, owner.key_id, owner.role)
 
     def open(self, viewer: Viewer, *, now: float, expires: float) -> str:
         return self.services.store.tenancy.open_session(viewer.key_id, now=now, expires=expires)
@@ -66,7 +67,7 @@ class KeyGate:
         self.services.store.tenancy.end_session(sid, now=self.services.clock())
 
     def still(self, viewer: Viewer, sid: str) -> Viewer | None:
-        if viewer.role not in ("tenant", "operator") or not sid:
+        if viewer.role not in ("tenant", "operator", "reviewer") or not sid:
             return None
         tenancy = self.services.store.tenancy
         if not tenancy.session_live(sid, viewer.key_id, now=self.services.clock()):
@@ -76,7 +77,7 @@ class KeyGate:
             return None
         if row["role"] != viewer.role:
             return None
-        if viewer.role == "tenant" and row["tenant"] != viewer.tenant:
+        if viewer.role != "operator" and row["tenant"] != viewer.tenant:
             return None
         return viewer
 

@@ -30,7 +30,7 @@ SESSION_S = 12 * 3600  # absolute: a session ends 12 h after sign-in, however bu
 PRE_S = 3600
 DONE_S = 600
 MAX_COOKIE = 4096  # a value longer than a browser keeps is no cookie of ours
-ROLES = ("tenant", "operator", "offline")
+ROLES = ("tenant", "reviewer", "operator", "offline")
 _NONCE = re.compile(r"^[A-Za-z0-9_-]{22,64}$")
 
 

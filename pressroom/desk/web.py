@@ -508,6 +508,7 @@ def _shell(
         whom = {
             "operator": "operator (every tenant)",
             "offline": "this computer",
+            "reviewer": f"reviewer for tenant {viewer.tenant}",
         }.get(viewer.role, f"tenant {viewer.tenant}")
         who = (
             f'<span class="who">signed in: {_e(whom)}, key <code>{_e(viewer.key_id)}</code>'

@@ -102,6 +102,7 @@ class ReviewDecision:
     action: str
     at: float
     key_id: str
+    role: str | None = None  # the deciding key's: tenant, reviewer or operator
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from pressroom.jobs.model import Job, JobState, Lane, ReviewDecision
-from pressroom.jobs.schema import jobs, review_decisions, stage_timings
+from pressroom.jobs.schema import api_keys, jobs, review_decisions, stage_timings
 
 
 def load_job(conn: Connection, job_id: str) -> Job:
@@ -37,17 +37,25 @@ def to_jobs(conn: Connection, rows: Any) -> list[Job]:
             timings[str(job_id)][str(stage)] = round(float(seconds), 4)
     decisions: dict[str, list[ReviewDecision]] = {job_id: [] for job_id in timings}
     if decisions:
-        for job_id, action, at, key_id in conn.execute(
+        # the deciding key's role, from its record (a key's role never changes; an offline
+        # desk's decisions have no key record: their role is unknown)
+        for job_id, action, at, key_id, role in conn.execute(
             select(
                 review_decisions.c.job_id,
                 review_decisions.c.action,
                 review_decisions.c.at,
                 review_decisions.c.key_id,
+                api_keys.c.role,
+            )
+            .select_from(
+                review_decisions.outerjoin(api_keys, api_keys.c.id == review_decisions.c.key_id)
             )
             .where(review_decisions.c.job_id.in_(list(decisions)))
             .order_by(review_decisions.c.at, review_decisions.c.id)
         ).all():
-            decisions[str(job_id)].append(ReviewDecision(str(action), float(at), str(key_id)))
+            decisions[str(job_id)].append(
+                ReviewDecision(str(action), float(at), str(key_id), str(role) if role else None)
+            )
     return [
         _row_job(row, timings[str(row["id"])], tuple(decisions[str(row["id"])])) for row in rows
     ]

@@ -161,7 +161,8 @@ api_keys = Table(
     Column("tenant", String(64), nullable=False),
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float),
-    Column("role", String(16), nullable=False, server_default="tenant"),  # tenant | operator
+    # tenant | operator | reviewer
+    Column("role", String(16), nullable=False, server_default="tenant"),
     Column("id", String(16)),  # shown and used to revoke; never the secret
     Column("expires_at", Float),
     Column("last_used_at", Float),

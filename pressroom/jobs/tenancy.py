@@ -21,7 +21,7 @@ from pressroom.jobs.schema import (
     tenant_weights,
 )
 from pressroom.jobs.transport import Database
-from pressroom.keys import KeyOwner
+from pressroom.keys import ROLES, KeyOwner
 from pressroom.tenants import TENANT_RE
 
 # last-use times are this coarse: a write at most once a minute per key
@@ -64,14 +64,16 @@ class SqlTenancy:
     ) -> tuple[str, str]:
         """A new API key (stored hashed): ``(id, key)``. The id names the key in lists and
         revocations; the key itself is shown once. ``role="operator"``: redrive, metrics and
-        dashboard for every tenant; its ``tenant`` is only a label."""
-        if role not in ("tenant", "operator"):
-            raise ValueError("role must be tenant or operator")
+        dashboard for every tenant; its ``tenant`` is only a label. ``role="reviewer"``: the
+        tenant's review desk and review API, nothing else."""
+        if role not in ROLES:
+            raise ValueError("role must be tenant, operator or reviewer")
         if not TENANT_RE.match(tenant):
             raise ValueError("a tenant name is 1-64 letters, digits, '.', '_' or '-'")
         if expires_at is not None and expires_at <= now:
             raise ValueError("the expiry is in the past")
-        key = ("po_" if role == "operator" else "pr_") + secrets.token_urlsafe(32)
+        prefix = {"operator": "po_", "reviewer": "pv_"}.get(role, "pr_")
+        key = prefix + secrets.token_urlsafe(32)
         key_id = "k_" + secrets.token_hex(6)
         with self.db.tx() as conn:
             conn.execute(

@@ -49,7 +49,9 @@ def test_an_approval_is_recorded_once_with_the_deciding_key_and_shown_on_the_job
     assert client.get(f"/v1/jobs/{job_id}", headers=headers).json()["decisions"] == []
     decided_at = services.clock()
     approved = client.post(f"/v1/jobs/{job_id}/approve", headers=headers).json()
-    assert approved["decisions"] == [{"action": "approve", "at": decided_at, "key_id": key_id}]
+    assert approved["decisions"] == [
+        {"action": "approve", "at": decided_at, "key_id": key_id, "role": "tenant"}
+    ]
     [row] = rows(services, job_id)
     assert (row["tenant"], row["key_id"], row["action"]) == ("acme", key_id, "approve")
     # what changed: the published copy, by key and digest

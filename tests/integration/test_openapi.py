@@ -205,6 +205,10 @@ def valid_requests_refused_only_for_content_or_state(
     # request: DNS is nothing a schema can describe
     if body.get("code") == "BAD_REQUEST" and "does not resolve" in body.get("detail", ""):
         return None
+    # a box whose corners are the wrong way round, or under 1 pt: geometry a JSON schema
+    # cannot state (the Corrections schema says it in words)
+    if body.get("code") == "BAD_REQUEST" and "at least 1 pt wide" in body.get("detail", ""):
+        return None
     assert body.get("code") in REFUSED_FOR_CONTENT_OR_STATE, f"schema-valid, refused: {body}"
     return None
 

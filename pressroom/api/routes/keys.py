@@ -27,7 +27,7 @@ class KeyRecord(BaseModel):
 
     id: str = Field(description="The key's id (`k_…`), as the CLI shows it.")
     tenant: str = Field(description="The tenant it acts for (an operator key's: a label).")
-    role: Literal["tenant", "operator"]
+    role: Literal["tenant", "operator", "reviewer"]
     created_at: float
     last_used_at: float | None = Field(description="Last use, to the minute; null if never.")
     expires_at: float | None = Field(description="When it stops working; null: never.")
@@ -57,7 +57,7 @@ class NewKey(BaseModel):
     """What ``POST /v1/keys`` takes."""
 
     tenant: str = Field(description=f"The tenant: {_TENANT_HELP}.", pattern=TENANT_RE.pattern)
-    role: Literal["tenant", "operator"] = "tenant"
+    role: Literal["tenant", "operator", "reviewer"] = "tenant"
     expires_at: str | None = Field(
         default=None,
         description=f"When the key stops working: {EXPIRY_HELP}; null: never.",

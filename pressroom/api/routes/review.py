@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from pressroom.api.deps import Caller, ReviewsDep, ServicesDep, Tenant
+from pressroom.api.deps import ReviewCaller, Reviewer, ReviewsDep, ServicesDep
 from pressroom.api.openapi import CORRECTIONS_BODY, job, json_body, pdf, problems
 from pressroom.api.responses import job_json, own_base_url, stream_pdf
 from pressroom.corrections import Corrections
@@ -24,7 +24,7 @@ router = APIRouter()
     response_model=None,
     responses={**json_body("JobList", "Jobs held for review."), **problems(401, 503)},
 )
-async def review_queue(request: Request, who: Tenant, services: ServicesDep) -> dict[str, Any]:
+async def review_queue(request: Request, who: Reviewer, services: ServicesDep) -> dict[str, Any]:
     """Jobs held for a human: why (codes and counts, never the values), since when."""
     held = await run_in_threadpool(services.store.queue.in_review, who)
     return {"jobs": [job_json(job, services, own_base_url(request)) for job in held]}
@@ -35,7 +35,7 @@ async def review_queue(request: Request, who: Tenant, services: ServicesDep) -> 
     response_class=Response,
     responses={**pdf("The held copy."), **problems(401, 404, 503)},
 )
-async def held_copy(job_id: str, who: Tenant, reviews: ReviewsDep) -> Response:
+async def held_copy(job_id: str, who: Reviewer, reviews: ReviewsDep) -> Response:
     """The held output, for the tenant's reviewer (authenticated; no signed link)."""
     handle, size = await run_in_threadpool(reviews.open_held, job_id, who)
     return stream_pdf(handle, size)
@@ -47,7 +47,7 @@ async def held_copy(job_id: str, who: Tenant, reviews: ReviewsDep) -> Response:
     responses={**job(200), **problems(401, 404, 503)},
 )
 async def approve(
-    job_id: str, request: Request, who: Caller, reviews: ReviewsDep, services: ServicesDep
+    job_id: str, request: Request, who: ReviewCaller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
     done = await run_in_threadpool(lambda: reviews.approve(job_id, who.tenant, key_id=who.key_id))
     return job_json(done, services, own_base_url(request))
@@ -59,7 +59,7 @@ async def approve(
     responses={**job(200), **problems(401, 404, 503)},
 )
 async def reject(
-    job_id: str, request: Request, who: Caller, reviews: ReviewsDep, services: ServicesDep
+    job_id: str, request: Request, who: ReviewCaller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
     done = await run_in_threadpool(lambda: reviews.reject(job_id, who.tenant, key_id=who.key_id))
     return job_json(done, services, own_base_url(request))
@@ -73,7 +73,7 @@ async def reject(
         **problems(401, 404, 503),
     },
 )
-async def review_sheet(job_id: str, who: Tenant, services: ServicesDep) -> dict[str, Any]:
+async def review_sheet(job_id: str, who: Reviewer, services: ServicesDep) -> dict[str, Any]:
     """Pages (upright size, turn, level, where each lies on its output page), every finding
     (page, class, box in points from the top-left of the upright page, doubt) and the
     corrections applied: no value, no context."""
@@ -91,7 +91,7 @@ async def review_sheet(job_id: str, who: Tenant, services: ServicesDep) -> dict[
     openapi_extra=CORRECTIONS_BODY,
 )
 async def corrections(
-    job_id: str, request: Request, who: Caller, reviews: ReviewsDep, services: ServicesDep
+    job_id: str, request: Request, who: ReviewCaller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
     """A reviewer's whole set of corrections, as the desk sends them (boxes in points from the
     top-left of the upright page): the job is rebuilt with them and held again for approval
