@@ -115,8 +115,17 @@ _MARKED = frozenset({"BMC", "BDC", "EMC", "MP", "DP", "BX", "EX"})
 class PageCleaner:
     """Clean copies of one document's pages, each shared object cleaned once."""
 
-    def __init__(self, pdf: pikepdf.Pdf, *, scrub_images: bool = False) -> None:
+    def __init__(
+        self, pdf: pikepdf.Pdf, *, scrub_images: bool = False, defer_fonts: bool = False
+    ) -> None:
         self.pdf = pdf
+        # a standard font replaced by an embedded one gets only the glyphs its text shows,
+        # once every page is read (``finish_fonts``); else every Latin glyph at first use (a
+        # page copied out at once, as redaction's kept pages are)
+        self.defer_fonts = defer_fonts
+        self._pending: dict[tuple[int, int], tuple[Dictionary, str]] = {}
+        self._shown: dict[tuple[int, int], set[int]] = {}
+        self._unattributed = False  # text shown in a font this walk could not tell
         # JPEG images lose their APPn and comment segments (EXIF, XMP, a camera's notes):
         # each is rewritten in memory, so only where the output is a redaction's
         self.scrub_images = scrub_images
@@ -163,6 +172,8 @@ class PageCleaner:
             self._names[id(used)] = {}  # this stream's renaming, for as long as it is read
         kept: list[pikepdf.ContentStreamInstruction | pikepdf.ContentStreamInlineImage] = []
         skipping = 0  # marked-content depth inside a hidden group (0: drawing)
+        font: object = None  # the text font in force (q/Q save and restore it)
+        fonts: list[object] = []
         for instruction in instructions:
             if isinstance(instruction, pikepdf.ContentStreamInlineImage):
                 if not skipping:
@@ -184,6 +195,15 @@ class PageCleaner:
                 # marked content carries only tags and property lists (no structure tree
                 # here for them to serve); an unknown operator draws nothing
                 continue
+            if self.defer_fonts:
+                if op == "q":
+                    fonts.append(font)
+                elif op == "Q" and fonts:
+                    font = fonts.pop()
+                elif op == "Tf" and operands:
+                    font = _resource(resources, "/Font", operands[0])
+                elif op in ("Tj", "TJ", "'", '"'):
+                    self._note_shown(font, operands)
             renamed: list[pikepdf.Object] = list(operands)
             if op == "Do" and operands:
                 target = _resource(resources, "/XObject", operands[0])
@@ -413,18 +433,53 @@ class PageCleaner:
         stem = substitute(str(base)) if isinstance(base, Name) else None
         if stem is None or embedded(font):
             return font
+        if self.defer_fonts and key is not None:
+            self._pending[key] = (font, stem)
+            self._shown.setdefault(key, set())
+            return font
+        self._fill(font, stem, range(256))
+        return font
+
+    def _fill(self, font: Dictionary, stem: str, codes: Iterable[int]) -> None:
         widths, first = font.get("/Widths"), font.get("/FirstChar")
         fill_simple_truetype(
             self.pdf,
             font,
             stem,
             font.get("/Encoding"),
-            range(256),
+            codes,
             widths=widths if isinstance(widths, Array) else None,
             first_char=int(first) if isinstance(first, int) else None,
             shared=self._font_files,
         )
-        return font
+
+    def finish_fonts(self) -> None:
+        """The replaced fonts, each with the glyphs of the codes its text shows (all of them
+        wherever text was shown in a font this walk could not tell: fail open to the glyphs,
+        never to a missing one)."""
+        for key, (font, stem) in self._pending.items():
+            codes = range(256) if self._unattributed else self._shown[key] | {32}
+            self._fill(font, stem, codes)
+        self._pending.clear()
+
+    def _note_shown(self, font: object, operands: Sequence[object]) -> None:
+        """The codes a text-showing operator shows in ``font``, for its subset."""
+        key = font.objgen if isinstance(font, Dictionary) and font.is_indirect else None
+        strings: list[bytes] = []
+        for operand in operands:
+            if isinstance(operand, pikepdf.String):
+                strings.append(bytes(operand))
+            elif isinstance(operand, Array):
+                strings += [bytes(s) for s in operand if isinstance(s, pikepdf.String)]
+        if not strings:
+            return
+        if key is None:
+            if font is None:
+                self._unattributed = True  # no Tf seen here: the caller's font, unknown
+            return
+        if key in self._shown:
+            for data in strings:
+                self._shown[key].update(data)
 
     def _pattern(
         self, pattern: pikepdf.Object, resources: pikepdf.Object | None, depth: int

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,7 @@ def _read_pages(
         PixelBudget(options.limits),
         timer,
         only,
+        finishers=out.builder.before_save,
     )
     # Image sources' pages live in memory until written: write them out in parts.
     chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
@@ -248,6 +249,8 @@ class _Walk:
     budget: PixelBudget  # every bitmap the pass makes is counted before it is made
     timer: StageTimer
     only: range | None = None  # a page range's pages only (a split document's task)
+    # called before the output is written (the page cleaner's deferred fonts)
+    finishers: list[Callable[[], None]] = field(default_factory=list)
 
     def pages(self) -> Iterator[SourcePage]:
         """Each page with its pixels when it needs OCR; one page at a time."""
@@ -260,7 +263,9 @@ class _Walk:
 def _pdf_pages(walk: _Walk) -> Iterator[SourcePage]:
     """Pages of a PDF source, placed as form XObjects of the source itself, which is the
     output document (see OutputBuilder)."""
-    cleaner = PageCleaner(walk.out())
+    # replaced standard fonts are filled with the glyphs they show once every page is read
+    cleaner = PageCleaner(walk.out(), defer_fonts=True)
+    walk.finishers.append(cleaner.finish_fonts)
     doc: Any = walk.stack.enter_context(pdfium.RecyclingDocument(walk.source))
     for page_info in walk.info.pages:
         if walk.only is not None and page_info.index not in walk.only:

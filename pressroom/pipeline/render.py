@@ -275,6 +275,8 @@ class OutputBuilder:
         self._band_codes: set[int] = set()  # WinAnsi codes the band font shows
         self._logo: tuple[pikepdf.Stream, float] | None = None
         self.parts: list[Path] = []
+        # called once before the output is written (fonts filled with what their text shows)
+        self.before_save: list[Callable[[], None]] = []
 
     @property
     def glyphless(self) -> pikepdf.Object:
@@ -532,8 +534,14 @@ class OutputBuilder:
         self._codes = set()
         self._band_codes = set()
 
+    def _before_save(self) -> None:
+        for call in self.before_save:
+            call()
+        self.before_save.clear()
+
     def save(self, path: Path, *, title: str, created: datetime) -> None:
         """Write the whole output to ``path``: the parts written so far, then the rest."""
+        self._before_save()
         with ExitStack() as stack:
             stack.callback(self.discard_parts)
             if self.parts:
@@ -546,6 +554,7 @@ class OutputBuilder:
     def save_part(self, path: Path) -> None:
         """Write the pages built so far to ``path`` as a part of a larger output (a page
         range): no metadata, none of the source's own pages or catalog."""
+        self._before_save()
         with ExitStack() as stack:
             stack.callback(self.discard_parts)
             if self.parts:

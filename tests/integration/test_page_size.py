@@ -171,3 +171,50 @@ def test_bands_go_over_blank_margins_and_inside_where_the_margin_has_ink(
         assert (done.layouts[0].scale < 1.0) is scaled
         sidecar = (tmp_path / "plain.txt").read_text(encoding="utf-8")
         assert "Quentin Alder" in sidecar and "Harbour Lane Services" not in sidecar
+
+
+def replaced_font_file(path: Path) -> int:
+    """The length of the embedded Pressroom font program standing in for Helvetica."""
+    with pikepdf.open(path) as pdf:
+        for obj in pdf.objects:
+            descriptor = (
+                isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/FontDescriptor"
+            )
+            if descriptor and "PressroomSans" in str(obj.FontName):
+                return len(obj.FontFile2.read_bytes())
+    raise AssertionError("no Pressroom Sans embedded")
+
+
+def test_a_replaced_font_carries_the_glyphs_its_text_shows(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    src = text_pdf([LINES], tmp_path / "typed.pdf")
+    out = tmp_path / "out.pdf"
+    Processing()(src, out, JobOptions(template=resolve_template("plain")), engine)
+    assert replaced_font_file(out) < 12_000  # a subset, not every Latin glyph (~20 KB)
+    assert " ".join(output_text(out, 0).split()) == " ".join(LINES)
+    assert all(emb == "yes" and uni == "yes" for _n, emb, uni in fonts(out))
+
+
+def test_text_in_a_font_the_walk_cannot_tell_keeps_every_glyph(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """A form XObject that shows text in the font its caller set: the walk cannot tell which
+    font's codes those are, so the replaced font keeps every glyph rather than miss one."""
+    src = text_pdf([LINES], tmp_path / "typed.pdf")
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        page = pdf.pages[0]
+        form = pdf.make_stream(
+            b"BT 72 400 Td (Drawn in the caller's font) Tj ET",
+            Type=pikepdf.Name.XObject,
+            Subtype=pikepdf.Name.Form,
+            BBox=pikepdf.Array([0, 0, 612, 792]),
+        )
+        page.obj.Resources.XObject = pikepdf.Dictionary(Fm0=form)
+        content = page.obj.Contents.read_bytes()
+        page.obj.Contents = pdf.make_stream(content + b" BT /F1 11 Tf ET /Fm0 Do")
+        pdf.save(src)
+    out = tmp_path / "out.pdf"
+    Processing()(src, out, JobOptions(template=resolve_template("plain")), engine)
+    assert replaced_font_file(out) > 15_000
+    assert "Drawn in the caller's font" in " ".join(output_text(out, 0).split())
