@@ -493,7 +493,7 @@ PREFER_WAIT = f"`wait=N`: hold the answer up to N seconds (at most {MAX_PREFER_W
 
 def _without_framework_validation(schema: dict[str, Any]) -> None:
     """FastAPI documents a 422 ``HTTPValidationError`` on every route with a parameter; this
-    API answers a refused parameter with a 400 problem instead (``app.validation_error``)."""
+    API answers a refused parameter with a 400 problem instead (``problems.validation_error``)."""
     for path in schema.get("paths", {}).values():
         for operation in path.values():
             answer = operation.get("responses", {}).get("422", {})

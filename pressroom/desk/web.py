@@ -461,19 +461,14 @@ async def static_file(name: str) -> Response:
 
 def desk_app(config: DeskConfig, *, title: str = "Pressroom review") -> FastAPI:
     """The offline desk: only /review, with the API's problem+json answers."""
-    from fastapi.exceptions import RequestValidationError
-    from starlette.exceptions import HTTPException as StarletteHTTPException
-
-    from pressroom.api.app import framework_error, pressroom_error, validation_error
+    from pressroom.api.problems import install_error_handlers
 
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
     # a trailing-slash redirect would build its Location from the Host header the client wrote
     app.router.redirect_slashes = False
     app.add_middleware(SingleValues)
     app.state.desk = config
-    app.add_exception_handler(PressroomError, pressroom_error)
-    app.add_exception_handler(StarletteHTTPException, framework_error)
-    app.add_exception_handler(RequestValidationError, validation_error)
+    install_error_handlers(app)
     app.include_router(router)
 
     @app.get("/", include_in_schema=False)
