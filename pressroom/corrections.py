@@ -126,6 +126,9 @@ class SheetPage:
     # where the page lies on its output page: (scale, left, top) in output points, y down;
     # a point (x, y) here is at (left + scale x, top + scale y) there
     placement: tuple[float, float, float] = (1.0, 0.0, 0.0)
+    # the output page's footer and header heights, points (bands over blank margins overlap
+    # the page's edges: its own text is read between them)
+    bands: tuple[float, float] = (0.0, 0.0)
 
     def as_json(self) -> dict[str, Any]:
         scale, left, top = self.placement
@@ -134,7 +137,11 @@ class SheetPage:
             "height_pt": round(self.height_pt, 2),
             "rotation": self.rotation,
             "level": round(self.level, 4),
-            "output": {"scale": round(scale, 6), "offset_pt": [round(left, 3), round(top, 3)]},
+            "output": {
+                "scale": round(scale, 6),
+                "offset_pt": [round(left, 3), round(top, 3)],
+                "bands_pt": [round(v, 3) for v in self.bands],
+            },
         }
 
 
@@ -183,7 +190,7 @@ class ReviewSheet:
                 float(p["height_pt"]),
                 int(p.get("rotation", 0)),
                 float(p.get("level", 0.0)),
-                _placement(p.get("output")),
+                *_placement(p.get("output")),
             )
             for p in raw.get("pages", [])
         )
@@ -194,12 +201,16 @@ class ReviewSheet:
         return cls(pages, findings, Corrections.parse(raw.get("corrections") or {}))
 
 
-def _placement(raw: object) -> tuple[float, float, float]:
-    """A stored page's placement on its output page; a sheet from before it: unscaled."""
+def _placement(
+    raw: object,
+) -> tuple[tuple[float, float, float], tuple[float, float]]:
+    """A stored page's placement on its output page and the bands there; a sheet from before
+    them: unscaled, no bands."""
     if not isinstance(raw, Mapping):
-        return (1.0, 0.0, 0.0)
+        return (1.0, 0.0, 0.0), (0.0, 0.0)
     left, top = (float(v) for v in raw.get("offset_pt", (0.0, 0.0)))
-    return (float(raw.get("scale", 1.0)), left, top)
+    footer, header = (float(v) for v in raw.get("bands_pt", (0.0, 0.0)))
+    return (float(raw.get("scale", 1.0)), left, top), (footer, header)
 
 
 def _box(raw: Sequence[float]) -> tuple[float, float, float, float]:

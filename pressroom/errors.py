@@ -49,6 +49,9 @@ class ReviewRequired(PressroomError):
     findings: list[Any] = []  # noqa: RUF012  (replaced per instance, never mutated)
     # the same as a ``corrections.ReviewSheet`` (pages, boxes, classes), for the reviewer's desk
     sheet: Any = None
+    # what became of the document, as a finished job keeps it (``text_layer``, counts), when
+    # the hold knows it
+    result: dict[str, Any] | None = None
 
 
 class TransientError(PressroomError):

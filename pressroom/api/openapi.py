@@ -367,6 +367,11 @@ REVIEW_SHEET_SCHEMA: dict[str, Any] = {
                         "properties": {
                             "scale": {"type": "number"},
                             "offset_pt": {"type": "array", "items": {"type": "number"}},
+                            "bands_pt": {
+                                "type": "array",
+                                "items": {"type": "number"},
+                                "description": "The output page's footer and header heights.",
+                            },
                         },
                     },
                 },

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +71,7 @@ def _hold_for_review(
     template: str | None,
     title: str | None,
     keep_pixels: bool,
-    output: OutputChoice | None = None,
+    output: Mapping[str, object] | None = None,
 ) -> Path:
     """The held copy and its note in OUTDIR/review/ (0700, files 0600), so a person can judge
     it (``pressroom review``): what detection found, the review sheet, and what a rebuild
@@ -79,15 +79,7 @@ def _hold_for_review(
     delivered beside the other outputs."""
     from pressroom.desk.folder import Rebuild, hold
 
-    asked = {}
-    if output is not None:
-        asked = {
-            "output_type": output.output_type,
-            "sidecar": output.sidecar,
-            "allow_no_text": output.allow_no_text,
-            "optimize": output.optimize,
-        }
-    rebuild = Rebuild.of(source, policy, template, title, keep_pixels, asked)
+    rebuild = Rebuild.of(source, policy, template, title, keep_pixels, output)
     return hold(dest.parent / "review", dest.stem, built, exc, rebuild)
 
 
@@ -180,15 +172,16 @@ def process_one(
             except ReviewRequired as exc:
                 if not processing.holds_output:
                     raise
-                # the kind of output as this run made it (the template's defaults applied)
-                effective = OutputChoice(
-                    "pdfa" if options.archive else "pdf",
-                    options.wants_sidecar,
-                    options.allow_no_text,
-                    options.optimize,
-                )
                 held = _hold_for_review(
-                    built, dest, exc, path, policy, template_name, title, keep_pixels, effective
+                    built,
+                    dest,
+                    exc,
+                    path,
+                    policy,
+                    template_name,
+                    title,
+                    keep_pixels,
+                    options.output_choices(),  # the template's defaults applied
                 )
                 return Outcome(
                     exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"

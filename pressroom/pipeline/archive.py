@@ -23,6 +23,8 @@ from pathlib import Path
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
+from pressroom.engines.fonts import embedded
+
 OUTPUT_TYPES = ("pdf", "pdfa")
 SRGB = "sRGB IEC61966-2.1"
 _ICC_DATE = (2026, 1, 1, 0, 0, 0)  # a fixed creation date: outputs are deterministic
@@ -179,7 +181,7 @@ def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
         ):
             out.add("6.2.10: a transparency group without a blending colour space")
         font = kind == Name.Font or (kind is None and sub in _FONT_SUBTYPES and "/BaseFont" in obj)
-        if font and not _embedded(obj):
+        if font and not embedded(obj):
             out.add(f"6.2.11.4: font {obj.get('/BaseFont')} is not embedded")
         if font and sub == Name.TrueType and not _pdfa_truetype_encoding(obj):
             out.add("6.2.11.6: a non-symbolic TrueType font's encoding is not WinAnsi/MacRoman")
@@ -260,9 +262,3 @@ _FONT_SUBTYPES = {
     Name.CIDFontType0,
     Name.CIDFontType2,
 }
-
-
-def _embedded(font: pikepdf.Object) -> bool:
-    from pressroom.engines.fonts import embedded
-
-    return embedded(font)

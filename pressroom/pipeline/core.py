@@ -71,6 +71,16 @@ class JobOptions:
     def wants_sidecar(self) -> bool:
         return self.template.sidecar if self.sidecar is None else self.sidecar
 
+    def output_choices(self) -> dict[str, object]:
+        """The kind of output this job makes, the template's defaults applied: what a held
+        copy keeps to be made again, and what the artifact's digest names."""
+        return {
+            "output_type": "pdfa" if self.archive else "pdf",
+            "sidecar": self.wants_sidecar,
+            "allow_no_text": self.allow_no_text,
+            "optimize": self.optimize,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class DocumentResult:
@@ -130,9 +140,14 @@ class DocumentResult:
             timings=timings,
             redacted=redacted or {},
             levelled_pages=levelled_pages,
-            text_layer="empty" if sum(p.real_chars for p in checked) < MIN_REAL_CHARS else "text",
+            text_layer=text_layer(checked),
             layouts=tuple(p.layout for p in checked),
         )
+
+
+def text_layer(pages: Sequence[CheckedPage]) -> str:
+    """ "empty" for a document too short of text to search (delivered only when allowed)."""
+    return "empty" if sum(p.real_chars for p in pages) < MIN_REAL_CHARS else "text"
 
 
 def output_builder(
@@ -461,6 +476,6 @@ def assemble(
         template=options.template.identity,
         engine=f"{ENGINE_VERSION}; {engine.name}",
         timings=timer.totals,
-        text_layer=("empty" if sum(p.real_chars for p in out.checked) < MIN_REAL_CHARS else "text"),
+        text_layer=text_layer(out.checked),
         layouts=tuple(p.layout for p in out.checked),
     )

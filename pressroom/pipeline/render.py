@@ -271,7 +271,7 @@ class OutputBuilder:
         self.optimize = optimize  # pipeline.optimize's level
         self._glyphless: pikepdf.Object | None = None
         self._codes: set[int] = set()  # code points the text layer uses beyond U+00FF
-        self._helvetica: Dictionary | None = None
+        self._band_font: Dictionary | None = None
         self._band_codes: set[int] = set()  # WinAnsi codes the band font shows
         self._logo: tuple[pikepdf.Stream, float] | None = None
         self.parts: list[Path] = []
@@ -285,14 +285,14 @@ class OutputBuilder:
         return self._glyphless
 
     @property
-    def helvetica(self) -> Dictionary:
+    def band_font(self) -> Dictionary:
         """The band and cover font: Pressroom Sans (Helvetica's metrics), WinAnsi-encoded,
         embedded at the end with the glyphs the text uses (``_finish_font``)."""
-        if self._helvetica is None:
-            self._helvetica = self.pdf.make_indirect(
+        if self._band_font is None:
+            self._band_font = self.pdf.make_indirect(
                 Dictionary(Type=Name.Font, Subtype=Name.TrueType, Encoding=Name.WinAnsiEncoding)
             )
-        return self._helvetica
+        return self._band_font
 
     def _shown(self, text: str) -> str:
         """Hex of ``text`` in the band font, its codes noted for the subset."""
@@ -449,7 +449,7 @@ class OutputBuilder:
             items.append(((page_w - text_width(centre, size)) / 2, centre))
         if not items:
             return ""
-        fonts.Hv = self.helvetica
+        fonts.Hv = self.band_font
         r, g, b = colour
         parts = [f"q {r:.3f} {g:.3f} {b:.3f} rg BT /Hv {size:.2f} Tf\n"]
         for x, s in items:
@@ -463,7 +463,7 @@ class OutputBuilder:
         if cover is None:
             return
         t = self.template
-        fonts = Dictionary(Hv=self.helvetica)
+        fonts = Dictionary(Hv=self.band_font)
         xobjects = Dictionary()
         ops: list[str] = []
         block = height * 0.3
@@ -512,10 +512,10 @@ class OutputBuilder:
         they show is known."""
         if self._glyphless is not None:
             self._glyphless.ToUnicode.write(to_unicode(self._codes))
-        if self._helvetica is not None:
+        if self._band_font is not None:
             fill_simple_truetype(
                 self.pdf,
-                self._helvetica,
+                self._band_font,
                 BAND_FONT,
                 Name.WinAnsiEncoding,
                 self._band_codes | {32},
@@ -530,7 +530,7 @@ class OutputBuilder:
         self.pdf.close()
         self.parts.append(path)
         self.pdf = pikepdf.Pdf.new()
-        self._glyphless = self._helvetica = self._logo = None
+        self._glyphless = self._band_font = self._logo = None
         self._codes = set()
         self._band_codes = set()
 

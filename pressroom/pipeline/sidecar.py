@@ -42,7 +42,7 @@ def sheet_layouts(sheet: ReviewSheet) -> list[PageLayout]:
         scale, left, top = page.placement
         w, h = page.width_pt, page.height_pt
         content = (left, h - top - h * scale, left + w * scale, h - top)
-        layouts.append(PageLayout(w, h, content, scale))
+        layouts.append(PageLayout(w, h, content, scale, page.bands))
     return layouts
 
 

@@ -209,6 +209,7 @@ def review_sheet(
             s.rotation,
             s.level,
             s.placement,
+            s.bands,
         )
         for s in scans
     )

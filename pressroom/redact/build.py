@@ -164,6 +164,7 @@ def build_output(
             check_geometry(scan, layout)
             origin = layout.onto(Box(0.0, 0.0, 0.0, 0.0))
             scan.placement = (layout.scale, origin.x0, origin.y0)
+            scan.bands = layout.bands
             if progress is not None:
                 progress(total + scan.info.index + 1, 2 * total)
     finally:

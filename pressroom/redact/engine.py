@@ -125,6 +125,7 @@ def redact_document(
         held = NoText("no page yields text: nothing could be checked for what must go")
         held.findings = list(findings)
         held.sheet = sheet
+        held.result = {"text_layer": "empty"}
         raise held
     if options.corrections is None:  # a reviewer's rebuild goes back to them anyway
         _hold_for_doubt(findings, sheet, RedactionSettings.given(options.redaction))

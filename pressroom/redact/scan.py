@@ -61,6 +61,7 @@ class PageScan:
     # where the page landed on its output page, once built: (scale, left, top) in output
     # points, y down — a point (x, y) of the page is at (left + scale x, top + scale y)
     placement: tuple[float, float, float] = (1.0, 0.0, 0.0)
+    bands: tuple[float, float] = (0.0, 0.0)  # its output page's footer and header, points
 
     @property
     def seen_text(self) -> list[Word]:

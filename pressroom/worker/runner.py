@@ -88,17 +88,12 @@ def artifact_digest(
 
 def output_digest(options: JobOptions) -> tuple[str, ...]:
     """What of the kind of output asked for changes the artifact: PDF/A, a sidecar text, a
-    document without text allowed (each named only when asked)."""
-    out = []
-    if options.archive:
-        out.append("output-type=pdfa")
-    if options.wants_sidecar:
-        out.append("sidecar")
-    if options.allow_no_text:
-        out.append("allow-no-text")
-    if options.optimize:
-        out.append(f"optimize={options.optimize}")
-    return tuple(out)
+    document without text allowed, an optimisation level (each named only when asked, so the
+    digests of jobs that ask for none stay what they were)."""
+    asked = options.output_choices()
+    out = ["output-type=pdfa"] if asked["output_type"] == "pdfa" else []
+    out += [name.replace("_", "-") for name in ("sidecar", "allow_no_text") if asked[name]]
+    return (*out, *([f"optimize={asked['optimize']}"] if asked["optimize"] else []))
 
 
 def detector_identity(policy: RedactionPolicy, redaction: RedactionSettings) -> str:
@@ -737,8 +732,7 @@ class JobRunner:
             now=self.services.clock(),
             artifact_key=key,
             sheet=sheet,
-            # a redaction of a document without text is held for that very reason
-            result={"text_layer": "empty"} if exc.code == "NO_TEXT" else None,
+            result=exc.result,
         ):
             self._cancel(job, *([key] if key else []))
             return

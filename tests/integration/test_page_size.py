@@ -164,6 +164,13 @@ def test_bands_go_over_blank_margins_and_inside_where_the_margin_has_ink(
         assert (scale < 1.0) is scaled, scale
         text = " ".join(output_text(out, 1).split())
         assert "payout form" in text and "Quentin Alder" not in text
+        # a held copy's sidecar, placed from its sheet, is the one its layouts give: the
+        # bands' words in neither
+        from pressroom.pipeline.sidecar import held_sidecar, sidecar_text
+
+        held = held_sidecar(out, result.sheet)
+        assert held == sidecar_text(out, result.layouts, 1)
+        assert "Harbour Lane Services" not in held and "Processed" not in held
         # plain, the same choice: the sidecar has the page's text and none of the bands'
         plain = tmp_path / "plain.pdf"
         options = JobOptions(template=template, sidecar=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -16,6 +18,12 @@ from pressroom.storage import sidecar_key
 
 PRESIGN_TTL_S = 300.0
 router = APIRouter()
+REDIRECT: dict[int | str, dict[str, Any]] = {
+    307: {
+        "description": "Fetch it from the bucket, on a link that lives minutes.",
+        "headers": {"Location": {"schema": {"type": "string"}, "required": True}},
+    }
+}
 
 
 @router.get(
@@ -23,10 +31,7 @@ router = APIRouter()
     response_class=Response,
     responses={
         **pdf("The output PDF."),
-        307: {
-            "description": "Fetch it from the bucket, on a link that lives minutes.",
-            "headers": {"Location": {"schema": {"type": "string"}, "required": True}},
-        },
+        **REDIRECT,
         **problems(403, 404, 410, 503),
     },
 )
@@ -70,10 +75,7 @@ async def _send(services: ServicesDep, key: str, filename: str, media_type: str)
             "text/plain",
             "The sidecar text: the output's text layer, a form feed between pages (UTF-8).",
         ),
-        307: {
-            "description": "Fetch it from the bucket, on a link that lives minutes.",
-            "headers": {"Location": {"schema": {"type": "string"}, "required": True}},
-        },
+        **REDIRECT,
         **problems(403, 404, 410, 503),
     },
 )
