@@ -630,6 +630,82 @@ def layer_by_auto_state(path: Path) -> Path:
 # read back with the levels stretched too: a person with an image editor sees them
 LOW_CONTRAST = {"faint grey on white", "near-black on black"}
 
+
+def _annotation(rect: list[float], appearance: pikepdf.Stream, **more: object) -> Dictionary:
+    return Dictionary(
+        Type=Name.Annot,
+        Subtype=Name.FreeText,
+        Rect=Array(rect),
+        AP=Dictionary(N=appearance),
+        **more,
+    )
+
+
+def noview_annotation(path: Path) -> Path:
+    """Page 2 carries an annotation a viewer never shows (NoView) whose appearance draws the
+    name through an Identity-H font: flattening must leave it out, and nothing of it remain."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    cid, codes = _identity_h(pdf, NAME)
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    page = _second(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    ap = _form(
+        pdf, b"BT /T0 12 Tf 2 5 Td " + _hex(codes) + b" Tj ET", Dictionary(Font=Dictionary(T0=cid))
+    )
+    ap.BBox = Array([0, 0, 200, 20])
+    page.obj.Annots = Array([pdf.make_indirect(_annotation([72, 540, 272, 560], ap, F=32))])
+    pdf.save(path)
+    return path
+
+
+def shared_appearance(path: Path) -> Path:
+    """One appearance stream, drawing the name through an Identity-H font, shared by an
+    annotation on each page: flattened onto both, burned on both."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    cid, codes = _identity_h(pdf, NAME)
+    ap = _form(
+        pdf, b"BT /T0 12 Tf 2 5 Td " + _hex(codes) + b" Tj ET", Dictionary(Font=Dictionary(T0=cid))
+    )
+    ap.BBox = Array([0, 0, 200, 20])
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    page = _second(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    for p in (pdf.pages[0], page):
+        p.obj.Annots = Array([pdf.make_indirect(_annotation([72, 540, 272, 560], ap, F=4))])
+    pdf.save(path)
+    return path
+
+
+def field_value_only(path: Path) -> Path:
+    """Page 2 has a text field whose value is the name and which has no appearance of its
+    own: flattening draws it (as a viewer would), and the redaction burns it."""
+    pdf = pikepdf.Pdf.new()
+    helv = _helvetica(pdf)
+    _letter(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    page = _second(pdf, Dictionary(Font=Dictionary(F1=helv)))
+    field = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Annot,
+            Subtype=Name.Widget,
+            FT=Name.Tx,
+            T=String("contact"),
+            V=String(NAME),
+            Rect=Array([72, 540, 372, 560]),
+            DA=String("/Helv 12 Tf 0 g"),
+            F=4,
+            P=page.obj,
+        )
+    )
+    page.obj.Annots = Array([field])
+    pdf.Root.AcroForm = Dictionary(
+        Fields=Array([field]),
+        DA=String("/Helv 0 Tf 0 g"),
+        DR=Dictionary(Font=Dictionary(Helv=helv)),
+    )
+    pdf.save(path)
+    return path
+
+
 CASES: dict[str, Callable[[Path], Path]] = {
     "shared resources, Identity-H font": shared_identity_h,
     "shared resources, /Differences font": shared_differences,
@@ -659,6 +735,9 @@ CASES: dict[str, Callable[[Path], Path]] = {
     "near-black on black": dark_on_black,
     "layer hidden by a visibility expression": layer_by_expression,
     "layer hidden by auto-state": layer_by_auto_state,
+    "annotation never viewed (NoView), Identity-H": noview_annotation,
+    "one appearance shared by two pages, Identity-H": shared_appearance,
+    "field value with no appearance": field_value_only,
 }
 
 
@@ -779,10 +858,11 @@ def forms_alone(path: Path) -> str:
 
 
 def judge(case: str, folder: Path, engine: object) -> Outcome:
-    """Redact ``case`` for names as a job would, and read back what was written."""
+    """Redact ``case`` for names as a job would (forms and annotations flattened first), and
+    read back what was written."""
     from pressroom.errors import ReviewRequired
     from pressroom.pipeline.core import JobOptions
-    from pressroom.redact.engine import redact_document
+    from pressroom.pipeline.variants import Processing
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 
@@ -791,7 +871,7 @@ def judge(case: str, folder: Path, engine: object) -> Outcome:
     output = folder / "out.pdf"
     options = JobOptions(template=resolve_template("plain"))
     try:
-        redact_document(source, output, options, parse_policy("name", now=0), engine)  # type: ignore[arg-type]
+        Processing(parse_policy("name", now=0))(source, output, options, engine)  # type: ignore[arg-type]
     except ReviewRequired as exc:
         held = Outcome(case, "held", f"{exc.code}: {exc}")
         if output.exists():

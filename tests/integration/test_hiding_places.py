@@ -41,6 +41,9 @@ def test_a_name_in_any_hiding_place_is_never_delivered(
         assert longest_dark_run(tmp_path / "out.pdf", 1) < 100
     if case == "shared resources, Identity-H font":
         assert longest_dark_run(tmp_path / "out.pdf", 0) > 150  # page 1's name is burned
+    if case in ("one appearance shared by two pages, Identity-H", "field value with no appearance"):
+        # the flattened name is burned where it shows: on page 2 (and page 1 for the shared)
+        assert longest_dark_run(tmp_path / "out.pdf", 1) > 100
 
 
 # Cases whose second page carries the name where nobody sees it.
@@ -54,6 +57,7 @@ UNSEEN = {
     "optional-content layer (hidden)",
     "layer hidden by a visibility expression",
     "layer hidden by auto-state",
+    "annotation never viewed (NoView), Identity-H",
 }
 
 

@@ -180,3 +180,27 @@ def test_corrections_over_the_api_rebuild_and_hold_again(
     assert sheet["corrections"]["manual"] == drawn["manual"]
     assert any(f["class"] == "manual" for f in sheet["findings"])
     assert [d["action"] for d in again["decisions"]] == ["apply"]
+
+
+@pytest.mark.parametrize(
+    ("field", "first", "second"),
+    [
+        ("output_type", "pdf", "pdfa"),
+        ("sidecar", "true", "false"),
+        ("allow_no_text", "false", "true"),
+        ("optimize", "0", "2"),
+    ],
+)
+def test_an_output_choice_sent_twice_is_refused_whatever_the_order(
+    api: tuple[TestClient, dict[str, str]], tmp_path: Path, field: str, first: str, second: str
+) -> None:
+    client, headers = api
+    data = png_bytes(tmp_path)
+    for values in ((first, second), (second, first)):
+        refused = client.post(
+            "/v1/jobs",
+            headers=headers,
+            files=[("file", ("x.png", io.BytesIO(data))), *((field, (None, v)) for v in values)],
+        )
+        assert refused.status_code == 400 and refused.json()["code"] == "BAD_REQUEST"
+        assert field in refused.json()["detail"]
