@@ -136,12 +136,15 @@ class PressroomClient:
         sidecar: bool | None = None,
         allow_no_text: bool = False,
         optimize: int = 0,
+        label: str | None = None,
     ) -> RemoteJob:
-        """Upload one file; the server never sees its local name. ``output_type`` and
-        ``sidecar`` None: the template's default."""
+        """Upload one file. Its local name is not sent, only ``label`` when given (``pressroom
+        submit`` gives the file's name unless told not to). ``output_type`` and ``sidecar``
+        None: the template's default."""
         fields = {
             "template": template,
             "title": title,
+            "label": label,
             "lane": lane,
             "redact": redact,
             "keep_pixels": "true" if keep_pixels else None,
@@ -231,9 +234,11 @@ class PressroomClient:
         created_after: str | None = None,
         created_before: str | None = None,
         page_size: int | None = None,
+        label: str | None = None,
     ) -> Iterator[RemoteJob]:
         """The key's jobs, newest first, every page in turn (following ``next``)."""
         params = {
+            "label": label,
             "state": state,
             "lane": lane,
             "created_after": created_after,
@@ -278,6 +283,8 @@ class SubmitOptions:
     sidecar: bool | None = None
     allow_no_text: bool = False
     optimize: int = 0
+    label: str | None = None  # every file's label; None: each file's own name
+    send_names: bool = True  # False (--no-label): no label at all
 
 
 def find_key(explicit: str | None, settings: Settings) -> str | None:
@@ -331,6 +338,7 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     sidecar=opts.sidecar,
                     allow_no_text=opts.allow_no_text,
                     optimize=opts.optimize,
+                    label=opts.label or (path.name if opts.send_names else None),
                 ).id
             except ApiError as exc:
                 refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.temporary else 2)

@@ -10,7 +10,7 @@ import math
 import re
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from pressroom.errors import (
 from pressroom.jobs.admission import REFUSALS, Admission, admit, work_units
 from pressroom.jobs.model import Job, Lane, NewJob
 from pressroom.jobs.store import AdmissionFigures, Queue, Tenancy
+from pressroom.labels import Labels, parse_label
 from pressroom.pipeline.pagecount import count_work
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.checks import check_policy_classes
@@ -61,6 +62,7 @@ class SubmitRequest:
     sidecar: bool | None = None  # None: the template's default
     allow_no_text: bool = False
     optimize: int = 0
+    label: str | None = None  # the client's name for the job (≤ 200 characters), as given
 
 
 def parse_template(fields: Mapping[str, str], allowed: frozenset[str] | None) -> str:
@@ -96,6 +98,7 @@ def parse_submit(
     title = fields.get("title") or None
     if title is not None and (len(title) > MAX_TITLE or "\x00" in title):
         raise BadRequest(f"title must be at most {MAX_TITLE} printable characters")
+    label = parse_label(fields.get("label"))
     if idempotency_key is not None and (
         not idempotency_key.strip() or len(idempotency_key) > MAX_IDEMPOTENCY_KEY
     ):
@@ -139,6 +142,7 @@ def parse_submit(
         sidecar=sidecar,
         allow_no_text=allow_no_text,
         optimize=int(optimize),
+        label=label,
     )
 
 
@@ -213,6 +217,7 @@ class Intake:
     settings: Settings
     admission: Admission
     clock: Callable[[], float]
+    labels: Labels = field(default_factory=Labels)
 
     @classmethod
     def of(cls, services: Services) -> Intake:
@@ -225,6 +230,7 @@ class Intake:
             services.settings,
             services.admission,
             services.clock,
+            services.labels,
         )
 
     def open(self, tenant: str, idempotency_key: str | None, least_bytes: int) -> Ticket:
@@ -285,6 +291,8 @@ class Intake:
             customer=request.customer,
             pages_estimate=pages,
             cost=units,
+            label=self.labels.seal(job_id, request.label),
+            label_digest=self.labels.digest(who, request.label),
         )
 
         def admit_again(conn: Any) -> None:
@@ -436,6 +444,7 @@ def request_hash(request: SubmitRequest, sha256: str, options: Mapping[str, Any]
             "template": request.template,
             "lane": request.lane.value,
             "title": request.title,
+            "label": request.label,
             "deadline": request.deadline,
             "customer": request.customer,
             "options": options,

@@ -18,6 +18,7 @@ from pressroom.jobs.migrate import upgrade
 from pressroom.jobs.retention import housekeeping
 from pressroom.jobs.sql import SqlJobStore
 from pressroom.jobs.transport import make_engine
+from pressroom.labels import Labels
 from pressroom.settings import Settings
 from pressroom.signing import Signer
 from pressroom.storage import BlobStore
@@ -40,6 +41,7 @@ class Services:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     clock: Callable[[], float] = time.time
     admission: Admission = field(default_factory=Admission)
+    labels: Labels = field(default_factory=Labels)  # jobs' labels: sealed, opened, digested
 
 
 def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:
@@ -82,6 +84,7 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         upgrade(engine)
     store = SqlJobStore(engine)
     blobs = open_blob_store(settings)
+    keys = master_keys(settings.storage)
     secret = settings.signing_key.encode() or _private_file(
         settings.data_dir / SECRET_FILE, lambda: secrets.token_hex(32).encode()
     )
@@ -100,6 +103,7 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         clock=store.db.clock(),
         admission=Admission.from_settings(settings.admission),
         verifier=verifier_from_settings(store.tenancy, settings.verifier),
+        labels=Labels(secret, *((keys[0], tuple(keys[1])) if keys else ())),
     )
 
 

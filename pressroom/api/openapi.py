@@ -16,6 +16,7 @@ from pressroom.api.responses import PROBLEM, PROBLEM_TYPE
 from pressroom.api.uploads import MAX_FIELD_BYTES, MAX_FIELDS
 from pressroom.intake import MAX_DEADLINE_S, MAX_IDEMPOTENCY_KEY, MAX_TITLE, MAX_WEBHOOK_URL
 from pressroom.jobs.model import JobState, Lane
+from pressroom.labels import LABEL_PATTERN, MAX_LABEL
 from pressroom.redact.policy import CLASSES
 
 BEARER = "bearerAuth"
@@ -102,6 +103,16 @@ JOB_SCHEMA: dict[str, Any] = {
         "attempts": {"type": "integer", "minimum": 0},
         "pages": {"type": ["integer", "null"]},
         "template": {"type": "string"},
+        "label": {
+            **_STRING_OR_NULL,
+            "description": "The label the client gave (a file name, a case number), or null.",
+        },
+        "title": {**_STRING_OR_NULL, "description": "The output PDF's title as asked for."},
+        "redact": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(CLASSES)},
+            "description": "The classes redacted (empty: no redaction).",
+        },
         "timings": {
             "type": "object",
             "additionalProperties": {"type": "number"},
@@ -239,6 +250,15 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
             "maxLength": MAX_TITLE,
             "pattern": "^[^\\u0000]*$",
             "description": "The output PDF's title (no NUL).",
+        },
+        "label": {
+            "type": "string",
+            "maxLength": MAX_LABEL,
+            "pattern": LABEL_PATTERN,
+            "description": "The job's label, of the client's choosing (a file name, a case "
+            "number; one line, no control characters): shown on the desk and in listings, "
+            "used for the download's file name, filtered on with `GET /v1/jobs?label=`. Never "
+            "taken from the document; sealed at rest when encryption is on; never logged.",
         },
         "deadline": {
             "type": "number",

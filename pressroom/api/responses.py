@@ -73,6 +73,10 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "attempts": job.attempts,
         "pages": job.pages,
         "template": job.template,
+        # what the client asked for, echoed: its label and title, the classes to redact
+        "label": services.labels.open(job.id, job.label),
+        "title": job.title,
+        "redact": list(job.options.get("redact") or []),
         "timings": job.timings,
         "decisions": [
             {"action": d.action, "at": d.at, "key_id": d.key_id, "role": d.role}

@@ -50,6 +50,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         sidecar=args.sidecar,
         allow_no_text=args.allow_no_text,
         optimize=args.optimize,
+        label=args.label,
+        send_names=not args.no_label,
     )
     return run_submit(list(args.files), opts)
 
@@ -62,7 +64,7 @@ def _refused(exc: Any) -> int:
 
 
 def cmd_jobs_list(args: argparse.Namespace) -> int:
-    """One line per job, newest first: id, state, lane, created, pages, reason."""
+    """One line per job, newest first: id, state, lane, created, pages, reason, label."""
     from pressroom.client import ApiError, PressroomClient
 
     target = _target(args)
@@ -70,15 +72,27 @@ def cmd_jobs_list(args: argparse.Namespace) -> int:
         return 2
     try:
         with PressroomClient(*target) as client:
-            found = client.list(state=args.state, lane=args.lane, page_size=min(args.limit, 500))
+            found = client.list(
+                state=args.state,
+                lane=args.lane,
+                label=args.label,
+                page_size=min(args.limit, 500),
+            )
             for job in islice(found, args.limit):
+                label = job.data.get("label")
                 print(
                     f"{job.id}  {job.state:<9} {job.lane:<11} {when(job.created_at)}  "
-                    f"{job.pages if job.pages is not None else '-':>5}  {job.reason or '-'}"
+                    f"{job.pages if job.pages is not None else '-':>5}  {job.reason or '-':<20}"
+                    f"  {_printable(label) if label else '-'}"
                 )
     except ApiError as exc:
         return _refused(exc)
     return 0
+
+
+def _printable(text: str) -> str:
+    """A label as one terminal line: controls (which a terminal would obey) shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def cmd_jobs_cancel(args: argparse.Namespace) -> int:
@@ -120,10 +134,27 @@ def _positive(value: str) -> int:
 def add_commands(sub: Any) -> None:
     """submit, jobs"""
     sm = sub.add_parser("submit", help="send files to a running service")
-    sm.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    sm.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="PDFs or images to send, in order"
+    )
     _connection(sm)
-    sm.add_argument("--template", default=None)
-    sm.add_argument("--title", default=None)
+    sm.add_argument(
+        "--template", default=None, help="a registered template's name (default: plain)"
+    )
+    sm.add_argument("--title", default=None, help="the output PDF's title")
+    named = sm.add_mutually_exclusive_group()
+    named.add_argument(
+        "--label",
+        default=None,
+        metavar="TEXT",
+        help="the job's label (a case number, say; at most 200 characters), shown on the desk "
+        "and in `jobs list` and used as the download's file name (default: each file's name)",
+    )
+    named.add_argument(
+        "--no-label",
+        action="store_true",
+        help="send no label: the service never learns the file's name",
+    )
     sm.add_argument("--lane", choices=["bulk", "interactive"], default=None)
     sm.add_argument(
         "--redact",
@@ -184,6 +215,7 @@ def add_commands(sub: Any) -> None:
         default=None,
     )
     jl.add_argument("--lane", choices=["bulk", "interactive"], default=None)
+    jl.add_argument("--label", default=None, metavar="TEXT", help="only jobs with this label")
     jl.add_argument(
         "--limit", type=_positive, default=50, metavar="N", help="at most N jobs (default 50)"
     )

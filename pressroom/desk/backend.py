@@ -19,7 +19,7 @@ class Viewer:
 
     tenant: str | None
     key_id: str
-    role: str  # tenant | operator | offline
+    role: str  # tenant | reviewer | operator | offline
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,8 @@ class HeldItem:
     held_since: float | None  # epoch seconds
     deadline: float | None  # epoch seconds by which it must be decided (None: none)
     state: Literal["review", "rebuilding"] = "review"
+    label: str | None = None  # the client's name for it (a file name, a case number)
+    title: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,7 @@ class Decision:
     action: str  # approve | reject | apply
     at: float
     key_id: str
+    role: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

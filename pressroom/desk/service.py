@@ -65,7 +65,7 @@ class ServiceDesk:
                 and bool(job.options.get("redact"))
                 and sheet is not None
             ),
-            decisions=tuple(Decision(d.action, d.at, d.key_id) for d in job.decisions),
+            decisions=tuple(Decision(d.action, d.at, d.key_id, d.role) for d in job.decisions),
         )
 
     def page_image(
@@ -144,6 +144,8 @@ class ServiceDesk:
                 else None
             ),
             state="review" if held else "rebuilding",
+            label=self.services.labels.open(job.id, job.label),
+            title=job.title,
         )
 
 

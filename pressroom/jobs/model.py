@@ -47,6 +47,8 @@ class NewJob:
     customer: str | None = None
     pages_estimate: int | None = None
     cost: int | None = None  # work units charged: pages, plus a redaction's text size
+    label: str | None = None  # as stored: ``labels.Labels.seal``'s value, never opened here
+    label_digest: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,7 @@ class Job:
     review_sheet: dict[str, Any] | None = None
     # what became of the document (``text_layer``, ``flattened``, ``notes``): counts only
     result: dict[str, Any] | None = None
+    label: str | None = None  # as stored (sealed or ``p:``): ``Services.labels.open`` reads it
     timings: dict[str, float] = field(default_factory=dict)
     decisions: tuple[ReviewDecision, ...] = ()
 

@@ -80,6 +80,8 @@ class SqlQueue:
             "customer": job.customer,
             "pages_estimate": job.pages_estimate,
             "cost": job.cost,
+            "label": job.label,
+            "label_digest": job.label_digest,
         }
         try:
             with self.db.tx() as conn:
@@ -511,6 +513,7 @@ class SqlQueue:
         lane: Lane | None = None,
         created_after: float | None = None,
         created_before: float | None = None,
+        label_digest: str | None = None,
     ) -> list[Job]:
         """Up to ``limit`` of the tenant's jobs, newest first by (created_at, id), from just
         past the keyset position ``after``: a job inserted meanwhile sorts before it, so pages
@@ -529,6 +532,8 @@ class SqlQueue:
             query = query.where(jobs.c.created_at >= created_after)
         if created_before is not None:
             query = query.where(jobs.c.created_at < created_before)
+        if label_digest is not None:
+            query = query.where(jobs.c.label_digest == label_digest)
         query = query.order_by(jobs.c.created_at.desc(), jobs.c.id.desc()).limit(limit)
         with self.db.tx(read_only=True) as conn:
             return to_jobs(conn, conn.execute(query).mappings().all())

@@ -100,6 +100,7 @@ def _row_job(row: Any, timings: dict[str, float], decisions: tuple[ReviewDecisio
         cost=row["cost"],
         review_sheet=dict(row["review_sheet"]) if row["review_sheet"] else None,
         result=dict(row["result"]) if row["result"] else None,
+        label=row["label"],
         timings=timings,
         decisions=decisions,
     )

@@ -64,6 +64,9 @@ jobs = Table(
     Column("cost", Integer),
     # what became of the document: {"text_layer", "flattened", "notes"}; counts, never text
     Column("result", JSON(none_as_null=True)),
+    # the client's label, ``p:`` + text or sealed (``labels``), and its keyed digest
+    Column("label", Text),
+    Column("label_digest", String(64)),
     UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
     UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
 )
@@ -71,6 +74,7 @@ Index("ix_jobs_claim", jobs.c.lane, jobs.c.state, jobs.c.next_eligible_at)
 Index("ix_jobs_tenant_created", jobs.c.tenant, jobs.c.created_at)
 Index("ix_jobs_lease", jobs.c.state, jobs.c.lease_expires_at)
 Index("ix_jobs_tenant_state", jobs.c.tenant, jobs.c.state)
+Index("ix_jobs_tenant_label", jobs.c.tenant, jobs.c.label_digest)
 # each tenant's waiting jobs in claim order: a fair claim probes one tenant's oldest
 _WAITING_ROWS = text("state IN ('accepted', 'retrying')")
 Index(

@@ -83,6 +83,8 @@ class BlobStore(Protocol):
     def list(self, prefix: str) -> Iterator[tuple[str, float]]:
         """Keys under ``prefix`` with their modification time (epoch seconds)."""
 
-    def download_url(self, key: str, ttl_s: float, filename: str) -> str | None:
+    def download_url(
+        self, key: str, ttl_s: float, filename: str, media_type: str = "application/pdf"
+    ) -> str | None:
         """A URL clients can fetch ``key`` from directly for ``ttl_s`` seconds, or None when
         the API must stream it (local disk, encrypted blobs, a private endpoint)."""

@@ -249,5 +249,7 @@ class EncryptedBlobStore:
     def list(self, prefix: str) -> Iterator[tuple[str, float]]:
         return self.inner.list(prefix)
 
-    def download_url(self, key: str, ttl_s: float, filename: str) -> str | None:
+    def download_url(
+        self, key: str, ttl_s: float, filename: str, media_type: str = "application/pdf"
+    ) -> str | None:
         return None  # the bucket holds ciphertext: the API decrypts while streaming

@@ -113,5 +113,7 @@ class LocalBlobStore:
                 continue
         return removed
 
-    def download_url(self, key: str, ttl_s: float, filename: str) -> str | None:
+    def download_url(
+        self, key: str, ttl_s: float, filename: str, media_type: str = "application/pdf"
+    ) -> str | None:
         return None  # a path on this host: the API streams it

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO, cast
 from urllib.parse import urlsplit
 
 from pressroom.errors import BlobNotFound, StorageUnavailable
+from pressroom.labels import content_disposition
 from pressroom.settings import StorageSettings
 from pressroom.storage import check_key
 
@@ -197,7 +198,9 @@ class S3BlobStore:
                 for item in page.get("Contents", []):
                     yield item["Key"][strip:], item["LastModified"].timestamp()
 
-    def download_url(self, key: str, ttl_s: float, filename: str) -> str | None:
+    def download_url(
+        self, key: str, ttl_s: float, filename: str, media_type: str = "application/pdf"
+    ) -> str | None:
         """A short-lived presigned URL straight from the bucket; None without a public
         endpoint (the API streams instead)."""
         if self.presign_client is None:
@@ -210,8 +213,8 @@ class S3BlobStore:
                     Params={
                         "Bucket": self.bucket,
                         "Key": self._key(key),
-                        "ResponseContentType": "application/pdf",
-                        "ResponseContentDisposition": f'attachment; filename="{filename}"',
+                        "ResponseContentType": media_type,
+                        "ResponseContentDisposition": content_disposition(filename),
                     },
                     ExpiresIn=max(1, int(ttl_s)),
                 ),

@@ -130,7 +130,7 @@ def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Pat
     bad = tmp_path / "notes.pdf"
     bad.write_bytes(b"<html>not a pdf</html>")
     out = tmp_path / "results"
-    done = submit(server, str(good), str(bad), "-o", str(out))
+    done = submit(server, str(good), str(bad), "-o", str(out), "--no-label")
     assert done.returncode == 2, done.stderr
     assert (
         done.stderr.strip()
@@ -138,9 +138,33 @@ def test_submit_client_uploads_waits_and_downloads(server: Server, tmp_path: Pat
     )
     result = out / "Jane Doe waiver.pdf"
     assert cer(scan.text, output_text(result)) <= 0.05
-    # the server never learnt the local file name
+    # with --no-label the server never learnt the local file name
     stored = b"".join(p.read_bytes() for p in server.data_dir.rglob("*") if p.is_file())
     assert b"Jane Doe" not in stored
+
+
+def test_submit_sends_each_files_name_as_its_label(server: Server, tmp_path: Path) -> None:
+    from tests.e2e.conftest import PRESSROOM
+
+    scan = small_scan(seed=46, lines=2)
+    good = image_pdf([scan.image], tmp_path / "case 118 waiver.pdf", 300)
+    done = submit(server, str(good), "--wait")
+    assert done.returncode == 0, done.stderr
+    listed = subprocess.run(
+        [str(PRESSROOM), "jobs", "list", "--label", "case 118 waiver.pdf", "--url", server.url],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PRESSROOM_DATA_DIR": str(server.data_dir)},
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr
+    (line,) = listed.stdout.splitlines()
+    assert " complete " in line and line.endswith("  case 118 waiver.pdf")
+    job = server.client.get(f"/v1/jobs/{line.split()[0]}").json()
+    assert job["label"] == "case 118 waiver.pdf"
+    got = server.client.get(str(job["artifact_url"]))
+    assert got.headers["content-disposition"] == 'attachment; filename="case 118 waiver.pdf"'
 
 
 def test_submit_keep_pixels_keeps_the_scan_as_it_was(server: Server, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pressroom.api.openapi import pdf, problems, text
 from pressroom.api.responses import PRIVATE_HEADERS, stream_pdf
 from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
+from pressroom.labels import content_disposition, download_name
 from pressroom.signing import binding, sidecar_binding
 from pressroom.storage import sidecar_key
 
@@ -47,7 +48,8 @@ async def download(
         raise NotFound("no such artifact")
     if job.artifact_key is None:
         raise NotFound("the artifact was deleted")  # by its tenant, or past retention
-    return await _send(services, job.artifact_key, f"{job.id}.pdf", "application/pdf")
+    name = download_name(services.labels.open(job.id, job.label), job.id, ".pdf")
+    return await _send(services, job.artifact_key, name, "application/pdf")
 
 
 async def _send(services: ServicesDep, key: str, filename: str, media_type: str) -> Response:
@@ -57,13 +59,14 @@ async def _send(services: ServicesDep, key: str, filename: str, media_type: str)
         key,
         min(services.settings.link_ttl_s, PRESIGN_TTL_S),
         filename,
+        media_type,
     )
     if url is not None:
         # S3: the client fetches straight from the bucket, on a link that lives minutes
         return RedirectResponse(url, status_code=307, headers=dict(PRIVATE_HEADERS))
     size = await run_in_threadpool(services.blobs.size, key)
     handle = await run_in_threadpool(services.blobs.open, key)
-    headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+    headers = {"Content-Disposition": content_disposition(filename)}
     return stream_pdf(handle, size, headers, media_type=media_type)
 
 
@@ -93,4 +96,5 @@ async def download_sidecar(
     key = sidecar_key(job.artifact_key)
     if not await run_in_threadpool(services.blobs.exists, key):
         raise NotFound("no sidecar text was stored for this output")
-    return await _send(services, key, f"{job.id}.txt", "text/plain; charset=utf-8")
+    name = download_name(services.labels.open(job.id, job.label), job.id, ".txt")
+    return await _send(services, key, name, "text/plain; charset=utf-8")

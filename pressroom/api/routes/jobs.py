@@ -33,6 +33,7 @@ from pressroom.control import JobControl
 from pressroom.errors import Conflict, NotFound, TooLarge
 from pressroom.intake import Intake, Received
 from pressroom.jobs.model import JobState, Lane
+from pressroom.labels import LABEL_PATTERN, MAX_LABEL, parse_label
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 
@@ -203,6 +204,14 @@ async def list_jobs(
             json_schema_extra={"format": "date-time"},
         ),
     ] = None,
+    label: Annotated[
+        str | None,
+        Query(
+            description="only jobs given exactly this label",
+            max_length=MAX_LABEL,
+            pattern=LABEL_PATTERN,
+        ),
+    ] = None,
 ) -> JSONResponse:
     """The caller's jobs, newest first, a page at a time: ``next`` (and a ``Link`` header
     with ``rel="next"``) names the following page, null on the last one."""
@@ -210,6 +219,8 @@ async def list_jobs(
     after = decode_cursor(secret, cursor) if cursor is not None else None
     since = rfc3339("created_after", created_after)
     until = rfc3339("created_before", created_before)
+    wanted = parse_label(label)
+    digest = services.labels.digest(who, wanted) if wanted is not None else None
     # one more than asked: whether a next page exists, without a count
     found = await run_in_threadpool(
         lambda: services.store.queue.list_jobs(
@@ -220,6 +231,7 @@ async def list_jobs(
             lane=lane,
             created_after=since,
             created_before=until,
+            label_digest=digest,
         )
     )
     page = found[:limit]
@@ -231,7 +243,7 @@ async def list_jobs(
         params = {
             key: value
             for key, value in request.query_params.items()
-            if key in ("limit", "state", "lane", "created_after", "created_before")
+            if key in ("limit", "state", "lane", "created_after", "created_before", "label")
         }
         params["cursor"] = encode_cursor(secret, last.created_at, last.id)
         body["next"] = f"{base}/v1/jobs?{urlencode(params)}"

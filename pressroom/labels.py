@@ -1,0 +1,134 @@
+"""A job's label: a short text of the client's choosing (a file name, a case number) that names
+the job on the desk, in listings and in the download's file name. Never taken from the
+document, never in logs, metric labels, traces or webhook payloads — treated like the title.
+
+At rest the label is stored as ``p:`` + the text when encryption is off, or sealed with the
+master key (``s1:`` + key id + AES-256-GCM of the text, bound to the job's id, so a sealed
+label copied onto another job does not open). Listing by label (``GET /v1/jobs?label=``)
+compares a keyed digest (HMAC-SHA256 under a key derived from the link-signing key, with the
+tenant bound in), stored beside it: the database can answer "which jobs have this label"
+without ever holding the text in the clear.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from pressroom.errors import BadRequest
+
+MAX_LABEL = 200
+_PLAIN, _SEALED = "p:", "s1:"
+# a label is one line of printable text: no controls, no line or paragraph separators
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# the same rule as the OpenAPI document writes it
+LABEL_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"
+# the file name's stem: a document's own extension goes (the download is a PDF)
+_EXTENSION = re.compile(r"\.(pdf|png|jpe?g|tiff?|gif|bmp|webp|jp2)$", re.IGNORECASE)
+
+
+def parse_label(raw: str | None) -> str | None:
+    """The ``label`` form field judged: absent or empty is no label; else at most
+    ``MAX_LABEL`` printable characters on one line, kept as sent (outer spaces trimmed)."""
+    if raw is None:
+        return None
+    label = raw.strip()
+    if not label:
+        return None
+    if len(label) > MAX_LABEL or _UNPRINTABLE.search(label):
+        raise BadRequest(f"label must be at most {MAX_LABEL} printable characters on one line")
+    return label
+
+
+def _sub_key(secret: bytes, purpose: bytes) -> bytes:
+    return hmac.new(secret, b"pressroom-label\0" + purpose, hashlib.sha256).digest()
+
+
+def _key_id(master: bytes) -> str:
+    return hashlib.sha256(b"pressroom-label-key\0" + master).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """Seals, opens and digests labels. ``master`` None: stored readable (encryption off)."""
+
+    secret: bytes = b""  # the link-signing key: the digest's key is derived from it
+    master: bytes | None = None
+    old: tuple[bytes, ...] = ()
+    _keys: Mapping[str, bytes] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        keys = [*self.old, *([self.master] if self.master is not None else [])]
+        object.__setattr__(self, "_keys", {_key_id(k): k for k in keys})
+
+    def seal(self, job_id: str, label: str | None) -> str | None:
+        if label is None:
+            return None
+        if self.master is None:
+            return _PLAIN + label
+        nonce = os.urandom(12)
+        sealed = AESGCM(self.master).encrypt(nonce, label.encode(), _aad(job_id))
+        body = base64.urlsafe_b64encode(nonce + sealed).decode()
+        return f"{_SEALED}{_key_id(self.master)}:{body}"
+
+    def open(self, job_id: str, stored: str | None) -> str | None:
+        """The label as the client gave it; None without one, or when it cannot be opened (a
+        key since dropped, a value moved from another job): a label is a convenience, and
+        one that cannot be read is shown as none rather than failing the job's answer."""
+        if stored is None:
+            return None
+        if stored.startswith(_PLAIN):
+            return stored[len(_PLAIN) :]
+        if not stored.startswith(_SEALED):
+            return None
+        kid, _, body = stored[len(_SEALED) :].partition(":")
+        key = self._keys.get(kid)
+        if key is None:
+            return None
+        try:
+            raw = base64.urlsafe_b64decode(body.encode())
+            return AESGCM(key).decrypt(raw[:12], raw[12:], _aad(job_id)).decode()
+        except (InvalidTag, ValueError):
+            return None
+
+    def digest(self, tenant: str, label: str | None) -> str | None:
+        """The keyed digest listing compares: equal labels of one tenant, equal digests."""
+        if label is None:
+            return None
+        key = _sub_key(self.secret, b"digest")
+        return hmac.new(key, tenant.encode() + b"\0" + label.encode(), hashlib.sha256).hexdigest()
+
+
+def _aad(job_id: str) -> bytes:
+    return b"pressroom-label\0" + job_id.encode()
+
+
+def download_name(label: str | None, job_id: str, suffix: str) -> str:
+    """The download's file name: the label's stem (its document extension dropped) + ``suffix``
+    (".pdf", ".txt"), or the job id's when there is no label."""
+    stem = _EXTENSION.sub("", label).strip() if label else ""
+    return (stem or job_id) + suffix
+
+
+def content_disposition(filename: str) -> str:
+    """``attachment`` with an ASCII ``filename`` any client reads (quotes, backslashes,
+    separators and non-ASCII replaced) and the exact name as RFC 6266 / 5987
+    ``filename*``: a label can never add a header field or a path."""
+    name = unicodedata.normalize("NFC", filename)
+    name = _UNPRINTABLE.sub("", name).replace("/", "_").replace("\\", "_")
+    ascii_name = "".join(c if 32 <= ord(c) < 127 and c not in '"%;' else "_" for c in name)
+    ascii_name = ascii_name.strip(" .") or "download"
+    value = f'attachment; filename="{ascii_name}"'
+    if ascii_name != name:
+        value += f"; filename*=UTF-8''{quote(name, safe='')}"
+    return value
