@@ -74,10 +74,17 @@ class DeskBackend(Protocol):
     def detail(self, viewer: Viewer, item_id: str) -> HeldDetail: ...
 
     def page_image(
-        self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
+        self,
+        viewer: Viewer,
+        item_id: str,
+        page: int,
+        which: Which,
+        width_px: int,
+        aligned: bool = False,
     ) -> bytes:
         """PNG of content page ``page`` (from 1): the source as the redaction read it (upright
-        and levelled, so the sheet's boxes lie on it), or the held output's page."""
+        and levelled, so the sheet's boxes lie on it), or the held output's page — as it is,
+        or ``aligned``: cut and scaled to the sheet page's frame (its placement undone)."""
         ...
 
     def apply(self, viewer: Viewer, item_id: str, corrections: Corrections) -> None:

@@ -262,7 +262,13 @@ class FolderDesk:
         )
 
     def page_image(
-        self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
+        self,
+        viewer: Viewer,
+        item_id: str,
+        page: int,
+        which: Which,
+        width_px: int,
+        aligned: bool = False,
     ) -> bytes:
         from pressroom.desk import render
 
@@ -277,7 +283,8 @@ class FolderDesk:
             if not 1 <= page <= (content or output):
                 raise NotFound("no such page")
             offset = max(0, output - content) if content else 0
-            png: bytes = render.output_page_png(held, page - 1 + offset, width_px)
+            frame = sheet.pages[page - 1] if aligned and sheet is not None else None
+            png: bytes = render.output_page_png(held, page - 1 + offset, width_px, frame)
             return png
         if which != "source":
             raise NotFound("no such view")

@@ -25,7 +25,7 @@ from pressroom.pipeline.ocr import rotate_cw
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits
 
-MIN_WIDTH, MAX_WIDTH = 16, 4096
+MIN_WIDTH, MAX_WIDTH = 16, 4000
 
 
 def source_page_png(
@@ -67,19 +67,36 @@ def source_page_png(
     return _png(image)
 
 
-def output_page_png(path: Path, index: int, width_px: int) -> bytes:
-    """Page ``index`` (from 0) of a PDF (the held output) as it displays, ``width_px`` wide."""
+def output_page_png(path: Path, index: int, width_px: int, frame: SheetPage | None = None) -> bytes:
+    """Page ``index`` (from 0) of a PDF (the held output) as it displays, ``width_px`` wide.
+    With ``frame``: only the part where that sheet page was laid (its placement: scale and
+    offset on the output page, bands left out), ``width_px`` wide and as high as the sheet
+    page is for that width — the same frame as ``source_page_png``'s picture of it."""
     width = _width(width_px)
     budget = PixelBudget(Limits())
     with pdfium.open_pdf(path) as doc:
         pdf_page = _page(doc, index)
         try:
             shown_w, _shown_h = pdf_page.get_size()
-            scale = width / float(shown_w)
+            if frame is None:
+                scale = width / float(shown_w)
+            else:
+                factor = frame.placement[0]
+                if not (factor > 0 and frame.width_pt > 0 and math.isfinite(factor)):
+                    raise Corrupt("the page has no placement")
+                scale = width / (factor * frame.width_pt)  # pixels per output point
             budget.take(*pdfium.bitmap_size(pdf_page, scale), f"page {index + 1}")
             image = pdfium.render_colour(pdf_page, scale)
         finally:
             pdf_page.close()
+    if frame is not None:
+        factor, left, top = frame.placement
+        size = _upright(width, frame, (frame.width_pt, frame.height_pt))
+        x0, y0 = round(left * scale), round(top * scale)
+        # the part of the output page the sheet page covers; past the output's edge is paper
+        cut = Image.new("RGB", size, "white")
+        cut.paste(image.convert("RGB").crop((x0, y0, x0 + size[0], y0 + size[1])), (0, 0))
+        image = cut
     return _png(image)
 
 

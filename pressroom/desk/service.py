@@ -20,8 +20,9 @@ from pressroom.service import Services
 from pressroom.signing import binding
 
 # Rendered pages, by the stored object they come from (held copies are named by their content,
-# a job's source never changes): a reviewer paging back and forth renders each page once.
-_CACHE_ENTRIES = 48
+# a job's source never changes): a reviewer paging back and forth, or zooming back out,
+# renders each picture once. Bounded by bytes (a 4,000-pixel picture is megabytes).
+_CACHE_BYTES = 96 << 20
 _cache: OrderedDict[tuple[str, int, str, int], bytes] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -34,8 +35,10 @@ def _cached(key: tuple[str, int, str, int], make: Callable[[], bytes]) -> bytes:
     png = make()
     with _cache_lock:
         _cache[key] = png
-        while len(_cache) > _CACHE_ENTRIES:
-            _cache.popitem(last=False)
+        held = sum(len(v) for v in _cache.values())
+        while held > _CACHE_BYTES and len(_cache) > 1:
+            _, dropped = _cache.popitem(last=False)
+            held -= len(dropped)
     return png
 
 
@@ -69,7 +72,13 @@ class ServiceDesk:
         )
 
     def page_image(
-        self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
+        self,
+        viewer: Viewer,
+        item_id: str,
+        page: int,
+        which: Which,
+        width_px: int,
+        aligned: bool = False,
     ) -> bytes:
         job = self._job(viewer, item_id)
         sheet = _sheet(job)
@@ -91,9 +100,12 @@ class ServiceDesk:
                     return render.source_page_png(
                         path, SourceKind(job.kind), page - 1, sheet_page, width_px
                     )
-                return render.output_page_png(path, page - 1 + _cover(path, pages), width_px)
+                frame = sheet_page if aligned else None
+                index = page - 1 + _cover(path, pages)
+                return render.output_page_png(path, index, width_px, frame)
 
-        return _cached((key, page, which, width_px), make)
+        view = f"{which}-sheet" if aligned and sheet_page is not None else which
+        return _cached((key, page, view, width_px), make)
 
     def apply(self, viewer: Viewer, item_id: str, corrections: Corrections) -> None:
         job = self._job(viewer, item_id)

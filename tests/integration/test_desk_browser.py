@@ -146,7 +146,11 @@ def test_a_reviewer_corrects_applies_approves_and_downloads_in_the_browser(
     work(services, engine)  # the interactive lane's worker rebuilds it
     page.goto(f"{live}/review/jobs/{job_id}")
     assert "CORRECTED" in page.get_by_test_id("reason").inner_text()
-    page.locator('[data-testid="page-1"] .out img').evaluate("img => img.decode()")
+    page.get_by_test_id("show-output").click()  # the rebuilt output, in the same frame
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"sheet-1\"] img').src.includes('redacted')"
+    )
+    page.locator('[data-testid="sheet-1"] img').evaluate("img => img.decode()")
     shot(page, "desk-6-rebuilt")
 
     page.keyboard.press("Shift+A")  # approve from the keyboard: first the confirmation step

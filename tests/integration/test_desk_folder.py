@@ -309,8 +309,10 @@ class _Render:
         self.calls.append(("source", path, kind, index, sheet_page, width_px))
         return b"\x89PNG source"
 
-    def output_page_png(self, path: Path, index: int, width_px: int) -> bytes:
-        self.calls.append(("redacted", path, index, width_px))
+    def output_page_png(
+        self, path: Path, index: int, width_px: int, frame: SheetPage | None = None
+    ) -> bytes:
+        self.calls.append(("redacted", path, index, width_px) + ((frame,) if frame else ()))
         return b"\x89PNG redacted"
 
 

@@ -57,6 +57,7 @@ class FakeDesk:
         self.details = {d.item.id: d for d in details}
         self.changes: list[tuple[str, str, Corrections | None]] = []
         self.widths: list[tuple[str, int, str, int]] = []
+        self.aligned: list[bool] = []
 
     def _get(self, viewer: Viewer, item_id: str) -> HeldDetail:
         found = self.details.get(item_id)
@@ -71,10 +72,17 @@ class FakeDesk:
         return self._get(viewer, item_id)
 
     def page_image(
-        self, viewer: Viewer, item_id: str, page: int, which: Which, width_px: int
+        self,
+        viewer: Viewer,
+        item_id: str,
+        page: int,
+        which: Which,
+        width_px: int,
+        aligned: bool = False,
     ) -> bytes:
         self._get(viewer, item_id)
         self.widths.append((item_id, page, which, width_px))
+        self.aligned.append(aligned)
         return _png(width_px)
 
     def apply(self, viewer: Viewer, item_id: str, corrections: Corrections) -> None:
@@ -549,7 +557,17 @@ def test_the_job_page_draws_the_sheet_with_the_held_reason(
     # the address applied as removed is shown kept and can be restored
     address = re.search(r'<button[^>]*data-kind="address"[^>]*>.*?</button>', text)
     assert address is not None
-    assert 'aria-pressed="true"' in address.group(0) and ">kept<" in address.group(0)
+    assert 'aria-pressed="true"' in address.group(0)
+    assert "removed, the text stays" in address.group(0)
+    # no class label is drawn on any box: the boxes are empty buttons, the classes are in the
+    # findings rail beside the page, with each box's state
+    boxes = re.findall(r"<button[^>]*class=\"box[^\"]*\"[^>]*>([^<]*)</button>", text)
+    assert len(boxes) == 4 and set(boxes) == {""}
+    rail = re.search(r'data-testid="findings-1".*?</div>', text, re.S)
+    assert rail is not None and "address" in rail.group(0) and ">kept<" in rail.group(0)
+    assert ">burned<" in rail.group(0)
+    # thumbnails of every page, with its count of boxes
+    assert 'data-testid="thumb-1"' in text and 'data-testid="thumb-2"' in text
     # the manual box applied before is shown as manual on page 2
     assert re.search(r'data-kind="manual" data-origin="applied" data-page="2"', text)
     assert 'id="apply-form"' in text and 'data-testid="approve-form"' in text
@@ -595,14 +613,24 @@ def test_page_images_are_private_pngs_at_a_bounded_width(
     _, key = _key(services, "acme")
     assert client.get("/review/jobs/j_acme1/pages/1/source.png").status_code == 401
     _sign_in(client, key)
-    for which, w, width in (("source", None, 640), ("redacted", 50, 200), ("source", 9999, 1600)):
+    for which, w, width in (("source", None, 640), ("redacted", 50, 50), ("source", 4000, 4000)):
         url = f"/review/jobs/j_acme1/pages/2/{which}.png" + ("" if w is None else f"?w={w}")
         response = client.get(url)
         assert response.status_code == 200
         assert response.headers["content-type"] == "image/png"
         assert response.headers["cache-control"] == "private, no-store"
         assert Image.open(io.BytesIO(response.content)).width == width
-    assert [w[3] for w in desk.widths] == [640, 200, 1600]
+    assert [w[3] for w in desk.widths] == [640, 50, 4000]
+    # any width up to 4,000 px is drawn at that width; past it, or below 16, refused (never
+    # silently changed)
+    for w in (4001, 15, 0, -5):
+        _problem(client.get(f"/review/jobs/j_acme1/pages/2/source.png?w={w}"), 400, "BAD_REQUEST")
+    assert len(desk.widths) == 3
+    # the output aligned with the sheet is asked for by frame=sheet; a frame of neither kind
+    # is refused
+    assert client.get("/review/jobs/j_acme1/pages/2/redacted.png?frame=sheet").status_code == 200
+    assert desk.aligned[-1] is True
+    _problem(client.get("/review/jobs/j_acme1/pages/2/redacted.png?frame=x"), 400, "BAD_REQUEST")
     _problem(client.get("/review/jobs/j_acme1/pages/1/other.png"), 400, "BAD_REQUEST")
     _problem(client.get("/review/jobs/j_acme1/pages/0/source.png"), 400, "BAD_REQUEST")
 

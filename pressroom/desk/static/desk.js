@@ -14,7 +14,14 @@
   var prev = document.getElementById("prev");
   var next = document.getElementById("next");
   var everyNext = document.getElementById("every-next");
+  var viewport = document.getElementById("viewport");
+  var rails = Array.prototype.slice.call(document.querySelectorAll(".rail .findings"));
+  var thumbs = Array.prototype.slice.call(document.querySelectorAll(".thumbs .thumb"));
   var current = 0;
+  var zoom = 0; // 0: fit width; else a factor of the page's actual size (1 pt = 4/3 px)
+  var LEVELS = [1, 1.25, 1.5, 2, 3, 4];
+  var output = false; // which copy the page shows: the source or the redacted output
+  var sideBySide = false;
 
   function show(i) {
     if (i < 0 || i >= pages.length) {
@@ -24,6 +31,18 @@
     pages.forEach(function (p, j) {
       p.hidden = j !== i;
     });
+    rails.forEach(function (r, j) {
+      r.hidden = j !== i;
+    });
+    thumbs.forEach(function (t, j) {
+      t.classList.toggle("current", j === i);
+      if (j === i) {
+        t.setAttribute("aria-current", "page");
+      } else {
+        t.removeAttribute("aria-current");
+      }
+    });
+    layout();
     if (counter) {
       counter.textContent = "page " + (i + 1) + " of " + pages.length;
     }
@@ -56,12 +75,21 @@
     btn.style.height = (100 * (b[3] - b[1]) / size[1]) + "%";
   }
 
+  function stateOf(btn) {
+    if (btn.classList.contains("removed")) {
+      return "kept";
+    }
+    return btn.classList.contains("doubt") ? "doubt, burned" : "burned";
+  }
+
   function setRemoved(btn, removed) {
     btn.classList.toggle("removed", removed);
     btn.setAttribute("aria-pressed", removed ? "true" : "false");
-    var label = btn.querySelector(".label");
-    if (label) {
-      label.textContent = removed ? "kept" : btn.getAttribute("data-label");
+    var state = document.querySelector(
+      '[data-testid="state-' + btn.getAttribute("data-testid").slice(4) + '"]'
+    );
+    if (state) {
+      state.textContent = stateOf(btn);
     }
     var ident = btn.getAttribute("data-ident");
     btn.setAttribute(
@@ -112,17 +140,34 @@
     btn.setAttribute("data-origin", "drawn");
     btn.setAttribute("data-page", page);
     btn.setAttribute("data-box", box.map(function (v) { return v.toFixed(2); }).join(" "));
-    btn.setAttribute("data-label", every ? "every" : "manual");
     btn.setAttribute("data-ident", ident);
     btn.setAttribute("data-testid", "drawn-" + page + "-" + drawn);
     btn.setAttribute("aria-label", ident + ": press to remove this box");
-    var label = document.createElement("span");
-    label.className = "label";
-    label.textContent = every ? "every" : "manual";
-    btn.appendChild(label);
     btn.addEventListener("click", onBox);
     sheet.appendChild(btn);
     place(btn, sheet);
+    var rail = document.querySelector('.rail .findings[data-page="' + page + '"]');
+    if (rail) {
+      var list = rail.querySelector("ol");
+      if (!list) {
+        list = document.createElement("ol");
+        rail.appendChild(list);
+      }
+      var li = document.createElement("li");
+      var entry = document.createElement("button");
+      entry.type = "button";
+      entry.className = "finding";
+      entry.setAttribute("data-for", "drawn-" + page + "-" + drawn);
+      entry.textContent = (every ? "every" : "manual") + " (drawn) · page " + page + " · burned";
+      entry.addEventListener("click", function () { btn.focus(); });
+      li.appendChild(entry);
+      list.appendChild(li);
+      btn.addEventListener("click", function () {
+        if (li.parentNode) {
+          li.parentNode.removeChild(li);
+        }
+      });
+    }
     if (everyNext) {
       everyNext.checked = false; // "the next box I draw": one box
     }
@@ -143,7 +188,7 @@
       }
 
       img.addEventListener("pointerdown", function (event) {
-        if (event.button !== 0) {
+        if (event.button !== 0 || panning) {
           return;
         }
         event.preventDefault();
@@ -277,6 +322,18 @@
     } else if (event.key === "p" || event.key === "ArrowLeft") {
       show(current - 1);
       event.preventDefault();
+    } else if (event.key === "+" || event.key === "=") {
+      step(1);
+      event.preventDefault();
+    } else if (event.key === "-" || event.key === "_") {
+      step(-1);
+      event.preventDefault();
+    } else if (event.key === "0") {
+      setZoom(0);
+      event.preventDefault();
+    } else if (event.key === "o") {
+      setOutput(!output);
+      event.preventDefault();
     } else if ((event.key === "A" || event.key === "a") && event.shiftKey && approveForm) {
       event.preventDefault();
       if (approveForm.requestSubmit) {
@@ -293,5 +350,205 @@
   if (next) {
     next.addEventListener("click", function () { show(current + 1); });
   }
+  // --- size, zoom, pan, which copy: the picture is asked for at the size it is drawn ---
+  function fitWidth() {
+    var w = viewport ? viewport.clientWidth - 24 : 900;
+    return sideBySide ? (w - 16) / 2 : w;
+  }
+
+  function drawnWidth(sheet) {
+    var size = pageSize(sheet);
+    if (zoom === 0 || !size[0]) {
+      return Math.max(200, fitWidth());
+    }
+    return size[0] * 4 / 3 * zoom;
+  }
+
+  function pictureUrl(base, cssWidth) {
+    var ratio = window.devicePixelRatio || 1;
+    // in steps of 250 px: zooming back and forth asks for pictures the desk made already
+    var px = Math.min(4000, Math.max(250, Math.ceil(cssWidth * ratio / 250) * 250));
+    return base + (base.indexOf("?") < 0 ? "?" : "&") + "w=" + px;
+  }
+
+  function setSrc(img, url) {
+    if (img.getAttribute("src") !== url) {
+      img.setAttribute("src", url);
+    }
+  }
+
+  function layout() {
+    var page = pages[current];
+    if (!page) {
+      return;
+    }
+    var sheet = page.querySelector(".sheet:not(.twin)");
+    var twin = page.querySelector(".sheet.twin");
+    var width = drawnWidth(sheet);
+    var fitsBoth = viewport && (pageSize(sheet)[0] * 4 / 3 * 2 + 40 <= viewport.clientWidth);
+    var sideToggle = document.getElementById("side-by-side");
+    if (sideToggle) {
+      sideToggle.disabled = !fitsBoth && !sideBySide;
+    }
+    var size = pageSize(sheet);
+    [sheet, twin].forEach(function (s) {
+      if (s) {
+        s.style.width = width + "px";
+        if (size[0] && size[1]) {
+          s.style.aspectRatio = size[0] + " / " + size[1]; // its place before the picture comes
+        }
+      }
+    });
+    var img = sheet.querySelector("img.pic");
+    setSrc(img, pictureUrl(output ? sheet.getAttribute("data-output") :
+      sheet.getAttribute("data-source"), width));
+    sheet.classList.toggle("showing-output", output);
+    if (twin) {
+      twin.hidden = !sideBySide;
+      if (sideBySide) {
+        setSrc(twin.querySelector("img.pic"), pictureUrl(sheet.getAttribute("data-output"), width));
+      }
+    }
+    var level = document.getElementById("zoom-level");
+    if (level) {
+      level.textContent = zoom === 0 ? "fit" : Math.round(zoom * 100) + " %";
+    }
+    var fit = document.getElementById("zoom-fit");
+    if (fit) {
+      fit.setAttribute("aria-pressed", zoom === 0 ? "true" : "false");
+    }
+  }
+
+  function setZoom(z) {
+    var before = viewport ? [viewport.scrollLeft, viewport.scrollTop, viewport.scrollWidth] : null;
+    zoom = z;
+    layout();
+    if (viewport && before && before[2]) {
+      // keep the same part of the page in view
+      var k = viewport.scrollWidth / before[2];
+      viewport.scrollLeft = before[0] * k;
+      viewport.scrollTop = before[1] * k;
+    }
+  }
+
+  function step(direction) {
+    var sheet = pages[current] && pages[current].querySelector(".sheet:not(.twin)");
+    var size = sheet ? pageSize(sheet) : [0];
+    var now = zoom === 0 && size[0] ? fitWidth() / (size[0] * 4 / 3) : zoom;
+    var next = null;
+    if (direction > 0) {
+      next = LEVELS.filter(function (l) { return l > now + 0.01; })[0];
+    } else {
+      next = LEVELS.filter(function (l) { return l < now - 0.01; }).pop();
+    }
+    if (next === undefined || next === null) {
+      next = direction > 0 ? LEVELS[LEVELS.length - 1] : LEVELS[0];
+    }
+    setZoom(next);
+  }
+
+  function setOutput(on) {
+    output = on;
+    var src = document.getElementById("show-source");
+    var out = document.getElementById("show-output");
+    if (src) {
+      src.setAttribute("aria-pressed", on ? "false" : "true");
+    }
+    if (out) {
+      out.setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    layout();
+  }
+
+  function on(id, fn) {
+    var el = document.getElementById(id);
+    if (el) {
+      el.addEventListener("click", fn);
+    }
+  }
+  on("zoom-fit", function () { setZoom(0); });
+  on("zoom-in", function () { step(1); });
+  on("zoom-out", function () { step(-1); });
+  on("show-source", function () { setOutput(false); });
+  on("show-output", function () { setOutput(true); });
+  var side = document.getElementById("side-by-side");
+  if (side) {
+    side.addEventListener("change", function () {
+      sideBySide = side.checked;
+      layout();
+    });
+  }
+  window.addEventListener("resize", function () { layout(); });
+
+  // pan: hold Space and drag (or scroll)
+  var panning = false;
+  var panFrom = null;
+  document.addEventListener("keydown", function (event) {
+    if (event.key === " " && event.target === document.body) {
+      panning = true;
+      if (viewport) {
+        viewport.classList.add("panning");
+      }
+      event.preventDefault();
+    }
+  });
+  document.addEventListener("keyup", function (event) {
+    if (event.key === " ") {
+      panning = false;
+      panFrom = null;
+      if (viewport) {
+        viewport.classList.remove("panning");
+      }
+    }
+  });
+  if (viewport) {
+    viewport.addEventListener("pointerdown", function (event) {
+      if (panning) {
+        panFrom = [event.clientX, event.clientY, viewport.scrollLeft, viewport.scrollTop];
+        event.preventDefault();
+      }
+    }, true);
+    viewport.addEventListener("pointermove", function (event) {
+      if (panning && panFrom) {
+        viewport.scrollLeft = panFrom[2] - (event.clientX - panFrom[0]);
+        viewport.scrollTop = panFrom[3] - (event.clientY - panFrom[1]);
+      }
+    });
+    viewport.addEventListener("pointerup", function () { panFrom = null; });
+  }
+
+  // thumbnails jump to their page; a finding's line in the rail finds its box
+  thumbs.forEach(function (t) {
+    t.addEventListener("click", function () {
+      show(parseInt(t.getAttribute("data-goto"), 10) - 1);
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll(".rail .finding"), function (entry) {
+    var box = document.querySelector('[data-testid="' + entry.getAttribute("data-for") + '"]');
+    if (!box) {
+      return;
+    }
+    function light(onOff) {
+      box.classList.toggle("lit", onOff);
+      entry.classList.toggle("lit", onOff);
+    }
+    entry.addEventListener("mouseenter", function () { light(true); });
+    entry.addEventListener("mouseleave", function () { light(false); });
+    entry.addEventListener("focus", function () { light(true); });
+    entry.addEventListener("blur", function () { light(false); });
+    box.addEventListener("mouseenter", function () { light(true); });
+    box.addEventListener("mouseleave", function () { light(false); });
+    box.addEventListener("focus", function () { light(true); });
+    box.addEventListener("blur", function () { light(false); });
+    entry.addEventListener("click", function () {
+      if (box.disabled) {
+        box.scrollIntoView({ block: "center", inline: "center" });
+        return;
+      }
+      box.click();
+      box.scrollIntoView({ block: "center", inline: "center" });
+    });
+  });
+
   show(0);
 })();
