@@ -1,0 +1,176 @@
+"""The desk's pages are Jinja2 template files with autoescape: every page rendered with hostile
+values in every field a client, a tenant or a document's check could put there (label, title,
+ids, tenant, reason codes and messages, classes, key ids, the approved link) stays markup of
+the template's own — no element, attribute or script of the value's — and an operator's folder
+of overrides replaces a page's file."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from html.parser import HTMLParser
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from pressroom.api.app import create_app
+from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
+from pressroom.desk import views
+from pressroom.desk.backend import Approved, Decision, HeldDetail, HeldItem
+from pressroom.desk.gate import KeyGate
+from pressroom.desk.web import DeskConfig
+from pressroom.errors import NotFound
+from pressroom.service import Services
+from tests.conftest import FakeClock
+from tests.integration.test_desk_web import SECRET, FakeDesk, _sign_in, _token
+
+pytestmark = pytest.mark.integration
+
+EVIL = '"><x-evil onclick="alert(1)">\'<script>alert(2)</script>&amp;{{6*7}}zz'
+
+
+class Markup(HTMLParser):
+    """Every element and attribute a page holds."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def check(page: str) -> None:
+    parsed = Markup()
+    parsed.feed(page)
+    names = {tag for tag, _ in parsed.tags}
+    assert "x-evil" not in names
+    attrs = {a for _, found in parsed.tags for a in found}
+    assert not [a for a in attrs if a.startswith("on")], attrs
+    scripts = [found for tag, found in parsed.tags if tag == "script"]
+    assert scripts == [{"src": "/review/static/desk.js", "defer": None}]
+    assert "<script>alert" not in page and "42zz" not in page  # not run as a template either
+
+
+class HostileDesk(FakeDesk):
+    def approve(self, viewer, item_id):  # type: ignore[no-untyped-def]
+        super().approve(viewer, item_id)
+        return Approved(EVIL, "https://example.test/v1/artifacts/x?" + EVIL)
+
+    def detail(self, viewer, item_id):  # type: ignore[no-untyped-def]
+        if item_id == "missing":
+            raise NotFound(EVIL)
+        return super().detail(viewer, item_id)
+
+
+def hostile(now: float) -> HeldDetail:
+    sheet = ReviewSheet(
+        pages=(SheetPage(612, 792), SheetPage(612, 792)),
+        findings=(
+            SheetFinding(1, EVIL, (72, 100, 200, 114)),
+            SheetFinding(1, "name", (72, 130, 200, 144), doubt=True),
+        ),
+        corrections=Corrections(
+            removed=(Area(1, (72, 130, 200, 144)),), manual=(Area(2, (10, 10, 90, 30)),)
+        ),
+    )
+    item = HeldItem(
+        id="j_acme1",
+        tenant="acme" + EVIL,
+        reason_code=EVIL,
+        reason=EVIL,
+        counts={EVIL: 1, "name": 1},
+        pages=2,
+        held_since=now - 60,
+        deadline=now + 60,
+        label=EVIL,
+        title=EVIL,
+    )
+    return HeldDetail(item, sheet, can_apply=True, decisions=(Decision(EVIL, now, EVIL, EVIL),))
+
+
+def test_every_page_keeps_hostile_values_as_text(
+    services: Services, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rendered: list[str] = []
+    real = views.render
+
+    def spy(name: str, **values: object) -> str:
+        rendered.append(name)
+        return real(name, **values)
+
+    monkeypatch.setattr("pressroom.desk.web.render", spy)
+    detail = hostile(clock())
+    desk = HostileDesk([detail])
+    app = create_app(services)
+    app.state.desk = DeskConfig(desk, KeyGate(services), SECRET, services.clock)
+    client = TestClient(app)
+    check(client.get("/review").text)  # the sign-in form
+    # an operator's key: every tenant's held jobs, the tenant column shown too
+    _, key = services.store.tenancy.new_key("ops", now=clock(), role="operator")
+    failed = client.post("/review/sign-in", data={"csrf_token": "x", "key": "y"})
+    assert failed.status_code == 403
+    _sign_in(client, key)
+    pages = [client.get("/review").text, client.get("/review/jobs/j_acme1").text]
+    token = _token(pages[-1])
+    confirm = client.post("/review/jobs/j_acme1/approve", data={"csrf_token": token})
+    pages.append(confirm.text)
+    held = confirm.text.split('name="held" value="')[1].split('"')[0]
+    import html
+
+    done = client.post(
+        "/review/jobs/j_acme1/approve",
+        data={"csrf_token": token, "confirm": "yes", "held": html.unescape(held)},
+    )
+    pages.append(done.text)
+    assert "Download the output" in done.text
+    pages.append(client.get("/review/jobs/missing").text)
+    rebuilding = replace(detail, item=replace(detail.item, state="rebuilding"))
+    desk.details["j_acme1"] = rebuilding
+    pages.append(client.get("/review/jobs/j_acme1").text)
+    for page in pages:
+        check(page)
+        assert "x-evil" in page  # the value is there, as text
+    # every page file the package ships was rendered here (a new page joins this test)
+    shipped = {
+        p.name
+        for p in resources.files("pressroom.desk").joinpath("templates").iterdir()
+        if p.name.endswith(".html") and p.name not in ("base.html", "macros.html")
+    }
+    assert shipped - set(rendered) == {"link_refused.html"}  # the offline desk's: below
+    check(
+        views.render(
+            "link_refused.html",
+            title=EVIL,
+            heading=EVIL,
+            who=None,
+            token=None,
+            refresh=None,
+            spent=True,
+        )
+    )
+
+
+def test_an_operators_folder_replaces_a_pages_file(
+    services: Services, clock: FakeClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "desk-templates"
+    folder.mkdir()
+    (folder / "list.html").write_text(
+        '{% extends "base.html" %}{% block body %}<p id="ours">Our own list: '
+        "{{ items|length }} held, {{ title }}</p>{% endblock %}"
+    )
+    monkeypatch.setenv(views.OVERRIDES_ENV, str(folder))
+    detail = hostile(clock())
+    desk = FakeDesk([replace(detail, item=replace(detail.item, tenant="acme"))])
+    app = create_app(services)
+    app.state.desk = DeskConfig(desk, KeyGate(services), SECRET, services.clock)
+    client = TestClient(app)
+    _, key = services.store.tenancy.new_key("acme", now=clock())
+    _sign_in(client, key)
+    text = client.get("/review").text
+    assert '<p id="ours">Our own list: 1 held, Test desk</p>' in text
+    assert "sign-out" in text  # the package's base page fills in the rest
+    # a page the folder does not hold comes from the package
+    assert 'data-testid="thumbs"' in client.get("/review/jobs/j_acme1").text
