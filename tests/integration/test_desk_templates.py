@@ -174,3 +174,33 @@ def test_an_operators_folder_replaces_a_pages_file(
     assert "sign-out" in text  # the package's base page fills in the rest
     # a page the folder does not hold comes from the package
     assert 'data-testid="thumbs"' in client.get("/review/jobs/j_acme1").text
+
+
+def test_the_dashboard_keeps_hostile_values_as_text() -> None:
+    from pressroom.api.dashboard import Snapshot, render_dashboard
+
+    row = {"id": EVIL, "tenant": EVIL, "lane": EVIL, "reason": EVIL, "age": 5.0}
+    snap = Snapshot(
+        now=0.0,
+        counts={("bulk", "accepted"): 2},
+        oldest={},
+        workers={"bulk": 1},
+        stages={EVIL: (0.1, 0.2, 3)},
+        throughput=[0] * 11 + [4],
+        pages_per_min_per_core=None,
+        retries={EVIL: 1},
+        dead={EVIL: 2},
+        review_total=1,
+        review=[row],
+        recent_dead=[row],
+        decisions=[{"at": 0.0, "id": EVIL, "action": EVIL, "key_id": EVIL}],
+    )
+    page = render_dashboard(snap)
+    parsed = Markup()
+    parsed.feed(page)
+    assert "x-evil" not in {tag for tag, _ in parsed.tags} and "x-evil" in page
+    attrs = {a for _, found in parsed.tags for a in found}
+    assert not [a for a in attrs if a.startswith("on")]
+    assert "<script" not in page and "42zz" not in page
+    # job ids link to the job's JSON, and a held one to the desk, escaped in the URL
+    assert "/review/jobs/%22%3E%3Cx-evil" in page and "/v1/jobs/%22%3E%3Cx-evil" in page
