@@ -165,6 +165,7 @@ class Settings:
     database_url: str = ""  # empty: SQLite in the data dir
     storage_url: str = ""  # empty: a folder in the data dir
     public_url: str = ""  # empty: links are built from each request's own base URL
+    desk_templates: str = ""  # a folder of the desk's page templates that replace the package's
     lease_s: float = 30.0  # a dead worker's job is retried this long after its last heartbeat
     link_ttl_s: float = 900.0
     retention_s: float = 7 * 24 * 3600.0
@@ -422,6 +423,13 @@ VARIABLES: tuple[Var, ...] = (
         "public_url",
         BASE_URL,
         "The base URL of links handed out; empty: each request's own base URL.",
+    ),
+    _V(
+        "PRESSROOM_DESK_TEMPLATES",
+        "desk_templates",
+        TEXT,
+        "A folder of the review desk's page templates (Jinja2) used instead of the package's "
+        "files of the same names; empty: the package's.",
     ),
     _V(
         "PRESSROOM_TEMPLATE_DIRS",

@@ -105,7 +105,15 @@ def _serve(desk: Any, sock: socket.socket, host: str, settings: Settings) -> int
     )
 
     token = secrets.token_urlsafe(32)
-    app = desk_app(DeskConfig(desk, OneTimeGate(token), secret=secrets.token_bytes(32)))
+    gate = OneTimeGate(token)
+    app = desk_app(
+        DeskConfig(
+            desk,
+            gate,
+            secret=secrets.token_bytes(32),
+            templates=settings.desk_templates or None,
+        )
+    )
     port = sock.getsockname()[1]
     server = uvicorn.Server(server_config(app, host, port, settings))
     print(f"Review desk: {sign_in_url(host, port, token)}", flush=True)

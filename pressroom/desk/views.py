@@ -1,12 +1,12 @@
 """The desk's pages from Jinja2 template files (``pressroom/desk/templates/*.html``, shipped
 with the package), autoescaped: a value is markup only where a template says so, which none
-does. ``PRESSROOM_DESK_TEMPLATES`` may name a folder whose files of the same names are used
-instead (an operator's restyling, or new wording); the package's files fill in the rest.
+does. ``PRESSROOM_DESK_TEMPLATES`` (``Settings.desk_templates``) may name a folder whose files
+of the same names are used instead (an operator's restyling, or new wording); the package's
+files fill in the rest.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from functools import lru_cache
@@ -14,8 +14,6 @@ from typing import Any
 from urllib.parse import quote
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, StrictUndefined
-
-OVERRIDES_ENV = "PRESSROOM_DESK_TEMPLATES"
 
 
 def item_url(item_id: str) -> str:
@@ -62,5 +60,5 @@ def environment(overrides: str | None) -> Environment:
     return env
 
 
-def render(name: str, **values: Any) -> str:
-    return environment(os.environ.get(OVERRIDES_ENV) or None).get_template(name).render(**values)
+def render(name: str, overrides: str | None = None, **values: Any) -> str:
+    return environment(overrides or None).get_template(name).render(**values)

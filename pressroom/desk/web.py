@@ -14,6 +14,7 @@ import hmac
 import json
 import time
 from collections.abc import Callable, Coroutine, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -77,6 +78,7 @@ class DeskConfig:
     secret: bytes
     clock: Callable[[], float] = field(default=time.time)
     secure: bool = False  # Secure cookies whatever the request's scheme (public URL is https)
+    templates: str | None = None  # a folder of page templates replacing the package's
 
 
 def desk_secret(signing_key: bytes) -> bytes:
@@ -103,6 +105,7 @@ def config_of(request: Request) -> DeskConfig:
         desk_secret(services.signer.secret),
         services.clock,
         secure=services.settings.public_url.startswith("https://"),
+        templates=services.settings.desk_templates or None,
     )
 
 
@@ -116,14 +119,30 @@ class DeskRoute(APIRoute):
         handler = super().get_route_handler()
 
         async def run(request: Request) -> Response:
+            mark = _overrides.set(_templates_of(request))
             try:
-                response = await handler(request)
-            except PressroomError as exc:
-                response = _refusal(request, exc)
+                try:
+                    response = await handler(request)
+                except PressroomError as exc:
+                    response = _refusal(request, exc)
+            finally:
+                _overrides.reset(mark)
             response.headers.update(SECURITY_HEADERS)
             return response
 
         return run
+
+
+# the folder of page templates replacing the package's, for the request being answered
+_overrides: ContextVar[str | None] = ContextVar("desk_templates", default=None)
+
+
+def _templates_of(request: Request) -> str | None:
+    given = getattr(request.app.state, "desk", None)
+    if isinstance(given, DeskConfig):
+        return given.templates
+    services = getattr(request.app.state, "services", None)
+    return (services.settings.desk_templates or None) if services is not None else None
 
 
 def _refusal(request: Request, exc: PressroomError) -> Response:
@@ -502,6 +521,7 @@ def _page(
 ) -> HTMLResponse:
     text = render(
         name,
+        _overrides.get(),
         title=title,
         heading=heading,
         who=_who_shown(viewer, token),

@@ -30,6 +30,14 @@ pytestmark = pytest.mark.integration
 EVIL = '"><x-evil onclick="alert(1)">\'<script>alert(2)</script>&amp;{{6*7}}zz'
 
 
+def _templates_of_app(app: object) -> str | None:
+    from starlette.requests import Request
+
+    from pressroom.desk.web import _templates_of
+
+    return _templates_of(Request({"type": "http", "app": app, "headers": []}))
+
+
 class Markup(HTMLParser):
     """Every element and attribute a page holds."""
 
@@ -96,9 +104,9 @@ def test_every_page_keeps_hostile_values_as_text(
     rendered: list[str] = []
     real = views.render
 
-    def spy(name: str, **values: object) -> str:
+    def spy(name: str, overrides: str | None = None, **values: object) -> str:
         rendered.append(name)
-        return real(name, **values)
+        return real(name, overrides, **values)
 
     monkeypatch.setattr("pressroom.desk.web.render", spy)
     detail = hostile(clock())
@@ -161,11 +169,15 @@ def test_an_operators_folder_replaces_a_pages_file(
         '{% extends "base.html" %}{% block body %}<p id="ours">Our own list: '
         "{{ items|length }} held, {{ title }}</p>{% endblock %}"
     )
-    monkeypatch.setenv(views.OVERRIDES_ENV, str(folder))
     detail = hostile(clock())
     desk = FakeDesk([replace(detail, item=replace(detail.item, tenant="acme"))])
+    services.settings = replace(services.settings, desk_templates=str(folder))
     app = create_app(services)
-    app.state.desk = DeskConfig(desk, KeyGate(services), SECRET, services.clock)
+    # the service's own desk takes the folder from its settings (PRESSROOM_DESK_TEMPLATES)
+    assert _templates_of_app(app) == str(folder)
+    app.state.desk = DeskConfig(
+        desk, KeyGate(services), SECRET, services.clock, templates=str(folder)
+    )
     client = TestClient(app)
     _, key = services.store.tenancy.new_key("acme", now=clock())
     _sign_in(client, key)
