@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,13 +33,22 @@ class PdfPageFacts:
     plain_scan: bool = False  # nothing on the page but one upright image covering all of it
 
 
+# PDFium is not thread-safe: two threads in it at once crash the process (seen: the desk's
+# thumbnails, rendered by the service's thread pool side by side). Every document is opened,
+# used and closed under this lock, so within a process one thread at a time is inside PDFium;
+# workers are processes of their own and do not wait on each other. Reentrant: a document
+# opened while another is open in the same thread is fine.
+LOCK = threading.RLock()
+
+
 @contextmanager
 def open_pdf(path: Path) -> Iterator[Any]:
-    doc = _load(path)
-    try:
-        yield doc
-    finally:
-        doc.close()
+    with LOCK:
+        doc = _load(path)
+        try:
+            yield doc
+        finally:
+            doc.close()
 
 
 class RecyclingDocument:
@@ -55,10 +65,14 @@ class RecyclingDocument:
         self._used = 0
 
     def __enter__(self) -> RecyclingDocument:
+        LOCK.acquire()  # held until __exit__: see LOCK
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        self.close()
+        try:
+            self.close()
+        finally:
+            LOCK.release()
 
     def close(self) -> None:
         if self._doc is not None:

@@ -44,7 +44,7 @@ def test_jobs_list_and_cancel_over_http(server: Server, tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
     assert [line.split()[:2] for line in lines] == [[ids[1], "rejected"], [ids[0], "complete"]]
-    assert lines[0].split()[-1] == "ENCRYPTED"
+    assert lines[0].split()[-2:] == ["ENCRYPTED", "-"]  # the reason, then no label
     only = jobs(server, "list", "--state", "complete", "--limit", "1")
     assert [line.split()[0] for line in only.stdout.splitlines()] == [ids[0]]
 

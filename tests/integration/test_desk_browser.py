@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -200,23 +201,23 @@ def offline_desk(tmp_path: Path) -> Iterator[tuple[str, DeskDoc, Path]]:
         timeout=300,
     )
     assert done.returncode == 3 and "REVIEW_REQUESTED" in done.stderr, done.stderr
-    desk = subprocess.Popen(
-        [PRESSROOM, "review", str(outdir / "review")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    # the desk's output to a file: a pipe nobody reads fills up and stops the desk mid-test
+    printed = tmp_path / "desk.out"
+    with printed.open("w") as sink:
+        desk = subprocess.Popen(
+            [PRESSROOM, "review", str(outdir / "review")], stdout=sink, stderr=subprocess.STDOUT
+        )
     try:
-        assert desk.stdout is not None
-        first = desk.stdout.readline()
-        assert first.startswith("Review desk: http://127.0.0.1:"), first
-        yield first.split(": ", 1)[1].strip(), doc, outdir
+        for _ in range(600):
+            first = printed.read_text().partition("\n")
+            if first[1]:
+                break
+            time.sleep(0.05)
+        assert first[0].startswith("Review desk: http://127.0.0.1:"), first[0]
+        yield first[0].split(": ", 1)[1].strip(), doc, outdir
     finally:
         desk.send_signal(signal.SIGINT)
-        code = desk.wait(30)
-        if desk.stdout is not None:
-            desk.stdout.close()
-        assert code == 0
+        assert desk.wait(30) == 0
 
 
 def test_the_offline_desk_signs_in_once_and_approve_writes_the_file(

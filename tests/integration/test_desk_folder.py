@@ -387,7 +387,7 @@ class OneTimeGate:
         self.token = token
 
 class DeskConfig:
-    def __init__(self, backend, gate, secret):
+    def __init__(self, backend, gate, secret, **settings):
         self.backend, self.gate, self.secret = backend, gate, secret
 
 def desk_app(config):

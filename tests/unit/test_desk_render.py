@@ -111,3 +111,51 @@ def test_a_page_that_is_not_there_or_a_silly_width_is_a_bad_request(pdf: Path, t
         source_page_png(tiff, SourceKind.TIFF, 2, None, 640)
     with pytest.raises(BadRequest):
         output_page_png(pdf, 0, 100_000)
+
+
+_THREADS = """
+import sys, threading
+from pathlib import Path
+from pressroom.desk.render import output_page_png, source_page_png
+from pressroom.models import SourceKind
+path = Path(sys.argv[1])
+failed = []
+def draw(n):
+    try:
+        for k in range(40):
+            width = 300 + 150 * ((n + k) % 9)
+            if k % 2:
+                output_page_png(path, k % 4, width)
+            else:
+                source_page_png(path, SourceKind.PDF, k % 4, None, width)
+    except Exception as exc:
+        failed.append(repr(exc))
+threads = [threading.Thread(target=draw, args=(n,)) for n in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("failed", failed)
+sys.exit(1 if failed else 0)
+"""
+
+
+def test_pictures_drawn_from_many_threads_at_once(tmp_path: Path) -> None:
+    """The service draws the desk's pictures on its thread pool, a page's thumbnails side by
+    side; PDFium is not thread-safe, and two threads inside it crashed the whole process
+    (SIGSEGV, seen in CI). Run in a child process so that a crash fails this test, not the
+    suite."""
+    import subprocess
+    import sys
+
+    from pressroom import synth
+
+    # pages of text: PDFium's font handling is where two threads crashed it
+    path = synth.text_pdf([synth.page_lines(15, 12 + n) for n in range(4)], tmp_path / "four.pdf")
+    run = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c", _THREADS, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, (run.returncode, run.stdout[-2000:], run.stderr[-2000:])
