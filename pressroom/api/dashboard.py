@@ -23,6 +23,7 @@ from pressroom.service import Services
 
 HOUR = 3600.0
 REFRESH_S = 10
+WORKER_LIVE_S = 30.0  # admission's window: a worker not heard from for longer is shown stale
 STAGE_ORDER = tuple(stage.value for stage in Stage)  # the order a job runs them
 COLOURS = {"accepted": "#4e79a7", "retrying": "#f28e2b", "running": "#59a14f"}
 
@@ -42,6 +43,7 @@ class Snapshot:
     review: list[dict[str, Any]] = field(default_factory=list)
     recent_dead: list[dict[str, Any]] = field(default_factory=list)
     decisions: list[dict[str, Any]] = field(default_factory=list)  # newest first
+    worker_list: list[dict[str, Any]] = field(default_factory=list)  # newest heartbeat first
     scratch_bytes: int = 0
     scratch_folders: int = 0
     disk_free: int = 0
@@ -95,19 +97,40 @@ def snapshot(services: Services) -> Snapshot:
         disk_size=size,
     )
     snap.review_total = work.review_total
+    labels = services.labels
     snap.review = [
-        {"id": r.id, "tenant": r.tenant, "reason": r.reason, "age": now - (r.finished_at or now)}
+        {
+            "id": r.id,
+            "tenant": r.tenant,
+            "label": labels.open(r.id, r.label),
+            "reason": r.reason,
+            "age": now - (r.finished_at or now),
+        }
         for r in work.review
     ]
     snap.recent_dead = [
         {
             "id": r.id,
             "tenant": r.tenant,
+            "label": labels.open(r.id, r.label),
             "lane": r.lane,
             "reason": r.reason,
             "age": now - (r.finished_at or now),
+            "redrivable": r.source_kept,
         }
         for r in work.dead
+    ]
+    snap.worker_list = [
+        {
+            "host": w.host,
+            "pid": w.pid,
+            "lanes": ", ".join(w.lanes),
+            "heartbeat": now - w.seen_at,
+            "stale": now - w.seen_at > WORKER_LIVE_S,
+            "job": w.job_id,
+            "stage": w.stage,
+        }
+        for w in stats.worker_list(now=now)
     ]
     snap.decisions = [
         {"at": d.at, "id": d.job_id, "action": d.action, "key_id": d.key_id} for d in work.decisions
@@ -206,6 +229,7 @@ def render_dashboard(snap: Snapshot) -> str:
         review=snap.review,
         review_total=snap.review_total,
         decisions=snap.decisions,
+        worker_list=snap.worker_list,
         scratch_bytes=snap.scratch_bytes,
         scratch_folders=snap.scratch_folders,
         disk_used=1 - snap.disk_free / snap.disk_size if snap.disk_size else 0.0,

@@ -5,7 +5,7 @@ knows only this protocol."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from pressroom.corrections import Corrections, ReviewSheet
 
@@ -63,6 +63,20 @@ class Approved:
     link: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DeadItem:
+    """A dead-lettered job as the redrive step names it: codes and counts, no document data
+    (the label is the client's own name for it)."""
+
+    id: str
+    tenant: str
+    lane: str
+    label: str | None
+    reason_code: str
+    attempts: int
+    failed_at: float | None
+
+
 class DeskBackend(Protocol):
     """Every method raises ``NotFound`` for an item the viewer may not see or that is no
     longer held, and runs blocking work (the web layer calls it from a thread)."""
@@ -96,3 +110,16 @@ class DeskBackend(Protocol):
     def approve(self, viewer: Viewer, item_id: str) -> Approved: ...
 
     def reject(self, viewer: Viewer, item_id: str) -> None: ...
+
+
+@runtime_checkable
+class DeadLetters(Protocol):
+    """An operator's redrive, where the desk runs over a service (the offline desk has no
+    queue). ``viewer`` must be an operator's; every method raises ``Forbidden`` otherwise, and
+    ``NotFound`` for a job that is not dead-lettered."""
+
+    def dead_letter(self, viewer: Viewer, item_id: str) -> DeadItem: ...
+
+    def redrive(self, viewer: Viewer, item_id: str) -> None:
+        """Send it round again, attempts reset; ``Conflict`` when it can no longer be."""
+        ...

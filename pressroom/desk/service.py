@@ -3,21 +3,32 @@ the decisions (``review.Reviews``) — the same rules as the JSON review routes.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
 from pressroom.corrections import Corrections, ReviewSheet
-from pressroom.desk.backend import Approved, Decision, HeldDetail, HeldItem, Viewer, Which
+from pressroom.desk.backend import (
+    Approved,
+    DeadItem,
+    Decision,
+    HeldDetail,
+    HeldItem,
+    Viewer,
+    Which,
+)
 from pressroom.engines import pdfium
-from pressroom.errors import NotFound
+from pressroom.errors import Conflict, Forbidden, NotFound
 from pressroom.jobs.model import UNFINISHED, Job, JobState
 from pressroom.models import SourceKind
 from pressroom.review import Reviews
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.signing import binding
+
+log = logging.getLogger(__name__)
 
 # Rendered pages, by the stored object they come from (held copies are named by their content,
 # a job's source never changes): a reviewer paging back and forth, or zooming back out,
@@ -128,6 +139,34 @@ class ServiceDesk:
     def reject(self, viewer: Viewer, item_id: str) -> None:
         job = self._job(viewer, item_id)
         self.reviews.reject(job.id, job.tenant, key_id=viewer.key_id)
+
+    # --- an operator's redrive (DeadLetters) ---------------------------------------------------
+
+    def dead_letter(self, viewer: Viewer, item_id: str) -> DeadItem:
+        job = self._dead(viewer, item_id)
+        return DeadItem(
+            id=job.id,
+            tenant=job.tenant,
+            lane=job.lane.value,
+            label=self.services.labels.open(job.id, job.label),
+            reason_code=job.reason or "",
+            attempts=job.attempts,
+            failed_at=job.finished_at,
+        )
+
+    def redrive(self, viewer: Viewer, item_id: str) -> None:
+        job = self._dead(viewer, item_id)
+        if not self.services.store.queue.redrive(job.id, now=self.services.clock()):
+            raise Conflict("the job can no longer be redriven (it changed, or its source is gone)")
+        log.info("job redriven", extra={"job_id": job.id, "tenant": job.tenant})
+
+    def _dead(self, viewer: Viewer, item_id: str) -> Job:
+        if viewer.role != "operator" or viewer.tenant is not None:
+            raise Forbidden("only an operator's key may redrive a job")
+        job = self.services.store.queue.get(item_id)
+        if job is None or job.state is not JobState.REJECTED or job.source_key is None:
+            raise NotFound("no such dead-lettered job whose source is still kept")
+        return job
 
     def _job(self, viewer: Viewer, item_id: str) -> Job:
         job = self.services.store.queue.get(item_id, tenant=viewer.tenant)

@@ -28,7 +28,7 @@ from pressroom.api.responses import error_response
 from pressroom.api.single import SingleValues, single_form
 from pressroom.corrections import MANUAL, Corrections, ReviewSheet, removed_match
 from pressroom.desk import session as sessions
-from pressroom.desk.backend import DeskBackend, HeldDetail, HeldItem, Viewer, Which
+from pressroom.desk.backend import DeadLetters, DeskBackend, HeldDetail, HeldItem, Viewer, Which
 from pressroom.desk.gate import Gate, KeyGate
 from pressroom.desk.session import DONE_COOKIE, PRE_COOKIE, SESSION_COOKIE, Session
 from pressroom.desk.views import item_url as _item_url
@@ -394,6 +394,45 @@ async def approve(request: Request, item_id: str) -> Response:
         raise Conflict("the held copy changed since this step was shown; look at it again")
     done = await run_in_threadpool(cfg.backend.approve, s.viewer, item_id)
     return _done(request, cfg, s, item_id, "approved", done.message, done.link)
+
+
+@router.get("/jobs/{item_id}/redrive")
+async def redrive_page(request: Request, item_id: str) -> Response:
+    """The dashboard's Redrive button lands here: an operator's session sees what will be
+    sent round again and confirms it with the session's token (the dashboard, readable from
+    loopback without a key, holds no session and acts on nothing)."""
+    cfg = config_of(request)
+    who = await _who(request, cfg)
+    if who.session is None:
+        response = RedirectResponse("/review", status_code=303)
+        if who.ended:
+            _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request, cfg)))
+        return response
+    s = who.session
+    dead = await run_in_threadpool(_dead_letters(cfg).dead_letter, s.viewer, _check_id(item_id))
+    return _page(
+        "redrive.html",
+        cfg.backend.title,
+        f"Redrive job {dead.label or dead.id}?",
+        viewer=s.viewer,
+        token=sessions.csrf_token(cfg.secret, s.nonce),
+        dead=dead,
+    )
+
+
+@router.post("/jobs/{item_id}/redrive")
+async def redrive(request: Request, item_id: str) -> Response:
+    cfg = config_of(request)
+    s, _form = await _signed_in_post(request, cfg)
+    await run_in_threadpool(_dead_letters(cfg).redrive, s.viewer, _check_id(item_id))
+    message = "Sent round again: it waits in its lane with its attempts reset."
+    return _done(request, cfg, s, item_id, "redriven", message, None)
+
+
+def _dead_letters(cfg: DeskConfig) -> DeadLetters:
+    if not isinstance(cfg.backend, DeadLetters):
+        raise NotFound("this desk has no queue to redrive from")
+    return cfg.backend
 
 
 def _held_version(detail: HeldDetail) -> str:

@@ -20,6 +20,7 @@ from pressroom.jobs.schema import (
     jobs,
     review_decisions,
     stage_timings,
+    tasks,
     tenant_weights,
     workers,
 )
@@ -45,6 +46,7 @@ class HeldJob:
     tenant: str
     reason: str | None
     finished_at: float | None
+    label: str | None = None  # as stored (sealed when encryption is on): Labels.open reads it
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,29 @@ class DeadLetter:
     lane: str
     reason: str | None
     finished_at: float | None
+    label: str | None = None  # as stored
+    source_kept: bool = True  # a redrive needs the source (retention may have dropped it)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSeen:
+    """A worker process as the dashboard lists it: where it runs, what it claims, when it was
+    last heard from, and the job (and stage) it holds a lease on, if any."""
+
+    owner: str  # host:pid:tag
+    lanes: tuple[str, ...]
+    seen_at: float
+    job_id: str | None = None
+    stage: str | None = None  # the job's stage; "pages a-b" for a page range it runs
+
+    @property
+    def host(self) -> str:
+        return self.owner.rsplit(":", 2)[0] if self.owner.count(":") >= 2 else self.owner
+
+    @property
+    def pid(self) -> str:
+        parts = self.owner.rsplit(":", 2)
+        return parts[1] if len(parts) == 3 else "-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,9 +202,56 @@ class SqlStats:
                     workers.insert().values(owner=owner, lanes=",".join(lanes), seen_at=now)
                 )
 
+    def worker_beat(self, owner: str, *, now: float) -> None:
+        """A worker busy with a long job is still alive: its lease heartbeat says so here too
+        (a row only refreshed between jobs went stale during any job longer than admission's
+        window, which then counted one worker fewer). Never recreates a row that is gone."""
+        with self.db.tx() as conn:
+            conn.execute(update(workers).where(workers.c.owner == owner).values(seen_at=now))
+
     def worker_gone(self, owner: str) -> None:
         with self.db.tx() as conn:
             conn.execute(workers.delete().where(workers.c.owner == owner))
+
+    def worker_list(self, *, now: float, within_s: float = 300.0) -> list[WorkerSeen]:
+        """Workers heard from in the last ``within_s`` seconds, newest first, each with the
+        job or page range it holds a live lease on."""
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(workers.c.owner, workers.c.lanes, workers.c.seen_at)
+                .where(workers.c.seen_at >= now - within_s)
+                .order_by(workers.c.seen_at.desc(), workers.c.owner)
+            ).all()
+            owners = [str(r[0]) for r in rows]
+            held: dict[str, tuple[str, str | None]] = {}
+            if owners:
+                for job_id, owner, stage in conn.execute(
+                    select(jobs.c.id, jobs.c.lease_owner, jobs.c.stage).where(
+                        jobs.c.state == JobState.RUNNING.value,
+                        jobs.c.lease_owner.in_(owners),
+                        jobs.c.lease_expires_at >= now,
+                    )
+                ).all():
+                    held[str(owner)] = (str(job_id), None if stage is None else str(stage))
+                for job_id, owner, start, end in conn.execute(
+                    select(
+                        tasks.c.job_id, tasks.c.lease_owner, tasks.c.first_page, tasks.c.end_page
+                    ).where(
+                        tasks.c.state == "running",
+                        tasks.c.lease_owner.in_(owners),
+                        tasks.c.lease_expires_at >= now,
+                    )
+                ).all():
+                    held[str(owner)] = (str(job_id), f"pages {int(start) + 1}-{int(end)}")
+        return [
+            WorkerSeen(
+                str(owner),
+                tuple(x for x in str(lanes).split(",") if x),
+                float(seen),
+                *held.get(str(owner), (None, None)),
+            )
+            for owner, lanes, seen in rows
+        ]
 
     def live_workers(
         self, *, now: float, within_s: float = 30.0, conn: Connection | None = None
@@ -353,13 +425,21 @@ class SqlStats:
                 )
             ).all()
             review = conn.execute(
-                select(jobs.c.id, jobs.c.tenant, jobs.c.reason, jobs.c.finished_at)
+                select(jobs.c.id, jobs.c.tenant, jobs.c.reason, jobs.c.finished_at, jobs.c.label)
                 .where(jobs.c.state == JobState.REVIEW.value)
                 .order_by(jobs.c.finished_at)
                 .limit(review_limit)
             ).all()
             dead = conn.execute(
-                select(jobs.c.id, jobs.c.tenant, jobs.c.lane, jobs.c.reason, jobs.c.finished_at)
+                select(
+                    jobs.c.id,
+                    jobs.c.tenant,
+                    jobs.c.lane,
+                    jobs.c.reason,
+                    jobs.c.finished_at,
+                    jobs.c.label,
+                    jobs.c.source_key.is_not(None),
+                )
                 .where(jobs.c.state == JobState.REJECTED.value)
                 .order_by(jobs.c.finished_at.desc())
                 .limit(dead_limit)
@@ -380,9 +460,12 @@ class SqlStats:
         return RecentWork(
             timings=[(str(stage), float(seconds)) for stage, seconds in timings],
             finished=[(float(at), int(pages or 0)) for at, pages in finished],
-            review=[HeldJob(str(r[0]), str(r[1]), r[2], _float(r[3])) for r in review],
+            review=[HeldJob(str(r[0]), str(r[1]), r[2], _float(r[3]), r[4]) for r in review],
             review_total=int(review_total),
-            dead=[DeadLetter(str(r[0]), str(r[1]), str(r[2]), r[3], _float(r[4])) for r in dead],
+            dead=[
+                DeadLetter(str(r[0]), str(r[1]), str(r[2]), r[3], _float(r[4]), r[5], bool(r[6]))
+                for r in dead
+            ],
             decisions=[
                 DecisionMade(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in decisions
             ],

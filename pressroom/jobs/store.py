@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection
 
     from pressroom.jobs.claims import Claimed
-    from pressroom.jobs.stats import RecentWork, TenantLoad
+    from pressroom.jobs.stats import RecentWork, TenantLoad, WorkerSeen
 
 
 class Queue(Protocol):
@@ -345,7 +345,12 @@ class Stats(AdmissionFigures, Protocol):
 
     def worker_seen(self, owner: str, lanes: tuple[str, ...], *, now: float) -> None: ...
 
+    def worker_beat(self, owner: str, *, now: float) -> None:
+        """A busy worker's lease heartbeat refreshes its row (never recreates one)."""
+
     def worker_gone(self, owner: str) -> None: ...
+
+    def worker_list(self, *, now: float, within_s: float = 300.0) -> list[WorkerSeen]: ...
 
     def counts(self) -> dict[tuple[str, str], int]: ...
 

@@ -203,6 +203,8 @@ class Heartbeat:
         while not self._stop.wait(lease / 3):
             try:
                 alive = self.renew()
+                # the worker's own row too: admission counts workers heard from lately
+                self.services.store.stats.worker_beat(self.owner, now=self.services.clock())
             except TransientError:
                 continue  # the store is down for a moment: the lease may still hold
             if not alive:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 
@@ -44,9 +45,9 @@ def test_dashboard_loads_in_chromium_and_shows_both_lanes(server: Server, tmp_pa
         server.client.post("/v1/jobs", files={"file": ("x", png)}, data={"lane": lane}).json()["id"]
         for lane in ("bulk", "interactive")
     ]
-    broken = server.client.post("/v1/jobs", files={"file": ("x", b"%PDF-1.7\n%broken")}).json()[
-        "id"
-    ]
+    broken = server.client.post(
+        "/v1/jobs", files={"file": ("x", b"%PDF-1.7\n%broken")}, data={"label": "Case 77-B"}
+    ).json()["id"]
     for job_id in [*ids, broken]:
         server.wait_for(job_id, {"complete", "rejected", "review"})
 
@@ -57,8 +58,12 @@ def test_dashboard_loads_in_chromium_and_shows_both_lanes(server: Server, tmp_pa
     assert 'id="lane-bulk"' in page and 'id="lane-interactive"' in page
     assert "bulk lane" in page and "interactive lane" in page
     assert "CORRUPT" in page and broken in page  # the dead letter, with its reason
+    assert "Case 77-B" in page and f"/review/jobs/{broken}/redrive" in page  # label, button
+    # the service's own worker processes, by host, with their lanes
+    workers = page.split('id="workers"')[1].split("</section>")[0]
+    assert socket.gethostname()[:24] in workers and "bulk" in workers, workers
     assert "<svg" in page and 'http-equiv="refresh"' in page
-    for section in ("throughput", "stages", "retries", "dead", "review", "scratch"):
+    for section in ("throughput", "stages", "retries", "dead", "review", "workers", "scratch"):
         assert f'id="{section}"' in page
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from pressroom.api.app import create_app
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import views
-from pressroom.desk.backend import Approved, Decision, HeldDetail, HeldItem
+from pressroom.desk.backend import Approved, DeadItem, Decision, HeldDetail, HeldItem
 from pressroom.desk.gate import KeyGate
 from pressroom.desk.web import DeskConfig
 from pressroom.errors import NotFound
@@ -70,6 +70,13 @@ class HostileDesk(FakeDesk):
         if item_id == "missing":
             raise NotFound(EVIL)
         return super().detail(viewer, item_id)
+
+    # an operator's redrive (DeadLetters), every field hostile
+    def dead_letter(self, viewer, item_id):  # type: ignore[no-untyped-def]
+        return DeadItem(item_id + EVIL, EVIL, EVIL, EVIL, EVIL, 3, 0.0)
+
+    def redrive(self, viewer, item_id):  # type: ignore[no-untyped-def]
+        self.redriven = item_id
 
 
 def hostile(now: float) -> HeldDetail:
@@ -134,6 +141,10 @@ def test_every_page_keeps_hostile_values_as_text(
     pages.append(done.text)
     assert "Download the output" in done.text
     pages.append(client.get("/review/jobs/missing").text)
+    pages.append(client.get("/review/jobs/j_dead/redrive").text)
+    sent = client.post("/review/jobs/j_dead/redrive", data={"csrf_token": token})
+    assert sent.status_code == 200 and desk.redriven == "j_dead"
+    check(sent.text)  # the done page: the id as asked for, nothing of the backend's
     rebuilding = replace(detail, item=replace(detail.item, state="rebuilding"))
     desk.details["j_acme1"] = rebuilding
     pages.append(client.get("/review/jobs/j_acme1").text)
@@ -191,7 +202,17 @@ def test_an_operators_folder_replaces_a_pages_file(
 def test_the_dashboard_keeps_hostile_values_as_text() -> None:
     from pressroom.api.dashboard import Snapshot, render_dashboard
 
-    row = {"id": EVIL, "tenant": EVIL, "lane": EVIL, "reason": EVIL, "age": 5.0}
+    row = {"id": EVIL, "tenant": EVIL, "label": EVIL, "lane": EVIL, "reason": EVIL, "age": 5.0}
+    row["redrivable"] = True
+    worker = {
+        "host": EVIL,
+        "pid": EVIL,
+        "lanes": EVIL,
+        "heartbeat": 3.0,
+        "stale": True,
+        "job": EVIL,
+        "stage": EVIL,
+    }
     snap = Snapshot(
         now=0.0,
         counts={("bulk", "accepted"): 2},
@@ -206,6 +227,7 @@ def test_the_dashboard_keeps_hostile_values_as_text() -> None:
         review=[row],
         recent_dead=[row],
         decisions=[{"at": 0.0, "id": EVIL, "action": EVIL, "key_id": EVIL}],
+        worker_list=[worker],
     )
     page = render_dashboard(snap)
     parsed = Markup()
