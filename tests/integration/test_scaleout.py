@@ -66,7 +66,10 @@ def test_upload_process_download_on_postgres_and_s3(scaled: Services, tmp_path: 
     key = services.store.tenancy.create_key("acme", now=services.clock())
     client = TestClient(create_app(services))
     headers = {"Authorization": f"Bearer {key}"}
-    job_id = post(client, headers, png_bytes(tmp_path)).json()["id"]
+    label = 'Reçu "7"; année.pdf'  # quotes, a separator and non-ASCII, as a client may send
+    job_id = post(client, headers, png_bytes(tmp_path), label=label).json()["id"]
+    named = """attachment; filename="Re_u _7__ ann_e.pdf"; filename*=UTF-8''"""
+    named += "Re%C3%A7u%20%227%22%3B%20ann%C3%A9e.pdf"
     # the source is in the bucket under the prefix, not on local disk
     assert [k for k, _ in raw_s3(services).list("sources")] == [f"sources/acme/{job_id}/source"]
     assert not (services.settings.data_dir / "blobs").exists()
@@ -80,6 +83,7 @@ def test_upload_process_download_on_postgres_and_s3(scaled: Services, tmp_path: 
     if isinstance(services.blobs, EncryptedBlobStore):
         # encrypted at rest: the bucket holds ciphertext, the API decrypts while streaming
         assert response.status_code == 200 and response.content.startswith(b"%PDF")
+        assert response.headers["content-disposition"] == named
         with raw_s3(services).open(artifacts[0]) as fh:
             assert not fh.read().startswith(b"%PDF")
     else:
@@ -89,6 +93,9 @@ def test_upload_process_download_on_postgres_and_s3(scaled: Services, tmp_path: 
         assert "X-Amz-Expires=300" in target and "X-Amz-Signature=" in target
         fetched = httpx.get(target)
         assert fetched.status_code == 200 and fetched.content.startswith(b"%PDF")
+        # the bucket names the download as the API would: the presigned link says so
+        assert fetched.headers["content-disposition"] == named
+        assert fetched.headers["content-type"] == "application/pdf"
     assert list(services.settings.scratch_dir.iterdir()) == []
 
 
