@@ -137,6 +137,7 @@ class PressroomClient:
         allow_no_text: bool = False,
         optimize: int = 0,
         label: str | None = None,
+        languages: str | None = None,
     ) -> RemoteJob:
         """Upload one file. Its local name is not sent, only ``label`` when given (``pressroom
         submit`` gives the file's name unless told not to). ``output_type`` and ``sidecar``
@@ -154,6 +155,7 @@ class PressroomClient:
             "sidecar": None if sidecar is None else ("true" if sidecar else "false"),
             "allow_no_text": "true" if allow_no_text else None,
             "optimize": str(optimize) if optimize else None,
+            "languages": languages,
         }
         data = {k: v for k, v in fields.items() if v}
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
@@ -285,6 +287,7 @@ class SubmitOptions:
     optimize: int = 0
     label: str | None = None  # every file's label; None: each file's own name
     send_names: bool = True  # False (--no-label): no label at all
+    languages: str | None = None  # -l: OCR languages; None: the template's or the service's
 
 
 def find_key(explicit: str | None, settings: Settings) -> str | None:
@@ -339,6 +342,7 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     allow_no_text=opts.allow_no_text,
                     optimize=opts.optimize,
                     label=opts.label or (path.name if opts.send_names else None),
+                    languages=opts.languages,
                 ).id
             except ApiError as exc:
                 refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.temporary else 2)

@@ -45,8 +45,8 @@ MEANINGS = {
     "(`PRESSROOM_MAX_DETECT_CHARS`): refused before it is read, never delivered unredacted.",
     "DEADLINE_EXCEEDED": "The job cannot finish, or did not finish, inside its deadline.",
     "ENCRYPTED": "An encrypted PDF (any encryption, even with an empty password).",
-    "ENGINE_UNAVAILABLE": "The OCR engine could not start (missing language data, library "
-    "failure).",
+    "ENGINE_UNAVAILABLE": "The OCR engine could not start (a library failure; language data "
+    "missing for the job is `UNSUPPORTED_LANGUAGE`).",
     "EXPIRED": "The redaction policy's `expires_at` has passed.",
     "FORBIDDEN": "A valid key without the role this needs (an operator key for operator routes).",
     "IDEMPOTENCY_CONFLICT": "The same Idempotency-Key was used before with a different request.",
@@ -115,6 +115,9 @@ MEANINGS = {
     "UNSUPPORTED_FORM": "An XFA form with no appearances of its own (a dynamic form: the viewer "
     "builds its pages). Pressroom keeps what a form shows by drawing it into the page, and "
     "cannot for this one; save it as a static PDF (print to PDF) and send that.",
+    "UNSUPPORTED_LANGUAGE": "An OCR language whose Tesseract data is not installed where the "
+    "job runs, or a code that is no Tesseract language: the message names the Debian package "
+    "(`tesseract-ocr-deu`) and the languages installed. See docs/languages.md.",
     "UNSUPPORTED_POLICY": "A redaction class Pressroom does not support, or a malformed "
     "`expires_at`.",
     "VERIFIER_UNAVAILABLE": "The identity service timed out or failed.",

@@ -178,6 +178,14 @@ class UnsupportedPolicy(PermanentError):
     http_status = 400
 
 
+class UnsupportedLanguage(PermanentError):
+    """OCR languages that are not installed (or not Tesseract codes at all): installing the
+    pack fixes it, retrying does not."""
+
+    code = "UNSUPPORTED_LANGUAGE"
+    http_status = 400
+
+
 class PolicyExpired(PermanentError):
     code = "EXPIRED"
     http_status = 400

@@ -25,6 +25,7 @@ from pressroom.jobs.admission import REFUSALS, Admission, admit, work_units
 from pressroom.jobs.model import Job, Lane, NewJob
 from pressroom.jobs.store import AdmissionFigures, Queue, Tenancy
 from pressroom.labels import Labels, parse_label
+from pressroom.languages import check_listed, parse_languages
 from pressroom.pipeline.pagecount import count_work
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.checks import check_policy_classes
@@ -63,6 +64,7 @@ class SubmitRequest:
     allow_no_text: bool = False
     optimize: int = 0
     label: str | None = None  # the client's name for the job (≤ 200 characters), as given
+    languages: tuple[str, ...] | None = None  # OCR languages; None: the template's, the setting
 
 
 def parse_template(fields: Mapping[str, str], allowed: frozenset[str] | None) -> str:
@@ -127,6 +129,7 @@ def parse_submit(
     optimize = fields.get("optimize", "0")
     if optimize not in ("0", "1", "2"):
         raise BadRequest("optimize must be 0, 1 or 2")
+    languages = parse_languages(fields["languages"]) if fields.get("languages") else None
     return SubmitRequest(
         template,
         lane,
@@ -143,6 +146,7 @@ def parse_submit(
         allow_no_text=allow_no_text,
         optimize=int(optimize),
         label=label,
+        languages=languages,
     )
 
 
@@ -375,7 +379,21 @@ class Intake:
         if not request.policy.empty:
             # refused here, nothing loaded
             check_policy_classes(request.policy.classes, self.settings.redaction)
+        self.check_languages(self.languages_of(request, template), request.lane)
         return request, template
+
+    def languages_of(self, request: SubmitRequest, template: Template) -> tuple[str, ...]:
+        """The job's OCR languages: its own, else its template's, else the setting's."""
+        return request.languages or template.languages or self.settings.languages
+
+    def check_languages(self, languages: tuple[str, ...], lane: Lane) -> None:
+        """At the door: against the languages the setting lists, else those every live worker
+        of the lane reports; with neither known, the worker checks (and refuses the same)."""
+        available: tuple[str, ...] | None = self.settings.languages_available or None
+        if available is None:
+            available = self.figures.worker_languages(lane.value, now=self.clock())
+        if available is not None:
+            check_listed(languages, available)
 
     def _options(self, request: SubmitRequest, template: Template) -> dict[str, Any]:
         """The job's options as stored: the policy, the pixels flag, the kind of output (the
@@ -393,6 +411,9 @@ class Intake:
             options["allow_no_text"] = True
         if request.optimize:
             options["optimize"] = request.optimize
+        # made explicit, like the output's kind: a later change of the template or the setting
+        # does not change what an accepted job reads
+        options["languages"] = "+".join(self.languages_of(request, template))
         if request.review_always:
             options["review"] = "always"
         if request.webhook_url:

@@ -162,6 +162,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     template_dirs: tuple[Path, ...] = ()
     languages: tuple[str, ...] = ("eng",)
+    languages_available: tuple[str, ...] = ()  # empty: what live workers report
     database_url: str = ""  # empty: SQLite in the data dir
     storage_url: str = ""  # empty: a folder in the data dir
     public_url: str = ""  # empty: links are built from each request's own base URL
@@ -307,11 +308,24 @@ TEXT = Cast("text", lambda raw: raw)
 BASE_URL = Cast("a URL", lambda raw: raw.strip().rstrip("/"))
 PATH = Cast("a path", lambda raw: Path(raw.strip()))
 PATHS = Cast("paths separated by ':'", lambda raw: tuple(Path(p) for p in _split(raw, ":")))
-LANGUAGES = Cast("Tesseract language codes joined by '+'", lambda raw: _split(raw, "+") or ("eng",))
+LANGUAGES = Cast("Tesseract language codes joined by '+'", lambda raw: _languages(raw) or ("eng",))
+SOME_LANGUAGES = Cast("Tesseract language codes joined by '+'", lambda raw: _languages(raw))
 LIST = Cast("a comma-separated list", lambda raw: _split(raw, ","))
 URL = Cast("a URL", lambda raw: raw.strip())
 NAME = Cast("a name", lambda raw: raw.strip())
 SHARE = Cast("a share from 0 to 1 (1: never)", lambda raw: _share(raw))
+
+
+def _languages(raw: str) -> tuple[str, ...]:
+    from pressroom.errors import UnsupportedLanguage
+    from pressroom.languages import parse_languages
+
+    if not raw.strip():
+        return ()
+    try:
+        return parse_languages(raw.strip())
+    except UnsupportedLanguage as exc:
+        raise ValueError(exc.message) from None
 
 
 def _share(raw: str) -> float:
@@ -441,7 +455,16 @@ VARIABLES: tuple[Var, ...] = (
         "PRESSROOM_OCR_LANGUAGES",
         "languages",
         LANGUAGES,
-        "Languages Tesseract reads, e.g. `eng+deu`.",
+        "The OCR languages of a job that names none (nor does its template), e.g. `eng+deu`; "
+        "each needs its Tesseract pack (`tesseract-ocr-deu`). See docs/languages.md.",
+    ),
+    _V(
+        "PRESSROOM_OCR_LANGUAGES_AVAILABLE",
+        "languages_available",
+        SOME_LANGUAGES,
+        "The OCR languages the workers have installed, for the API's check at the door (a job "
+        "asking for another is refused `UNSUPPORTED_LANGUAGE`); empty: what live workers "
+        "report in their heartbeat (none reported: the worker checks).",
     ),
     _V(
         "TESSDATA_PREFIX",

@@ -158,6 +158,11 @@ JOB_SCHEMA: dict[str, Any] = {
             "enum": [0, 1, 2],
             "description": "The lossless optimisation level asked for.",
         },
+        "languages": {
+            "type": "string",
+            "description": "The OCR languages the job is read with, Tesseract codes joined "
+            "with '+' (the job's own, else its template's, else the service's setting).",
+        },
         "allow_no_text": {
             "type": "boolean",
             "description": "Whether a document in which no page yields text is delivered.",
@@ -308,6 +313,15 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
             "default": "0",
             "description": "Smaller output, losslessly: 1 recompresses every Flate stream at "
             "the best level, 2 also stores grey and RGB images with a PNG predictor.",
+        },
+        "languages": {
+            "type": "string",
+            "maxLength": 160,
+            "pattern": "^[a-z]{3}(_[a-z]{2,5}){0,2}(\\+[a-z]{3}(_[a-z]{2,5}){0,2}){0,7}$",
+            "description": "OCR languages, Tesseract codes joined with '+' (`eng+deu`). "
+            "Default: the template's, else the service's `PRESSROOM_OCR_LANGUAGES`. A language "
+            "the workers lack is refused with 400 `UNSUPPORTED_LANGUAGE`, naming its Debian "
+            "package (`tesseract-ocr-deu`) and the languages installed.",
         },
         "allow_no_text": {
             "type": "string",

@@ -101,6 +101,7 @@ class OutputChoice:
     sidecar: bool | None = None
     allow_no_text: bool = False
     optimize: int = 0
+    languages: tuple[str, ...] = ()  # -l; (): the template's, else the setting's
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,7 @@ def process_one(
     global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.pipeline.core import JobOptions
+    from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.sidecar import sidecar_path
     from pressroom.pipeline.variants import Processing
     from pressroom.scratch import job_scratch
@@ -151,6 +153,9 @@ def process_one(
     try:
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
+            languages = (
+                (output.languages if output else ()) or template.languages or settings.languages
+            )
             options = JobOptions(
                 template=template,
                 title=title,
@@ -161,10 +166,12 @@ def process_one(
                 sidecar=output.sidecar if output else None,
                 allow_no_text=output.allow_no_text if output else False,
                 optimize=output.optimize if output else 0,
+                languages=languages,
             )
             processing = Processing(policy)
             try:
-                result = processing(path, built, options, _ENGINE, progress=bar)
+                engine = engine_for(_ENGINE, languages)
+                result = processing(path, built, options, engine, progress=bar)
                 if review_always and processing.redacts:
                     asked = ReviewRequested("every check passed; a person was asked to approve it")
                     asked.sheet = result.sheet
@@ -227,6 +234,7 @@ def _report(outcome: Outcome, quiet: bool) -> None:
 
 
 def cmd_process(args: argparse.Namespace) -> int:
+    from pressroom.languages import parse_languages, require
     from pressroom.redact.detect.checks import check_policy_classes
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
@@ -242,12 +250,15 @@ def cmd_process(args: argparse.Namespace) -> int:
             raise BadRequest("--review always needs --redact")
         if args.sidecar and str(args.output) == "-":
             raise BadRequest("--sidecar needs an output folder (-o DIR), not -")
+        asked = parse_languages(args.language) if args.language else ()
+        # before any file: a pack that is missing is missing for every one of them
+        require(asked or template.languages or settings.languages, settings.tessdata_prefix)
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
     outdir: Path = args.output
     outdir.mkdir(parents=True, exist_ok=True)
-    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text, args.optimize)
+    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text, args.optimize, asked)
     work = [
         (path, outdir / name)
         for path, name in zip(args.inputs, _output_names(args.inputs), strict=True)
@@ -516,6 +527,13 @@ def add_commands(sub: Any) -> None:
         default=0,
         help="smaller output, losslessly: 1 recompresses every Flate stream at the best "
         "level, 2 also stores grey and RGB images with a PNG predictor (default 0)",
+    )
+    p.add_argument(
+        "-l",
+        "--language",
+        metavar="LANGS",
+        help="OCR languages, Tesseract codes joined with '+' (eng+deu); each needs its pack "
+        "(tesseract-ocr-deu). Default: the template's, else PRESSROOM_OCR_LANGUAGES (eng)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)

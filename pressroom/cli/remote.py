@@ -52,6 +52,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         optimize=args.optimize,
         label=args.label,
         send_names=not args.no_label,
+        languages=args.language,
     )
     return run_submit(list(args.files), opts)
 
@@ -191,6 +192,13 @@ def add_commands(sub: Any) -> None:
         choices=[0, 1, 2],
         default=0,
         help="smaller output, losslessly (see pressroom process --optimize)",
+    )
+    sm.add_argument(
+        "-l",
+        "--language",
+        metavar="LANGS",
+        help="OCR languages, Tesseract codes joined with '+' (eng+deu); the service refuses "
+        "one its workers lack. Default: the template's, else the service's setting",
     )
     sm.add_argument(
         "--review",

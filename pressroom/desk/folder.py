@@ -57,6 +57,12 @@ def safe_stem(stem: str) -> bool:
     return STEM_RE.fullmatch(stem) is not None and ".." not in stem
 
 
+def _languages(stored: object, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The languages a held copy was read with (a copy held before they were kept: the
+    setting's)."""
+    return tuple(str(stored).split("+")) if stored else default
+
+
 @dataclass(frozen=True, slots=True)
 class Rebuild:
     """What a held document was made from, so the desk can make it again: the source's
@@ -494,12 +500,17 @@ class FolderDesk:
             sidecar=rebuild.output.get("sidecar"),
             allow_no_text=bool(rebuild.output.get("allow_no_text")),
             optimize=int(rebuild.output.get("optimize") or 0),
+            languages=_languages(rebuild.output.get("languages"), self.settings.languages),
         )
         processing = Processing(policy)
         with job_scratch(self.settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
             try:
-                result = processing(source, built, options, self._engine_for())
+                from pressroom.pipeline.ocr import engine_for
+
+                result = processing(
+                    source, built, options, engine_for(self._engine_for(), options.languages)
+                )
             except ReviewRequired as exc:  # held again, with the reason its checks give
                 hold(self.folder, item_id, built, exc, rebuild, now=held_at, keep_previous=True)
                 return

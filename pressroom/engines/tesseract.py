@@ -5,41 +5,19 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pressroom.errors import DeadlineExceeded, EngineUnavailable
+from pressroom.languages import TESSDATA_CANDIDATES, find_tessdata
 from pressroom.models import Box, OcrResult, Word
 
 if TYPE_CHECKING:
     from PIL import Image
 
-TESSDATA_CANDIDATES = (
-    "/usr/share/tesseract-ocr/5/tessdata",
-    "/usr/share/tesseract-ocr/4.00/tessdata",
-    "/usr/share/tessdata",
-    "/usr/local/share/tessdata",
-    "/opt/homebrew/share/tessdata",
-)
-
-
-def find_tessdata(languages: Iterable[str] = ("eng",), prefix: str = "") -> Path:
-    """The first tessdata folder that holds every language asked for, ``prefix`` (the
-    settings' ``TESSDATA_PREFIX``) first."""
-    wanted = list(languages)
-    candidates = [prefix, *TESSDATA_CANDIDATES]
-    for raw in candidates:
-        if not raw:
-            continue
-        for folder in (Path(raw), Path(raw) / "tessdata"):
-            if all((folder / f"{lang}.traineddata").is_file() for lang in wanted):
-                return folder
-    raise EngineUnavailable(
-        f"no tessdata folder with {'+'.join(wanted)}.traineddata; install tesseract-ocr-eng "
-        "or set TESSDATA_PREFIX"
-    )
+# where the data is looked for, and the refusal when a language is missing: pressroom.languages
+__all__ = ["TESSDATA_CANDIDATES", "TesseractEngine", "find_tessdata", "tesseract_version"]
 
 
 def _tesserocr() -> Any:
@@ -64,6 +42,16 @@ def _to_gray_bytes(image: Image.Image) -> tuple[bytes, int, int]:
     return image.tobytes(), image.width, image.height
 
 
+class _Apis:
+    """A process's Tesseract API objects, one per set of languages, and the OSD one: shared by
+    the engines ``with_languages`` makes, so a worker loads each set once."""
+
+    def __init__(self) -> None:
+        self.recognizers: dict[tuple[Path, tuple[str, ...]], Any] = {}
+        self.osd: Any = None
+        self.lock = threading.Lock()
+
+
 @dataclass
 class TesseractEngine:
     """The production ``OcrEngine``. Not thread-safe: one per worker process."""
@@ -73,9 +61,19 @@ class TesseractEngine:
     tessdata_prefix: str = ""  # settings.tessdata_prefix: tried before the usual folders
 
     def __post_init__(self) -> None:
-        self._api: Any = None
-        self._osd: Any = None
-        self._lock = threading.Lock()
+        self._apis = _Apis()
+        self._lock = self._apis.lock
+
+    def with_languages(self, languages: tuple[str, ...]) -> TesseractEngine:
+        """This engine reading ``languages`` (a job's), sharing the loaded API objects."""
+        if tuple(languages) == self.languages:
+            return self
+        # checked now, before the job does any work: a missing pack is UNSUPPORTED_LANGUAGE
+        folder = find_tessdata(languages, self.tessdata_prefix)
+        other = TesseractEngine(tuple(languages), folder, self.tessdata_prefix)
+        other._apis = self._apis
+        other._lock = self._apis.lock
+        return other
 
     @property
     def name(self) -> str:
@@ -87,36 +85,42 @@ class TesseractEngine:
         return self.tessdata
 
     def _recognizer(self) -> Any:
-        if self._api is None:
+        folder = self._folder()
+        key = (folder, self.languages)
+        api = self._apis.recognizers.get(key)
+        if api is None:
             t = _tesserocr()
             try:
-                self._api = t.PyTessBaseAPI(
-                    path=str(self._folder()),
+                api = t.PyTessBaseAPI(
+                    path=str(folder),
                     lang="+".join(self.languages),
                     psm=t.PSM.AUTO,
                     oem=t.OEM.LSTM_ONLY,
                 )
             except RuntimeError as exc:
                 raise EngineUnavailable(f"Tesseract failed to start: {exc}") from None
-        return self._api
+            self._apis.recognizers[key] = api
+        return api
 
     def _orientation_api(self) -> Any:
         # OSD needs its own API: on a recogniser API it returns nonsense or aborts the process.
-        if self._osd is None:
+        if self._apis.osd is None:
             t = _tesserocr()
+            given = self.tessdata
             folder = (
-                find_tessdata(("osd",), self.tessdata_prefix)
-                if self.tessdata is None
-                else self.tessdata
+                given
+                if given is not None and (given / "osd.traineddata").is_file()
+                else find_tessdata(("osd",), self.tessdata_prefix)
             )
             try:
-                self._osd = t.PyTessBaseAPI(path=str(folder), lang="osd", psm=t.PSM.OSD_ONLY)
+                osd = t.PyTessBaseAPI(path=str(folder), lang="osd", psm=t.PSM.OSD_ONLY)
                 # 20 characters instead of 50: 0.18 s instead of 0.45 s a page at 150 dpi, and
                 # still right on every page of the bench corpus (confidence 6-13 on real text).
-                self._osd.SetVariable("min_characters_to_try", "20")
+                osd.SetVariable("min_characters_to_try", "20")
             except RuntimeError as exc:
                 raise EngineUnavailable(f"Tesseract OSD failed to start: {exc}") from None
-        return self._osd
+            self._apis.osd = osd
+        return self._apis.osd
 
     def recognize(
         self,

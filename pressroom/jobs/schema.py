@@ -240,6 +240,7 @@ workers = Table(
     Column("owner", String(64), primary_key=True),
     Column("lanes", String(64), nullable=False),
     Column("seen_at", Float, nullable=False),
+    Column("languages", String(255)),  # its installed OCR languages, '+'-joined (0013)
 )
 
 webhook_deliveries = Table(

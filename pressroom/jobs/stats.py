@@ -194,13 +194,41 @@ class SqlStats:
 
     # --- workers ---------------------------------------------------------------------------
 
-    def worker_seen(self, owner: str, lanes: tuple[str, ...], *, now: float) -> None:
+    def worker_seen(
+        self,
+        owner: str,
+        lanes: tuple[str, ...],
+        *,
+        now: float,
+        languages: tuple[str, ...] | None = None,
+    ) -> None:
+        """A worker is alive; ``languages``: the OCR languages it has installed (None leaves
+        what it reported before)."""
+        values: dict[str, object] = {"seen_at": now}
+        if languages is not None:
+            values["languages"] = "+".join(languages)[:255]
         with self.db.tx() as conn:
-            done = conn.execute(update(workers).where(workers.c.owner == owner).values(seen_at=now))
+            done = conn.execute(update(workers).where(workers.c.owner == owner).values(**values))
             if done.rowcount == 0:
-                conn.execute(
-                    workers.insert().values(owner=owner, lanes=",".join(lanes), seen_at=now)
+                conn.execute(workers.insert().values(owner=owner, lanes=",".join(lanes), **values))
+
+    def worker_languages(
+        self, lane: str, *, now: float, within_s: float = 300.0
+    ) -> tuple[str, ...] | None:
+        """The OCR languages every live worker of ``lane`` that reported any has installed
+        (what a job there can ask for wherever it lands); None when none reported."""
+        with self.db.tx(read_only=True) as conn:
+            rows = conn.execute(
+                select(workers.c.lanes, workers.c.languages).where(
+                    workers.c.seen_at >= now - within_s, workers.c.languages.is_not(None)
                 )
+            ).all()
+        sets = [
+            set(str(langs).split("+")) for lanes, langs in rows if lane in str(lanes).split(",")
+        ]
+        if not sets:
+            return None
+        return tuple(sorted(set.intersection(*sets)))
 
     def worker_beat(self, owner: str, *, now: float) -> None:
         """A worker busy with a long job is still alive: its lease heartbeat says so here too

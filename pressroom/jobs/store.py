@@ -317,6 +317,11 @@ class AdmissionFigures(Protocol):
         self, *, now: float, within_s: float = 30.0, conn: Connection | None = None
     ) -> dict[str, int]: ...
 
+    def worker_languages(
+        self, lane: str, *, now: float, within_s: float = 300.0
+    ) -> tuple[str, ...] | None:
+        """The OCR languages every live worker of the lane reported; None: none reported."""
+
     def lane_load(
         self, lane: str, tenant: str, *, conn: Connection | None = None
     ) -> dict[str, TenantLoad]:
@@ -343,7 +348,14 @@ class Stats(AdmissionFigures, Protocol):
     def counter_totals(self) -> dict[tuple[str, str, str], int]:
         """Running totals per (kind, lane, reason) that never go down, pruning or not."""
 
-    def worker_seen(self, owner: str, lanes: tuple[str, ...], *, now: float) -> None: ...
+    def worker_seen(
+        self,
+        owner: str,
+        lanes: tuple[str, ...],
+        *,
+        now: float,
+        languages: tuple[str, ...] | None = None,
+    ) -> None: ...
 
     def worker_beat(self, owner: str, *, now: float) -> None:
         """A busy worker's lease heartbeat refreshes its row (never recreates one)."""

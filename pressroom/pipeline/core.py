@@ -61,6 +61,9 @@ class JobOptions:
     allow_no_text: bool = False
     # pipeline.optimize's level: 0 none, 1 Flate at its best, 2 also image predictors
     optimize: int = 0
+    # the OCR languages the job reads with (the engine is made for them: engine_for); ()
+    # for the engine's own
+    languages: tuple[str, ...] = ()
 
     @property
     def archive(self) -> bool:
@@ -79,6 +82,7 @@ class JobOptions:
             "sidecar": self.wants_sidecar,
             "allow_no_text": self.allow_no_text,
             "optimize": self.optimize,
+            "languages": "+".join(self.languages),
         }
 
 

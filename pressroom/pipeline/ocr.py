@@ -46,6 +46,17 @@ class OcrEngine(Protocol):
     def detect_orientation(self, image: Image.Image, *, dpi: float) -> tuple[int, float] | None: ...
 
 
+def engine_for(engine: OcrEngine, languages: tuple[str, ...]) -> OcrEngine:
+    """``engine`` reading a job's ``languages``: ``with_languages`` where the engine has it
+    (Tesseract: checks the data is installed, ``UNSUPPORTED_LANGUAGE`` if not); an engine that
+    reads one way (the tests' fakes) as it is."""
+    pick = getattr(engine, "with_languages", None)
+    if not languages or pick is None:
+        return engine
+    chosen: OcrEngine = pick(tuple(languages))
+    return chosen
+
+
 @dataclass(frozen=True, slots=True)
 class PageReading:
     """The best reading of one page, in the upright (rotated, not deskewed) pixel frame."""

@@ -59,6 +59,9 @@ class Template:
     # the defaults a job may override: "pdf" or "pdfa"; whether a sidecar text is written
     output_type: str = "pdf"
     sidecar: bool = False
+    # the OCR languages of a job that names none ([ocr] languages = "eng+deu"); () for the
+    # service's setting
+    languages: tuple[str, ...] = ()
 
     @property
     def identity(self) -> str:
@@ -146,6 +149,25 @@ def _output(raw: object) -> tuple[str, bool]:
     return str(kind), sidecar
 
 
+def _languages(raw: object) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise TemplateError("template section [ocr] must be a table")
+    value = raw.get("languages", "")
+    if not isinstance(value, str):
+        raise TemplateError('template [ocr] languages must be a string such as "eng+deu"')
+    if not value:
+        return ()
+    from pressroom.errors import UnsupportedLanguage
+    from pressroom.languages import parse_languages
+
+    try:
+        return parse_languages(value)
+    except UnsupportedLanguage as exc:
+        raise TemplateError(f"template [ocr] languages: {exc.message}") from None
+
+
 def _fit(raw: object) -> str:
     if raw is None:
         return FITS[0]
@@ -200,6 +222,7 @@ def load_template(folder: Path) -> Template:
             fit=_fit(raw.get("page")),
             output_type=output[0],
             sidecar=output[1],
+            languages=_languages(raw.get("ocr")),
         )
     except KeyError as exc:
         raise TemplateError(f"template.toml lacks {exc.args[0]!r}") from None

@@ -82,10 +82,13 @@ def _work(
     parent: int,
 ) -> None:
     from pressroom.errors import TransientError
+    from pressroom.languages import installed_languages
 
     done = 0
     last_rescue = 0.0
     lanes = tuple(lane.value for lane in claim_lanes)
+    # reported with the heartbeat: the API refuses a job asking for another at the door
+    languages = installed_languages(services.settings.tessdata_prefix)
     while not stop.is_set() and done < max_jobs:
         if os.getppid() != parent:  # the supervisor is gone (killed): do not linger as an orphan
             break
@@ -94,7 +97,9 @@ def _work(
                 services.store.queue.rescue_expired(now=services.clock(), policy=services.retry)
                 services.store.tasks.rescue_expired(now=services.clock(), policy=services.retry)
                 # admission divides the work ahead by the live workers it sees here
-                services.store.stats.worker_seen(owner, lanes, now=services.clock())
+                services.store.stats.worker_seen(
+                    owner, lanes, now=services.clock(), languages=languages
+                )
                 last_rescue = time.monotonic()
             job = runner.run_next(claim_lanes)
         except TransientError as exc:

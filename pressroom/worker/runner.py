@@ -44,7 +44,7 @@ from pressroom.pipeline.core import (
     remaining,
 )
 from pressroom.pipeline.inspect import file_sha256, inspect_source
-from pressroom.pipeline.ocr import OcrEngine
+from pressroom.pipeline.ocr import OcrEngine, engine_for
 from pressroom.pipeline.plain import process_range
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
 from pressroom.pipeline.stages import Stage, StageTimer
@@ -93,7 +93,12 @@ def output_digest(options: JobOptions) -> tuple[str, ...]:
     asked = options.output_choices()
     out = ["output-type=pdfa"] if asked["output_type"] == "pdfa" else []
     out += [name.replace("_", "-") for name in ("sidecar", "allow_no_text") if asked[name]]
-    return (*out, *([f"optimize={asked['optimize']}"] if asked["optimize"] else []))
+    out += [f"optimize={asked['optimize']}"] if asked["optimize"] else []
+    # the languages read with: another set is another text layer (English alone, the default
+    # since the start, is not named, so earlier digests stay what they were)
+    if options.languages not in ((), ("eng",)):
+        out.append("languages=" + "+".join(options.languages))
+    return tuple(out)
 
 
 def detector_identity(policy: RedactionPolicy, redaction: RedactionSettings) -> str:
@@ -109,10 +114,13 @@ def _job_options(
     limits: Limits,
     redaction: RedactionSettings,
     deadline: float | None,
+    default_langs: tuple[str, ...] = ("eng",),
 ) -> tuple[JobOptions, RedactionPolicy]:
     """The job's stored options (an untyped dict) read once, here at the edge, into the typed
     values the pipeline takes."""
     raw = job.options
+    # as the intake stored them; a job accepted before languages were per job: the setting's
+    languages = tuple(str(raw["languages"]).split("+")) if raw.get("languages") else default_langs
     options = JobOptions(
         template=template,
         title=job.title,
@@ -126,6 +134,7 @@ def _job_options(
         sidecar=bool(raw.get("sidecar")),
         allow_no_text=bool(raw.get("allow_no_text")),
         optimize=int(raw.get("optimize") or 0),
+        languages=languages,
         # a reviewer's corrections (stored by the desk's Apply; checked when they were sent)
         corrections=Corrections.parse(raw["corrections"]) if raw.get("corrections") else None,
     )
@@ -365,7 +374,7 @@ class JobRunner:
                 template = registered_template(job.template, services.settings.template_dirs)
                 settings = services.settings
                 options, policy = _job_options(
-                    job, template, settings.limits, settings.redaction, deadline
+                    job, template, settings.limits, settings.redaction, deadline, settings.languages
                 )
                 processing = Processing(policy)
                 built = scratch / "output.pdf"
@@ -374,7 +383,13 @@ class JobRunner:
                     return
                 with self._stage(job, Stage.PROCESS):
                     try:
-                        result = processing(source, built, options, self.engine, timer=timer)
+                        result = processing(
+                            source,
+                            built,
+                            options,
+                            engine_for(self.engine, options.languages),
+                            timer=timer,
+                        )
                     except ReviewRequired as exc:
                         # a job held for review shows where its time went, like any other
                         self._record_stages(job, timer)
@@ -473,7 +488,9 @@ class JobRunner:
         services, queue, now = self.services, self.queue, self.services.clock
         settings = services.settings
         template = registered_template(job.template, settings.template_dirs)
-        options, policy = _job_options(job, template, settings.limits, settings.redaction, None)
+        options, policy = _job_options(
+            job, template, settings.limits, settings.redaction, None, settings.languages
+        )
         digest = artifact_digest(
             job.source_sha256,
             template.content_hash,
@@ -594,7 +611,12 @@ class JobRunner:
                     ) from None
                 template = registered_template(job.template, services.settings.template_dirs)
                 options, _policy = _job_options(
-                    job, template, services.settings.limits, services.settings.redaction, deadline
+                    job,
+                    template,
+                    services.settings.limits,
+                    services.settings.redaction,
+                    deadline,
+                    services.settings.languages,
                 )
                 part = scratch / "part.pdf"
                 timer = StageTimer()
@@ -604,7 +626,7 @@ class JobRunner:
                         source,
                         part,
                         options,
-                        self.engine,
+                        engine_for(self.engine, options.languages),
                         range(task.first_page, task.end_page),
                         boundary=boundary,
                         timer=timer,
@@ -667,7 +689,7 @@ class JobRunner:
         if job.deadline_at is not None:
             deadline = time.monotonic() + (job.deadline_at - services.clock())
         options, _policy = _job_options(
-            job, template, settings.limits, settings.redaction, deadline
+            job, template, settings.limits, settings.redaction, deadline, settings.languages
         )
         split, _done = self.tasks.progress(job.id)
         parts: list[Path] = []
@@ -695,7 +717,7 @@ class JobRunner:
                 pages,
                 built,
                 options,
-                self.engine,
+                engine_for(self.engine, options.languages),
                 timer,
                 source_sha256=job.source_sha256,
                 kind=_source_kind(job.kind),
