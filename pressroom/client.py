@@ -97,6 +97,8 @@ class PressroomClient:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout_s)
+        # named in an unreachable service's error (never a link: a signed one is a secret)
+        self.base_url = str(self._http.base_url).rstrip("/") or url.rstrip("/")
         self._auth = {"Authorization": f"Bearer {key}"}
         self._sleep = sleep
 
@@ -115,7 +117,7 @@ class PressroomClient:
         try:
             response = self._http.request(method, url, headers=headers, **kw)
         except httpx.TransportError as exc:
-            raise ApiError("UNAVAILABLE", type(exc).__name__, None) from exc
+            raise ApiError("UNAVAILABLE", _unreachable(self.base_url, exc), None) from exc
         if response.status_code not in ok:
             raise ApiError.of(response)
         return response
@@ -138,6 +140,8 @@ class PressroomClient:
         optimize: int = 0,
         label: str | None = None,
         languages: str | None = None,
+        deadline: float | None = None,
+        customer: str | None = None,
     ) -> RemoteJob:
         """Upload one file. Its local name is not sent, only ``label`` when given (``pressroom
         submit`` gives the file's name unless told not to). ``output_type`` and ``sidecar``
@@ -156,6 +160,8 @@ class PressroomClient:
             "allow_no_text": "true" if allow_no_text else None,
             "optimize": str(optimize) if optimize else None,
             "languages": languages,
+            "deadline": f"{deadline:g}" if deadline is not None else None,
+            "customer": customer,
         }
         data = {k: v for k, v in fields.items() if v}
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
@@ -223,7 +229,10 @@ class PressroomClient:
                         out.write(block)
             tmp.replace(dest)
         except httpx.TransportError as exc:
-            raise ApiError("UNAVAILABLE", type(exc).__name__, None) from exc
+            # a presigned link names the bucket's host: that, never the link's signature
+            where = httpx.URL(url)
+            host = f"{where.scheme}://{where.netloc.decode()}" if where.is_absolute_url else ""
+            raise ApiError("UNAVAILABLE", _unreachable(host or self.base_url, exc), None) from exc
         finally:
             tmp.unlink(missing_ok=True)
         return dest
@@ -288,6 +297,11 @@ class SubmitOptions:
     label: str | None = None  # every file's label; None: each file's own name
     send_names: bool = True  # False (--no-label): no label at all
     languages: str | None = None  # -l: OCR languages; None: the template's or the service's
+    webhook_url: str | None = None
+    deadline: float | None = None  # seconds from acceptance
+    customer: str | None = None
+    # with several files, file N (from 1) is sent as KEY:N, so a retried batch repeats nothing
+    idempotency_key: str | None = None
 
 
 def find_key(explicit: str | None, settings: Settings) -> str | None:
@@ -315,6 +329,10 @@ def _progress(label: str, start: float) -> Callable[[RemoteJob], None]:
     return show
 
 
+def _unreachable(base: str, exc: Exception) -> str:
+    return f"cannot reach the service at {base} ({type(exc).__name__}); is it running?"
+
+
 def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | None = None) -> int:
     """Upload every file first (the queue sees the whole batch at once), then follow each."""
     worst = 0
@@ -327,7 +345,10 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
         worst = max(worst, exit_code)
 
     with PressroomClient(opts.url, opts.key, http=http) as client:
-        for path in files:
+        for number, path in enumerate(files, start=1):
+            idempotency = opts.idempotency_key
+            if idempotency is not None and len(files) > 1:
+                idempotency = f"{idempotency}:{number}"
             try:
                 job_id = client.submit(
                     path,
@@ -343,6 +364,10 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     optimize=opts.optimize,
                     label=opts.label or (path.name if opts.send_names else None),
                     languages=opts.languages,
+                    webhook_url=opts.webhook_url,
+                    deadline=opts.deadline,
+                    customer=opts.customer,
+                    idempotency_key=idempotency,
                 ).id
             except ApiError as exc:
                 refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.temporary else 2)

@@ -53,6 +53,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
         label=args.label,
         send_names=not args.no_label,
         languages=args.language,
+        webhook_url=args.webhook_url,
+        deadline=args.deadline,
+        customer=args.customer,
+        idempotency_key=args.idempotency_key,
     )
     return run_submit(list(args.files), opts)
 
@@ -156,7 +160,13 @@ def add_commands(sub: Any) -> None:
         action="store_true",
         help="send no label: the service never learns the file's name",
     )
-    sm.add_argument("--lane", choices=["bulk", "interactive"], default=None)
+    sm.add_argument(
+        "--lane",
+        choices=["bulk", "interactive"],
+        default=None,
+        help="bulk (the default) or interactive: a single urgent job that must not wait "
+        "behind a bulk drop",
+    )
     sm.add_argument(
         "--redact",
         default=None,
@@ -206,6 +216,34 @@ def add_commands(sub: Any) -> None:
         default=None,
         help="with --redact: send the output to the review desk only when its checks doubt it "
         "(default) or always",
+    )
+    sm.add_argument(
+        "--webhook-url",
+        default=None,
+        metavar="URL",
+        help="the service POSTs the job's end here, signed (see docs/service.md, Webhooks)",
+    )
+    sm.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the job must end within this many seconds of acceptance, or it is refused "
+        "DEADLINE_EXCEEDED (default: the lane's)",
+    )
+    sm.add_argument(
+        "--customer",
+        default=None,
+        metavar="ID",
+        help="the customer the document is for, checked with the identity verifier when one "
+        "is set up",
+    )
+    sm.add_argument(
+        "--idempotency-key",
+        default=None,
+        metavar="KEY",
+        help="send again safely: the same key and file answer the job already accepted; with "
+        "several files, file N is sent as KEY:N",
     )
     sm.add_argument("--wait", action="store_true", help="follow each job to its end")
     sm.add_argument(

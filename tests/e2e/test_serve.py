@@ -167,6 +167,27 @@ def test_submit_sends_each_files_name_as_its_label(server: Server, tmp_path: Pat
     assert got.headers["content-disposition"] == 'attachment; filename="case 118 waiver.pdf"'
 
 
+def test_submit_passes_languages_deadline_and_an_idempotency_key(
+    server: Server, tmp_path: Path
+) -> None:
+    scan = small_scan(seed=47, lines=2)
+    good = image_pdf([scan.image], tmp_path / "form.pdf", 300)
+    args = ["-l", "eng+deu", "--deadline", "900", "--idempotency-key", "drop-48", "--no-label"]
+    first = submit(server, str(good), *args)
+    again = submit(server, str(good), *args)
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    job_id = first.stdout.split("accepted as ")[1].split()[0]
+    assert again.stdout.split("accepted as ")[1].split()[0] == job_id  # the same job, once
+    job = server.wait_for(job_id, {"complete", "rejected", "review"})
+    assert job["state"] == "complete" and job["languages"] == "eng+deu"
+    assert job["deadline_at"] - job["created_at"] == pytest.approx(900)
+    # a pack the workers lack: refused at the door, naming it (the workers report theirs)
+    missing = submit(server, str(good), "-l", "ita", "--no-label")
+    assert missing.returncode == 2
+    assert "UNSUPPORTED_LANGUAGE: form.pdf: no Tesseract data for ita" in missing.stderr
+    assert "tesseract-ocr-ita" in missing.stderr
+
+
 def test_submit_keep_pixels_keeps_the_scan_as_it_was(server: Server, tmp_path: Path) -> None:
     from pressroom.synth import distort, save_jpeg
 

@@ -169,3 +169,80 @@ def test_download_writes_the_file_whole_or_not_at_all(tmp_path: Path) -> None:
     assert caught.value.code == "BAD_SIGNATURE"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pdf"]
     assert json.loads(json.dumps(done.data))["id"] == "j1"
+
+
+def test_submit_sends_every_option_the_api_takes_and_one_key_per_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pressroom submit`'s options reach the form as the API names them; with several files
+    and one --idempotency-key, file N goes as KEY:N (so resending the batch repeats none)."""
+    import email.parser
+
+    from pressroom.client import SubmitOptions, run_submit
+
+    sent: list[tuple[dict[str, str], str | None]] = []
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        head = f"Content-Type: {request.headers['content-type']}\r\n\r\n".encode()
+        message = email.parser.BytesParser().parsebytes(head + request.read())
+        fields = {
+            part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+            for part in message.get_payload()  # type: ignore[union-attr]
+        }
+        form = {str(k): v.decode() for k, v in fields.items() if k != "file"}
+        sent.append((form, request.headers.get("idempotency-key")))
+        return httpx.Response(202, json=job(f"j{len(sent)}"))
+
+    files = []
+    for name in ("a.pdf", "b.pdf"):
+        (tmp_path / name).write_bytes(b"%PDF-1.7\n")
+        files.append(tmp_path / name)
+    opts = SubmitOptions(
+        url=BASE,
+        key="k-1",
+        template="sample",
+        title="Payouts",
+        lane="interactive",
+        redact="name",
+        review="always",
+        languages="eng+deu",
+        webhook_url="https://hooks.example/p",
+        deadline=600.0,
+        customer="c-17",
+        idempotency_key="batch-9",
+        label="case 5",
+    )
+    http = httpx.Client(base_url=BASE, transport=httpx.MockTransport(serve))
+    assert run_submit(files, opts, http=http) == 0
+    assert [key for _, key in sent] == ["batch-9:1", "batch-9:2"]
+    assert sent[0][0] == {
+        "template": "sample",
+        "title": "Payouts",
+        "label": "case 5",
+        "lane": "interactive",
+        "redact": "name",
+        "review": "always",
+        "webhook_url": "https://hooks.example/p",
+        "languages": "eng+deu",
+        "deadline": "600",
+        "customer": "c-17",
+    }
+    assert "a.pdf: accepted as j1" in capsys.readouterr().out
+
+
+def test_an_unreachable_service_is_named_in_the_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pressroom.client import SubmitOptions, run_submit
+
+    def down(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    (tmp_path / "letter.pdf").write_bytes(b"%PDF-1.7\n")
+    http = httpx.Client(base_url=BASE, transport=httpx.MockTransport(down))
+    code = run_submit([tmp_path / "letter.pdf"], SubmitOptions(url=BASE, key="k"), http=http)
+    assert code == 75
+    assert capsys.readouterr().err == (
+        f"UNAVAILABLE: letter.pdf: cannot reach the service at {BASE} (ConnectError); "
+        "is it running?\n"
+    )
