@@ -114,7 +114,7 @@ def cmd_jobs_cancel(args: argparse.Namespace) -> int:
     if job.terminal:
         print(f"{job.id}: {job.state} {job.reason}")
     else:
-        print(f"{job.id}: cancel requested; it stops at its next stage boundary")
+        print(f"{job.id}: cancel requested; it stops before its next page")
     return 0
 
 

@@ -15,6 +15,7 @@ from pressroom.engines import pdfium
 from pressroom.errors import OutputCheckFailed
 from pressroom.models import PageText
 from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.stop import between_pages
 
 # What the source must not smuggle into an output: actions, scripts, attachments, forms.
 FORBIDDEN_ROOT_KEYS = ("/OpenAction", "/AA", "/AcroForm", "/Names", "/Outlines", "/Threads")
@@ -70,6 +71,7 @@ def check_output(path: Path, expected_pages: int, pages: Sequence[CheckedPage]) 
         if len(doc) != expected_pages:
             raise OutputCheckFailed("PDFium sees a different page count")
         for page in pages:
+            between_pages()
             if page.method != "ocr" or not page.expected:
                 continue
             found = squash(pdfium.page_text(doc, page.output_index, page.layout.text_box))

@@ -15,6 +15,7 @@ from pressroom.errors import ContentLimit, Corrupt, Encrypted, PageLimit, PixelL
 from pressroom.models import DocumentInfo, PageInfo, SourceKind
 from pressroom.pipeline.content import ContentMeter
 from pressroom.pipeline.sniff import sniff_file
+from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import bitmap_pixels
 from pressroom.settings import Limits
 
@@ -234,6 +235,7 @@ def _inspect_pdf(path: Path, limits: Limits, every_page_dpi: float | None) -> li
         if len(doc) != count:
             raise Corrupt("the PDF's page tree is inconsistent")
         for i in range(count):
+            between_pages()
             facts = pdfium.page_facts(doc, i)
             if facts.width_pt <= 0 or facts.height_pt <= 0:
                 raise Corrupt(f"page {i + 1} has no area")

@@ -40,6 +40,7 @@ from pressroom.pipeline.inspect import inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
 from pressroom.pipeline.render import PlacedSource, turn_cw
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits
 
@@ -137,6 +138,7 @@ def _read_pages(
     # Image sources' pages live in memory until written: write them out in parts.
     chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
     for page in walk.pages():
+        between_pages()
         if boundary is not None:
             boundary()
         page_info, raster = page.info, page.raster

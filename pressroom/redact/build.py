@@ -34,6 +34,7 @@ from pressroom.pipeline.core import (
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import NOTHING, Applied
 from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, visible_words
@@ -79,6 +80,7 @@ def build_output(
     frames = src.frames() if info.kind is not SourceKind.PDF else None
     try:
         for scan in scans:
+            between_pages()
             remaining(options.deadline)
             frame = next(frames) if frames is not None else None
             with timer.stage(Stage.DETECT):

@@ -27,6 +27,7 @@ from pressroom.pipeline.core import (
 )
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.faint import faint_words
@@ -186,6 +187,7 @@ def _rasters(
 ) -> Iterator[tuple[PageInfo, Image.Image, list[Word]]]:
     if info.kind is SourceKind.PDF:
         for page_info in info.pages:
+            between_pages()
             # pass one reads grey: the page is never held in colour (4 bytes a pixel) here
             with timer.stage(Stage.RASTER):
                 image, words = src.render(page_info.index, budget, grey=True)
@@ -194,6 +196,7 @@ def _rasters(
         frames = src.frames()
         try:
             for page_info, frame in zip(info.pages, frames, strict=False):
+                between_pages()
                 with timer.stage(Stage.RASTER):
                     budget.take(*frame.size, f"page {page_info.index + 1}")
                     image = square_frame(images.flatten(frame).convert("RGB"), page_info, budget)

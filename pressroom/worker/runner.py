@@ -48,6 +48,7 @@ from pressroom.pipeline.ocr import OcrEngine, engine_for
 from pressroom.pipeline.plain import process_range
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pipeline.stop import stop_when
 from pressroom.pipeline.variants import Processing
 from pressroom.redact.detect.ner import model_identity
 from pressroom.redact.policy import RedactionPolicy
@@ -264,6 +265,16 @@ class JobRunner:
                 self.on_job(None)
         return claimed.job
 
+    def _stop_check(self, job: Job) -> Callable[[], None]:
+        """What every loop over pages asks before a page (``pipeline.stop``): a cancel asked
+        for ends the job there, not at the next stage."""
+
+        def check() -> None:
+            if self.queue.cancel_requested(job.id):
+                raise JobCancelled
+
+        return check
+
     @contextmanager
     def _stage(self, job: Job, stage: Stage, carried: list[float] | None = None) -> Iterator[None]:
         """One of the runner's stages; before it starts, the boundary where a cancel stops
@@ -347,7 +358,10 @@ class JobRunner:
                     return
                 if split:
                     ranges_s: list[float] = []
-                    with self._stage(job, Stage.PROCESS, carried=ranges_s):
+                    with (
+                        self._stage(job, Stage.PROCESS, carried=ranges_s),
+                        stop_when(self._stop_check(job)),
+                    ):
                         built, result = self._assemble(job, scratch, ranges_s)
                     if heartbeat.lost:
                         raise LeaseLost
@@ -381,7 +395,7 @@ class JobRunner:
                 timer = StageTimer()
                 if not processing.redacts and self._split(job, source, options, timer):
                     return
-                with self._stage(job, Stage.PROCESS):
+                with self._stage(job, Stage.PROCESS), stop_when(self._stop_check(job)):
                     try:
                         result = processing(
                             source,

@@ -1,5 +1,5 @@
 """Cancel and early delete over HTTP, with a real JobRunner: a waiting job ends at once, a
-running one at its next stage boundary, a held one with its held copy; what ended otherwise is
+running one before its next page or stage, a held one with its held copy; what ended otherwise is
 a conflict; a finished job's output can go before its retention ends."""
 
 from __future__ import annotations
@@ -214,3 +214,65 @@ def test_the_typed_client_submits_waits_downloads_lists_and_cancels(
             remote.cancel(kept.id)
         assert (caught.value.status, caught.value.code) == (409, "CONFLICT")
         assert remote.delete_artifact(kept.id).artifact_url is None
+
+
+@dataclass
+class CancelOnPage(FakeOcrEngine):
+    """Tells the pages apart by their widths (page i is 400 + 20 i px wide at 100 dpi, and
+    every reading of it keeps that ratio), and cancels the job the first time it reads page
+    ``k`` (from 1)."""
+
+    k: int = 3
+    cancel: Any = None
+    read: list[int] = field(default_factory=list)  # pages (from 1) in the order first read
+
+    def recognize(self, image: Image.Image, **kw: Any) -> Any:
+        page = _page_of(image)
+        if page not in self.read:
+            self.read.append(page)
+            if page == self.k and self.cancel is not None:
+                self.cancel()
+        return super().recognize(image, **kw)
+
+
+def _page_of(image: Image.Image) -> int:
+    # width / height = (400 + 20 i) / 600 in any turn of the page the reader is shown
+    ratio = min(image.size) / max(image.size)
+    wide = ratio * 600 if ratio <= 1 else 600 / ratio
+    return round((wide - 400) / 20) + 1
+
+
+def _pages_tiff(path: Path, n: int) -> bytes:
+    frames = []
+    for i in range(n):
+        page = Image.new("L", (400 + 20 * i, 600), 255)
+        page.paste(0, (40, 40, 200, 60))
+        frames.append(page)
+    frames[0].save(path, "TIFF", save_all=True, append_images=frames[1:], dpi=(100, 100))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("redact", [None, "name"])
+def test_a_cancel_during_page_k_of_n_stops_before_page_k_plus_2(
+    api: Api, services: Services, tmp_path: Path, redact: str | None
+) -> None:
+    """Every loop over pages asks between pages (pipeline.stop): the job ends within a page
+    of the cancel, not after all of its OCR — on the plain path and on a redaction's."""
+    client, headers = api
+    _hooked(services)
+    n, k = 8, 3
+    form = {"webhook_url": HOOK, **({"redact": redact} if redact else {})}
+    job_id = post(client, headers, _pages_tiff(tmp_path / "eight.tiff", n), **form).json()["id"]
+
+    def cancel() -> None:
+        assert client.delete(f"/v1/jobs/{job_id}", headers=headers).status_code == 202
+
+    engine = CancelOnPage(k=k, cancel=cancel, lines=("Ordinary words on the page",))
+    work(services, engine)
+    assert engine.read[:k] == list(range(1, k + 1))  # read in order up to the cancel
+    assert max(engine.read) <= k + 1, engine.read  # no page after k + 1 was read
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert (job["state"], job["reason"], job["attempts"]) == ("rejected", "CANCELLED", 1)
+    assert _blobs(services) == []
+    assert list(services.settings.scratch_dir.iterdir()) == []
+    assert _events(services, job_id) == ["job.rejected"]

@@ -257,13 +257,13 @@ async def list_jobs(
     response_model=None,
     responses={
         **job(200, description="The job, ended CANCELLED (or as it is now, for a repeat)."),
-        **job(202, description="The job, running: it stops at its next stage boundary."),
+        **job(202, description="The job, running: it stops before its next page or stage."),
         **problems(401, 404, 409, 503),
     },
 )
 async def cancel(job_id: str, request: Request, who: Tenant, services: ServicesDep) -> JSONResponse:
     """Cancel a job: 200 with the job ended ``CANCELLED`` (it was waiting or held for
-    review), 202 while a running job stops at its next stage boundary, 200 with the job as it
+    review), 202 while a running job stops before its next page or stage, 200 with the job as it
     is now for a repeated cancel, 409 for a job that ended otherwise."""
     job, stopping = await run_in_threadpool(JobControl.of(services).cancel, job_id, who)
     log.info("job cancel", extra={"job_id": job_id, "tenant": who, "state": job.state.value})
