@@ -211,6 +211,15 @@ async def _signed_in_post(request: Request, cfg: DeskConfig) -> tuple[Session, M
     return who.session, form
 
 
+def _to_sign_in(request: Request, cfg: DeskConfig, who: _Who) -> Response:
+    """A page that needs a session, asked for without one: to the sign-in page, clearing a
+    cookie that no longer holds."""
+    response = RedirectResponse("/review", status_code=303)
+    if who.ended:
+        _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request, cfg)))
+    return response
+
+
 def _set(response: Response, header: str) -> None:
     response.headers.append("set-cookie", header)
 
@@ -306,14 +315,16 @@ async def job_page(request: Request, item_id: str) -> Response:
     cfg = config_of(request)
     who = await _who(request, cfg)
     if who.session is None:
-        response = RedirectResponse("/review", status_code=303)
-        if who.ended:
-            _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request, cfg)))
-        return response
+        return _to_sign_in(request, cfg, who)
     s = who.session
     detail = await run_in_threadpool(cfg.backend.detail, s.viewer, _check_id(item_id))
-    token = sessions.csrf_token(cfg.secret, s.nonce)
-    return _job_page(cfg.backend.title, s.viewer, detail, token, cfg.clock())
+    return _job_page(
+        cfg.backend.title,
+        s.viewer,
+        detail,
+        sessions.csrf_token(cfg.secret, s.nonce),
+        cfg.clock(),
+    )
 
 
 @router.get("/jobs/{item_id}/pages/{n}/{which}.png")
@@ -404,10 +415,7 @@ async def redrive_page(request: Request, item_id: str) -> Response:
     cfg = config_of(request)
     who = await _who(request, cfg)
     if who.session is None:
-        response = RedirectResponse("/review", status_code=303)
-        if who.ended:
-            _set(response, sessions.clear(SESSION_COOKIE, secure=_secure(request, cfg)))
-        return response
+        return _to_sign_in(request, cfg, who)
     s = who.session
     dead = await run_in_threadpool(_dead_letters(cfg).dead_letter, s.viewer, _check_id(item_id))
     return _page(
