@@ -83,14 +83,38 @@ def _hold_for_review(
     return hold(dest.parent / "review", dest.stem, built, exc, rebuild)
 
 
-def _output_names(inputs: Sequence[Path]) -> list[str]:
-    names: list[str] = []
-    for path in inputs:
-        name = path.stem + ".pdf"
-        if name in names:
-            name = path.name + ".pdf"
-        names.append(name)
-    return names
+# the files a folder given as an input contributes (a file named on the line is always taken,
+# its type decided by its content; in a folder, a copier's Thumbs.db or .DS_Store is not work)
+SCAN_SUFFIXES = frozenset({".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff"})
+
+
+def plan_inputs(inputs: Sequence[Path], *, recursive: bool = False) -> list[tuple[Path, Path]]:
+    """Each input file and its output's path relative to OUTDIR: ``NAME.pdf`` for a file, and
+    for a folder its files (with ``recursive`` every folder below too, the tree mirrored),
+    hidden ones left out, in name order. Two inputs that would be written to one output are
+    refused (``BAD_REQUEST``) before anything is done."""
+    planned: list[tuple[Path, Path]] = []
+    for given in inputs:
+        if given.is_dir():
+            pattern = "**/*" if recursive else "*"
+            found = sorted(
+                p
+                for p in given.glob(pattern)
+                if p.is_file()
+                and p.suffix.lower() in SCAN_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(given).parts)
+            )
+            planned += [(p, p.relative_to(given).with_suffix(".pdf")) for p in found]
+        else:  # a file, or one that is missing: NOT_FOUND for it alone, the rest go on
+            planned.append((given, Path(given.stem + ".pdf")))
+    seen: dict[Path, Path] = {}
+    for source, out in planned:
+        if out in seen:
+            raise BadRequest(
+                f"{seen[out]} and {source} would both be written as {out}; process them apart"
+            )
+        seen[out] = source
+    return planned
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,8 +272,11 @@ def cmd_process(args: argparse.Namespace) -> int:
             check_policy_classes(policy.classes, settings.redaction)
         elif args.review == "always":
             raise BadRequest("--review always needs --redact")
-        if args.sidecar and str(args.output) == "-":
-            raise BadRequest("--sidecar needs an output folder (-o DIR), not -")
+        if str(args.output) == "-":
+            raise BadRequest("-o - (the output on stdout) is not supported yet; give a folder")
+        planned = plan_inputs(args.inputs, recursive=args.recursive)
+        if not planned:
+            raise BadRequest("no PDF, PNG, JPEG or TIFF file in the folders given")
         asked = parse_languages(args.language) if args.language else ()
         # before any file: a pack that is missing is missing for every one of them
         require(asked or template.languages or settings.languages, settings.tessdata_prefix)
@@ -259,10 +286,17 @@ def cmd_process(args: argparse.Namespace) -> int:
     outdir: Path = args.output
     outdir.mkdir(parents=True, exist_ok=True)
     choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text, args.optimize, asked)
-    work = [
-        (path, outdir / name)
-        for path, name in zip(args.inputs, _output_names(args.inputs), strict=True)
-    ]
+    work: list[tuple[Path, Path]] = []
+    skipped = 0
+    for path, name in planned:
+        dest = outdir / name
+        if args.skip_existing and dest.exists():
+            skipped += 1
+            if not args.quiet:
+                print(f"skipped  {dest}  (exists)")
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        work.append((path, dest))
     started = time.monotonic()
     outcomes: list[Outcome] = []
     try:
@@ -310,11 +344,12 @@ def cmd_process(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if not args.quiet and len(work) > 1:
+    if not args.quiet and (len(work) > 1 or skipped):
         delivered = sum(1 for o in outcomes if o.exit_code == EXIT_OK)
         print(
             f"{delivered}/{len(work)} delivered, {sum(o.pages for o in outcomes)} pages in "
             f"{time.monotonic() - started:.1f}s -> {outdir}"
+            + (f"; {skipped} skipped (their output exists)" if skipped else "")
         )
     return max((o.exit_code for o in outcomes), default=EXIT_OK)
 
@@ -460,7 +495,7 @@ def add_commands(sub: Any) -> None:
         nargs="+",
         type=Path,
         metavar="INPUT",
-        help="PDF, PNG, JPEG or TIFF files (type decided by content)",
+        help="PDF, PNG, JPEG or TIFF files (type decided by content), or folders of them",
     )
     p.add_argument(
         "-o",
@@ -534,6 +569,17 @@ def add_commands(sub: Any) -> None:
         metavar="LANGS",
         help="OCR languages, Tesseract codes joined with '+' (eng+deu); each needs its pack "
         "(tesseract-ocr-deu). Default: the template's, else PRESSROOM_OCR_LANGUAGES (eng)",
+    )
+    p.add_argument(
+        "-r",
+        "--recursive",
+        action="store_true",
+        help="a folder's subfolders too; OUTDIR mirrors the tree",
+    )
+    p.add_argument(
+        "--skip-existing",
+        action="store_true",
+        help="leave out an input whose output is already in OUTDIR",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)
