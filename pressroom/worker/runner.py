@@ -208,13 +208,18 @@ class Heartbeat:
             lease_s=self.services.settings.lease_s,
         )
 
+    def beat(self) -> bool:
+        """One heartbeat: the lease renewed, and the worker's own row (admission counts
+        workers heard from lately). False once the lease is not this worker's any more."""
+        alive = self.renew()
+        self.services.store.stats.worker_beat(self.owner, now=self.services.clock())
+        return alive
+
     def _run(self) -> None:
         lease = self.services.settings.lease_s
         while not self._stop.wait(lease / 3):
             try:
-                alive = self.renew()
-                # the worker's own row too: admission counts workers heard from lately
-                self.services.store.stats.worker_beat(self.owner, now=self.services.clock())
+                alive = self.beat()
             except TransientError:
                 continue  # the store is down for a moment: the lease may still hold
             if not alive:
