@@ -25,7 +25,7 @@ from pressroom.jobs.admission import REFUSALS, Admission, admit, work_units
 from pressroom.jobs.model import Job, Lane, NewJob
 from pressroom.jobs.store import AdmissionFigures, Queue, Tenancy
 from pressroom.labels import Labels, parse_label
-from pressroom.languages import check_listed, parse_languages
+from pressroom.languages import check_listed, job_languages, parse_languages
 from pressroom.pipeline.pagecount import count_work
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.checks import check_policy_classes
@@ -384,7 +384,7 @@ class Intake:
 
     def languages_of(self, request: SubmitRequest, template: Template) -> tuple[str, ...]:
         """The job's OCR languages: its own, else its template's, else the setting's."""
-        return request.languages or template.languages or self.settings.languages
+        return job_languages(request.languages, template.languages, self.settings.languages)
 
     def check_languages(self, languages: tuple[str, ...], lane: Lane) -> None:
         """At the door: against the languages the setting lists, else those every live worker

@@ -30,6 +30,13 @@ TESSDATA_CANDIDATES = (
 )
 
 
+def job_languages(
+    asked: Sequence[str] | None, template: Sequence[str], default: Sequence[str]
+) -> tuple[str, ...]:
+    """A job's OCR languages: its own, else its template's, else the setting's."""
+    return tuple(asked or ()) or tuple(template) or tuple(default)
+
+
 def debian_package(code: str) -> str:
     """The Debian/Ubuntu package with a language's data: ``chi_sim`` → ``tesseract-ocr-chi-sim``."""
     return "tesseract-ocr-" + code.replace("_", "-")

@@ -159,6 +159,7 @@ def process_one(
     redaction that passes its checks is held for a person all the same."""
     global _ENGINE
     from pressroom.engines.tesseract import TesseractEngine
+    from pressroom.languages import job_languages
     from pressroom.pipeline.core import JobOptions
     from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.sidecar import sidecar_path
@@ -177,8 +178,8 @@ def process_one(
     try:
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
-            languages = (
-                (output.languages if output else ()) or template.languages or settings.languages
+            languages = job_languages(
+                output.languages if output else (), template.languages, settings.languages
             )
             options = JobOptions(
                 template=template,
@@ -258,7 +259,7 @@ def _report(outcome: Outcome, quiet: bool) -> None:
 
 
 def cmd_process(args: argparse.Namespace) -> int:
-    from pressroom.languages import parse_languages, require
+    from pressroom.languages import job_languages, parse_languages, require
     from pressroom.redact.detect.checks import check_policy_classes
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
@@ -279,7 +280,10 @@ def cmd_process(args: argparse.Namespace) -> int:
             raise BadRequest("no PDF, PNG, JPEG or TIFF file in the folders given")
         asked = parse_languages(args.language) if args.language else ()
         # before any file: a pack that is missing is missing for every one of them
-        require(asked or template.languages or settings.languages, settings.tessdata_prefix)
+        require(
+            job_languages(asked, template.languages, settings.languages),
+            settings.tessdata_prefix,
+        )
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
