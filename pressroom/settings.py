@@ -17,6 +17,7 @@ import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -892,3 +893,19 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--markdown"]:
         sys.exit("usage: python -m pressroom.settings --markdown > docs/configuration.md")
     sys.stdout.write(markdown())
+
+
+def source_date(environ: Mapping[str, str] | None = None) -> datetime | None:
+    """The date the reproducible-builds convention asks for (``SOURCE_DATE_EPOCH``, seconds
+    since 1970, UTC), for `process`: every date an output carries is this one, so the same
+    input makes the same bytes on every run. Not a Pressroom setting (no ``PRESSROOM_``): the
+    convention's own name. A value that is not such a number is BAD_CONFIG."""
+    raw = (os.environ if environ is None else environ).get("SOURCE_DATE_EPOCH")
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit():
+        raise BadConfig(f"SOURCE_DATE_EPOCH must be whole seconds since 1970, not {raw[:40]!r}")
+    try:
+        return datetime.fromtimestamp(int(raw), UTC)
+    except (OverflowError, OSError, ValueError):
+        raise BadConfig(f"SOURCE_DATE_EPOCH is out of range: {raw[:40]}") from None

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from pressroom.cli.common import (
     EXIT_INTERNAL,
@@ -19,42 +19,12 @@ from pressroom.cli.common import (
 )
 from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired
 from pressroom.fsutil import place_copy
-from pressroom.settings import Settings
+from pressroom.settings import Settings, source_date
 
 if TYPE_CHECKING:
-    from pressroom.pipeline.core import DocumentResult
+    from pressroom.pipeline.core import DocumentResult, JobOptions
     from pressroom.redact.policy import RedactionPolicy
     from pressroom.templates import Template
-
-
-class ProgressBar:
-    """A one-line progress bar on a terminal; silent when stderr is not one."""
-
-    def __init__(self, label: str, stream: TextIO, enabled: bool) -> None:
-        self.label = label
-        self.stream = stream
-        self.enabled = enabled
-        self.start = time.monotonic()
-        self.drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or total <= 0:
-            return
-        width = 28
-        filled = round(width * done / total)
-        elapsed = time.monotonic() - self.start
-        eta = elapsed / done * (total - done) if done else 0.0
-        self.stream.write(
-            f"\r{self.label[:32]:<32} [{'#' * filled}{'.' * (width - filled)}] "
-            f"{done}/{total} pages  {elapsed:5.1f}s  eta {eta:5.1f}s"
-        )
-        self.stream.flush()
-        self.drawn = True
-
-    def clear(self) -> None:
-        if self.drawn:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
 
 
 def _publish(built: Path, dest: Path) -> None:
@@ -145,7 +115,7 @@ def process_one(
     dest: Path,
     template: Template,
     title: str | None,
-    progress: bool = False,
+    progress: Callable[[int, int], None] | None = None,
     policy: RedactionPolicy | None = None,
     keep_pixels: bool = False,
     settings: Settings | None = None,
@@ -156,11 +126,8 @@ def process_one(
     """Process one input into ``dest``; every failure becomes a one-line Outcome. ``settings``:
     the command's, read once (None: read here); ``template_name``: the template as the user
     gave it, kept with a held copy so the review desk can rebuild it; ``review_always``: a
-    redaction that passes its checks is held for a person all the same."""
-    global _ENGINE
-    from pressroom.engines.tesseract import TesseractEngine
-    from pressroom.languages import job_languages
-    from pressroom.pipeline.core import JobOptions
+    redaction that passes its checks is held for a person all the same. ``progress``: told
+    each page read (``pipeline.core.Progress``)."""
     from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.sidecar import sidecar_path
     from pressroom.pipeline.variants import Processing
@@ -169,34 +136,16 @@ def process_one(
     settings = Settings.from_env() if settings is None else settings
     if not path.is_file():
         return Outcome(2, f"NOT_FOUND: {path}: no such file")
-    if _ENGINE is None:
-        _ENGINE = TesseractEngine(
-            languages=settings.languages, tessdata_prefix=settings.tessdata_prefix
-        )
-    bar = ProgressBar(path.name, sys.stderr, progress)
+    processing = Processing(policy)
+    tick = progress if callable(progress) else None
     t0 = time.monotonic()
     try:
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
-            languages = job_languages(
-                output.languages if output else (), template.languages, settings.languages
-            )
-            options = JobOptions(
-                template=template,
-                title=title,
-                limits=settings.limits,
-                keep_pixels=keep_pixels,
-                redaction=settings.redaction,
-                output_type=output.output_type if output else None,
-                sidecar=output.sidecar if output else None,
-                allow_no_text=output.allow_no_text if output else False,
-                optimize=output.optimize if output else 0,
-                languages=languages,
-            )
-            processing = Processing(policy)
+            options = job_options(template, title, settings, keep_pixels, output)
             try:
-                engine = engine_for(_ENGINE, languages)
-                result = processing(path, built, options, engine, progress=bar)
+                engine = engine_for(shared_engine(settings), options.languages)
+                result = processing(path, built, options, engine, progress=tick)
                 if review_always and processing.redacts:
                     asked = ReviewRequested("every check passed; a person was asked to approve it")
                     asked.sheet = result.sheet
@@ -225,8 +174,53 @@ def process_one(
         return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
     except Exception as exc:  # a bug: one line, never a traceback, and go on
         return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
-    finally:
-        bar.clear()
+    return delivered(dest, result, options, time.monotonic() - t0)
+
+
+def shared_engine(settings: Settings) -> Any:
+    """This process's Tesseract, made at its first use and reused for every file after."""
+    global _ENGINE
+    if _ENGINE is None:
+        from pressroom.engines.tesseract import TesseractEngine
+
+        _ENGINE = TesseractEngine(
+            languages=settings.languages, tessdata_prefix=settings.tessdata_prefix
+        )
+    return _ENGINE
+
+
+def job_options(
+    template: Template,
+    title: str | None,
+    settings: Settings,
+    keep_pixels: bool,
+    output: OutputChoice | None,
+) -> JobOptions:
+    """One file's pipeline options from the command's choices (its date: now, or
+    ``SOURCE_DATE_EPOCH``)."""
+    from pressroom.languages import job_languages
+    from pressroom.pipeline.core import JobOptions
+
+    options = JobOptions(
+        template=template,
+        title=title,
+        limits=settings.limits,
+        keep_pixels=keep_pixels,
+        redaction=settings.redaction,
+        output_type=output.output_type if output else None,
+        sidecar=output.sidecar if output else None,
+        allow_no_text=output.allow_no_text if output else False,
+        optimize=output.optimize if output else 0,
+        languages=job_languages(
+            output.languages if output else (), template.languages, settings.languages
+        ),
+    )
+    pinned = source_date()
+    return options if pinned is None else dataclasses.replace(options, when=pinned)
+
+
+def delivered(dest: Path, result: DocumentResult, options: JobOptions, seconds: float) -> Outcome:
+    """The ok line of a delivered output."""
     turned = sum(1 for r in result.rotations if r)
     return Outcome(
         EXIT_OK,
@@ -236,7 +230,7 @@ def process_one(
         + _flattened(result)
         + (", no text (an empty text layer, as allowed)" if result.text_layer == "empty" else "")
         + (", PDF/A-2b" if options.archive else "")
-        + f"  {time.monotonic() - t0:.1f}s",
+        + f"  {seconds:.1f}s",
         result.pages,
     )
 
@@ -273,6 +267,7 @@ def cmd_process(args: argparse.Namespace) -> int:
             check_policy_classes(policy.classes, settings.redaction)
         elif args.review == "always":
             raise BadRequest("--review always needs --redact")
+        source_date()  # a malformed SOURCE_DATE_EPOCH is refused before any work
         if str(args.output) == "-":
             raise BadRequest("-o - (the output on stdout) is not supported yet; give a folder")
         planned = plan_inputs(args.inputs, recursive=args.recursive)
@@ -301,50 +296,47 @@ def cmd_process(args: argparse.Namespace) -> int:
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         work.append((path, dest))
+    from pressroom.cli.progress import Board
+
     started = time.monotonic()
     outcomes: list[Outcome] = []
+    show = sys.stderr.isatty() and not args.quiet
     try:
-        if args.jobs <= 1 or len(work) == 1:
-            show = sys.stderr.isatty() and not args.quiet
-            for path, dest in work:
-                outcomes.append(
-                    process_one(
-                        path,
-                        dest,
-                        template,
-                        args.title,
-                        show,
-                        policy,
-                        args.keep_pixels,
-                        settings,
-                        args.template,
-                        args.review == "always",
-                        choice,
+        with Board(show, files=len(work)) as board:
+            if args.jobs <= 1:
+                passes = 2 if not policy.empty else 1
+                for path, dest in work:
+                    outcomes.append(
+                        process_one(
+                            path,
+                            dest,
+                            template,
+                            args.title,
+                            board.pages_callback(path, path.name, passes),
+                            policy,
+                            args.keep_pixels,
+                            settings,
+                            args.template,
+                            args.review == "always",
+                            choice,
+                        )
                     )
-                )
-                _report(outcomes[-1], args.quiet)
-        else:
-            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                futures = [
-                    pool.submit(
-                        process_one,
-                        path,
-                        dest,
-                        template,
-                        args.title,
-                        False,
-                        policy,
-                        args.keep_pixels,
-                        settings,
-                        args.template,
-                        args.review == "always",
-                        choice,
-                    )
-                    for path, dest in work
-                ]
-                for future in as_completed(futures):
-                    outcomes.append(future.result())
+                    board.end(path)
                     _report(outcomes[-1], args.quiet)
+            else:
+                from pressroom.cli.spread import Run, run_spread
+
+                run = Run(
+                    template,
+                    args.title,
+                    policy,
+                    args.keep_pixels,
+                    settings,
+                    args.template,
+                    args.review == "always",
+                    choice,
+                )
+                outcomes = run_spread(work, args.jobs, run, board, lambda o: _report(o, args.quiet))
     except KeyboardInterrupt:
         print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -391,27 +383,34 @@ def cmd_detect(args: argparse.Namespace) -> int:
         limits=settings.limits,
         redaction=settings.redaction,
     )
+    from pressroom.cli.progress import Board
+
     code = EXIT_OK
-    for path in args.inputs:
-        bar = ProgressBar(path.name, sys.stderr, sys.stderr.isatty())
-        try:
-            if not path.is_file():
-                raise FileNotFoundError
-            found = detect_document(path, policy, engine, options, progress=bar)
-        except FileNotFoundError:
-            print(f"NOT_FOUND: {path}: no such file", file=sys.stderr)
-            code = max(code, 2)
-            continue
-        except PressroomError as exc:
-            print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
-            code = max(code, exc.exit_code)
-            continue
-        finally:
-            bar.clear()
-        for f in found:
-            line = {"file": str(path), **f.as_json(values=not args.no_values)}
-            print(json.dumps(line, ensure_ascii=False), flush=False)
-        sys.stdout.flush()
+    with Board(sys.stderr.isatty(), files=len(args.inputs)) as board:
+        for path in args.inputs:
+
+            def scanned(_done: int, steps: int, path: Path = path) -> None:
+                # a redaction's scan pass alone: its steps are half a redaction's
+                board.step(path, path.name, steps // 2)
+
+            try:
+                if not path.is_file():
+                    raise FileNotFoundError
+                found = detect_document(path, policy, engine, options, progress=scanned)
+            except FileNotFoundError:
+                print(f"NOT_FOUND: {path}: no such file", file=sys.stderr)
+                code = max(code, 2)
+                continue
+            except PressroomError as exc:
+                print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
+                code = max(code, exc.exit_code)
+                continue
+            finally:
+                board.end(path)
+            for f in found:
+                line = {"file": str(path), **f.as_json(values=not args.no_values)}
+                print(json.dumps(line, ensure_ascii=False), flush=False)
+            sys.stdout.flush()
     return code
 
 
@@ -524,7 +523,8 @@ def add_commands(sub: Any) -> None:
         "--jobs",
         type=int,
         default=1,
-        help="files processed at once, one process each (default 1)",
+        help="processes to use (default 1): a plain document's pages are spread over them, "
+        "many files share them; a redaction is read whole in one",
     )
     p.add_argument(
         "--keep-pixels",

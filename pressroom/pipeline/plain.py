@@ -72,6 +72,18 @@ def process_document(
     return out.result(info, output, engine, levelled_pages=levelled_pages)
 
 
+@dataclass(frozen=True, slots=True)
+class RangeRead:
+    """What reading one page range gives: its pages as the output check must find them, how
+    many were levelled, and what drawing the document's forms in found (the whole document's,
+    the same for every range)."""
+
+    pages: list[CheckedPage]
+    levelled: int = 0
+    flattened: int = 0
+    notes: tuple[tuple[int, str], ...] = ()  # (page from 1, text) of sticky notes
+
+
 def process_range(
     source: Path,
     part: Path,
@@ -86,17 +98,45 @@ def process_range(
     to ``part`` (no cover, no metadata: ``core.assemble`` puts the parts together and checks
     the whole). ``boundary`` is called before each page: it raises to stop the range (a
     cancel, a lost lease). Returns the pages as the output check must find them."""
+    return read_range(source, part, options, engine, pages, boundary=boundary, timer=timer).pages
+
+
+def read_range(
+    source: Path,
+    part: Path,
+    options: JobOptions,
+    engine: OcrEngine,
+    pages: range,
+    *,
+    boundary: Callable[[], None] | None = None,
+    timer: StageTimer | None = None,
+    progress: Progress | None = None,
+) -> RangeRead:
+    """``process_range`` with what else the reading found; ``progress`` is told each page
+    done (its number in the document, the document's pages)."""
     timer = timer or StageTimer()
     with ExitStack() as stack:
         # forms and annotations drawn into their pages, as for a whole document
-        source = stack.enter_context(flattened(source, part, options.limits)).path
+        flat = stack.enter_context(flattened(source, part, options.limits))
+        source = flat.path
         with timer.stage(Stage.INSPECT):
             info = inspect_source(source, options.limits)
         base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
         out = Assembly(stack, options, len(info.pages), engine, timer, base=base, cover=False)
-        _read_pages(stack, source, info, out, options, engine, part, only=pages, boundary=boundary)
+        levelled = _read_pages(
+            stack,
+            source,
+            info,
+            out,
+            options,
+            engine,
+            part,
+            only=pages,
+            boundary=boundary,
+            progress=progress,
+        )
         out.save_part(part)
-    return out.checked
+    return RangeRead(out.checked, levelled, flat.flattened, tuple(flat.notes))
 
 
 def _read_pages(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -549,6 +550,7 @@ class OutputBuilder:
                 merged = self.pdf
                 for part in self.parts:
                     merged.pages.extend(stack.enter_context(pikepdf.open(part)).pages)
+                share_resources(merged)
             self._write(path, title=title, created=created)
 
     def save_part(self, path: Path) -> None:
@@ -618,17 +620,93 @@ class OutputBuilder:
         info.ModDate = pdf_date(created)
         if self.optimize >= 2:
             predict_images(self.pdf)
-        with best_flate(self.optimize):
+        # written once as it is, then again from that copy: the second write numbers (and
+        # groups in object streams) the objects in the order they are reached from the
+        # catalog, not the order they were made in, so one document is the same bytes whether
+        # it was built whole, from the source's own file, or put together from page ranges
+        raw = path.with_name(f"{path.name}.raw")
+        try:
             self.pdf.save(
-                path,
+                raw,
                 compress_streams=True,
-                # optimised: every Flate stream decoded and written again at the best level
-                stream_decode_level=(
-                    pikepdf.StreamDecodeLevel.generalized
-                    if self.optimize
-                    else pikepdf.StreamDecodeLevel.none
-                ),
-                recompress_flate=bool(self.optimize),
-                object_stream_mode=pikepdf.ObjectStreamMode.generate,
-                deterministic_id=True,
+                stream_decode_level=pikepdf.StreamDecodeLevel.none,
+                object_stream_mode=pikepdf.ObjectStreamMode.disable,
             )
+            with pikepdf.open(raw) as written, best_flate(self.optimize):
+                if "/ID" in written.trailer:  # both of its halves made from the content
+                    del written.trailer["/ID"]
+                written.save(
+                    path,
+                    compress_streams=True,
+                    # optimised: every Flate stream decoded and written again at the best level
+                    stream_decode_level=(
+                        pikepdf.StreamDecodeLevel.generalized
+                        if self.optimize
+                        else pikepdf.StreamDecodeLevel.none
+                    ),
+                    recompress_flate=bool(self.optimize),
+                    object_stream_mode=pikepdf.ObjectStreamMode.generate,
+                    deterministic_id=True,
+                )
+        finally:
+            raw.unlink(missing_ok=True)
+
+
+# a ToUnicode map's single-code entries (``<code> <unicode>``); a range has three values
+_MAPPED = re.compile(rb"^<([0-9A-Fa-f]+)> <[0-9A-Fa-f]+>$", re.MULTILINE)
+
+
+def _mapped_codes(font: object) -> set[int]:
+    if not isinstance(font, Dictionary) or not isinstance(font.get("/ToUnicode"), pikepdf.Stream):
+        return set()
+    return {int(code, 16) for code in _MAPPED.findall(font.ToUnicode.read_bytes())}
+
+
+def share_resources(pdf: pikepdf.Pdf) -> None:
+    """Pages put together from parts (a long image source written out in pieces, a split
+    document's ranges) each bring their part's text-layer font, band font and logo: made
+    one of each again, as one builder makes them for a whole document, so the output is the
+    same bytes however it was cut (and each font or logo is stored once). Only what the
+    builder puts on its own pages is touched (``/Gly``, ``/Hv``, ``/Logo``); a source's
+    resources live inside ``/Src``."""
+    fonts: list[Dictionary] = []
+    xobjects: list[Dictionary] = []
+    for page in pdf.pages:
+        resources = page.obj.get("/Resources")
+        if not isinstance(resources, Dictionary):
+            continue
+        font, xobject = resources.get("/Font"), resources.get("/XObject")
+        if isinstance(font, Dictionary):
+            fonts.append(font)
+        if isinstance(xobject, Dictionary):
+            xobjects.append(xobject)
+    glyphless = [f.Gly for f in fonts if "/Gly" in f]
+    if len({g.objgen for g in glyphless}) > 1:
+        shared = glyphless_font(pdf)
+        codes = set().union(*(_mapped_codes(g) for g in glyphless))
+        shared.ToUnicode.write(to_unicode(c for c in codes if c > 0xFF))
+        for f in fonts:
+            if "/Gly" in f:
+                f.Gly = shared
+    band = [f.Hv for f in fonts if "/Hv" in f]
+    if len({b.objgen for b in band}) > 1:
+        font = pdf.make_indirect(
+            Dictionary(Type=Name.Font, Subtype=Name.TrueType, Encoding=Name.WinAnsiEncoding)
+        )
+        codes = set().union(*(_mapped_codes(b) for b in band))
+        fill_simple_truetype(pdf, font, BAND_FONT, Name.WinAnsiEncoding, codes | {32})
+        for f in fonts:
+            if "/Hv" in f:
+                f.Hv = font
+    logos = [x.Logo for x in xobjects if "/Logo" in x]
+    if len({lg.objgen for lg in logos}) > 1:
+        first = logos[0]
+        same = all(
+            lg.read_raw_bytes() == first.read_raw_bytes()
+            and lg.SMask.read_raw_bytes() == first.SMask.read_raw_bytes()
+            for lg in logos
+        )
+        if same:  # one template's logo, made once a part
+            for x in xobjects:
+                if "/Logo" in x:
+                    x.Logo = first

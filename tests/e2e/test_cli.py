@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.synth import save_png, text_pdf
+from pressroom.synth import image_pdf, save_png, text_pdf
 from tests.helpers import cer, content_rect, output_text, small_scan
 
 pytestmark = pytest.mark.e2e
@@ -17,8 +17,10 @@ pytestmark = pytest.mark.e2e
 PRESSROOM = Path(sys.executable).with_name("pressroom")
 
 
-def run_cli(*args: str, scratch: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(scratch)}
+def run_cli(
+    *args: str, scratch: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(scratch), **(env or {})}
     return subprocess.run(
         [str(PRESSROOM), *args], capture_output=True, text=True, env=env, timeout=300, check=False
     )
@@ -107,6 +109,89 @@ def test_jobs_process_files_in_parallel_with_the_same_results(tmp_path: Path) ->
         assert cer(s.text, output_text(out / f"f{i}.pdf")) <= 0.05
     assert "3/4 delivered" in done.stdout
     assert list(scratch.iterdir()) == []
+
+
+def _three_page_scan(tmp: Path) -> Path:
+    pages = [small_scan(seed=s, lines=2, dpi=150).image for s in (41, 42, 43)]
+    return image_pdf(pages, tmp / "bundle.pdf", 150)
+
+
+def test_j2_spreads_one_documents_pages_and_writes_j1s_bytes(tmp_path: Path) -> None:
+    """Real Tesseract, dates pinned by SOURCE_DATE_EPOCH: -j 2 reads the document's pages in
+    two processes and delivers exactly what -j 1 delivers, its sidecar text too."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    scan = _three_page_scan(tmp_path)
+    env = {"SOURCE_DATE_EPOCH": "1767225600"}
+    runs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        done = run_cli(
+            "process", str(scan), "-o", str(out), "-j", jobs, "--sidecar", "--template",
+            "sample", scratch=scratch, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""  # not a terminal: no progress drawn
+        runs.append(out)
+    assert (runs[0] / "bundle.pdf").read_bytes() == (runs[1] / "bundle.pdf").read_bytes()
+    assert (runs[0] / "bundle.txt").read_text() == (runs[1] / "bundle.txt").read_text()
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_malformed_source_date_epoch_is_refused_before_any_work(tmp_path: Path) -> None:
+    scan = save_png(small_scan(lines=2, dpi=100).image, tmp_path / "a.png", 100)
+    out = tmp_path / "out"
+    done = run_cli(
+        "process", str(scan), "-o", str(out), scratch=tmp_path, env={"SOURCE_DATE_EPOCH": "soon"}
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("BAD_CONFIG: SOURCE_DATE_EPOCH must be whole seconds")
+    assert not out.exists()
+
+
+def test_on_a_terminal_each_file_has_a_line_and_the_run_a_total(tmp_path: Path) -> None:
+    """stderr a terminal (a pty): one line per file being read and a total with pages a
+    minute; the outcome lines stay on stdout and the drawn lines are cleared at the end."""
+    import pty
+    import select
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    scans = [_three_page_scan(tmp_path)]
+    for n in range(2):
+        copy = tmp_path / f"copy{n}.pdf"
+        copy.write_bytes(scans[0].read_bytes())
+        scans.append(copy)
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(scratch), "COLUMNS": "100"}
+    proc = subprocess.Popen(
+        [str(PRESSROOM), "process", *map(str, scans), "-o", str(tmp_path / "out"), "-j", "2"],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env=env,
+    )
+    os.close(follower)
+    drawn = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 120)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    stdout, _ = proc.communicate(timeout=120)
+    os.close(leader)
+    assert proc.returncode == 0
+    text = drawn.decode("utf-8", "replace")
+    assert "total (" in text and "pages/min" in text and "bundle.pdf" in text, text[-2000:]
+    assert "9/9" in text  # the total counts every page of the three files
+    lines = stdout.decode().splitlines()
+    assert sum(line.startswith("ok  ") for line in lines) == 3
+    assert lines[-1].startswith("3/3 delivered, 9 pages")
 
 
 def test_skewed_scans_are_levelled_unless_the_pixels_must_be_kept(tmp_path: Path) -> None:

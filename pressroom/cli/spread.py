@@ -1,0 +1,342 @@
+"""`process -j N`: every core on the work, whether it is one big document or many small ones.
+
+The pages of a plain document of more than one page are cut into ranges of at most
+⌈pages/N⌉ pages, each read in its own process (``pipeline.plain.read_range``, as the service's
+workers read a split job's ranges), and the parts are put together and checked as one
+document (``pipeline.core.assemble``): the same bytes as ``-j 1`` but for the dates. Several
+files share the N processes, ranges of each queued in file order, so the first file is done
+first. A redaction, and a document of one page, is read whole in one process: a redaction
+must see the whole document to decide what to burn.
+
+Everything that crosses into a process is plain data; each process keeps one Tesseract. What
+each process reads is sent back a page at a time over a queue, for the progress lines.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pressroom.cli.common import EXIT_INTERNAL
+from pressroom.cli.offline import (
+    Outcome,
+    OutputChoice,
+    delivered,
+    job_options,
+    process_one,
+    shared_engine,
+)
+from pressroom.errors import PressroomError
+from pressroom.scratch import PREFIX
+from pressroom.settings import Settings
+
+if TYPE_CHECKING:
+    from pressroom.cli.progress import Board
+    from pressroom.pipeline.core import JobOptions
+    from pressroom.redact.policy import RedactionPolicy
+    from pressroom.templates import Template
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What every file of one `process` run shares."""
+
+    template: Template
+    title: str | None
+    policy: RedactionPolicy | None
+    keep_pixels: bool
+    settings: Settings
+    template_name: str | None
+    review_always: bool
+    output: OutputChoice
+
+    @property
+    def redacts(self) -> bool:
+        return self.policy is not None and not self.policy.empty
+
+
+def page_spans(pages: int, processes: int) -> list[tuple[int, int]]:
+    """``pages`` cut into one range a process (or one a page, when there are fewer pages),
+    their sizes at most one apart: none over ⌈pages/processes⌉, so every process has work and
+    none waits long for the last."""
+    count = max(1, min(processes, pages))
+    size, extra = divmod(pages, count)
+    spans, first = [], 0
+    for n in range(count):
+        end = first + size + (1 if n < extra else 0)
+        spans.append((first, end))
+        first = end
+    return spans
+
+
+# --- what runs in the pool's processes -----------------------------------------------------
+
+_EVENTS: Any = None  # this process's end of the run's progress queue
+
+
+def _joined(events: Any) -> None:
+    global _EVENTS
+    _EVENTS = events
+
+
+def _ticks(key: int) -> Callable[[int, int], None]:
+    def tick(_done: int, steps: int) -> None:
+        if _EVENTS is not None:
+            _EVENTS.put((key, steps))
+
+    return tick
+
+
+def _failed(path: Path, exc: BaseException) -> Outcome:
+    if isinstance(exc, PressroomError):
+        return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
+    return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
+
+
+def _count(path: Path, settings: Settings) -> int | Outcome:
+    """How many pages the source has (its inspection: a file refused here is refused)."""
+    from pressroom.pipeline.inspect import inspect_source
+
+    if not path.is_file():
+        return Outcome(2, f"NOT_FOUND: {path}: no such file")
+    try:
+        return len(inspect_source(path, settings.limits).pages)
+    except Exception as exc:
+        return _failed(path, exc)
+
+
+@dataclass(frozen=True, slots=True)
+class _RangeDone:
+    part: Path
+    records: list[dict[str, Any]]
+    levelled: int
+    flattened: int
+    notes: tuple[tuple[int, str], ...]
+
+
+def _read(
+    key: int, path: Path, part: Path, options: JobOptions, settings: Settings, span: range
+) -> _RangeDone | Outcome:
+    from pressroom.pipeline.core import page_records
+    from pressroom.pipeline.ocr import engine_for
+    from pressroom.pipeline.plain import read_range
+
+    try:
+        engine = engine_for(shared_engine(settings), options.languages)
+        read = read_range(path, part, options, engine, span, progress=_ticks(key))
+        return _RangeDone(part, page_records(read.pages), read.levelled, read.flattened, read.notes)
+    except Exception as exc:
+        part.unlink(missing_ok=True)
+        return _failed(path, exc)
+
+
+def _assemble(
+    path: Path,
+    dest: Path,
+    folder: Path,
+    done: list[_RangeDone],
+    options: JobOptions,
+    settings: Settings,
+    started: float,
+) -> Outcome:
+    """The parts made one checked output and delivered, as ``process_one`` delivers."""
+    from dataclasses import replace
+
+    from pressroom.cli.offline import _publish
+    from pressroom.pipeline.core import assemble, read_page_records
+    from pressroom.pipeline.inspect import file_sha256
+    from pressroom.pipeline.ocr import engine_for
+    from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
+    from pressroom.pipeline.sniff import sniff_file
+    from pressroom.pipeline.stages import StageTimer
+
+    try:
+        built = folder / "output.pdf"
+        pages = [p for d in done for p in read_page_records(d.records)]
+        result = assemble(
+            [d.part for d in done],
+            pages,
+            built,
+            options,
+            engine_for(shared_engine(settings), options.languages),
+            StageTimer(),
+            source_sha256=file_sha256(path),
+            kind=sniff_file(path),
+        )
+        first = done[0]  # every range drew the whole document's forms in: the same counts
+        result = replace(
+            result,
+            levelled_pages=sum(d.levelled for d in done),
+            flattened=first.flattened,
+            notes=len(first.notes),
+        )
+        if options.wants_sidecar:
+            text = sidecar_text(
+                built, result.layouts, result.output_pages - result.pages, first.notes
+            )
+            sidecar_path(built).write_text(text, encoding="utf-8")
+            _publish(sidecar_path(built), dest.with_suffix(".txt"))
+        _publish(built, dest)
+    except Exception as exc:
+        return _failed(path, exc)
+    return delivered(dest, result, options, time.monotonic() - started)
+
+
+def _whole(key: int, path: Path, dest: Path, run: Run) -> Outcome:
+    return process_one(
+        path,
+        dest,
+        run.template,
+        run.title,
+        _ticks(key),
+        run.policy,
+        run.keep_pixels,
+        run.settings,
+        run.template_name,
+        run.review_always,
+        run.output,
+    )
+
+
+# --- the run, in the command's process -----------------------------------------------------
+
+
+@dataclass
+class _File:
+    key: int
+    path: Path
+    dest: Path
+    started: float = field(default_factory=time.monotonic)
+    options: JobOptions | None = None  # one set for all its ranges and their assembly
+    folder: Path | None = None  # its parts, private (0700)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    done: dict[int, _RangeDone] = field(default_factory=dict)
+    failure: Outcome | None = None
+
+
+def run_spread(
+    work: list[tuple[Path, Path]],
+    processes: int,
+    run: Run,
+    board: Board,
+    report: Callable[[Outcome], None],
+) -> list[Outcome]:
+    """Every file of ``work`` (source, output path) processed over ``processes`` processes;
+    each outcome is reported as it is known. Parts never outlive the run."""
+    context = multiprocessing.get_context()
+    events = context.Queue()
+    outcomes: list[Outcome] = []
+    files = [_File(n, path, dest) for n, (path, dest) in enumerate(work)]
+    pending: dict[Future[Any], tuple[str, _File, int]] = {}
+    passes = 2 if run.redacts else 1
+
+    def finish(f: _File, outcome: Outcome) -> None:
+        if f.folder is not None:
+            shutil.rmtree(f.folder, ignore_errors=True)
+            f.folder = None
+        board.end(f.key)
+        outcomes.append(outcome)
+        report(outcome)
+
+    try:
+        with ProcessPoolExecutor(
+            max_workers=processes, initializer=_joined, initargs=(events,)
+        ) as pool:
+            for f in files:
+                if run.redacts:
+                    pending[pool.submit(_whole, f.key, f.path, f.dest, run)] = ("whole", f, 0)
+                else:
+                    pending[pool.submit(_count, f.path, run.settings)] = ("count", f, 0)
+            while pending:
+                ready, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                _drain(events, files, board, passes)
+                for future in ready:
+                    kind, f, number = pending.pop(future)
+                    value = future.result()
+                    if kind == "count":
+                        _counted(f, value, pool, pending, processes, run, board, finish)
+                    elif kind == "range":
+                        if isinstance(value, Outcome):
+                            f.failure = f.failure or value
+                        else:
+                            f.done[number] = value
+                        if not any(g is f for _k, g, _n in pending.values()):
+                            _ranges_done(f, pool, pending, run, finish)
+                    else:  # whole, assembly
+                        _drain(events, files, board, passes)
+                        finish(f, value)
+    finally:
+        for f in files:
+            if f.folder is not None:
+                shutil.rmtree(f.folder, ignore_errors=True)
+        events.close()
+    return outcomes
+
+
+def _counted(
+    f: _File,
+    value: int | Outcome,
+    pool: ProcessPoolExecutor,
+    pending: dict[Future[Any], tuple[str, _File, int]],
+    processes: int,
+    run: Run,
+    board: Board,
+    finish: Callable[[_File, Outcome], None],
+) -> None:
+    if isinstance(value, Outcome):
+        finish(f, value)
+        return
+    f.started = time.monotonic()
+    if value <= 1:
+        board.begin(f.key, f.path.name, value)
+        pending[pool.submit(_whole, f.key, f.path, f.dest, run)] = ("whole", f, 0)
+        return
+    board.begin(f.key, f.path.name, value)
+    f.options = job_options(run.template, run.title, run.settings, run.keep_pixels, run.output)
+    base = run.settings.scratch_dir
+    if base is not None:
+        base.mkdir(parents=True, exist_ok=True)
+    f.folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
+    f.spans = page_spans(value, processes)
+    for number, (first, end) in enumerate(f.spans):
+        part = f.folder / f"part{number:04d}.pdf"
+        future = pool.submit(_read, f.key, f.path, part, f.options, run.settings, range(first, end))
+        pending[future] = ("range", f, number)
+
+
+def _ranges_done(
+    f: _File,
+    pool: ProcessPoolExecutor,
+    pending: dict[Future[Any], tuple[str, _File, int]],
+    run: Run,
+    finish: Callable[[_File, Outcome], None],
+) -> None:
+    if f.failure is not None:
+        finish(f, f.failure)
+        return
+    assert f.options is not None and f.folder is not None
+    parts = [f.done[n] for n in range(len(f.spans))]
+    future = pool.submit(
+        _assemble, f.path, f.dest, f.folder, parts, f.options, run.settings, f.started
+    )
+    pending[future] = ("assembly", f, 0)
+
+
+def _drain(events: Any, files: list[_File], board: Board, passes: int) -> None:
+    """Every page read so far, onto the progress lines."""
+    while True:
+        try:
+            key, steps = events.get_nowait()
+        except (queue.Empty, OSError, ValueError):
+            return
+        f = files[key]
+        board.step(f.key, f.path.name, steps, passes)
