@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from pressroom.templates import Template
 
 
-def _publish(built: Path, dest: Path) -> None:
+def _publish(built: Path, dest: Path, mode: int = 0o644) -> None:
     """Move a finished file into place atomically: readers see all of it or nothing."""
-    place_copy(built, dest, mode=0o644)
+    place_copy(built, dest, mode=mode)
 
 
 def _hold_for_review(
@@ -122,9 +122,11 @@ def process_one(
     template_name: str | None = None,
     review_always: bool = False,
     output: OutputChoice | None = None,
+    mode: int = 0o644,
 ) -> Outcome:
-    """Process one input into ``dest``; every failure becomes a one-line Outcome. ``settings``:
-    the command's, read once (None: read here); ``template_name``: the template as the user
+    """Process one input into ``dest`` (and its sidecar beside it), made ``mode``; every
+    failure becomes a one-line Outcome. ``settings``: the command's, read once (None: read
+    here); ``template_name``: the template as the user
     gave it, kept with a held copy so the review desk can rebuild it; ``review_always``: a
     redaction that passes its checks is held for a person all the same. ``progress``: told
     each page read (``pipeline.core.Progress``)."""
@@ -168,8 +170,8 @@ def process_one(
                     exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
                 )
             if options.wants_sidecar:
-                _publish(sidecar_path(built), dest.with_suffix(".txt"))
-            _publish(built, dest)
+                _publish(sidecar_path(built), dest.with_suffix(".txt"), mode)
+            _publish(built, dest, mode)
     except PressroomError as exc:
         return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
     except Exception as exc:  # a bug: one line, never a traceback, and go on
@@ -252,39 +254,53 @@ def _report(outcome: Outcome, quiet: bool) -> None:
         print(outcome.line)
 
 
-def cmd_process(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A run's choices, checked before any file is read."""
+
+    template: Template
+    policy: RedactionPolicy
+    choice: OutputChoice
+
+
+def prepare(args: argparse.Namespace, settings: Settings) -> Prepared:
+    """The template, the redaction and the output choices of `process` or `watch`, every one
+    checked: a wrong one is refused (its PressroomError) before any file is read."""
     from pressroom.languages import job_languages, parse_languages, require
     from pressroom.redact.detect.checks import check_policy_classes
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 
+    template = resolve_template(args.template, settings.template_dirs)
+    policy = parse_policy(args.redact, now=time.time())
+    if not policy.empty:
+        check_policy_classes(policy.classes, settings.redaction)
+    elif args.review == "always":
+        raise BadRequest("--review always needs --redact")
+    source_date()  # a malformed SOURCE_DATE_EPOCH is refused before any work
+    asked = parse_languages(args.language) if args.language else ()
+    # before any file: a pack that is missing is missing for every one of them
+    require(job_languages(asked, template.languages, settings.languages), settings.tessdata_prefix)
+    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text, args.optimize, asked)
+    return Prepared(template, policy, choice)
+
+
+def cmd_process(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     os.umask(0o077)
     try:
-        template = resolve_template(args.template, settings.template_dirs)
-        policy = parse_policy(args.redact, now=time.time())
-        if not policy.empty:
-            check_policy_classes(policy.classes, settings.redaction)
-        elif args.review == "always":
-            raise BadRequest("--review always needs --redact")
-        source_date()  # a malformed SOURCE_DATE_EPOCH is refused before any work
+        prepared = prepare(args, settings)
+        template, policy, choice = prepared.template, prepared.policy, prepared.choice
         if str(args.output) == "-":
             raise BadRequest("-o - (the output on stdout) is not supported yet; give a folder")
         planned = plan_inputs(args.inputs, recursive=args.recursive)
         if not planned:
             raise BadRequest("no PDF, PNG, JPEG or TIFF file in the folders given")
-        asked = parse_languages(args.language) if args.language else ()
-        # before any file: a pack that is missing is missing for every one of them
-        require(
-            job_languages(asked, template.languages, settings.languages),
-            settings.tessdata_prefix,
-        )
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
     outdir: Path = args.output
     outdir.mkdir(parents=True, exist_ok=True)
-    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text, args.optimize, asked)
     work: list[tuple[Path, Path]] = []
     skipped = 0
     for path, name in planned:
@@ -336,7 +352,9 @@ def cmd_process(args: argparse.Namespace) -> int:
                     args.review == "always",
                     choice,
                 )
-                outcomes = run_spread(work, args.jobs, run, board, lambda o: _report(o, args.quiet))
+                outcomes = run_spread(
+                    work, args.jobs, run, board, lambda _n, o: _report(o, args.quiet)
+                )
     except KeyboardInterrupt:
         print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -490,6 +508,76 @@ def _json_line(value: Any, json: Any) -> str:
     return dumped
 
 
+def add_process_options(parser: argparse.ArgumentParser) -> None:
+    """The options `process` and `watch` share: what each output is to be."""
+    parser.add_argument(
+        "--template", default=None, help="brand template name or folder (default: plain)"
+    )
+    parser.add_argument("--title", default=None, help="the document title used by the template")
+    parser.add_argument(
+        "--redact",
+        default=None,
+        metavar="CLASSES",
+        help="comma list of name, address, account-number",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes to use (default 1): a plain document's pages are spread over them, "
+        "many files share them; a redaction is read whole in one",
+    )
+    parser.add_argument(
+        "--keep-pixels",
+        action="store_true",
+        help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
+        "layer is laid level either way)",
+    )
+    parser.add_argument(
+        "--review",
+        choices=["doubt", "always"],
+        default="doubt",
+        help="with --redact: hold an output in OUTDIR/review/ only when its checks doubt it "
+        "(default) or always",
+    )
+    parser.add_argument(
+        "--output-type",
+        choices=["pdf", "pdfa"],
+        default=None,
+        help="pdfa: PDF/A-2b for archiving (default: the template's, else pdf)",
+    )
+    parser.add_argument(
+        "--sidecar",
+        action="store_true",
+        default=None,
+        help="also write NAME.txt beside each PDF: its text layer as plain text, a form feed "
+        "between pages (for a redaction, only what remains)",
+    )
+    parser.add_argument(
+        "--allow-no-text",
+        action="store_true",
+        help="deliver a document in which no page yields text (a photo, a blank page) with an "
+        "empty text layer instead of refusing it UNREADABLE_SCAN; with --redact it is held "
+        "for review (NO_TEXT)",
+    )
+    parser.add_argument(
+        "--optimize",
+        type=int,
+        choices=[0, 1, 2],
+        default=0,
+        help="smaller output, losslessly: 1 recompresses every Flate stream at the best "
+        "level, 2 also stores grey and RGB images with a PNG predictor (default 0)",
+    )
+    parser.add_argument(
+        "-l",
+        "--language",
+        metavar="LANGS",
+        help="OCR languages, Tesseract codes joined with '+' (eng+deu); each needs its pack "
+        "(tesseract-ocr-deu). Default: the template's, else PRESSROOM_OCR_LANGUAGES (eng)",
+    )
+
+
 def add_commands(sub: Any) -> None:
     """process, detect"""
     p = sub.add_parser("process", help="process files offline, without the service")
@@ -508,72 +596,7 @@ def add_commands(sub: Any) -> None:
         metavar="OUTDIR",
         help="folder for the output PDFs (created if missing)",
     )
-    p.add_argument(
-        "--template", default=None, help="brand template name or folder (default: plain)"
-    )
-    p.add_argument("--title", default=None, help="the document title used by the template")
-    p.add_argument(
-        "--redact",
-        default=None,
-        metavar="CLASSES",
-        help="comma list of name, address, account-number",
-    )
-    p.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=1,
-        help="processes to use (default 1): a plain document's pages are spread over them, "
-        "many files share them; a redaction is read whole in one",
-    )
-    p.add_argument(
-        "--keep-pixels",
-        action="store_true",
-        help="keep each scan's pixels as they are: skewed pages are not levelled (the text "
-        "layer is laid level either way)",
-    )
-    p.add_argument(
-        "--review",
-        choices=["doubt", "always"],
-        default="doubt",
-        help="with --redact: hold an output in OUTDIR/review/ only when its checks doubt it "
-        "(default) or always",
-    )
-    p.add_argument(
-        "--output-type",
-        choices=["pdf", "pdfa"],
-        default=None,
-        help="pdfa: PDF/A-2b for archiving (default: the template's, else pdf)",
-    )
-    p.add_argument(
-        "--sidecar",
-        action="store_true",
-        default=None,
-        help="also write NAME.txt beside each PDF: its text layer as plain text, a form feed "
-        "between pages (for a redaction, only what remains)",
-    )
-    p.add_argument(
-        "--allow-no-text",
-        action="store_true",
-        help="deliver a document in which no page yields text (a photo, a blank page) with an "
-        "empty text layer instead of refusing it UNREADABLE_SCAN; with --redact it is held "
-        "for review (NO_TEXT)",
-    )
-    p.add_argument(
-        "--optimize",
-        type=int,
-        choices=[0, 1, 2],
-        default=0,
-        help="smaller output, losslessly: 1 recompresses every Flate stream at the best "
-        "level, 2 also stores grey and RGB images with a PNG predictor (default 0)",
-    )
-    p.add_argument(
-        "-l",
-        "--language",
-        metavar="LANGS",
-        help="OCR languages, Tesseract codes joined with '+' (eng+deu); each needs its pack "
-        "(tesseract-ocr-deu). Default: the template's, else PRESSROOM_OCR_LANGUAGES (eng)",
-    )
+    add_process_options(p)
     p.add_argument(
         "-r",
         "--recursive",

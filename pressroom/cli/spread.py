@@ -58,6 +58,7 @@ class Run:
     template_name: str | None
     review_always: bool
     output: OutputChoice
+    mode: int = 0o644  # of each output (watch: the operator's --mode)
 
     @property
     def redacts(self) -> bool:
@@ -147,6 +148,7 @@ def _assemble(
     options: JobOptions,
     settings: Settings,
     started: float,
+    mode: int = 0o644,
 ) -> Outcome:
     """The parts made one checked output and delivered, as ``process_one`` delivers."""
     from dataclasses import replace
@@ -184,8 +186,8 @@ def _assemble(
                 built, result.layouts, result.output_pages - result.pages, first.notes
             )
             sidecar_path(built).write_text(text, encoding="utf-8")
-            _publish(sidecar_path(built), dest.with_suffix(".txt"))
-        _publish(built, dest)
+            _publish(sidecar_path(built), dest.with_suffix(".txt"), mode)
+        _publish(built, dest, mode)
     except Exception as exc:
         return _failed(path, exc)
     return delivered(dest, result, options, time.monotonic() - started)
@@ -204,6 +206,7 @@ def _whole(key: int, path: Path, dest: Path, run: Run) -> Outcome:
         run.template_name,
         run.review_always,
         run.output,
+        run.mode,
     )
 
 
@@ -228,29 +231,60 @@ def run_spread(
     processes: int,
     run: Run,
     board: Board,
-    report: Callable[[Outcome], None],
+    report: Callable[[int, Outcome], None],
 ) -> list[Outcome]:
     """Every file of ``work`` (source, output path) processed over ``processes`` processes;
-    each outcome is reported as it is known. Parts never outlive the run."""
-    context = multiprocessing.get_context()
-    events = context.Queue()
-    outcomes: list[Outcome] = []
-    files = [_File(n, path, dest) for n, (path, dest) in enumerate(work)]
-    pending: dict[Future[Any], tuple[str, _File, int]] = {}
-    passes = 2 if run.redacts else 1
+    each outcome is reported (with the file's place in ``work``) as it is known. Parts never
+    outlive the run."""
+    with Spreader(processes) as spreader:
+        return spreader.run(work, run, board, report)
 
-    def finish(f: _File, outcome: Outcome) -> None:
-        if f.folder is not None:
-            shutil.rmtree(f.folder, ignore_errors=True)
-            f.folder = None
-        board.end(f.key)
-        outcomes.append(outcome)
-        report(outcome)
 
-    try:
-        with ProcessPoolExecutor(
-            max_workers=processes, initializer=_joined, initargs=(events,)
-        ) as pool:
+class Spreader:
+    """A pool of ``processes`` processes kept for many runs (a hot folder's batches): each
+    keeps its Tesseract from one batch to the next."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self._events = multiprocessing.get_context().Queue()
+        self._pool = ProcessPoolExecutor(
+            max_workers=processes, initializer=_joined, initargs=(self._events,)
+        )
+
+    def __enter__(self) -> Spreader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._events.close()
+
+    def run(
+        self,
+        work: list[tuple[Path, Path]],
+        run: Run,
+        board: Board,
+        report: Callable[[int, Outcome], None],
+    ) -> list[Outcome]:
+        """``work``'s files processed; their outcomes reported as each ends, and returned in
+        ``work``'s order."""
+        pool, events, processes = self._pool, self._events, self.processes
+        outcomes: dict[int, Outcome] = {}
+        files = [_File(n, path, dest) for n, (path, dest) in enumerate(work)]
+        pending: dict[Future[Any], tuple[str, _File, int]] = {}
+        passes = 2 if run.redacts else 1
+
+        def finish(f: _File, outcome: Outcome) -> None:
+            if f.folder is not None:
+                shutil.rmtree(f.folder, ignore_errors=True)
+                f.folder = None
+            board.end(f.key)
+            outcomes[f.key] = outcome
+            report(f.key, outcome)
+
+        try:
             for f in files:
                 if run.redacts:
                     pending[pool.submit(_whole, f.key, f.path, f.dest, run)] = ("whole", f, 0)
@@ -274,12 +308,13 @@ def run_spread(
                     else:  # whole, assembly
                         _drain(events, files, board, passes)
                         finish(f, value)
-    finally:
-        for f in files:
-            if f.folder is not None:
-                shutil.rmtree(f.folder, ignore_errors=True)
-        events.close()
-    return outcomes
+        finally:
+            for future in pending:
+                future.cancel()
+            for f in files:
+                if f.folder is not None:
+                    shutil.rmtree(f.folder, ignore_errors=True)
+        return [outcomes[key] for key in sorted(outcomes)]
 
 
 def _counted(
@@ -326,7 +361,7 @@ def _ranges_done(
     assert f.options is not None and f.folder is not None
     parts = [f.done[n] for n in range(len(f.spans))]
     future = pool.submit(
-        _assemble, f.path, f.dest, f.folder, parts, f.options, run.settings, f.started
+        _assemble, f.path, f.dest, f.folder, parts, f.options, run.settings, f.started, run.mode
     )
     pending[future] = ("assembly", f, 0)
 

@@ -287,3 +287,51 @@ def test_serve_refuses_an_https_public_url_with_no_trusted_proxy(tmp_path: Path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "PRESSROOM_TRUSTED_PROXIES" in done.stderr
     assert not (tmp_path / "data").exists()  # refused before anything was made
+
+
+def test_watch_stops_on_sigterm_after_its_file_and_a_restart_does_the_rest_once(
+    tmp_path: Path,
+) -> None:
+    """A real watcher on a burst: SIGTERM once the first output is out ends it with exit 0
+    after the file it was reading; started again with --once it does the rest, none twice, and
+    moves the file it refuses aside with its reason."""
+    import signal
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for n in range(4):
+        save_png(small_scan(seed=60 + n, lines=2, dpi=100).image, inbox / f"s{n}.png", 100)
+    (inbox / "notes.txt").write_text("not a scan")
+    out = tmp_path / "out"
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(scratch)}
+    watch = [str(PRESSROOM), "watch", str(inbox), "-o", str(out), "--settle", "0.2"]
+    proc = subprocess.Popen(
+        [*watch, "--interval", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert first.startswith("ok  "), first
+    proc.send_signal(signal.SIGTERM)
+    _rest, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "done," in err.splitlines()[-1]
+    before = sorted(p.name for p in out.iterdir())
+    assert 1 <= len(before) < 5
+    again = subprocess.run(
+        [*watch, "--once"], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in out.iterdir()) == [f"s{n}.pdf" for n in range(4)]
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == [f"s{n}.png" for n in range(4)]
+    refused = sorted(p.name for p in (inbox / ".failed").iterdir())
+    assert refused == ["notes.txt", "notes.txt.reason"]
+    assert (inbox / ".failed" / "notes.txt.reason").read_text().startswith("BAD_MIME: notes.txt")
+    assert oct((out / "s0.pdf").stat().st_mode & 0o777) == "0o640"
+    assert oct(out.stat().st_mode & 0o777) == "0o750"
+    assert list(scratch.iterdir()) == []

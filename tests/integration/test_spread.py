@@ -162,7 +162,9 @@ def test_j2_reads_one_document_in_two_processes_and_delivers_j1s_bytes(
     assert whole.exit_code == 0, whole.line
     pid_engine.log.unlink()
     said: list[Outcome] = []
-    (outcome,) = run_spread([(source, tmp_path / "split.pdf")], 2, run, Board(False), said.append)
+    (outcome,) = run_spread(
+        [(source, tmp_path / "split.pdf")], 2, run, Board(False), lambda _n, o: said.append(o)
+    )
     assert outcome.exit_code == 0 and said == [outcome], outcome.line
     assert outcome.line.split()[2:5] == whole.line.split()[2:5]  # "6 page(s): 6 OCR,"
     readers = Counter(pid_engine.log.read_text().split())
@@ -175,7 +177,9 @@ def test_j2_reads_one_document_in_two_processes_and_delivers_j1s_bytes(
 def test_a_redaction_is_read_whole_by_one_process(tmp_path: Path, pid_engine: PidEngine) -> None:
     source = _source(tmp_path, 4, "pdf")
     run = _run(tmp_path, "account-number")
-    (outcome,) = run_spread([(source, tmp_path / "r.pdf")], 2, run, Board(False), lambda o: None)
+    (outcome,) = run_spread(
+        [(source, tmp_path / "r.pdf")], 2, run, Board(False), lambda _n, o: None
+    )
     assert outcome.exit_code == 0, outcome.line
     assert len(set(pid_engine.log.read_text().split())) == 1
     assert list(run.settings.scratch_dir.iterdir()) == []
@@ -199,13 +203,13 @@ def test_refusals_at_the_count_and_at_the_assembly_leave_the_rest_and_no_parts(
             2,
             run,
             Board(False),
-            lambda o: None,
+            lambda _n, o: None,
         )
     finally:
         offline._ENGINE = pid_engine
     codes = sorted(o.line.split(":")[0] for o in outcomes)
     assert codes == ["CORRUPT", "UNREADABLE_SCAN"], [o.line for o in outcomes]
-    (ok,) = run_spread([(good, tmp_path / "o3.pdf")], 2, run, Board(False), lambda o: None)
+    (ok,) = run_spread([(good, tmp_path / "o3.pdf")], 2, run, Board(False), lambda _n, o: None)
     assert ok.exit_code == 0, ok.line
     assert sorted(p.name for p in tmp_path.glob("o*")) == ["o3.pdf", "o3.txt"]
     assert list(run.settings.scratch_dir.iterdir()) == []

@@ -1,0 +1,375 @@
+"""`pressroom watch INBOX`: a hot folder, offline (``-o OUTDIR``) or through a running service
+(``--url``). The steps a file goes through are ``pressroom.watch``'s."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from pressroom.cli.common import EXIT_OK
+from pressroom.errors import BadRequest, PressroomError
+from pressroom.settings import Settings
+from pressroom.watch import Handled, Inbox, Watcher, dir_mode, fresh_name, watching
+
+if TYPE_CHECKING:
+    from pressroom.cli.offline import Prepared
+    from pressroom.cli.progress import Board
+    from pressroom.client import PressroomClient
+
+
+def _mode(value: str) -> int:
+    try:
+        mode = int(value, 8)
+    except ValueError:
+        raise argparse.ArgumentTypeError("an octal mode such as 0640") from None
+    if not 0 <= mode <= 0o777 or mode & 0o400 == 0:
+        raise argparse.ArgumentTypeError("an octal mode from 0400 to 0777 the owner can read")
+    return mode
+
+
+def _outputs(outdir: Path, names: Sequence[str]) -> list[Path]:
+    """Where each file's output goes: ``NAME.pdf`` in OUTDIR, or a fresh name beside an output
+    already there (a later file of the same name never replaces an earlier one's)."""
+    taken: set[Path] = set()
+    out = []
+    for name in names:
+        dest = fresh_name(outdir, Path(name).stem + ".pdf")
+        n = 2
+        while dest in taken:  # two of one name in one batch
+            dest = fresh_name(outdir, f"{Path(name).stem} ({n}).pdf")
+            n += 1
+        taken.add(dest)
+        out.append(dest)
+    return out
+
+
+def _placed(dest: Path) -> None:
+    """An output (and its sidecar) in the group of the folder it is in."""
+    for path in (dest, dest.with_suffix(".txt")):
+        with contextlib.suppress(OSError):
+            os.chown(path, -1, path.parent.stat().st_gid)
+
+
+class OfflineHandler:
+    """Each batch processed here, as `process` would (``-j``: over its processes)."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        prepared: Prepared,
+        settings: Settings,
+        board: Board,
+        mode: int,
+    ) -> None:
+        from pressroom.cli.spread import Run, Spreader
+
+        self.outdir: Path = args.output
+        self.board = board
+        self.jobs = args.jobs
+        self.run = Run(
+            prepared.template,
+            args.title,
+            prepared.policy,
+            args.keep_pixels,
+            settings,
+            args.template,
+            args.review == "always",
+            prepared.choice,
+            mode,
+        )
+        self.spreader = Spreader(args.jobs) if args.jobs > 1 else None
+
+    def close(self) -> None:
+        if self.spreader is not None:
+            self.spreader.close()
+
+    def __call__(
+        self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
+    ) -> None:
+        from pressroom.cli.offline import Outcome, process_one
+
+        dests = _outputs(self.outdir, [name for _p, name, _s in files])
+        work = [(path, dest) for (path, _n, _s), dest in zip(files, dests, strict=True)]
+
+        def ended(n: int, outcome: Outcome) -> None:
+            if outcome.exit_code == EXIT_OK:
+                _placed(work[n][1])
+            finished(n, Handled(outcome.exit_code, outcome.line))
+
+        if self.spreader is not None:
+            self.spreader.run(work, self.run, self.board, ended)
+        else:
+            passes = 2 if self.run.redacts else 1
+            for n, (path, dest) in enumerate(work):
+                outcome = process_one(
+                    path,
+                    dest,
+                    self.run.template,
+                    self.run.title,
+                    self.board.pages_callback(path, path.name, passes),
+                    self.run.policy,
+                    self.run.keep_pixels,
+                    self.run.settings,
+                    self.run.template_name,
+                    self.run.review_always,
+                    self.run.output,
+                    self.run.mode,
+                )
+                self.board.end(path)
+                ended(n, outcome)
+
+
+class RemoteHandler:
+    """Each file sent to the service (its content's hash as the idempotency key: the service
+    too takes one content once); with ``-o``, waited for and downloaded."""
+
+    def __init__(
+        self, args: argparse.Namespace, client: PressroomClient, board: Board, mode: int
+    ) -> None:
+        self.args = args
+        self.client = client
+        self.board = board
+        self.mode = mode
+
+    def __call__(
+        self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
+    ) -> None:
+        for n, (path, name, sha) in enumerate(files):
+            finished(n, self._one(path, name, sha))
+
+    def _one(self, path: Path, name: str, sha: str) -> Handled:
+        from pressroom.client import EXIT, EXIT_TEMPORARY, ApiError
+
+        args = self.args
+        try:
+            job = self.client.submit(
+                path,
+                template=args.template,
+                title=args.title,
+                lane=args.lane,
+                redact=args.redact,
+                keep_pixels=args.keep_pixels,
+                review=args.review if args.redact else None,
+                output_type=args.output_type,
+                sidecar=args.sidecar,
+                allow_no_text=args.allow_no_text,
+                optimize=args.optimize,
+                label=None if args.no_label else name,
+                languages=args.language,
+                idempotency_key=f"watch-{sha}",
+            )
+            if args.output is None:
+                return Handled(EXIT_OK, f"accepted  {name}  as {job.id}")
+            job = self.client.wait(job.id, timeout_s=args.timeout)
+            if job.state != "complete":
+                return Handled(EXIT[job.state], f"{job.reason}: {name}: {job.message}")
+            (dest,) = _outputs(args.output, [name])
+            self.client.download(job, dest)
+            if job.data.get("sidecar_url"):
+                self.client.download(job, dest.with_suffix(".txt"), sidecar=True)
+            for made in (dest, dest.with_suffix(".txt")):
+                with contextlib.suppress(OSError):
+                    made.chmod(self.mode)
+            _placed(dest)
+            return Handled(EXIT_OK, f"ok  {dest}  {job.pages} page(s)  job {job.id}")
+        except ApiError as exc:
+            temporary = exc.temporary or exc.status is None
+            return Handled(EXIT_TEMPORARY if temporary else 2, f"{exc.code}: {name}: {exc.detail}")
+        except TimeoutError:
+            return Handled(EXIT_TEMPORARY, f"UNAVAILABLE: {name}: still running after --timeout")
+        except OSError as exc:
+            return Handled(EXIT_TEMPORARY, f"UNAVAILABLE: {name}: {exc.strerror}")
+
+
+class _Stop:
+    """SIGTERM and SIGINT: finish the file being read, then stop."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def __call__(self, signum: int, _frame: FrameType | None) -> None:
+        self.asked = True
+
+    def __bool__(self) -> bool:
+        return self.asked
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from pressroom.cli.progress import Board
+
+    settings = Settings.from_env()
+    os.umask(0o077)
+    inbox_root: Path = args.inbox
+    try:
+        if args.url is None and args.output is None:
+            raise BadRequest("give -o OUTDIR (processed here) or --url URL (sent to the service)")
+        if args.output is not None and not args.output.is_dir():
+            # made here: readable as the outputs are (0640 → 0750); one already there is
+            # left as the operator made it
+            args.output.mkdir(parents=True)
+            args.output.chmod(dir_mode(args.mode))
+        if args.output is not None and args.output.resolve() == inbox_root.resolve():
+            raise BadRequest("OUTDIR is INBOX: every output would be taken as a new scan")
+        inbox = Inbox(inbox_root, settle_s=args.settle, mode=args.mode)
+        inbox.lock()
+    except PressroomError as exc:
+        print(exc.one_line(), file=sys.stderr)
+        return exc.exit_code
+    stop = _Stop()
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    show = sys.stderr.isatty() and not args.quiet
+    handler: Any = None
+    client = None
+    try:
+        with Board(show) as board:
+            if args.url is None:
+                from pressroom.cli.offline import prepare
+
+                try:
+                    prepared = prepare(args, settings)
+                except PressroomError as exc:
+                    print(exc.one_line(), file=sys.stderr)
+                    return exc.exit_code
+                handler = OfflineHandler(args, prepared, settings, board, args.mode)
+                where = f"-> {args.output}"
+            else:
+                from pressroom.cli.remote import _target
+                from pressroom.client import PressroomClient
+
+                target = _target(args)
+                if target is None:
+                    return 2
+                client = PressroomClient(*target)
+                handler = RemoteHandler(args, client, board, args.mode)
+                where = f"-> {target[0]}" + (f" -> {args.output}" if args.output else "")
+            if not args.quiet:
+                print(
+                    f"watching {inbox_root} {where} (settled after {args.settle:g}s"
+                    f"{', polling' if args.poll else ''}); SIGTERM or Ctrl-C stops after "
+                    "the file being read",
+                    file=sys.stderr,
+                )
+
+            def report(handled: Handled) -> None:
+                if handled.exit_code == EXIT_OK:
+                    if not args.quiet:
+                        print(handled.line, flush=True)
+                else:
+                    print(handled.line, file=sys.stderr, flush=True)
+
+            watcher = Watcher(inbox, handler, report, batch=max(1, args.jobs) * 2)
+            started = time.monotonic()
+            with watching(inbox_root, poll=args.poll, poll_s=args.interval) as wait:
+                watcher.run(stop=lambda: bool(stop), wait=wait, once=args.once,
+                            interval_s=args.interval)  # fmt: skip
+    finally:
+        if handler is not None and hasattr(handler, "close"):
+            handler.close()
+        if client is not None:
+            client.close()
+        inbox.unlock()
+    if not args.quiet:
+        s = watcher.stats
+        print(
+            f"{s['done']} done, {s['failed']} refused, {s['duplicate']} duplicate(s), "
+            f"{s['later']} to try again, in {time.monotonic() - started:.1f}s",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
+def add_commands(sub: Any) -> None:
+    """watch"""
+    from pressroom.cli.offline import add_process_options
+
+    w = sub.add_parser(
+        "watch",
+        help="a hot folder: process each file that lands in INBOX, once",
+        description="Each file that lands in INBOX (copied, moved, or written by a scanner) is "
+        "taken once its size has not changed for --settle seconds, processed once (by its "
+        "content: a restart never does it twice), then moved to INBOX/.done/ or "
+        "INBOX/.failed/ (with NAME.reason). Offline with -o OUTDIR; through a running "
+        "service with --url (with -o the results are downloaded there, without it they are "
+        "only submitted).",
+    )
+    w.add_argument("inbox", type=Path, metavar="INBOX", help="the folder to watch")
+    w.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        metavar="OUTDIR",
+        help="folder for the output PDFs (created if missing)",
+    )
+    add_process_options(w)
+    w.add_argument(
+        "--url",
+        default=None,
+        help="send each file to this service instead of processing it here",
+    )
+    w.add_argument(
+        "--key",
+        default=None,
+        help="with --url: API key (default: PRESSROOM_API_KEY or the data dir's api-key file)",
+    )
+    w.add_argument(
+        "--lane",
+        choices=["bulk", "interactive"],
+        default=None,
+        help="with --url: the lane (default bulk)",
+    )
+    w.add_argument(
+        "--no-label",
+        action="store_true",
+        help="with --url: send no label (by default each file's name is its job's label)",
+    )
+    w.add_argument(
+        "--timeout",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="with --url and -o: how long to wait for one job (default 3600)",
+    )
+    w.add_argument(
+        "--settle",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="a file is taken once its size and time have not changed for this long (default 5)",
+    )
+    w.add_argument(
+        "--mode",
+        type=_mode,
+        default=0o640,
+        help="octal mode of outputs and moved files, which also take their folder's group "
+        "(default 0640)",
+    )
+    w.add_argument(
+        "--poll",
+        action="store_true",
+        help="look at INBOX every --interval seconds instead of being told of changes "
+        "(for SMB and NFS mounts, where inotify hears nothing)",
+    )
+    w.add_argument(
+        "--interval",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how often INBOX is looked at when nothing is heard (default 1)",
+    )
+    w.add_argument(
+        "--once",
+        action="store_true",
+        help="take what is in INBOX (waiting for files still being written), then exit",
+    )
+    w.add_argument("-q", "--quiet", action="store_true", help="print errors only")
+    w.set_defaults(func=cmd_watch)

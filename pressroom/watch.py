@@ -1,0 +1,395 @@
+"""A hot folder (`pressroom watch`): each file that lands in INBOX is processed once.
+
+What a file goes through:
+
+1. **Settled.** A file is taken only once its size and modification time have stayed the same
+   for ``settle_s`` seconds (by ``clock``, injectable): a scanner writing over SMB or NFS, or a
+   copy still under way, is left alone until it is whole. Hidden names (``.x``), editors' and
+   browsers' partial files (``~x``, ``*.part``, ``*.tmp``, ``*.crdownload``, ``*.filepart``,
+   ``*.swp``) and folders are never taken.
+2. **Claimed.** It is moved into ``INBOX/.pressroom/work/`` (a rename in one file system): a
+   second scan does not see it again, and a watcher that stopped (SIGKILL, a power cut) finds
+   it there when it starts again and reads it then: nothing is lost.
+3. **Known?** Its content's SHA-256 is looked up in the ledger (``INBOX/.pressroom/ledger``,
+   one hash a line, appended and synced once the output is in place). Content done before is
+   not done again: the file moves to ``.done/`` and its line says ``skipped: duplicate``.
+4. **Processed** by the handler (offline, or through the service with the hash as the
+   idempotency key, so the service too takes it once).
+5. **Moved aside**: into ``INBOX/.done/`` when delivered (or held for review), into
+   ``INBOX/.failed/`` when refused, with ``NAME.reason`` beside it (the code and message, one
+   line). A name already there is never written over: the file takes ``NAME (2).pdf``. A
+   temporary failure (exit 75: the service down) stays claimed and is tried again later,
+   waiting 5 s, then 10, up to 5 min.
+
+Moved files and outputs take the group of the folder they land in and the operator's mode
+(``mode``, default 0640; folders made here get the same bits plus search where read is given).
+Two watchers on one inbox are refused (a lock on ``INBOX/.pressroom/lock``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Protocol
+
+from pressroom.errors import BadRequest
+
+STATE = ".pressroom"
+DONE = ".done"
+FAILED = ".failed"
+PARTIAL_SUFFIXES = (".part", ".partial", ".tmp", ".crdownload", ".filepart", ".swp", ".reason")
+EXIT_TEMPORARY = 75
+RETRY_FIRST_S = 5.0
+RETRY_MAX_S = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """What became of one file: its exit code (0 delivered, 3 held, 75 try again, else
+    refused) and its one line."""
+
+    exit_code: int
+    line: str
+
+
+class Handler(Protocol):
+    def __call__(
+        self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
+    ) -> None:
+        """Each claimed file (its path, its name as it arrived, its content's SHA-256)
+        processed; ``finished(n, handled)`` told of file ``n`` the moment it ends, so a file
+        delivered before the watcher dies is known as done (and never done again)."""
+        ...
+
+
+def taken(name: str) -> bool:
+    """Whether a name in the inbox is one the watcher takes (not hidden, not partial)."""
+    return not (
+        name.startswith((".", "~")) or name.lower().endswith(PARTIAL_SUFFIXES) or name == ""
+    )
+
+
+def dir_mode(mode: int) -> int:
+    """A folder's mode for files of ``mode``: search wherever read is given (0640 → 0750)."""
+    return mode | ((mode & 0o444) >> 2)
+
+
+def fresh_name(folder: Path, name: str) -> Path:
+    """``folder/name``, or ``name (2)``, ``name (3)``… the first not there yet."""
+    candidate = folder / name
+    stem, suffix = Path(name).stem, Path(name).suffix
+    n = 1
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = folder / f"{stem} ({n}){suffix}"
+    return candidate
+
+
+def move_fresh(src: Path, folder: Path, name: str) -> Path:
+    """``src`` moved into ``folder`` as ``name`` or a fresh variant of it, never over a file
+    already there (a hard link that fails if the name is taken, then the old name removed;
+    where links are not allowed, as on some SMB mounts, a rename after a check)."""
+    while True:
+        dest = fresh_name(folder, name)
+        try:
+            os.link(src, dest)
+        except FileExistsError:
+            continue  # taken between the check and the link: the next name
+        except OSError:
+            if dest.exists():
+                continue
+            src.rename(dest)
+            return dest
+        src.unlink()
+        return dest
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Ledger:
+    """The hashes of content done, kept across restarts."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._done: set[str] = set()
+        if path.exists():
+            self._done = {line.strip() for line in path.read_text().splitlines() if line.strip()}
+
+    def __contains__(self, sha: str) -> bool:
+        return sha in self._done
+
+    def add(self, sha: str) -> None:
+        with self.path.open("a") as fh:
+            fh.write(sha + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._done.add(sha)
+
+
+@dataclass
+class _Seen:
+    size: int
+    mtime_ns: int
+    since: float  # when it was first seen with this size and time
+
+
+@dataclass
+class _Retry:
+    at: float
+    wait_s: float
+
+
+@dataclass
+class Inbox:
+    """The folder watched, and what is known of the files in it."""
+
+    root: Path
+    settle_s: float = 5.0
+    clock: Callable[[], float] = time.monotonic
+    mode: int = 0o640
+    _seen: dict[str, _Seen] = field(default_factory=dict)
+    _retry: dict[str, _Retry] = field(default_factory=dict)
+    _lock: IO[str] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.root.is_dir():
+            raise BadRequest(f"{self.root}: no such folder")
+        self.state = self.root / STATE
+        self.work = self.state / "work"
+        self.done = self.root / DONE
+        self.failed = self.root / FAILED
+        for folder in (self.state, self.work):
+            folder.mkdir(mode=0o700, exist_ok=True)
+        for folder in (self.done, self.failed):
+            self._folder(folder)
+        self.ledger = Ledger(self.state / "ledger")
+
+    def _folder(self, folder: Path) -> None:
+        if not folder.is_dir():
+            folder.mkdir(exist_ok=True)
+            folder.chmod(dir_mode(self.mode))
+            self._group(folder, folder.parent)
+
+    @staticmethod
+    def _group(path: Path, like: Path) -> None:
+        """``path`` in the group of ``like`` (allowed where the user is in that group)."""
+        with contextlib.suppress(OSError):
+            os.chown(path, -1, like.stat().st_gid)
+
+    def lock(self) -> None:
+        """Refuse a second watcher on this inbox (BAD_REQUEST)."""
+        handle = (self.state / "lock").open("w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise BadRequest(f"{self.root}: another pressroom watch is watching it") from None
+        self._lock = handle
+
+    def unlock(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    # --- what is ready -------------------------------------------------------------------
+
+    def settled(self) -> list[Path]:
+        """The files in the inbox whose size and time have not changed for ``settle_s``
+        (an empty file never: a scanner creates it before it writes), oldest first."""
+        now = self.clock()
+        ready: list[tuple[int, str, Path]] = []
+        present: set[str] = set()
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                if not taken(entry.name):
+                    continue
+                try:
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                present.add(entry.name)
+                seen = self._seen.get(entry.name)
+                if seen is None or (seen.size, seen.mtime_ns) != (st.st_size, st.st_mtime_ns):
+                    self._seen[entry.name] = _Seen(st.st_size, st.st_mtime_ns, now)
+                    if self.settle_s > 0:
+                        continue
+                    seen = self._seen[entry.name]
+                if st.st_size > 0 and now - seen.since >= self.settle_s:
+                    ready.append((st.st_mtime_ns, entry.name, Path(entry.path)))
+        for gone in set(self._seen) - present:
+            del self._seen[gone]
+        return [path for _t, _n, path in sorted(ready)]
+
+    def waiting(self) -> int:
+        """Files in the inbox with something in them that have not settled yet (a file
+        claimed for a later try, or one that stays empty, does not count)."""
+        return sum(1 for seen in self._seen.values() if seen.size > 0)
+
+    def claim(self, path: Path) -> Path | None:
+        """``path`` moved into the work folder (None: it went away meanwhile)."""
+        self._seen.pop(path.name, None)
+        try:
+            return move_fresh(path, self.work, path.name)
+        except FileNotFoundError:
+            return None
+
+    def claimed(self) -> list[Path]:
+        """Files already claimed (a watcher stopped with them; temporary failures) whose turn
+        has come, in name order."""
+        now = self.clock()
+        out = []
+        for path in sorted(self.work.iterdir()):
+            retry = self._retry.get(path.name)
+            if path.is_file() and (retry is None or retry.at <= now):
+                out.append(path)
+        return out
+
+    # --- what becomes of a file ----------------------------------------------------------
+
+    def later(self, claimed: Path) -> None:
+        """A temporary failure: the file stays claimed and is tried again after a wait."""
+        before = self._retry.get(claimed.name)
+        wait_s = RETRY_FIRST_S if before is None else min(before.wait_s * 2, RETRY_MAX_S)
+        self._retry[claimed.name] = _Retry(self.clock() + wait_s, wait_s)
+
+    def finish(self, claimed: Path, name: str, ok: bool, reason: str | None = None) -> Path:
+        """``claimed`` moved to ``.done`` (``ok``) or ``.failed`` as ``name`` (or a fresh
+        variant), with ``NAME.reason`` beside it when a reason is given."""
+        self._retry.pop(claimed.name, None)
+        folder = self.done if ok else self.failed
+        self._folder(folder)
+        moved = move_fresh(claimed, folder, name)
+        self._made(moved)
+        if reason is not None:
+            note = moved.with_name(moved.name + ".reason")
+            note.write_text(reason.rstrip("\n") + "\n", encoding="utf-8")
+            self._made(note)
+        return moved
+
+    def _made(self, path: Path) -> None:
+        with contextlib.suppress(OSError):
+            path.chmod(self.mode)
+        self._group(path, path.parent)
+
+
+@dataclass
+class Watcher:
+    """The loop: claim what is settled, skip content done before, hand the rest to
+    ``handler`` a batch at a time (``batch`` files), move each aside. ``report`` gets every
+    line."""
+
+    inbox: Inbox
+    handler: Handler
+    report: Callable[[Handled], None]
+    batch: int = 1
+    stats: dict[str, int] = field(
+        default_factory=lambda: {"done": 0, "failed": 0, "duplicate": 0, "later": 0}
+    )
+
+    def step(self) -> int:
+        """One pass: every file whose turn it is, handled. Returns how many were."""
+        inbox = self.inbox
+        for path in inbox.settled():
+            inbox.claim(path)
+        todo = inbox.claimed()
+        for start in range(0, len(todo), max(1, self.batch)):
+            self._handle(todo[start : start + max(1, self.batch)])
+        return len(todo)
+
+    def _handle(self, files: list[Path]) -> None:
+        inbox = self.inbox
+        work: list[tuple[Path, str, str]] = []
+        hashes: set[str] = set()
+        for path in files:
+            name = path.name
+            sha = file_sha256(path)
+            if sha in inbox.ledger or sha in hashes:
+                moved = inbox.finish(path, name, ok=True)
+                self.stats["duplicate"] += 1
+                self.report(
+                    Handled(0, f"skipped: duplicate  {name}  (its content is done already; "
+                            f"moved to {moved})")
+                )  # fmt: skip
+                continue
+            hashes.add(sha)
+            work.append((path, name, sha))
+        if not work:
+            return
+        self.handler(work, lambda n, handled: self._finished(*work[n], handled))
+
+    def _finished(self, path: Path, name: str, sha: str, handled: Handled) -> None:
+        inbox = self.inbox
+        if handled.exit_code == EXIT_TEMPORARY:
+            inbox.later(path)
+            self.stats["later"] += 1
+        elif handled.exit_code in (0, 3):  # delivered, or held for a person to judge
+            inbox.ledger.add(sha)
+            held = handled.line if handled.exit_code else None
+            inbox.finish(path, name, ok=True, reason=held)
+            self.stats["done"] += 1
+        else:
+            inbox.finish(path, name, ok=False, reason=handled.line)
+            self.stats["failed"] += 1
+        self.report(handled)
+
+    def run(
+        self,
+        *,
+        stop: Callable[[], bool],
+        wait: Callable[[float], None],
+        once: bool = False,
+        interval_s: float = 1.0,
+    ) -> None:
+        """Passes until ``stop()`` says so (checked between batches' passes: the file being
+        read is finished first); ``once``: until the inbox has nothing more to take."""
+        while not stop():
+            handled = self.step()
+            if once and not handled and not self.inbox.waiting():
+                return
+            if not handled:
+                wait(interval_s)
+
+
+@contextlib.contextmanager
+def watching(root: Path, *, poll: bool, poll_s: float) -> Iterator[Callable[[float], None]]:
+    """A wait that returns early when something changes in ``root`` (watchdog: inotify, or
+    polling every ``poll_s`` for a network mount, where inotify hears nothing)."""
+    import threading
+
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers import Observer
+    from watchdog.observers.polling import PollingObserver
+
+    changed = threading.Event()
+
+    class _Wake(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            changed.set()
+
+    observer = PollingObserver(timeout=poll_s) if poll else Observer()
+    observer.schedule(_Wake(), str(root), recursive=False)
+    observer.start()
+
+    def wait(timeout_s: float) -> None:
+        changed.wait(timeout_s)
+        changed.clear()
+
+    try:
+        yield wait
+    finally:
+        observer.stop()
+        observer.join(timeout=5)

@@ -1,0 +1,295 @@
+"""The hot folder's promises, with a recording handler and a clock that moves only when told:
+each file is taken once it has settled, handled once by its content however often the watcher
+stops and starts, moved aside with its reason, never over a file already there; and through
+the service, each file is one job (its hash the idempotency key)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from pressroom.api.app import create_app
+from pressroom.errors import BadRequest
+from pressroom.service import Services
+from pressroom.watch import Handled, Inbox, Watcher, taken
+from tests.conftest import FakeClock
+from tests.integration.test_service import png_bytes, work
+
+pytestmark = pytest.mark.integration
+
+
+class Crash(BaseException):
+    """The watcher's process dying mid-file (a SIGKILL): nothing after it runs."""
+
+
+@dataclass
+class Recorder:
+    """Handles a file by copying it to ``out``; ``codes`` (name → exit codes, one a try)
+    says how a try ends; ``crash_on``: the name whose handling kills the watcher once."""
+
+    out: Path
+    codes: dict[str, list[int]] = field(default_factory=dict)
+    crash_on: str | None = None
+    completed: Counter[str] = field(default_factory=Counter)  # by content hash
+    tries: list[str] = field(default_factory=list)
+
+    def __call__(
+        self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
+    ) -> None:
+        for n, (path, name, sha) in enumerate(files):
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
+            self.tries.append(name)
+            if name == self.crash_on:
+                self.crash_on = None
+                raise Crash
+            code = self.codes.get(name, [0]).pop(0) if self.codes.get(name) else 0
+            if code == 0:
+                (self.out / name).write_bytes(path.read_bytes())
+                self.completed[sha] += 1
+                finished(n, Handled(0, f"ok  {name}"))
+            else:
+                finished(n, Handled(code, f"CODE{code}: {name}: refused for the test"))
+
+
+def _watcher(
+    root: Path, recorder: Recorder, clock: FakeClock, lines: list[Handled], **kw: object
+) -> Watcher:
+    inbox = Inbox(root, settle_s=5.0, clock=clock, **kw)  # type: ignore[arg-type]
+    return Watcher(inbox, recorder, lines.append, batch=3)
+
+
+def _drop(root: Path, name: str, data: bytes) -> Path:
+    path = root / name
+    path.write_bytes(data)
+    return path
+
+
+def _settle(watcher: Watcher, clock: FakeClock) -> int:
+    """A pass that sees the files, the window, and the pass that takes them."""
+    seen = watcher.step()
+    clock.advance(5.0)
+    return seen + watcher.step()
+
+
+@pytest.fixture
+def inbox(tmp_path: Path) -> Path:
+    root = tmp_path / "inbox"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def recorder(tmp_path: Path) -> Recorder:
+    (tmp_path / "out").mkdir()
+    return Recorder(tmp_path / "out")
+
+
+def test_a_burst_is_handled_once_each_and_moved_to_done(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    names = [f"scan{n:02d}.pdf" for n in range(20)]
+    for n, name in enumerate(names):
+        _drop(inbox, name, b"%PDF-1.7 burst " + bytes([n]))
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, recorder, clock, lines)
+    assert watcher.step() == 0  # seen, not settled yet: nothing taken
+    assert _settle(watcher, clock) == 20
+    assert sorted(recorder.tries) == names and set(recorder.completed.values()) == {1}
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == names
+    assert [p.name for p in inbox.iterdir() if not p.name.startswith(".")] == []
+    assert len((inbox / ".pressroom" / "ledger").read_text().split()) == 20
+    assert watcher.step() == 0 and len(lines) == 20
+
+
+def test_a_file_still_being_written_waits_until_its_size_stays(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, recorder, clock, lines)
+    growing = _drop(inbox, "scanner.pdf", b"")
+    _drop(inbox, ".scanner.pdf.tmp", b"partial")  # hidden and partial names: never taken
+    _drop(inbox, "copy.pdf.part", b"partial")
+    for step in range(6):  # a slow scanner: 4 s between writes, each under the 5 s window
+        with growing.open("ab") as fh:
+            fh.write(b"%%PDF page %d\n" % step)
+        os.utime(growing, ns=(step * 10**9 + 1, step * 10**9 + 1))
+        assert watcher.step() == 0, step
+        clock.advance(4.0)
+    assert recorder.tries == []
+    clock.advance(1.0)  # now 5 s without a change
+    assert watcher.step() == 1 and recorder.tries == ["scanner.pdf"]
+    empty = _drop(inbox, "empty.pdf", b"")
+    clock.advance(60)
+    assert _settle(watcher, clock) == 0 and empty.exists()  # an empty file is never taken
+    assert sorted(p.name for p in inbox.iterdir() if not p.name.startswith(".")) == [
+        "copy.pdf.part",
+        "empty.pdf",
+    ]
+    assert not taken("~$lock.pdf") and not taken("x.crdownload") and taken("Scan 1.PDF")
+
+
+def test_a_restart_mid_burst_does_no_file_twice_and_loses_none(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    """The watcher dies while handling the 5th file (its batch of 3 half done); a new one on
+    the same inbox takes up the claimed files first, then the rest."""
+    names = [f"f{n}.png" for n in range(9)]
+    for n, name in enumerate(names):
+        _drop(inbox, name, b"\x89PNG restart " + bytes([n]))
+    recorder.crash_on = "f4.png"
+    first = _watcher(inbox, recorder, clock, [])
+    first.step()
+    clock.advance(5.0)
+    with pytest.raises(Crash):
+        first.step()
+    done_before = {p.name for p in (inbox / ".done").iterdir()}
+    assert done_before == {"f0.png", "f1.png", "f2.png", "f3.png"}
+    claimed = {p.name for p in (inbox / ".pressroom" / "work").iterdir()}
+    assert "f4.png" in claimed  # claimed, not finished: not lost
+    lines: list[Handled] = []
+    again = _watcher(inbox, recorder, clock, lines)  # a fresh process: a fresh Inbox
+    _settle(again, clock)
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == names
+    assert list((inbox / ".pressroom" / "work").iterdir()) == []
+    assert len(recorder.completed) == 9 and set(recorder.completed.values()) == {1}
+    assert sorted(p.name for p in recorder.out.iterdir()) == names
+
+
+def test_content_done_before_is_skipped_and_moved_under_a_fresh_name(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, recorder, clock, lines)
+    _drop(inbox, "a.pdf", b"%PDF same")
+    _settle(watcher, clock)
+    _drop(inbox, "a.pdf", b"%PDF same")  # the same name and content, again
+    _drop(inbox, "renamed.pdf", b"%PDF same")
+    _settle(watcher, clock)
+    assert recorder.tries == ["a.pdf"]
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == [
+        "a (2).pdf",
+        "a.pdf",
+        "renamed.pdf",
+    ]
+    skipped = [h.line for h in lines if h.line.startswith("skipped: duplicate")]
+    assert len(skipped) == 2 and all(h.exit_code == 0 for h in lines)
+
+
+def test_refused_files_go_aside_with_their_reason_and_never_block_the_rest(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    recorder.codes = {"bad.pdf": [2], "held.pdf": [3]}
+    for name in ("bad.pdf", "good.pdf", "held.pdf", "later.pdf"):
+        _drop(inbox, name, name.encode())
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, recorder, clock, lines)
+    _settle(watcher, clock)
+    failed = inbox / ".failed"
+    assert sorted(p.name for p in failed.iterdir()) == ["bad.pdf", "bad.pdf.reason"]
+    assert (failed / "bad.pdf.reason").read_text() == "CODE2: bad.pdf: refused for the test\n"
+    done = sorted(p.name for p in (inbox / ".done").iterdir())
+    assert done == ["good.pdf", "held.pdf", "held.pdf.reason", "later.pdf"]
+    # refused content is not in the ledger: dropped again (fixed upstream, say), it is tried
+    _drop(inbox, "bad.pdf", b"bad.pdf")
+    _settle(watcher, clock)
+    assert recorder.tries.count("bad.pdf") == 2
+    assert sorted(p.name for p in failed.iterdir()) == ["bad.pdf", "bad.pdf.reason"]
+    assert (inbox / ".done" / "bad.pdf").exists()
+
+
+def test_a_temporary_failure_stays_claimed_and_is_tried_again_later(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    recorder.codes = {"wait.pdf": [75, 75, 0]}
+    _drop(inbox, "wait.pdf", b"%PDF service down")
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, recorder, clock, lines)
+    _settle(watcher, clock)
+    assert recorder.tries == ["wait.pdf"]
+    assert [p.name for p in (inbox / ".pressroom" / "work").iterdir()] == ["wait.pdf"]
+    clock.advance(4.0)
+    watcher.step()
+    assert len(recorder.tries) == 1  # 5 s after the first try, not sooner
+    clock.advance(1.0)
+    watcher.step()
+    clock.advance(9.0)
+    watcher.step()
+    assert len(recorder.tries) == 2  # then 10 s
+    clock.advance(1.0)
+    watcher.step()
+    assert len(recorder.tries) == 3 and (inbox / ".done" / "wait.pdf").exists()
+    assert [h.exit_code for h in lines] == [75, 75, 0]
+
+
+def test_moved_files_take_the_operators_mode_and_a_second_watcher_is_refused(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    (inbox / ".done").mkdir(mode=0o700)
+    (inbox / ".done" / "a.pdf").write_bytes(b"an earlier a.pdf, kept")
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, recorder, clock, lines, mode=0o604)
+    watcher.inbox.lock()
+    with pytest.raises(BadRequest, match="another pressroom watch"):
+        Inbox(inbox, clock=clock).lock()
+    _drop(inbox, "a.pdf", b"%PDF a new a")
+    _settle(watcher, clock)
+    assert (inbox / ".done" / "a.pdf").read_bytes() == b"an earlier a.pdf, kept"
+    moved = inbox / ".done" / "a (2).pdf"
+    assert moved.read_bytes() == b"%PDF a new a"
+    assert stat.S_IMODE(moved.stat().st_mode) == 0o604
+    assert stat.S_IMODE((inbox / ".failed").stat().st_mode) == 0o705  # made here: + search
+    assert moved.stat().st_gid == (inbox / ".done").stat().st_gid
+    watcher.inbox.unlock()
+    free = Inbox(inbox, clock=clock)
+    free.lock()  # free again
+    free.unlock()
+
+
+def test_through_the_service_each_file_is_one_job_and_its_output_comes_back(
+    tmp_path: Path, services: Services, clock: FakeClock
+) -> None:
+    """--url with -o: submitted with its hash as the idempotency key, followed, downloaded;
+    a content sent again (a restart after the upload) is the same job, not a second one."""
+    import argparse
+
+    from pressroom.cli.progress import Board
+    from pressroom.cli.watch import RemoteHandler
+    from pressroom.client import PressroomClient
+
+    key = services.store.tenancy.create_key("acme", now=services.clock())
+    http = TestClient(create_app(services))
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    _drop(inbox, "form.png", png_bytes(tmp_path))
+    args = argparse.Namespace(
+        template="sample", title="Forms", lane=None, redact=None, keep_pixels=False,
+        review="doubt", output_type=None, sidecar=None, allow_no_text=False, optimize=0,
+        no_label=False, language=None, output=out, timeout=60.0,
+    )  # fmt: skip
+    with PressroomClient(
+        "http://testserver", key, http=http, sleep=lambda _s: work(services)
+    ) as client:
+        handler = RemoteHandler(args, client, Board(False), 0o640)
+        lines: list[Handled] = []
+        watcher = Watcher(Inbox(inbox, settle_s=5.0, clock=clock), handler, lines.append)
+        _settle(watcher, clock)
+        assert [h.exit_code for h in lines] == [0], lines
+        assert (out / "form.pdf").read_bytes().startswith(b"%PDF")
+        assert stat.S_IMODE((out / "form.pdf").stat().st_mode) == 0o640
+        sha = hashlib.sha256((inbox / ".done" / "form.png").read_bytes()).hexdigest()
+        again: list[Handled] = []
+        handler([(inbox / ".done" / "form.png", "form.png", sha)], lambda _n, h: again.append(h))
+        assert again[0].exit_code == 0 and (out / "form (2).pdf").exists()
+        jobs = http.get("/v1/jobs", headers={"Authorization": f"Bearer {key}"}).json()
+        assert len(jobs["jobs"]) == 1  # the same content: the same job
+        assert jobs["jobs"][0]["label"] == "form.png"
