@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -17,7 +18,7 @@ from pressroom.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
 )
-from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired
+from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired, TooLarge
 from pressroom.fsutil import place_copy
 from pressroom.settings import Settings, source_date
 
@@ -247,11 +248,19 @@ def _flattened(result: DocumentResult) -> str:
     return "".join(f", {s}" for s in said)
 
 
-def _report(outcome: Outcome, quiet: bool) -> None:
+def _report(outcome: Outcome, quiet: bool, to_stdout: bool = False) -> None:
+    """An outcome's line: refusals on stderr, ok lines on stdout (on stderr when stdout
+    carries the PDF itself)."""
+    line = outcome.line
+    if to_stdout and outcome.exit_code == 3:
+        # the held copy was in the run's scratch folder, which is gone with the run
+        line = re.sub(
+            r" \(held: [^)]*\)$", " (not kept with -o -: run with -o FOLDER to review it)", line
+        )
     if outcome.exit_code != EXIT_OK:
-        print(outcome.line, file=sys.stderr)
+        print(line, file=sys.stderr)
     elif not quiet:
-        print(outcome.line)
+        print(line, file=sys.stderr if to_stdout else sys.stdout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,21 +294,62 @@ def prepare(args: argparse.Namespace, settings: Settings) -> Prepared:
     return Prepared(template, policy, choice)
 
 
+def _from_stdin(folder: Path, limit: int) -> Path:
+    """What is piped in, as a file in the run's private scratch folder (at most ``limit``
+    bytes: more is TOO_LARGE, as for a file)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        raise BadRequest("- reads the input from stdin, and nothing is piped in")
+    path = folder / "stdin"
+    size = 0
+    with path.open("wb") as out:
+        for block in iter(lambda: sys.stdin.buffer.read(1 << 20), b""):
+            size += len(block)
+            if size > limit:
+                raise TooLarge(f"more than {limit:,} bytes on stdin; the limit is {limit:,}")
+            out.write(block)
+    return path
+
+
 def cmd_process(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
+    from pressroom.scratch import job_scratch
+
     settings = Settings.from_env()
     os.umask(0o077)
+    to_stdout = str(args.output) == "-"
+    from_stdin = any(str(p) == "-" for p in args.inputs)
+    pipes = job_scratch(settings.scratch_dir) if to_stdout or from_stdin else nullcontext(None)
+    with pipes as pipe_dir:
+        return _process(args, settings, pipe_dir, to_stdout)
+
+
+def _process(
+    args: argparse.Namespace, settings: Settings, pipe_dir: Path | None, to_stdout: bool
+) -> int:
+    """`process`; ``pipe_dir``: a private folder for what comes from stdin or goes to
+    stdout."""
     try:
         prepared = prepare(args, settings)
         template, policy, choice = prepared.template, prepared.policy, prepared.choice
-        if str(args.output) == "-":
-            raise BadRequest("-o - (the output on stdout) is not supported yet; give a folder")
-        planned = plan_inputs(args.inputs, recursive=args.recursive)
+        inputs = list(args.inputs)
+        if pipe_dir is not None and any(str(p) == "-" for p in inputs):
+            if sum(1 for p in inputs if str(p) == "-") > 1:
+                raise BadRequest("- (stdin) can be given once")
+            piped = _from_stdin(pipe_dir, settings.limits.max_bytes)
+            inputs = [piped if str(p) == "-" else p for p in inputs]
+        planned = plan_inputs(inputs, recursive=args.recursive)
         if not planned:
             raise BadRequest("no PDF, PNG, JPEG or TIFF file in the folders given")
+        if to_stdout:
+            if len(planned) != 1:
+                raise BadRequest(f"-o - (stdout) takes one input, not {len(planned)}")
+            if args.sidecar:
+                raise BadRequest("--sidecar writes a second file: give -o a folder")
     except PressroomError as exc:
         print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
-    outdir: Path = args.output
+    outdir: Path = args.output if pipe_dir is None or not to_stdout else pipe_dir / "out"
     outdir.mkdir(parents=True, exist_ok=True)
     work: list[tuple[Path, Path]] = []
     skipped = 0
@@ -313,6 +363,11 @@ def cmd_process(args: argparse.Namespace) -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         work.append((path, dest))
     from pressroom.cli.progress import Board
+
+    def say(outcome: Outcome) -> None:
+        if to_stdout:  # the output is not in a folder: "-" names where it went
+            outcome = dataclasses.replace(outcome, line=outcome.line.replace(f"{work[0][1]}", "-"))
+        _report(outcome, args.quiet, to_stdout)
 
     started = time.monotonic()
     outcomes: list[Outcome] = []
@@ -338,7 +393,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                         )
                     )
                     board.end(path)
-                    _report(outcomes[-1], args.quiet)
+                    say(outcomes[-1])
             else:
                 from pressroom.cli.spread import Run, run_spread
 
@@ -352,12 +407,18 @@ def cmd_process(args: argparse.Namespace) -> int:
                     args.review == "always",
                     choice,
                 )
-                outcomes = run_spread(
-                    work, args.jobs, run, board, lambda _n, o: _report(o, args.quiet)
-                )
+                outcomes = run_spread(work, args.jobs, run, board, lambda _n, o: say(o))
     except KeyboardInterrupt:
         print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if to_stdout:
+        if outcomes and outcomes[0].exit_code == EXIT_OK:
+            import shutil
+
+            with work[0][1].open("rb") as built:
+                shutil.copyfileobj(built, sys.stdout.buffer, 1 << 20)
+            sys.stdout.buffer.flush()
+        return max((o.exit_code for o in outcomes), default=EXIT_OK)
     if not args.quiet and (len(work) > 1 or skipped):
         delivered = sum(1 for o in outcomes if o.exit_code == EXIT_OK)
         print(
@@ -586,7 +647,8 @@ def add_commands(sub: Any) -> None:
         nargs="+",
         type=Path,
         metavar="INPUT",
-        help="PDF, PNG, JPEG or TIFF files (type decided by content), or folders of them",
+        help="PDF, PNG, JPEG or TIFF files (type decided by content), - for stdin, or folders "
+        "of them",
     )
     p.add_argument(
         "-o",
@@ -594,7 +656,7 @@ def add_commands(sub: Any) -> None:
         type=Path,
         required=True,
         metavar="OUTDIR",
-        help="folder for the output PDFs (created if missing)",
+        help="folder for the output PDFs (created if missing); - for the one PDF on stdout",
     )
     add_process_options(p)
     p.add_argument(

@@ -335,3 +335,42 @@ def test_watch_stops_on_sigterm_after_its_file_and_a_restart_does_the_rest_once(
     assert oct((out / "s0.pdf").stat().st_mode & 0o777) == "0o640"
     assert oct(out.stat().st_mode & 0o777) == "0o750"
     assert list(scratch.iterdir()) == []
+
+
+def test_stdin_to_stdout_is_the_same_pdf_and_a_held_one_writes_nothing(tmp_path: Path) -> None:
+    """`process - -o -` in a pipe: the PDF on stdout is the one a folder run writes; a
+    document held for review exits 3 with stdout empty; -o - takes one input and no
+    sidecar; nothing is left in scratch."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    scan = save_png(small_scan(seed=71, lines=3).image, tmp_path / "in.png", 300)
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(scratch), "SOURCE_DATE_EPOCH": "1767225600"}
+
+    def pipe(*args: str) -> subprocess.CompletedProcess[bytes]:
+        with scan.open("rb") as stdin:
+            return subprocess.run(
+                [str(PRESSROOM), "process", *args], stdin=stdin, capture_output=True,
+                env=env, timeout=300, check=False,
+            )  # fmt: skip
+
+    piped = pipe("-", "-o", "-", "--template", "sample")
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stderr.decode().startswith("ok  -  1 page(s)")
+    folder = run_cli(
+        "process", str(scan), "-o", str(tmp_path / "out"), "--template", "sample",
+        scratch=scratch, env={"SOURCE_DATE_EPOCH": "1767225600"},
+    )  # fmt: skip
+    assert folder.returncode == 0, folder.stderr
+    assert piped.stdout == (tmp_path / "out" / "in.pdf").read_bytes()
+    named = pipe("-", "-o", str(tmp_path / "named"))  # stdin into a folder: stdin.pdf
+    assert named.returncode == 0 and (tmp_path / "named" / "stdin.pdf").exists()
+    held = pipe("-", "-o", "-", "--redact", "name", "--review", "always")
+    assert held.returncode == 3 and held.stdout == b""
+    assert b"REVIEW_REQUESTED" in held.stderr and b"not kept with -o -" in held.stderr
+    other = tmp_path / "other.png"
+    other.write_bytes(scan.read_bytes())
+    two = run_cli("process", str(scan), str(other), "-o", "-", scratch=scratch)
+    assert two.returncode == 2 and two.stderr.startswith("BAD_REQUEST: -o - (stdout) takes one")
+    sidecar = pipe("-", "-o", "-", "--sidecar")
+    assert sidecar.returncode == 2 and sidecar.stdout == b""
+    assert list(scratch.iterdir()) == []
