@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from pressroom.errors import BadRequest
+from pressroom.pipeline.inspect import file_sha256
 
 STATE = ".pressroom"
 DONE = ".done"
@@ -108,14 +108,6 @@ def move_fresh(src: Path, folder: Path, name: str) -> Path:
             return dest
         src.unlink()
         return dest
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Ledger:

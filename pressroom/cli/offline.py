@@ -374,39 +374,27 @@ def _process(
     show = sys.stderr.isatty() and not args.quiet
     try:
         with Board(show, files=len(work)) as board:
+            from pressroom.cli.spread import Run, run_one, run_spread
+
+            run = Run(
+                template,
+                args.title,
+                policy,
+                args.keep_pixels,
+                settings,
+                args.template,
+                args.review == "always",
+                choice,
+            )
             if args.jobs <= 1:
-                passes = 2 if not policy.empty else 1
+                passes = 2 if run.redacts else 1
                 for path, dest in work:
                     outcomes.append(
-                        process_one(
-                            path,
-                            dest,
-                            template,
-                            args.title,
-                            board.pages_callback(path, path.name, passes),
-                            policy,
-                            args.keep_pixels,
-                            settings,
-                            args.template,
-                            args.review == "always",
-                            choice,
-                        )
+                        run_one(run, path, dest, board.pages_callback(path, path.name, passes))
                     )
                     board.end(path)
                     say(outcomes[-1])
             else:
-                from pressroom.cli.spread import Run, run_spread
-
-                run = Run(
-                    template,
-                    args.title,
-                    policy,
-                    args.keep_pixels,
-                    settings,
-                    args.template,
-                    args.review == "always",
-                    choice,
-                )
                 outcomes = run_spread(work, args.jobs, run, board, lambda _n, o: say(o))
     except KeyboardInterrupt:
         print("INTERRUPTED: stopped; no partial output was left", file=sys.stderr)

@@ -193,13 +193,16 @@ def _assemble(
     return delivered(dest, result, options, time.monotonic() - started)
 
 
-def _whole(key: int, path: Path, dest: Path, run: Run) -> Outcome:
+def run_one(
+    run: Run, path: Path, dest: Path, progress: Callable[[int, int], None] | None
+) -> Outcome:
+    """One file read whole in this process, under the run's choices."""
     return process_one(
         path,
         dest,
         run.template,
         run.title,
-        _ticks(key),
+        progress,
         run.policy,
         run.keep_pixels,
         run.settings,
@@ -208,6 +211,10 @@ def _whole(key: int, path: Path, dest: Path, run: Run) -> Outcome:
         run.output,
         run.mode,
     )
+
+
+def _whole(key: int, path: Path, dest: Path, run: Run) -> Outcome:
+    return run_one(run, path, dest, _ticks(key))
 
 
 # --- the run, in the command's process -----------------------------------------------------

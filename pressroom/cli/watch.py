@@ -94,7 +94,8 @@ class OfflineHandler:
     def __call__(
         self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
     ) -> None:
-        from pressroom.cli.offline import Outcome, process_one
+        from pressroom.cli.offline import Outcome
+        from pressroom.cli.spread import run_one
 
         dests = _outputs(self.outdir, [name for _p, name, _s in files])
         work = [(path, dest) for (path, _n, _s), dest in zip(files, dests, strict=True)]
@@ -109,19 +110,8 @@ class OfflineHandler:
         else:
             passes = 2 if self.run.redacts else 1
             for n, (path, dest) in enumerate(work):
-                outcome = process_one(
-                    path,
-                    dest,
-                    self.run.template,
-                    self.run.title,
-                    self.board.pages_callback(path, path.name, passes),
-                    self.run.policy,
-                    self.run.keep_pixels,
-                    self.run.settings,
-                    self.run.template_name,
-                    self.run.review_always,
-                    self.run.output,
-                    self.run.mode,
+                outcome = run_one(
+                    self.run, path, dest, self.board.pages_callback(path, path.name, passes)
                 )
                 self.board.end(path)
                 ended(n, outcome)
