@@ -91,12 +91,16 @@ def test_process_mirrors_the_tree_then_skips_what_exists(inbox: Path, tmp_path: 
     assert (out / "a.pdf").stat().st_mtime_ns == before  # not written again
 
 
-def test_stdout_as_the_output_is_refused_not_a_folder_called_dash(
+def test_stdout_as_the_output_is_the_pdf_not_a_folder_called_dash(
     inbox: Path, tmp_path: Path
 ) -> None:
-    refused = _process(str(inbox / "a.png"), "-o", "-", tmp=tmp_path)
-    assert refused.returncode == 2
-    assert refused.stderr == (
-        "BAD_REQUEST: -o - (the output on stdout) is not supported yet; give a folder\n"
+    piped = subprocess.run(
+        [str(PRESSROOM), "process", str(inbox / "a.png"), "-o", "-"],
+        capture_output=True,
+        env={**os.environ, "PRESSROOM_SCRATCH_DIR": str(tmp_path)},
+        check=False,
+        timeout=300,
     )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.startswith(b"%PDF-")
     assert not Path("-").exists()
