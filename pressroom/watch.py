@@ -130,6 +130,15 @@ class Ledger:
         self._done.add(sha)
 
 
+def _real(folder: Path) -> None:
+    """Refuse a state folder that is a symbolic link (whoever can write the inbox could point
+    .failed at another folder and have files moved there)."""
+    if folder.is_symlink():
+        raise BadRequest(
+            f"{folder} is a symbolic link; the watcher keeps its files in real folders"
+        )
+
+
 @dataclass
 class _Seen:
     size: int
@@ -162,6 +171,8 @@ class Inbox:
         self.work = self.state / "work"
         self.done = self.root / DONE
         self.failed = self.root / FAILED
+        for folder in (self.state, self.work, self.done, self.failed):
+            _real(folder)
         for folder in (self.state, self.work):
             folder.mkdir(mode=0o700, exist_ok=True)
         for folder in (self.done, self.failed):
@@ -263,6 +274,7 @@ class Inbox:
         variant), with ``NAME.reason`` beside it when a reason is given."""
         self._retry.pop(claimed.name, None)
         folder = self.done if ok else self.failed
+        _real(folder)  # swapped for a link since the start: never followed
         self._folder(folder)
         moved = move_fresh(claimed, folder, name)
         self._made(moved)
@@ -292,15 +304,21 @@ class Watcher:
         default_factory=lambda: {"done": 0, "failed": 0, "duplicate": 0, "later": 0}
     )
 
-    def step(self) -> int:
-        """One pass: every file whose turn it is, handled. Returns how many were."""
+    def step(self, stop: Callable[[], bool] = lambda: False) -> int:
+        """One pass: the files whose turn it is, handled a batch at a time until ``stop()``
+        says so (the rest stay claimed for the next start). Returns how many were."""
         inbox = self.inbox
         for path in inbox.settled():
             inbox.claim(path)
         todo = inbox.claimed()
-        for start in range(0, len(todo), max(1, self.batch)):
-            self._handle(todo[start : start + max(1, self.batch)])
-        return len(todo)
+        size = max(1, self.batch)
+        handled = 0
+        for start in range(0, len(todo), size):
+            if stop():
+                break
+            self._handle(todo[start : start + size])
+            handled += len(todo[start : start + size])
+        return handled
 
     def _handle(self, files: list[Path]) -> None:
         inbox = self.inbox
@@ -308,8 +326,18 @@ class Watcher:
         hashes: set[str] = set()
         for path in files:
             name = path.name
-            sha = file_sha256(path)
-            if sha in inbox.ledger or sha in hashes:
+            try:
+                sha = file_sha256(path)
+            except OSError as exc:  # unreadable (its mode, a vanished mount): aside, not stuck
+                with contextlib.suppress(OSError):
+                    line = f"BAD_REQUEST: {name}: cannot be read ({exc.strerror})"
+                    inbox.finish(path, name, ok=False, reason=line)
+                    self.stats["failed"] += 1
+                    self.report(Handled(2, line))
+                continue
+            if sha in hashes:
+                continue  # a twin in this batch: it waits for the first one's outcome
+            if sha in inbox.ledger:
                 moved = inbox.finish(path, name, ok=True)
                 self.stats["duplicate"] += 1
                 self.report(
@@ -349,7 +377,7 @@ class Watcher:
         """Passes until ``stop()`` says so (checked between batches' passes: the file being
         read is finished first); ``once``: until the inbox has nothing more to take."""
         while not stop():
-            handled = self.step()
+            handled = self.step(stop)
             if once and not handled and not self.inbox.waiting():
                 return
             if not handled:

@@ -89,7 +89,7 @@ def _joined(events: Any) -> None:
     _EVENTS = events
 
 
-def _ticks(key: int) -> Callable[[int, int], None]:
+def _ticks(key: tuple[int, int]) -> Callable[[int, int], None]:
     def tick(_done: int, steps: int) -> None:
         if _EVENTS is not None:
             _EVENTS.put((key, steps))
@@ -125,7 +125,12 @@ class _RangeDone:
 
 
 def _read(
-    key: int, path: Path, part: Path, options: JobOptions, settings: Settings, span: range
+    key: tuple[int, int],
+    path: Path,
+    part: Path,
+    options: JobOptions,
+    settings: Settings,
+    span: range,
 ) -> _RangeDone | Outcome:
     from pressroom.pipeline.core import page_records
     from pressroom.pipeline.ocr import engine_for
@@ -213,7 +218,7 @@ def run_one(
     )
 
 
-def _whole(key: int, path: Path, dest: Path, run: Run) -> Outcome:
+def _whole(key: tuple[int, int], path: Path, dest: Path, run: Run) -> Outcome:
     return run_one(run, path, dest, _ticks(key))
 
 
@@ -254,6 +259,7 @@ class Spreader:
     def __init__(self, processes: int) -> None:
         self.processes = processes
         self._events = multiprocessing.get_context().Queue()
+        self._runs = 0  # each run's events carry its number: a late one is not another's
         self._pool = ProcessPoolExecutor(
             max_workers=processes, initializer=_joined, initargs=(self._events,)
         )
@@ -278,6 +284,8 @@ class Spreader:
         """``work``'s files processed; their outcomes reported as each ends, and returned in
         ``work``'s order."""
         pool, events, processes = self._pool, self._events, self.processes
+        self._runs += 1
+        tag = self._runs
         outcomes: dict[int, Outcome] = {}
         files = [_File(n, path, dest) for n, (path, dest) in enumerate(work)]
         pending: dict[Future[Any], tuple[str, _File, int]] = {}
@@ -294,17 +302,21 @@ class Spreader:
         try:
             for f in files:
                 if run.redacts:
-                    pending[pool.submit(_whole, f.key, f.path, f.dest, run)] = ("whole", f, 0)
+                    pending[pool.submit(_whole, (tag, f.key), f.path, f.dest, run)] = (
+                        "whole",
+                        f,
+                        0,
+                    )
                 else:
                     pending[pool.submit(_count, f.path, run.settings)] = ("count", f, 0)
             while pending:
                 ready, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                _drain(events, files, board, passes)
+                _drain(events, files, board, passes, tag, outcomes)
                 for future in ready:
                     kind, f, number = pending.pop(future)
                     value = future.result()
                     if kind == "count":
-                        _counted(f, value, pool, pending, processes, run, board, finish)
+                        _counted(f, value, pool, pending, processes, run, board, finish, tag)
                     elif kind == "range":
                         if isinstance(value, Outcome):
                             f.failure = f.failure or value
@@ -313,7 +325,7 @@ class Spreader:
                         if not any(g is f for _k, g, _n in pending.values()):
                             _ranges_done(f, pool, pending, run, finish)
                     else:  # whole, assembly
-                        _drain(events, files, board, passes)
+                        _drain(events, files, board, passes, tag, outcomes)
                         finish(f, value)
         finally:
             for future in pending:
@@ -333,6 +345,7 @@ def _counted(
     run: Run,
     board: Board,
     finish: Callable[[_File, Outcome], None],
+    tag: int,
 ) -> None:
     if isinstance(value, Outcome):
         finish(f, value)
@@ -340,7 +353,7 @@ def _counted(
     f.started = time.monotonic()
     if value <= 1:
         board.begin(f.key, f.path.name, value)
-        pending[pool.submit(_whole, f.key, f.path, f.dest, run)] = ("whole", f, 0)
+        pending[pool.submit(_whole, (tag, f.key), f.path, f.dest, run)] = ("whole", f, 0)
         return
     board.begin(f.key, f.path.name, value)
     f.options = job_options(run.template, run.title, run.settings, run.keep_pixels, run.output)
@@ -351,7 +364,8 @@ def _counted(
     f.spans = page_spans(value, processes)
     for number, (first, end) in enumerate(f.spans):
         part = f.folder / f"part{number:04d}.pdf"
-        future = pool.submit(_read, f.key, f.path, part, f.options, run.settings, range(first, end))
+        span = range(first, end)
+        future = pool.submit(_read, (tag, f.key), f.path, part, f.options, run.settings, span)
         pending[future] = ("range", f, number)
 
 
@@ -373,12 +387,22 @@ def _ranges_done(
     pending[future] = ("assembly", f, 0)
 
 
-def _drain(events: Any, files: list[_File], board: Board, passes: int) -> None:
-    """Every page read so far, onto the progress lines."""
+def _drain(
+    events: Any,
+    files: list[_File],
+    board: Board,
+    passes: int,
+    tag: int,
+    ended: dict[int, Outcome],
+) -> None:
+    """Every page read so far, onto the progress lines; a tick that arrives after its file
+    ended, or from an earlier run of the pool, is dropped."""
     while True:
         try:
-            key, steps = events.get_nowait()
+            (run, key), steps = events.get_nowait()
         except (queue.Empty, OSError, ValueError):
             return
+        if run != tag or not 0 <= key < len(files) or key in ended:
+            continue
         f = files[key]
         board.step(f.key, f.path.name, steps, passes)

@@ -267,13 +267,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()
         inbox.unlock()
+    s = watcher.stats
     if not args.quiet:
-        s = watcher.stats
         print(
             f"{s['done']} done, {s['failed']} refused, {s['duplicate']} duplicate(s), "
             f"{s['later']} to try again, in {time.monotonic() - started:.1f}s",
             file=sys.stderr,
         )
+    if args.once:  # for a script: whether everything taken was done
+        return 2 if s["failed"] else 75 if s["later"] else EXIT_OK
     return EXIT_OK
 
 

@@ -293,3 +293,58 @@ def test_through_the_service_each_file_is_one_job_and_its_output_comes_back(
         jobs = http.get("/v1/jobs", headers={"Authorization": f"Bearer {key}"}).json()
         assert len(jobs["jobs"]) == 1  # the same content: the same job
         assert jobs["jobs"][0]["label"] == "form.png"
+
+
+def test_an_unreadable_file_goes_aside_and_a_twin_waits_for_the_first_ones_outcome(
+    inbox: Path, recorder: Recorder, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a review: a file that cannot be read stopped the watcher for good, and the
+    second of two equal files in one batch was called done while the first was refused."""
+    import pressroom.watch as watch
+
+    real = watch.file_sha256
+
+    def reading(path: Path) -> str:
+        if path.name == "locked.pdf":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(watch, "file_sha256", reading)
+    recorder.codes = {"first.pdf": [2]}
+    for name in ("first.pdf", "locked.pdf", "twin.pdf"):
+        _drop(inbox, name, b"%PDF twins" if name != "locked.pdf" else b"%PDF locked")
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, recorder, clock, lines)
+    _settle(watcher, clock)
+    watcher.step()
+    failed = sorted(p.name for p in (inbox / ".failed").iterdir())
+    assert failed == ["first.pdf", "first.pdf.reason", "locked.pdf", "locked.pdf.reason"]
+    assert (
+        "cannot be read (Permission denied)"
+        in (inbox / ".failed" / "locked.pdf.reason").read_text()
+    )
+    # the twin was not skipped as done: it was read itself, after the first was refused
+    assert recorder.tries == ["first.pdf", "twin.pdf"]
+    assert (inbox / ".done" / "twin.pdf").exists() and (recorder.out / "twin.pdf").exists()
+
+
+def test_a_stop_is_heard_between_batches_and_the_rest_stay_claimed(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    for n in range(7):
+        _drop(inbox, f"s{n}.pdf", b"%PDF stop " + bytes([n]))
+    watcher = _watcher(inbox, recorder, clock, [])  # batches of 3
+    watcher.step()
+    clock.advance(5.0)
+    assert watcher.step(stop=lambda: len(recorder.tries) >= 1) == 3
+    assert len(recorder.tries) == 3
+    assert len(list((inbox / ".pressroom" / "work").iterdir())) == 4
+    assert watcher.step() == 4 and len(recorder.tries) == 7
+
+
+def test_a_state_folder_that_is_a_link_is_refused(inbox: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (inbox / ".failed").symlink_to(elsewhere)
+    with pytest.raises(BadRequest, match="symbolic link"):
+        Inbox(inbox)
