@@ -142,6 +142,7 @@ class PressroomClient:
         languages: str | None = None,
         deadline: float | None = None,
         customer: str | None = None,
+        ocr: str | None = None,
     ) -> RemoteJob:
         """Upload one file. Its local name is not sent, only ``label`` when given (``pressroom
         submit`` gives the file's name unless told not to). ``output_type`` and ``sidecar``
@@ -160,6 +161,7 @@ class PressroomClient:
             "allow_no_text": "true" if allow_no_text else None,
             "optimize": str(optimize) if optimize else None,
             "languages": languages,
+            "ocr": ocr if ocr != "skip" else None,
             "deadline": f"{deadline:g}" if deadline is not None else None,
             "customer": customer,
         }
@@ -297,6 +299,7 @@ class SubmitOptions:
     label: str | None = None  # every file's label; None: each file's own name
     send_names: bool = True  # False (--no-label): no label at all
     languages: str | None = None  # -l: OCR languages; None: the template's or the service's
+    ocr: str = "skip"  # --ocr: what OCR does with PDF pages that carry text
     webhook_url: str | None = None
     deadline: float | None = None  # seconds from acceptance
     customer: str | None = None
@@ -364,6 +367,7 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     optimize=opts.optimize,
                     label=opts.label or (path.name if opts.send_names else None),
                     languages=opts.languages,
+                    ocr=opts.ocr,
                     webhook_url=opts.webhook_url,
                     deadline=opts.deadline,
                     customer=opts.customer,

@@ -26,6 +26,7 @@ from pressroom.jobs.model import Job, Lane, NewJob
 from pressroom.jobs.store import AdmissionFigures, Queue, Tenancy
 from pressroom.labels import Labels, parse_label
 from pressroom.languages import check_listed, job_languages, parse_languages
+from pressroom.models import OCR_MODES
 from pressroom.pipeline.pagecount import count_work
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.checks import check_policy_classes
@@ -65,6 +66,7 @@ class SubmitRequest:
     optimize: int = 0
     label: str | None = None  # the client's name for the job (≤ 200 characters), as given
     languages: tuple[str, ...] | None = None  # OCR languages; None: the template's, the setting
+    ocr: str = "skip"  # what OCR does with PDF pages that carry text (pipeline.ocrmode)
 
 
 def parse_template(fields: Mapping[str, str], allowed: frozenset[str] | None) -> str:
@@ -130,6 +132,9 @@ def parse_submit(
     if optimize not in ("0", "1", "2"):
         raise BadRequest("optimize must be 0, 1 or 2")
     languages = parse_languages(fields["languages"]) if fields.get("languages") else None
+    ocr = fields.get("ocr") or "skip"
+    if ocr not in OCR_MODES:
+        raise BadRequest("ocr must be 'skip' (the default), 'redo' or 'force'")
     return SubmitRequest(
         template,
         lane,
@@ -147,6 +152,7 @@ def parse_submit(
         optimize=int(optimize),
         label=label,
         languages=languages,
+        ocr=ocr,
     )
 
 
@@ -411,6 +417,8 @@ class Intake:
             options["allow_no_text"] = True
         if request.optimize:
             options["optimize"] = request.optimize
+        if request.ocr != "skip":
+            options["ocr"] = request.ocr
         # made explicit, like the output's kind: a later change of the template or the setting
         # does not change what an accepted job reads
         options["languages"] = "+".join(self.languages_of(request, template))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -24,6 +24,11 @@ class SourceKind(enum.Enum):
             SourceKind.JPEG: "image/jpeg",
             SourceKind.TIFF: "image/tiff",
         }[self]
+
+
+# what OCR does with PDF pages that carry text already (pipeline.ocrmode)
+OcrMode = Literal["skip", "redo", "force"]
+OCR_MODES: tuple[OcrMode, ...] = ("skip", "redo", "force")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +121,9 @@ class PageText:
     skew: float = 0.0  # degrees measured before recognition
     mean_confidence: float = 0.0
     real_chars: int = 0
+    # text the page shows of its own beside what OCR read (a page read again under --ocr
+    # redo keeps its visible text): it reads back from the output with the OCR layer
+    shown: str = ""
 
     @property
     def text(self) -> str:

@@ -32,7 +32,7 @@ import contextlib
 import fcntl
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Protocol
@@ -47,6 +47,7 @@ PARTIAL_SUFFIXES = (".part", ".partial", ".tmp", ".crdownload", ".filepart", ".s
 EXIT_TEMPORARY = 75
 RETRY_FIRST_S = 5.0
 RETRY_MAX_S = 300.0
+MAX_TRIES = 3  # reads of one file that stopped before they ended, crashes of the watcher too
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,9 @@ class Handled:
 
     exit_code: int
     line: str
+    # the process reading it died before it ended (killed for memory, say): tried again,
+    # and counted, so a file that kills every reader is set aside, not read forever
+    crashed: bool = False
 
 
 class Handler(Protocol):
@@ -80,12 +84,13 @@ def dir_mode(mode: int) -> int:
     return mode | ((mode & 0o444) >> 2)
 
 
-def fresh_name(folder: Path, name: str) -> Path:
-    """``folder/name``, or ``name (2)``, ``name (3)``… the first not there yet."""
+def fresh_name(folder: Path, name: str, taken: Collection[Path] = ()) -> Path:
+    """``folder/name``, or ``name (2)``, ``name (3)``… the first neither there yet nor in
+    ``taken`` (names already promised to other files of one batch)."""
     candidate = folder / name
     stem, suffix = Path(name).stem, Path(name).suffix
     n = 1
-    while candidate.exists() or candidate.is_symlink():
+    while candidate in taken or candidate.exists() or candidate.is_symlink():
         n += 1
         candidate = folder / f"{stem} ({n}){suffix}"
     return candidate
@@ -169,11 +174,12 @@ class Inbox:
             raise BadRequest(f"{self.root}: no such folder")
         self.state = self.root / STATE
         self.work = self.state / "work"
+        self.tries = self.state / "tries"
         self.done = self.root / DONE
         self.failed = self.root / FAILED
-        for folder in (self.state, self.work, self.done, self.failed):
+        for folder in (self.state, self.work, self.tries, self.done, self.failed):
             _real(folder)
-        for folder in (self.state, self.work):
+        for folder in (self.state, self.work, self.tries):
             folder.mkdir(mode=0o700, exist_ok=True)
         for folder in (self.done, self.failed):
             self._folder(folder)
@@ -261,6 +267,38 @@ class Inbox:
                 out.append(path)
         return out
 
+    # --- reads that never ended ----------------------------------------------------------
+
+    def tries_of(self, claimed: Path) -> int | None:
+        """How many reads of a claimed file, each alone in its batch, began and never ended;
+        None when no read of it is left unended (0: one in a batch with others)."""
+        try:
+            return int((self.tries / claimed.name).read_text() or 0)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return 0
+
+    def started(self, claimed: Path, alone: bool) -> int:
+        """A read of ``claimed`` begins, kept on disk until it ends (so a read that kills the
+        watcher itself is known after a restart). Only a read alone in its batch is counted:
+        one among others that never ends makes each of them read alone next, so a file
+        that kills its reader is the only one blamed. Returns the count."""
+        record = self.tries / claimed.name
+        count = (self.tries_of(claimed) or 0) + (1 if alone else 0)
+        fresh = record.with_name(record.name + ".new")
+        with fresh.open("w") as fh:
+            fh.write(str(count))
+            fh.flush()
+            os.fsync(fh.fileno())
+        fresh.replace(record)
+        return count
+
+    def ended(self, claimed: Path) -> None:
+        """A read of ``claimed`` ended (whatever its outcome)."""
+        with contextlib.suppress(OSError):
+            (self.tries / claimed.name).unlink()
+
     # --- what becomes of a file ----------------------------------------------------------
 
     def later(self, claimed: Path) -> None:
@@ -312,12 +350,16 @@ class Watcher:
             inbox.claim(path)
         todo = inbox.claimed()
         size = max(1, self.batch)
+        # a file whose last read never ended is read alone: which one kills its reader
+        suspects = [[path] for path in todo if inbox.tries_of(path) is not None]
+        rest = [path for path in todo if inbox.tries_of(path) is None]
+        batches = suspects + [rest[i : i + size] for i in range(0, len(rest), size)]
         handled = 0
-        for start in range(0, len(todo), size):
+        for files in batches:
             if stop():
                 break
-            self._handle(todo[start : start + size])
-            handled += len(todo[start : start + size])
+            self._handle(files)
+            handled += len(files)
         return handled
 
     def _handle(self, files: list[Path]) -> None:
@@ -347,12 +389,44 @@ class Watcher:
                 continue
             hashes.add(sha)
             work.append((path, name, sha))
+        alone = len(work) == 1
+        for path, name, sha in list(work):
+            tries = inbox.started(path, alone)
+            if tries > MAX_TRIES:
+                line = (
+                    f"RETRIES_EXHAUSTED: {name}: {tries - 1} reads of it alone stopped before "
+                    "they ended (a process killed, for memory?)"
+                )
+                inbox.ended(path)
+                inbox.finish(path, name, ok=False, reason=line)
+                self.stats["failed"] += 1
+                self.report(Handled(2, line))
+                work.remove((path, name, sha))
         if not work:
             return
-        self.handler(work, lambda n, handled: self._finished(*work[n], handled))
+        ended: set[int] = set()
+
+        def finished(n: int, handled: Handled) -> None:
+            ended.add(n)
+            self._finished(*work[n], handled)
+
+        try:
+            self.handler(work, finished)
+        except Exception as exc:  # the handler failed (a bug): every file left is tried again
+            for n, (_path, name, _sha) in enumerate(work):
+                if n not in ended:
+                    why = f"INTERNAL_ERROR: {name}: {type(exc).__name__}; tried again later"
+                    self._finished(*work[n], Handled(EXIT_TEMPORARY, why, crashed=True))
+            return
+        for n, (_path, name, _sha) in enumerate(work):
+            if n not in ended:  # a handler that said nothing of it: tried again, counted
+                why = f"UNAVAILABLE: {name}: its read did not end; tried again later"
+                self._finished(*work[n], Handled(EXIT_TEMPORARY, why, crashed=True))
 
     def _finished(self, path: Path, name: str, sha: str, handled: Handled) -> None:
         inbox = self.inbox
+        if not handled.crashed:
+            inbox.ended(path)
         if handled.exit_code == EXIT_TEMPORARY:
             inbox.later(path)
             self.stats["later"] += 1

@@ -167,6 +167,11 @@ JOB_SCHEMA: dict[str, Any] = {
             "type": "boolean",
             "description": "Whether a document in which no page yields text is delivered.",
         },
+        "ocr": {
+            "type": "string",
+            "enum": ["skip", "redo", "force"],
+            "description": "What OCR does with PDF pages that carry text, as asked.",
+        },
         "text_layer": {
             "type": ["string", "null"],
             "enum": ["text", "empty", None],
@@ -322,6 +327,15 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
             "Default: the template's, else the service's `PRESSROOM_OCR_LANGUAGES`. A language "
             "the workers lack is refused with 400 `UNSUPPORTED_LANGUAGE`, naming its Debian "
             "package (`tesseract-ocr-deu`) and the languages installed.",
+        },
+        "ocr": {
+            "type": "string",
+            "enum": ["skip", "redo", "force"],
+            "default": "skip",
+            "description": "PDF pages that carry text: `skip` keeps their text and reads only "
+            "pages without (the default); `redo` takes an earlier OCR layer (invisible text) "
+            "out and reads the page again; `force` renders every page to an image and reads "
+            "it (vector text becomes pixels). Image sources read the same in every mode.",
         },
         "allow_no_text": {
             "type": "string",

@@ -94,6 +94,7 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "sidecar": bool(job.options.get("sidecar")),
         "allow_no_text": bool(job.options.get("allow_no_text")),
         "optimize": int(job.options.get("optimize") or 0),
+        "ocr": str(job.options.get("ocr") or "skip"),
         # the OCR languages it is read with (a job from before they were per job: the setting's)
         "languages": str(job.options.get("languages") or "+".join(services.settings.languages)),
         "sidecar_url": None,

@@ -7,6 +7,7 @@ import argparse
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
+EXIT_TEMPORARY = 75  # try again later (sysexits EX_TEMPFAIL)
 EXIT_INTERRUPTED = 130
 
 

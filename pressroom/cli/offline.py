@@ -20,6 +20,7 @@ from pressroom.cli.common import (
 )
 from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired, TooLarge
 from pressroom.fsutil import place_copy
+from pressroom.models import OCR_MODES, OcrMode
 from pressroom.settings import Settings, source_date
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class OutputChoice:
     allow_no_text: bool = False
     optimize: int = 0
     languages: tuple[str, ...] = ()  # -l; (): the template's, else the setting's
+    ocr: OcrMode = "skip"  # --ocr: pages with text skipped, an earlier layer redone, or all
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,7 @@ class Outcome:
     exit_code: int
     line: str  # for stdout when delivered, stderr otherwise
     pages: int = 0
+    crashed: bool = False  # the process reading it died before it ended (exit 75)
 
 
 _ENGINE: Any = None  # one Tesseract per process, reused for every file it processes
@@ -217,6 +220,7 @@ def job_options(
         languages=job_languages(
             output.languages if output else (), template.languages, settings.languages
         ),
+        ocr=output.ocr if output else "skip",
     )
     pinned = source_date()
     return options if pinned is None else dataclasses.replace(options, when=pinned)
@@ -290,7 +294,9 @@ def prepare(args: argparse.Namespace, settings: Settings) -> Prepared:
     asked = parse_languages(args.language) if args.language else ()
     # before any file: a pack that is missing is missing for every one of them
     require(job_languages(asked, template.languages, settings.languages), settings.tessdata_prefix)
-    choice = OutputChoice(args.output_type, args.sidecar, args.allow_no_text, args.optimize, asked)
+    choice = OutputChoice(
+        args.output_type, args.sidecar, args.allow_no_text, args.optimize, asked, args.ocr
+    )
     return Prepared(template, policy, choice)
 
 
@@ -624,6 +630,14 @@ def add_process_options(parser: argparse.ArgumentParser) -> None:
         metavar="LANGS",
         help="OCR languages, Tesseract codes joined with '+' (eng+deu); each needs its pack "
         "(tesseract-ocr-deu). Default: the template's, else PRESSROOM_OCR_LANGUAGES (eng)",
+    )
+    parser.add_argument(
+        "--ocr",
+        choices=list(OCR_MODES),
+        default="skip",
+        help="PDF pages that carry text: skip keeps their text (default); redo replaces an "
+        "earlier OCR layer (invisible text) and reads the page again; force renders every "
+        "page to an image and reads it (vector text becomes pixels)",
     )
 
 

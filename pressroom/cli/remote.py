@@ -53,6 +53,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         label=args.label,
         send_names=not args.no_label,
         languages=args.language,
+        ocr=args.ocr,
         webhook_url=args.webhook_url,
         deadline=args.deadline,
         customer=args.customer,
@@ -209,6 +210,13 @@ def add_commands(sub: Any) -> None:
         metavar="LANGS",
         help="OCR languages, Tesseract codes joined with '+' (eng+deu); the service refuses "
         "one its workers lack. Default: the template's, else the service's setting",
+    )
+    sm.add_argument(
+        "--ocr",
+        choices=["skip", "redo", "force"],
+        default="skip",
+        help="PDF pages that carry text: skip keeps their text (default), redo replaces an "
+        "earlier OCR layer, force renders and reads every page (see pressroom process --ocr)",
     )
     sm.add_argument(
         "--review",

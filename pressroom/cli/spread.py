@@ -22,11 +22,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressroom.cli.common import EXIT_INTERNAL
+from pressroom.cli import offline
+from pressroom.cli.common import EXIT_INTERNAL, EXIT_TEMPORARY
 from pressroom.cli.offline import (
     Outcome,
     OutputChoice,
@@ -84,9 +86,13 @@ def page_spans(pages: int, processes: int) -> list[tuple[int, int]]:
 _EVENTS: Any = None  # this process's end of the run's progress queue
 
 
-def _joined(events: Any) -> None:
+def _joined(events: Any, engine: Any) -> None:
+    """A pool process starts: where its progress goes, and the engine its parent was given
+    before the pool started (None: the process makes its own Tesseract at first use)."""
     global _EVENTS
     _EVENTS = events
+    if engine is not None:
+        offline._ENGINE = engine
 
 
 def _ticks(key: tuple[int, int]) -> Callable[[int, int], None]:
@@ -258,11 +264,25 @@ class Spreader:
 
     def __init__(self, processes: int) -> None:
         self.processes = processes
-        self._events = multiprocessing.get_context().Queue()
+        # processes started by a server forked before any thread (rich's, watchdog's) runs
+        # here: a fork of a threaded process may inherit a lock some thread held
+        self._context = multiprocessing.get_context("forkserver")
+        self._events = self._context.Queue()
         self._runs = 0  # each run's events carry its number: a late one is not another's
-        self._pool = ProcessPoolExecutor(
-            max_workers=processes, initializer=_joined, initargs=(self._events,)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        pool = ProcessPoolExecutor(
+            max_workers=self.processes,
+            mp_context=self._context,
+            initializer=_joined,
+            initargs=(self._events, offline._ENGINE),
         )
+        # a forkserver's pool starts a process only when no process is idle: as many calls
+        # at once start them all now, so the first document's ranges each find one
+        for started in [pool.submit(os.getpid) for _ in range(self.processes)]:
+            started.result()
+        return pool
 
     def __enter__(self) -> Spreader:
         return self
@@ -327,6 +347,17 @@ class Spreader:
                     else:  # whole, assembly
                         _drain(events, files, board, passes, tag, outcomes)
                         finish(f, value)
+        except BrokenProcessPool:
+            # a process died (killed for memory, say): the pool is lost with it. The files
+            # not ended are to be tried again, in a fresh pool
+            pending.clear()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            for f in files:
+                if f.key not in outcomes:
+                    why = "the process reading it stopped (killed, for memory?); try again"
+                    finish(f, Outcome(EXIT_TEMPORARY, f"UNAVAILABLE: {f.path.name}: {why}",
+                                      crashed=True))  # fmt: skip
         finally:
             for future in pending:
                 future.cancel()

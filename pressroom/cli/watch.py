@@ -41,11 +41,7 @@ def _outputs(outdir: Path, names: Sequence[str]) -> list[Path]:
     taken: set[Path] = set()
     out = []
     for name in names:
-        dest = fresh_name(outdir, Path(name).stem + ".pdf")
-        n = 2
-        while dest in taken:  # two of one name in one batch
-            dest = fresh_name(outdir, f"{Path(name).stem} ({n}).pdf")
-            n += 1
+        dest = fresh_name(outdir, Path(name).stem + ".pdf", taken)
         taken.add(dest)
         out.append(dest)
     return out
@@ -103,7 +99,7 @@ class OfflineHandler:
         def ended(n: int, outcome: Outcome) -> None:
             if outcome.exit_code == EXIT_OK:
                 _placed(work[n][1])
-            finished(n, Handled(outcome.exit_code, outcome.line))
+            finished(n, Handled(outcome.exit_code, outcome.line, crashed=outcome.crashed))
 
         if self.spreader is not None:
             self.spreader.run(work, self.run, self.board, ended)
@@ -154,6 +150,7 @@ class RemoteHandler:
                 optimize=args.optimize,
                 label=None if args.no_label else name,
                 languages=args.language,
+                ocr=args.ocr,
                 idempotency_key=f"watch-{sha}",
             )
             if args.output is None:

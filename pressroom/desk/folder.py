@@ -475,6 +475,7 @@ class FolderDesk:
         held_at: float | None,
     ) -> None:
         from pressroom.pipeline.core import JobOptions
+        from pressroom.pipeline.ocrmode import ocr_mode
         from pressroom.pipeline.variants import Processing
         from pressroom.redact.detect.checks import check_policy_classes
         from pressroom.redact.policy import parse_policy
@@ -501,6 +502,7 @@ class FolderDesk:
             allow_no_text=bool(rebuild.output.get("allow_no_text")),
             optimize=int(rebuild.output.get("optimize") or 0),
             languages=_languages(rebuild.output.get("languages"), self.settings.languages),
+            ocr=ocr_mode(str(rebuild.output.get("ocr") or "skip")),
         )
         processing = Processing(policy)
         with job_scratch(self.settings.scratch_dir) as scratch:

@@ -252,6 +252,40 @@ def page_text(doc: Any, index: int, rect: tuple[float, float, float, float] | No
         page.close()
 
 
+def text_boxes(doc: Any, index: int, dpi: float) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """A page's text as PDFium extracts it, and where it lies on the page rendered at ``dpi``
+    as displayed (its /Rotate applied): boxes (left, top, right, bottom) in that bitmap's
+    pixels, mapped by the very matrix rendering uses."""
+    import ctypes
+
+    page = doc[index]
+    try:
+        scale = dpi / 72.0
+        width, height = bitmap_size(page, scale)
+        textpage = page.get_textpage()
+        try:
+            text = str(textpage.get_text_range())
+            boxes = []
+            x, y = ctypes.c_int(), ctypes.c_int()
+            for i in range(textpage.count_rects()):
+                left, bottom, right, top = textpage.get_rect(i)
+                corners = []
+                for px, py in ((left, bottom), (right, top)):
+                    pdfium_c.FPDF_PageToDevice(
+                        page.raw, 0, 0, width, height, 0, px, py, ctypes.byref(x), ctypes.byref(y)
+                    )
+                    corners.append((x.value, y.value))
+                (x0, y0), (x1, y1) = corners
+                boxes.append((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+        finally:
+            textpage.close()
+    except pdfium.PdfiumError:
+        raise Corrupt(f"page {index + 1} cannot be read") from None
+    finally:
+        page.close()
+    return text, boxes
+
+
 def find_text(doc: Any, index: int, needle: str) -> list[tuple[float, float, float, float]]:
     """Boxes (l, b, r, t in pt) of each occurrence of ``needle`` on a page, as a viewer finds it."""
     page = doc[index]

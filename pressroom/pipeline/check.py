@@ -36,7 +36,7 @@ class CheckedPage:
 
     @classmethod
     def of(cls, output_index: int, layout: PageLayout, text: PageText) -> CheckedPage:
-        expected = squash(text.text) if text.method == "ocr" else ""
+        expected = squash(text.text + text.shown) if text.method == "ocr" else ""
         return cls(
             output_index, layout, text.method, expected, text.real_chars, text.rotation, text.skew
         )

@@ -22,7 +22,7 @@ from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.engines import images
 from pressroom.engines.prune import PageCleaner
 from pressroom.errors import Corrupt, DeadlineExceeded, OutputCheckFailed, UnreadableScan
-from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
+from pressroom.models import DocumentInfo, OcrMode, PageInfo, PageText, SourceKind
 from pressroom.pipeline.archive import pdfa_problems
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import file_sha256
@@ -64,6 +64,9 @@ class JobOptions:
     # the OCR languages the job reads with (the engine is made for them: engine_for); ()
     # for the engine's own
     languages: tuple[str, ...] = ()
+    # what OCR does with PDF pages that carry text already (pipeline.ocrmode): "skip" them,
+    # "redo" an earlier OCR layer, "force" every page through OCR
+    ocr: OcrMode = "skip"
 
     @property
     def archive(self) -> bool:
@@ -83,6 +86,7 @@ class JobOptions:
             "allow_no_text": self.allow_no_text,
             "optimize": self.optimize,
             "languages": "+".join(self.languages),
+            "ocr": self.ocr,
         }
 
 

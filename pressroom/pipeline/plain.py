@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pikepdf
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from pressroom.engines import images, pdfium
 from pressroom.engines.prune import PageCleaner
@@ -38,6 +38,7 @@ from pressroom.pipeline.core import (
 from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
+from pressroom.pipeline.ocrmode import reworked
 from pressroom.pipeline.render import PlacedSource, turn_cw
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
@@ -55,9 +56,12 @@ def process_document(
     *,
     progress: Progress | None = None,
     timer: StageTimer | None = None,
+    reread: frozenset[int] = frozenset(),
 ) -> DocumentResult:
     """Turn ``source`` into a searchable branded PDF at ``output`` (a scratch path), checked.
-    Stage timings go to ``timer`` (a fresh one when not given), failures included."""
+    Stage timings go to ``timer`` (a fresh one when not given), failures included. ``reread``:
+    pages (from 0) read by OCR whatever text they show (``--ocr redo``: their earlier layer
+    was taken out; the text they still show is kept and hidden from recognition)."""
     timer = timer or StageTimer()
     with timer.stage(Stage.INSPECT):
         info = inspect_source(source, options.limits)
@@ -65,7 +69,7 @@ def process_document(
         base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
         out = Assembly(stack, options, len(info.pages), engine, timer, base=base)
         levelled_pages = _read_pages(
-            stack, source, info, out, options, engine, output, progress=progress
+            stack, source, info, out, options, engine, output, progress=progress, reread=reread
         )
         out.finish(output)
     out.check(output)
@@ -84,23 +88,6 @@ class RangeRead:
     notes: tuple[tuple[int, str], ...] = ()  # (page from 1, text) of sticky notes
 
 
-def process_range(
-    source: Path,
-    part: Path,
-    options: JobOptions,
-    engine: OcrEngine,
-    pages: range,
-    *,
-    boundary: Callable[[], None] | None = None,
-    timer: StageTimer | None = None,
-) -> list[CheckedPage]:
-    """One page range of ``source`` read as ``process_document`` reads every page, written
-    to ``part`` (no cover, no metadata: ``core.assemble`` puts the parts together and checks
-    the whole). ``boundary`` is called before each page: it raises to stop the range (a
-    cancel, a lost lease). Returns the pages as the output check must find them."""
-    return read_range(source, part, options, engine, pages, boundary=boundary, timer=timer).pages
-
-
 def read_range(
     source: Path,
     part: Path,
@@ -112,13 +99,21 @@ def read_range(
     timer: StageTimer | None = None,
     progress: Progress | None = None,
 ) -> RangeRead:
-    """``process_range`` with what else the reading found; ``progress`` is told each page
-    done (its number in the document, the document's pages)."""
+    """One page range of ``source`` read as ``process_document`` reads every page, written
+    to ``part`` (no cover, no metadata: ``core.assemble`` puts the parts together and checks
+    the whole). ``boundary`` is called before each page: it raises to stop the range (a
+    cancel, a lost lease); ``progress`` is told each page done (its number in the document,
+    the document's pages). Returns the pages as the output check must find them, with what
+    else the reading found."""
     timer = timer or StageTimer()
     with ExitStack() as stack:
         # forms and annotations drawn into their pages, as for a whole document
         flat = stack.enter_context(flattened(source, part, options.limits))
-        source = flat.path
+        # an earlier text layer out, or every page rendered, for the pages of this range
+        ready = stack.enter_context(
+            reworked(flat.path, part, options.ocr, options.limits, only=pages, timer=timer)
+        )
+        source = ready.path
         with timer.stage(Stage.INSPECT):
             info = inspect_source(source, options.limits)
         base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
@@ -134,6 +129,7 @@ def read_range(
             only=pages,
             boundary=boundary,
             progress=progress,
+            reread=ready.reread,
         )
         out.save_part(part)
     return RangeRead(out.checked, levelled, flat.flattened, tuple(flat.notes))
@@ -151,9 +147,10 @@ def _read_pages(
     progress: Progress | None = None,
     only: range | None = None,
     boundary: Callable[[], None] | None = None,
+    reread: frozenset[int] = frozenset(),
 ) -> int:
     """Every page (or those in ``only``) read and added to ``out``; returns how many were
-    levelled."""
+    levelled. Pages in ``reread`` are read by OCR whatever text they show."""
     timer = out.timer
     ocr = OcrStage(
         engine,
@@ -174,6 +171,7 @@ def _read_pages(
         timer,
         only,
         finishers=out.builder.before_save,
+        reread=reread,
     )
     # Image sources' pages live in memory until written: write them out in parts.
     chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
@@ -202,7 +200,8 @@ def _read_pages(
                 rotation=reading.rotation,
                 skew=reading.skew,
                 mean_confidence=reading.result.mean_confidence,
-                real_chars=reading.result.real_chars,
+                real_chars=reading.result.real_chars + page.shown_chars,
+                shown=page.shown,
             )
             rotation = reading.rotation
             if options.template.fit == "margin":
@@ -252,6 +251,13 @@ class SourcePage:
     height: float
     place: Callable[[], PlacedSource]  # built only when the page is placed as it is
     raster: Raster | None  # None: the page keeps its own text
+    # a page read again (--ocr redo) that still shows text: that text, kept on the page and
+    # hidden from recognition, so the text layer does not hold it twice
+    shown: str = ""
+
+    @property
+    def shown_chars(self) -> int:
+        return sum(c.isalnum() for c in self.shown)
 
 
 def _levelled(
@@ -293,6 +299,7 @@ class _Walk:
     only: range | None = None  # a page range's pages only (a split document's task)
     # called before the output is written (the page cleaner's deferred fonts)
     finishers: list[Callable[[], None]] = field(default_factory=list)
+    reread: frozenset[int] = frozenset()  # pages read by OCR whatever text they show
 
     def pages(self) -> Iterator[SourcePage]:
         """Each page with its pixels when it needs OCR; one page at a time."""
@@ -315,11 +322,15 @@ def _pdf_pages(walk: _Walk) -> Iterator[SourcePage]:
         with walk.timer.stage(Stage.RENDER):
             placed, page = pdf_page_form(cleaner, page_info)
         raster = None
+        shown = ""
         if not page_info.has_text:
             with walk.timer.stage(Stage.RASTER):
                 raster = _pdf_raster(doc, page, page_info, walk.limits, walk.budget)
+        elif page_info.index in walk.reread:
+            with walk.timer.stage(Stage.RASTER):
+                raster, shown = _shown_hidden(doc, page_info, walk.limits, walk.budget)
         # (a helper builds the raster: no page image outlives its page in this frame)
-        yield SourcePage(page_info, placed.width, placed.height, _held(placed), raster)
+        yield SourcePage(page_info, placed.width, placed.height, _held(placed), raster, shown)
         del raster, placed
 
 
@@ -356,6 +367,21 @@ def _pdf_raster(
             return Raster(own.convert("L"), native, again, encoding)
     dpi = render_dpi(native, limits)
     return Raster(pdfium.render_gray(doc, page_info.index, dpi, budget), dpi)
+
+
+def _shown_hidden(
+    doc: Any, page_info: PageInfo, limits: Limits, budget: PixelBudget
+) -> tuple[Raster, str]:
+    """A page that still shows text, rendered for recognition with that text painted out
+    (it stays on the page, searchable as it is), and the text itself."""
+    dpi = render_dpi(page_info.native_dpi, limits)
+    shown, boxes = pdfium.text_boxes(doc, page_info.index, dpi)
+    image = pdfium.render_gray(doc, page_info.index, dpi, budget)
+    draw = ImageDraw.Draw(image)
+    pad = max(1, round(dpi / 150))
+    for left, top, right, bottom in boxes:
+        draw.rectangle((left - pad, top - pad, right + pad, bottom + pad), fill=255)
+    return Raster(image, dpi), shown
 
 
 def _image_pages(walk: _Walk) -> Iterator[SourcePage]:

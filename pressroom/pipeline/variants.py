@@ -10,6 +10,7 @@ from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
+from pressroom.pipeline.ocrmode import reworked
 from pressroom.pipeline.plain import process_document
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
 from pressroom.pipeline.stages import StageTimer
@@ -48,17 +49,27 @@ class Processing:
         timings go to ``timer`` as they are taken, so a caller has them when it fails too.
         Forms and annotations are first drawn into their pages (``pipeline.flatten``): the
         result is still the source's (its hash), with what was flattened counted."""
-        with flattened(source, output, options.limits) as flat:
+        timer = timer or StageTimer()
+        with (
+            flattened(source, output, options.limits) as flat,
+            reworked(flat.path, output, options.ocr, options.limits, timer=timer) as pages,
+        ):
             if self.policy is None or self.policy.empty:
                 result = process_document(
-                    flat.path, output, options, engine, progress=progress, timer=timer
+                    pages.path,
+                    output,
+                    options,
+                    engine,
+                    progress=progress,
+                    timer=timer,
+                    reread=pages.reread,
                 )
             else:
                 # imported only here: detection's recognisers are not loaded for plain jobs
                 from pressroom.redact.engine import redact_document
 
                 result = redact_document(
-                    flat.path, output, options, self.policy, engine, progress=progress, timer=timer
+                    pages.path, output, options, self.policy, engine, progress=progress, timer=timer
                 )
             if options.wants_sidecar:
                 # a redaction's sticky notes are not redacted: they stay out
@@ -66,7 +77,7 @@ class Processing:
                 offset = result.output_pages - result.pages
                 text = sidecar_text(output, result.layouts, offset, notes)
                 sidecar_path(output).write_text(text, encoding="utf-8")
-        if flat.path == source:
+        if flat.path == source and pages.path == source:
             return result
         return replace(
             result,

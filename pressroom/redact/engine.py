@@ -25,6 +25,7 @@ from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
+from pressroom.pipeline.ocrmode import reworked
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output
@@ -283,6 +284,9 @@ def detect_document(
         # forms and annotations drawn into their pages, as redaction reads them
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pressroom-")))
         source = stack.enter_context(flattened(source, scratch / "source", options.limits)).path
+        source = stack.enter_context(
+            reworked(source, scratch / "source", options.ocr, options.limits)
+        ).path
         info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
         check_text_size(info, options.limits)
         src = RedactionSource(stack, source, info)

@@ -45,7 +45,8 @@ from pressroom.pipeline.core import (
 )
 from pressroom.pipeline.inspect import file_sha256, inspect_source
 from pressroom.pipeline.ocr import OcrEngine, engine_for
-from pressroom.pipeline.plain import process_range
+from pressroom.pipeline.ocrmode import ocr_mode
+from pressroom.pipeline.plain import read_range
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.stop import stop_when
@@ -99,6 +100,8 @@ def output_digest(options: JobOptions) -> tuple[str, ...]:
     # since the start, is not named, so earlier digests stay what they were)
     if options.languages not in ((), ("eng",)):
         out.append("languages=" + "+".join(options.languages))
+    if options.ocr != "skip":  # another reading of pages that carry text
+        out.append(f"ocr={options.ocr}")
     return tuple(out)
 
 
@@ -136,6 +139,7 @@ def _job_options(
         allow_no_text=bool(raw.get("allow_no_text")),
         optimize=int(raw.get("optimize") or 0),
         languages=languages,
+        ocr=ocr_mode(str(raw.get("ocr") or "skip")),
         # a reviewer's corrections (stored by the desk's Apply; checked when they were sent)
         corrections=Corrections.parse(raw["corrections"]) if raw.get("corrections") else None,
     )
@@ -641,7 +645,7 @@ class JobRunner:
                 timer = StageTimer()
                 start = time.perf_counter()
                 try:
-                    pages = process_range(
+                    pages = read_range(
                         source,
                         part,
                         options,
@@ -649,7 +653,7 @@ class JobRunner:
                         range(task.first_page, task.end_page),
                         boundary=boundary,
                         timer=timer,
-                    )
+                    ).pages
                 finally:
                     self._record_stages(job, timer)
                 boundary()

@@ -376,3 +376,39 @@ def test_stdin_to_stdout_is_the_same_pdf_and_a_held_one_writes_nothing(tmp_path:
     sidecar = pipe("-", "-o", "-", "--sidecar")
     assert sidecar.returncode == 2 and sidecar.stdout == b""
     assert list(scratch.iterdir()) == []
+
+
+def test_ocr_redo_and_force_read_pages_that_carry_text_and_j2_writes_j1s_bytes(
+    tmp_path: Path,
+) -> None:
+    """--ocr on a born-digital document under a wrong hidden layer: skip keeps the layer,
+    redo drops it and keeps the visible words, force renders and reads every page (-j 2 the
+    same bytes as -j 1); a made-up mode is refused before any work."""
+    from tests.layers import digital_page
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    src = digital_page(tmp_path / "d.pdf", "Visible heading words", "Qzx garbage layer", pages=2)
+    env = {"SOURCE_DATE_EPOCH": "1767225600"}
+    texts = {}
+    for mode, jobs in (("skip", "1"), ("redo", "1"), ("force", "1"), ("force", "2")):
+        out = tmp_path / f"{mode}{jobs}"
+        done = run_cli(
+            "process", str(src), "-o", str(out), "--ocr", mode, "-j", jobs,
+            scratch=scratch, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        texts[mode + jobs] = subprocess.run(
+            ["pdftotext", str(out / "d.pdf"), "-"], capture_output=True, text=True, check=True
+        ).stdout
+    assert "Qzx garbage layer" in texts["skip1"]
+    assert "Qzx" not in texts["redo1"] and texts["redo1"].count("Visible heading words") == 2
+    assert "Qzx" not in texts["force1"] and texts["force1"].count("Visible heading words") == 2
+    assert (tmp_path / "force1" / "d.pdf").read_bytes() == (
+        tmp_path / "force2" / "d.pdf"
+    ).read_bytes()
+    bad = run_cli(
+        "process", str(src), "-o", str(tmp_path / "bad"), "--ocr", "again", scratch=scratch
+    )
+    assert bad.returncode == 2 and "--ocr" in bad.stderr and not (tmp_path / "bad").exists()
+    assert list(scratch.iterdir()) == []

@@ -17,7 +17,7 @@ from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import UnsupportedForm
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.flatten import flatten_into, flattened
-from pressroom.pipeline.plain import process_range
+from pressroom.pipeline.plain import read_range
 from pressroom.pipeline.variants import Processing
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
@@ -105,7 +105,7 @@ def test_a_page_range_is_flattened_as_a_whole_document_is(
 ) -> None:
     src = form_pdf(tmp_path / "form.pdf")
     part = tmp_path / "part.pdf"
-    process_range(src, part, JobOptions(template=resolve_template("plain")), engine, range(0, 1))
+    read_range(src, part, JobOptions(template=resolve_template("plain")), engine, range(0, 1))
     assert FIELD_VALUE in squashed(pdftotext(part))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["form.pdf", "part.pdf"]
 

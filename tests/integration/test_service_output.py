@@ -13,7 +13,7 @@ from PIL import Image
 
 from pressroom.pipeline.archive import pdfa_problems
 from pressroom.service import Services
-from tests.integration.test_service import api, png_bytes, post, work
+from tests.integration.test_service import LINES, api, png_bytes, post, work
 
 pytestmark = pytest.mark.integration
 __all__ = ["api"]  # the fixture, shared with test_service
@@ -21,7 +21,13 @@ __all__ = ["api"]  # the fixture, shared with test_service
 
 @pytest.mark.parametrize(
     "field",
-    [{"output_type": "tiff"}, {"sidecar": "yes"}, {"allow_no_text": "1"}, {"optimize": "3"}],
+    [
+        {"output_type": "tiff"},
+        {"sidecar": "yes"},
+        {"allow_no_text": "1"},
+        {"optimize": "3"},
+        {"ocr": "again"},
+    ],
 )
 def test_bad_output_choices_are_refused_at_the_door(
     api: tuple[TestClient, dict[str, str]], tmp_path: Path, field: dict[str, str]
@@ -204,3 +210,34 @@ def test_an_output_choice_sent_twice_is_refused_whatever_the_order(
         )
         assert refused.status_code == 400 and refused.json()["code"] == "BAD_REQUEST"
         assert field in refused.json()["detail"]
+
+
+def test_ocr_force_over_http_reads_a_page_that_carries_text(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    """ocr=force is stored and echoed; the born-digital page is rendered and read (the fake
+    engine's words are in the output) where skip keeps its own text."""
+    from pressroom.synth import text_pdf
+
+    client, headers = api
+    data = text_pdf([["Born digital words only, no scan at all on this page"]], tmp_path / "d.pdf")
+    forced = post(client, headers, data.read_bytes(), ocr="force").json()
+    kept = post(client, headers, data.read_bytes()).json()
+    assert (forced["ocr"], kept["ocr"]) == ("force", "skip")
+    work(services)
+    texts = {}
+    for body in (forced, kept):
+        job = client.get(f"/v1/jobs/{body['id']}", headers=headers).json()
+        assert job["state"] == "complete", job
+        out = tmp_path / f"{body['id']}.pdf"
+        out.write_bytes(client.get(job["artifact_url"]).content)
+        texts[body["ocr"]] = " ".join(pdftotext_words(out))
+    assert LINES[0] not in texts["skip"] and "Born digital" in texts["skip"]
+    assert LINES[0] in texts["force"] and "Born digital" not in texts["force"]
+
+
+def pdftotext_words(path: Path) -> list[str]:
+    import subprocess
+
+    out = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True)
+    return out.stdout.split()

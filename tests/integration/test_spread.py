@@ -213,3 +213,32 @@ def test_refusals_at_the_count_and_at_the_assembly_leave_the_rest_and_no_parts(
     assert ok.exit_code == 0, ok.line
     assert sorted(p.name for p in tmp_path.glob("o*")) == ["o3.pdf", "o3.txt"]
     assert list(run.settings.scratch_dir.iterdir()) == []
+
+
+def test_a_pool_that_lost_a_process_tries_its_files_again_and_the_next_run_has_a_fresh_one(
+    tmp_path: Path, pid_engine: PidEngine
+) -> None:
+    """A process of the pool killed (the OOM killer's SIGKILL): the run's files are each
+    "try again" (75, marked as a read that died), nothing is left in scratch, and the next
+    run reads them in a pool started afresh."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pressroom.cli.spread import Spreader
+
+    for n in range(2):
+        (tmp_path / f"s{n}").mkdir()
+    sources = [_source(tmp_path / f"s{n}", 3, "pdf") for n in range(2)]
+    run = _run(tmp_path)
+    run.settings.scratch_dir.mkdir()
+    work = [(src, tmp_path / f"o{n}.pdf") for n, src in enumerate(sources)]
+    with Spreader(2) as spreader:
+        lost = spreader._pool.submit(os._exit, 9)
+        with pytest.raises(BrokenProcessPool):
+            lost.result()
+        said: list[Outcome] = []
+        first = spreader.run(work, run, Board(False), lambda _n, o: said.append(o))
+        assert [(o.exit_code, o.crashed) for o in first] == [(75, True), (75, True)]
+        assert said == first and "UNAVAILABLE" in first[0].line
+        assert list(run.settings.scratch_dir.iterdir()) == []
+        again = spreader.run(work, run, Board(False), lambda _n, o: None)
+        assert [o.exit_code for o in again] == [0, 0], [o.line for o in again]

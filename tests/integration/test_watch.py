@@ -274,7 +274,7 @@ def test_through_the_service_each_file_is_one_job_and_its_output_comes_back(
     args = argparse.Namespace(
         template="sample", title="Forms", lane=None, redact=None, keep_pixels=False,
         review="doubt", output_type=None, sidecar=None, allow_no_text=False, optimize=0,
-        no_label=False, language=None, output=out, timeout=60.0,
+        no_label=False, language=None, ocr="skip", output=out, timeout=60.0,
     )  # fmt: skip
     with PressroomClient(
         "http://testserver", key, http=http, sleep=lambda _s: work(services)
@@ -348,3 +348,61 @@ def test_a_state_folder_that_is_a_link_is_refused(inbox: Path, tmp_path: Path) -
     (inbox / ".failed").symlink_to(elsewhere)
     with pytest.raises(BadRequest, match="symbolic link"):
         Inbox(inbox)
+
+
+def test_a_file_whose_reads_never_end_is_set_aside_after_three_and_the_rest_go_on(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    """A file that kills the watcher each time it is read (memory, say): read first beside
+    another file, then alone three times (so only it is blamed), the next start sets it
+    aside RETRIES_EXHAUSTED instead of dying again; the file beside it is delivered."""
+    _drop(inbox, "huge.png", b"\x89PNG kills its reader")
+    _drop(inbox, "fine.png", b"\x89PNG fine")
+    for _start in range(4):
+        recorder.crash_on = "huge.png"
+        watcher = _watcher(inbox, recorder, clock, [])
+        with pytest.raises(Crash):
+            _settle(watcher, clock)
+    lines: list[Handled] = []
+    _settle(_watcher(inbox, recorder, clock, lines), clock)
+    assert recorder.tries.count("huge.png") == 4 and recorder.tries.count("fine.png") == 1
+    reason = (inbox / ".failed" / "huge.png.reason").read_text()
+    assert reason.startswith("RETRIES_EXHAUSTED: huge.png: 3 reads of it alone stopped")
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == ["fine.png"]
+    assert list((inbox / ".pressroom" / "tries").iterdir()) == []
+    assert list((inbox / ".pressroom" / "work").iterdir()) == []
+
+
+def test_a_handler_that_fails_does_not_stop_the_watcher_and_an_ended_read_is_not_counted(
+    inbox: Path, tmp_path: Path, clock: FakeClock
+) -> None:
+    """A bug in the handler (an exception, or a pool that lost its process and reports the
+    read as died): the watcher goes on, tries the files again after a wait, each alone, and
+    sets aside the one that fails alone three times; a file the service answers "try again"
+    any number of times is not."""
+
+    class Failing(Recorder):
+        def __call__(
+            self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
+        ) -> None:
+            for n, (_path, name, _sha) in enumerate(files):
+                self.tries.append(name)
+                if name == "bug.png":
+                    raise RuntimeError("a bug")
+                finished(n, Handled(75, f"UNAVAILABLE: {name}: the service is down"))
+
+    (tmp_path / "out").mkdir()
+    failing = Failing(tmp_path / "out")
+    _drop(inbox, "bug.png", b"\x89PNG bug")
+    _drop(inbox, "later.png", b"\x89PNG later")
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, failing, clock, lines)
+    _settle(watcher, clock)
+    for _wait in range(6):
+        clock.advance(300.0)  # past any retry's wait
+        watcher.step()
+    assert failing.tries.count("bug.png") == 4  # once beside later.png, then three alone
+    assert (inbox / ".failed" / "bug.png.reason").read_text().startswith("RETRIES_EXHAUSTED")
+    assert any(h.line.startswith("INTERNAL_ERROR: bug.png: RuntimeError") for h in lines)
+    assert failing.tries.count("later.png") >= 5  # still claimed, still tried
+    assert [p.name for p in (inbox / ".pressroom" / "work").iterdir()] == ["later.png"]
