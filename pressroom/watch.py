@@ -29,6 +29,7 @@ Two watchers on one inbox are refused (a lock on ``INBOX/.pressroom/lock``).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import time
@@ -84,13 +85,20 @@ def dir_mode(mode: int) -> int:
     return mode | ((mode & 0o444) >> 2)
 
 
-def fresh_name(folder: Path, name: str, taken: Collection[Path] = ()) -> Path:
+def fresh_name(
+    folder: Path, name: str, promised: Collection[Path] = (), beside: Sequence[str] = ()
+) -> Path:
     """``folder/name``, or ``name (2)``, ``name (3)``… the first neither there yet nor in
-    ``taken`` (names already promised to other files of one batch)."""
+    ``promised`` (names promised to other files of one batch), nor with a file of its stem
+    and a suffix of ``beside`` there (an output's sidecar ``NAME.txt``)."""
     candidate = folder / name
     stem, suffix = Path(name).stem, Path(name).suffix
+
+    def free(path: Path) -> bool:
+        return path not in promised and not (path.exists() or path.is_symlink())
+
     n = 1
-    while candidate in taken or candidate.exists() or candidate.is_symlink():
+    while not (free(candidate) and all(free(candidate.with_suffix(s)) for s in beside)):
         n += 1
         candidate = folder / f"{stem} ({n}){suffix}"
     return candidate
@@ -106,11 +114,42 @@ def move_fresh(src: Path, folder: Path, name: str) -> Path:
             os.link(src, dest)
         except FileExistsError:
             continue  # taken between the check and the link: the next name
-        except OSError:
+        except OSError as exc:
+            if exc.errno == errno.EXDEV:  # the folder is on another file system (a mount)
+                return _copy_fresh(src, folder, name)
             if dest.exists():
                 continue
-            src.rename(dest)
+            try:
+                src.rename(dest)
+            except OSError as again:
+                if again.errno != errno.EXDEV:
+                    raise
+                return _copy_fresh(src, folder, name)
             return dest
+        src.unlink()
+        return dest
+
+
+def _copy_fresh(src: Path, folder: Path, name: str) -> Path:
+    """``src`` copied into ``folder`` under a fresh name (created exclusively: never over a
+    file), made durable, then removed: a move across file systems."""
+    import shutil
+
+    while True:
+        dest = fresh_name(folder, name)
+        try:
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as out, src.open("rb") as fh:
+                shutil.copyfileobj(fh, out, 1 << 20)
+                out.flush()
+                os.fsync(out.fileno())
+            shutil.copystat(src, dest)
+        except BaseException:
+            dest.unlink(missing_ok=True)
+            raise
         src.unlink()
         return dest
 
@@ -341,6 +380,7 @@ class Watcher:
     stats: dict[str, int] = field(
         default_factory=lambda: {"done": 0, "failed": 0, "duplicate": 0, "later": 0}
     )
+    _as_read: dict[Path, tuple[int, int]] = field(default_factory=dict)  # size, mtime
 
     def step(self, stop: Callable[[], bool] = lambda: False) -> int:
         """One pass: the files whose turn it is, handled a batch at a time until ``stop()``
@@ -369,6 +409,7 @@ class Watcher:
         for path in files:
             name = path.name
             try:
+                self._as_read[path] = _stamp(path)
                 sha = file_sha256(path)
             except OSError as exc:  # unreadable (its mode, a vanished mount): aside, not stuck
                 with contextlib.suppress(OSError):
@@ -427,6 +468,13 @@ class Watcher:
         inbox = self.inbox
         if not handled.crashed:
             inbox.ended(path)
+        read_as = self._as_read.pop(path, None)
+        if handled.exit_code != EXIT_TEMPORARY and read_as is not None and _changed(path, read_as):
+            # still being written (a scanner that paused longer than --settle): what was
+            # read is not the file; it is read again once it has settled
+            handled = Handled(
+                EXIT_TEMPORARY, f"UNAVAILABLE: {name}: it changed while it was read; read again"
+            )
         if handled.exit_code == EXIT_TEMPORARY:
             inbox.later(path)
             self.stats["later"] += 1
@@ -456,6 +504,18 @@ class Watcher:
                 return
             if not handled:
                 wait(interval_s)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _changed(path: Path, read_as: tuple[int, int]) -> bool:
+    try:
+        return _stamp(path) != read_as
+    except OSError:
+        return False  # gone: nothing to read again
 
 
 @contextlib.contextmanager

@@ -290,7 +290,14 @@ class Spreader:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def close(self) -> None:
+    def close(self, *, at_once: bool = False) -> None:
+        """The pool shut down once its processes finish what they read; ``at_once``: they
+        are stopped now (a second Ctrl-C)."""
+        if at_once:
+            # ProcessPoolExecutor has no public way to stop a running call (3.14 adds
+            # terminate_workers): its processes are ended here
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._events.close()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from pressroom.cli.common import EXIT_OK
+from pressroom.cli.common import EXIT_INTERRUPTED, EXIT_OK
 from pressroom.errors import BadRequest, PressroomError
 from pressroom.settings import Settings
 from pressroom.watch import Handled, Inbox, Watcher, dir_mode, fresh_name, watching
@@ -41,8 +41,10 @@ def _outputs(outdir: Path, names: Sequence[str]) -> list[Path]:
     taken: set[Path] = set()
     out = []
     for name in names:
-        dest = fresh_name(outdir, Path(name).stem + ".pdf", taken)
+        # a name whose sidecar text is free too: one never lands over another's NAME.txt
+        dest = fresh_name(outdir, Path(name).stem + ".pdf", taken, beside=(".txt",))
         taken.add(dest)
+        taken.add(dest.with_suffix(".txt"))
         out.append(dest)
     return out
 
@@ -83,9 +85,9 @@ class OfflineHandler:
         )
         self.spreader = Spreader(args.jobs) if args.jobs > 1 else None
 
-    def close(self) -> None:
+    def close(self, *, at_once: bool = False) -> None:
         if self.spreader is not None:
-            self.spreader.close()
+            self.spreader.close(at_once=at_once)
 
     def __call__(
         self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
@@ -124,6 +126,9 @@ class RemoteHandler:
         self.client = client
         self.board = board
         self.mode = mode
+        # the names a file's output was given, kept for its next try: a download cut short
+        # is finished under the same names, not beside them as NAME (2)
+        self._dests: dict[str, Path] = {}
 
     def __call__(
         self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
@@ -158,10 +163,13 @@ class RemoteHandler:
             job = self.client.wait(job.id, timeout_s=args.timeout)
             if job.state != "complete":
                 return Handled(EXIT[job.state], f"{job.reason}: {name}: {job.message}")
-            (dest,) = _outputs(args.output, [name])
-            self.client.download(job, dest)
+            dest = self._dests.get(sha) or _outputs(args.output, [name])[0]
+            self._dests[sha] = dest
+            # the sidecar first: the PDF, last, says the output is whole
             if job.data.get("sidecar_url"):
                 self.client.download(job, dest.with_suffix(".txt"), sidecar=True)
+            self.client.download(job, dest)
+            self._dests.pop(sha, None)
             for made in (dest, dest.with_suffix(".txt")):
                 with contextlib.suppress(OSError):
                     made.chmod(self.mode)
@@ -177,12 +185,15 @@ class RemoteHandler:
 
 
 class _Stop:
-    """SIGTERM and SIGINT: finish the file being read, then stop."""
+    """SIGTERM and SIGINT: finish the file being read, then stop; a second one stops at once
+    (what was being read stays claimed, and is read from the start next time)."""
 
     def __init__(self) -> None:
         self.asked = False
 
     def __call__(self, signum: int, _frame: FrameType | None) -> None:
+        if self.asked:
+            raise KeyboardInterrupt
         self.asked = True
 
     def __bool__(self) -> bool:
@@ -215,6 +226,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     show = sys.stderr.isatty() and not args.quiet
     handler: Any = None
+    at_once = False
     client = None
     try:
         with Board(show) as board:
@@ -255,12 +267,21 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
             watcher = Watcher(inbox, handler, report, batch=max(1, args.jobs) * 2)
             started = time.monotonic()
-            with watching(inbox_root, poll=args.poll, poll_s=args.interval) as wait:
-                watcher.run(stop=lambda: bool(stop), wait=wait, once=args.once,
-                            interval_s=args.interval)  # fmt: skip
+            try:
+                with watching(inbox_root, poll=args.poll, poll_s=args.interval) as wait:
+                    watcher.run(stop=lambda: bool(stop), wait=wait, once=args.once,
+                                interval_s=args.interval)  # fmt: skip
+            except KeyboardInterrupt:
+                at_once = True
+                left = sum(1 for p in inbox.work.iterdir() if p.is_file())
+                print(
+                    f"stopped at once: {left} file(s) left claimed, read again on the next start",
+                    file=sys.stderr,
+                )
+                return EXIT_INTERRUPTED
     finally:
-        if handler is not None and hasattr(handler, "close"):
-            handler.close()
+        if isinstance(handler, OfflineHandler):
+            handler.close(at_once=at_once)
         if client is not None:
             client.close()
         inbox.unlock()

@@ -6,6 +6,7 @@ finishing steps (minimum characters, save, output check) and the result. The var
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -169,7 +170,9 @@ def output_builder(
     """The builder for one job's output, with the template's placeholders filled in."""
     template = options.template
     values = {
-        "title": options.title or template.default_title,
+        # a control character (a tab, a newline, an escape) draws nothing and has no place in
+        # a font's Unicode map: a space, so every reader reads the band alike
+        "title": _printable(options.title or template.default_title),
         "date": options.when.astimezone(UTC).date().isoformat(),
         "pages": str(pages),
         "page_count": f"{pages} page" if pages == 1 else f"{pages} pages",
@@ -185,6 +188,10 @@ def output_builder(
         pdfa=options.archive,
         optimize=options.optimize,
     )
+
+
+def _printable(text: str) -> str:
+    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
 
 
 def remaining(deadline: float | None) -> float | None:

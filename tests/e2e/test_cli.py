@@ -339,6 +339,54 @@ def test_watch_stops_on_sigterm_after_its_file_and_a_restart_does_the_rest_once(
     assert list(scratch.iterdir()) == []
 
 
+def test_a_second_ctrl_c_stops_watch_at_once_and_the_next_start_reads_the_file(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C twice while a pool reads a long scan: the watcher exits 130 at once (without
+    finishing the scan, which one Ctrl-C would), says the file stays claimed, writes no
+    output; the next start reads that file from the start and delivers it once."""
+    import signal
+    import time
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    pages = [small_scan(seed=80 + n, lines=6, dpi=200).image for n in range(12)]
+    image_pdf(pages, tmp_path / "long.pdf", 200).rename(inbox / "long.pdf")
+    out = tmp_path / "out"
+    env = {**os.environ, "PRESSROOM_SCRATCH_DIR": str(scratch)}
+    watch = [str(PRESSROOM), "watch", str(inbox), "-o", str(out), "--settle", "0.2", "-j", "2"]
+    proc = subprocess.Popen(
+        [*watch, "--interval", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    work = inbox / ".pressroom" / "work"
+    deadline = time.monotonic() + 60
+    while not (work.is_dir() and any(work.iterdir())):  # claimed: its reading has begun
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=120)
+    # one Ctrl-C alone finishes the scan and exits 0 with its output: 130 and none is "at once"
+    assert proc.returncode == 130, err
+    assert "stopped at once: 1 file(s) left claimed" in err, err
+    assert not out.exists() or list(out.iterdir()) == []
+    again = subprocess.run(
+        [*watch, "--once"], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+    assert again.returncode == 0, again.stderr
+    assert [p.name for p in out.iterdir()] == ["long.pdf"]
+    assert [p.name for p in (inbox / ".done").iterdir()] == ["long.pdf"]
+    assert list(work.iterdir()) == [] and list(scratch.iterdir()) == []
+
+
 def test_stdin_to_stdout_is_the_same_pdf_and_a_held_one_writes_nothing(tmp_path: Path) -> None:
     """`process - -o -` in a pipe: the PDF on stdout is the one a folder run writes; a
     document held for review exits 3 with stdout empty; -o - takes one input and no

@@ -4,6 +4,7 @@ And `-j N` cuts its ranges so every process has work."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from collections import Counter
@@ -143,11 +144,14 @@ def pid_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PidEngine:
     return engine
 
 
+@pytest.mark.parametrize("title", ["Bundle", "Week\t48\x1b[0m\nbundle"], ids=["plain", "control"])
 def test_j2_reads_one_document_in_two_processes_and_delivers_j1s_bytes(
-    tmp_path: Path, pid_engine: PidEngine
+    tmp_path: Path, pid_engine: PidEngine, title: str
 ) -> None:
+    """The same bytes either way, a title with control characters in its band too (each
+    drawn as a space: none has a place in a font's Unicode map)."""
     source = _source(tmp_path, 6, "pdf")
-    run = _run(tmp_path)
+    run = dataclasses.replace(_run(tmp_path), title=title)
     whole = offline.process_one(
         source,
         tmp_path / "whole.pdf",
@@ -172,6 +176,13 @@ def test_j2_reads_one_document_in_two_processes_and_delivers_j1s_bytes(
     assert (tmp_path / "split.pdf").read_bytes() == (tmp_path / "whole.pdf").read_bytes()
     assert (tmp_path / "split.txt").read_text() == (tmp_path / "whole.txt").read_text()
     assert list(run.settings.scratch_dir.iterdir()) == []
+    if title != "Bundle":
+        from pressroom.engines import pdfium
+
+        with pdfium.RecyclingDocument(tmp_path / "whole.pdf") as doc:
+            cover = pdfium.page_text(doc, 0)
+        assert "Week 48 [0m bundle" in cover.replace("\r\n", " ")
+        assert not any(ord(c) < 32 for c in cover.replace("\r\n", ""))
 
 
 def test_a_redaction_is_read_whole_by_one_process(tmp_path: Path, pid_engine: PidEngine) -> None:

@@ -406,3 +406,64 @@ def test_a_handler_that_fails_does_not_stop_the_watcher_and_an_ended_read_is_not
     assert any(h.line.startswith("INTERNAL_ERROR: bug.png: RuntimeError") for h in lines)
     assert failing.tries.count("later.png") >= 5  # still claimed, still tried
     assert [p.name for p in (inbox / ".pressroom" / "work").iterdir()] == ["later.png"]
+
+
+def test_a_move_to_another_file_system_copies_and_never_lands_over_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """.done on another mount (EXDEV for link and rename): the file is copied under a fresh
+    name, made durable, then removed; an output's name is free for its sidecar too."""
+    import errno as errno_
+
+    from pressroom.cli.watch import _outputs
+    from pressroom.watch import move_fresh
+
+    def cross(*_a: object, **_k: object) -> None:
+        raise OSError(errno_.EXDEV, "Invalid cross-device link")
+
+    folder = tmp_path / "done"
+    folder.mkdir()
+    (folder / "a.pdf").write_bytes(b"earlier")
+    src = tmp_path / "a.pdf"
+    src.write_bytes(b"new content")
+    monkeypatch.setattr(os, "link", cross)
+    monkeypatch.setattr(Path, "rename", cross)
+    moved = move_fresh(src, folder, "a.pdf")
+    assert moved.name == "a (2).pdf" and moved.read_bytes() == b"new content"
+    assert not src.exists() and (folder / "a.pdf").read_bytes() == b"earlier"
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "scan.txt").write_text("another file's sidecar")
+    assert [p.name for p in _outputs(out, ["scan.png", "scan.tif"])] == [
+        "scan (2).pdf",
+        "scan (3).pdf",
+    ]
+
+
+def test_a_file_that_changed_while_it_was_read_is_read_again(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    class Growing(Recorder):
+        def __call__(
+            self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
+        ) -> None:
+            first = not self.tries
+
+            def grown(n: int, handled: Handled) -> None:
+                if first:  # a scanner that paused past the window writes on mid-read
+                    with files[n][0].open("ab") as fh:
+                        fh.write(b" more pages")
+                finished(n, handled)
+
+            super().__call__(files, grown)
+
+    growing = Growing(recorder.out)
+    _drop(inbox, "slow.pdf", b"%PDF-1.7 first part")
+    lines: list[Handled] = []
+    watcher = _watcher(inbox, growing, clock, lines)
+    _settle(watcher, clock)
+    assert lines[0].exit_code == 75 and "changed while it was read" in lines[0].line
+    clock.advance(5.0)
+    watcher.step()
+    assert growing.tries == ["slow.pdf", "slow.pdf"]
+    assert (inbox / ".done" / "slow.pdf").read_bytes() == b"%PDF-1.7 first part more pages"
