@@ -4,8 +4,10 @@ customers, the schema."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from pressroom.cli.common import (
@@ -186,6 +188,76 @@ def cmd_db_upgrade(_args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _Progress:
+    """Pages copied, on one line of stderr, only when a person watches a big copy."""
+
+    def __init__(self) -> None:
+        self.shown = False
+        self.live = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.live and total >= 25_600:  # 100 MiB at 4 KiB pages: worth a line
+            print(f"\rcopied {done * 100 // total}% of {total} pages", end="", file=sys.stderr)
+            self.shown = True
+
+    def end(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
+
+
+def cmd_db_backup(args: argparse.Namespace) -> int:
+    from pressroom.backup import backup, keep_also
+
+    settings = Settings.from_env()
+    progress = _Progress()
+    try:
+        copied = backup(settings, Path(args.dest), progress=progress)
+    except PressroomError as exc:
+        progress.end()
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    progress.end()
+    print(
+        f"backed up {copied.size:,} bytes (schema {copied.revision}) to {args.dest} "
+        f"in {copied.seconds:.2f} s"
+    )
+    print(f"Keep with it for a full restore: {keep_also(settings)}")
+    return EXIT_OK
+
+
+def cmd_db_restore(args: argparse.Namespace) -> int:
+    from pressroom.backup import keep_also, restore
+
+    settings = Settings.from_env()
+    progress = _Progress()
+    try:
+        copied = restore(settings, Path(args.src), force=args.force, progress=progress)
+    except PressroomError as exc:
+        progress.end()
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    progress.end()
+    upgraded = f", upgraded from schema {copied.upgraded_from}" if copied.upgraded_from else ""
+    print(
+        f"restored {copied.size:,} bytes (schema {copied.revision}{upgraded}) "
+        f"in {copied.seconds:.2f} s"
+    )
+    print(f"A full restore also puts back: {keep_also(settings)}")
+    return EXIT_OK
+
+
+def cmd_config_show(args: argparse.Namespace) -> int:
+    from pressroom.effective import effective
+
+    shown = effective()
+    if args.json:
+        print(json.dumps({"settings": [s.record() for s in shown]}, indent=2))
+    else:
+        for line in shown:
+            print(line.line())
+    return EXIT_OK
+
+
 def add_templates(sub: Any) -> None:
     """templates (listed before the service's commands in --help)"""
     t = sub.add_parser("templates", help="list brand templates with their content-hash identity")
@@ -207,7 +279,7 @@ def add_templates(sub: Any) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    """keys, customers, tenants, db"""
+    """keys, customers, tenants, db, config"""
     keys = sub.add_parser("keys", help="API keys").add_subparsers(
         dest="keys_command", required=True
     )
@@ -273,3 +345,29 @@ def add_commands(sub: Any) -> None:
         dest="db_command", required=True
     )
     db.add_parser("upgrade", help="migrate to the latest schema").set_defaults(func=cmd_db_upgrade)
+    dbb = db.add_parser(
+        "backup",
+        help="copy the SQLite database to a new file while the service runs (online backup)",
+    )
+    dbb.add_argument("dest", metavar="DEST", help="the new file (never replaced if it exists)")
+    dbb.set_defaults(func=cmd_db_backup)
+    dbr = db.add_parser(
+        "restore",
+        help="make the SQLite database a copy of a backup (an older schema is upgraded)",
+    )
+    dbr.add_argument("src", metavar="SRC", help="a file `db backup` wrote")
+    dbr.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing database (refused while any process has it open)",
+    )
+    dbr.set_defaults(func=cmd_db_restore)
+
+    config = sub.add_parser("config", help="the effective settings").add_subparsers(
+        dest="config_command", required=True
+    )
+    cs = config.add_parser(
+        "show", help="every setting, its value and where it came from; secrets masked"
+    )
+    cs.add_argument("--json", action="store_true", help="one JSON document, for machines")
+    cs.set_defaults(func=cmd_config_show)
