@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pressroom.settings import CONFIG_FILE, VARIABLES, Settings, read_config_file
+from pressroom.settings import (
+    CONFIG_FILE,
+    MEMORY_CAP,
+    MIB,
+    VARIABLES,
+    Settings,
+    read_config_file,
+)
 
 MASK = "********"
 _SECRET_WORDS = (
@@ -35,8 +42,10 @@ _SECRET_WORDS = (
     "PRIVATE_KEY",
 )
 _SECRET_NAME = re.compile("|".join(_SECRET_WORDS), re.IGNORECASE)
-# ``scheme://userinfo@``: a password, or a bare token, before the host
-_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/?#@\s]*)@")
+# ``scheme://userinfo@``: a password, or a bare token, before the host; up to the last ``@``,
+# since people write ``/``, ``?`` and ``@`` into passwords unencoded (a path's ``@`` hides the
+# host too: fail closed)
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>\S*)@")
 # ``name=value`` in a query string or a libpq keyword string, the name secret-like
 _PAIR = re.compile(
     r"(?P<name>[\w.-]*(?:password|passwd|pwd|secret|token|key|signature|credential|auth)"
@@ -120,6 +129,8 @@ def effective(env: Mapping[str, str] | None = None) -> list[Shown]:
         else:
             source, given = "default", ""
         value = _json(_field(settings, var.field))
+        if var.cast is MEMORY_CAP and isinstance(value, int):
+            value = value / MIB  # held in bytes, set in MiB: shown as set
         hide = secret_name(var.name) and not isinstance(value, bool | int | float)
         if hide:
             secrets.update(_pieces(given))
