@@ -4,24 +4,88 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import ipaddress
 import os
 import signal
+import socket
+import sys
 import threading
 from typing import Any
 
 from pressroom import __version__
-from pressroom.cli.common import (
-    EXIT_OK,
-)
+from pressroom.cli.common import EXIT_INTERNAL, EXIT_OK
 from pressroom.settings import Settings
+
+EXIT_UNHEALTHY = 1  # `worker --check`: Docker's HEALTHCHECK reads 1 as unhealthy
 
 
 def _exit_on_signal(signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
+def lanes_to_run(workers: int | None, interactive: int | None, cores: int) -> tuple[int, int]:
+    """(bulk, interactive) worker processes for ``serve``. ``--workers 0`` alone is the API
+    alone; an ``--interactive`` given explicitly is run whatever ``--workers`` says."""
+    bulk = workers if workers is not None else max(1, cores - 1)
+    if interactive is None:
+        interactive = 1 if bulk > 0 else 0
+    return bulk, interactive
+
+
+def banner(host: str, port: int, bulk: int, interactive: int) -> str:
+    """The one line that says what this ``serve`` runs."""
+    shown = f"[{host}]" if ":" in host else host
+    if bulk == interactive == 0:
+        runs = "the API alone, no workers: jobs wait for `pressroom worker` processes"
+    else:
+        runs = f"workers: {bulk} bulk, {interactive} interactive"
+    return f"Pressroom {__version__} on http://{shown}:{port} ({runs}; docs at /docs)"
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The API's socket, bound and listening before anything else starts (as uvicorn would
+    bind it): a busy port or a host that is not this machine's is one line and exit 2, with no
+    worker, thread or banner started first."""
+    from pressroom.errors import BadConfig
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OverflowError:
+        sock.close()
+        raise BadConfig(f"--port {port} is not a port number (0-65535)") from None
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]" if ":" in host else host
+        if exc.errno == errno.EADDRINUSE:
+            why = "the port is in use by another process (another `pressroom serve`?)"
+        elif exc.errno == errno.EACCES:
+            why = "permission denied (ports below 1024 need privileges)"
+        elif exc.errno == errno.EADDRNOTAVAIL:
+            why = "the address is not one of this machine's"
+        else:
+            why = exc.strerror or type(exc).__name__
+        raise BadConfig(f"cannot listen on {shown}:{port}: {why}") from None
+    return sock
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()  # first: a bad value is one line, before anything starts
+    refuse_an_unguarded_tls_front(settings)
+    bulk, interactive = lanes_to_run(args.workers, args.interactive, os.cpu_count() or 2)
+    sock = listen(args.host, args.port)
+    try:
+        return _serve(args, settings, sock, bulk, interactive)
+    finally:
+        sock.close()
+
+
+def _serve(
+    args: argparse.Namespace, settings: Settings, sock: socket.socket, bulk: int, interactive: int
+) -> int:
     import uvicorn
 
     from pressroom.api.app import create_app
@@ -31,10 +95,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from pressroom.notify.config import DeliveryConfig
     from pressroom.notify.pool import DeliveryPool
     from pressroom.service import ensure_default_key, housekeeper, open_services
+    from pressroom.worker import heartbeat
     from pressroom.worker.pool import Supervisor
 
-    settings = Settings.from_env()  # first: a bad value is one line, before anything starts
-    refuse_an_unguarded_tls_front(settings)
     configure_logging()
     from pressroom import tracing
 
@@ -50,25 +113,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     key_path = ensure_default_key(services)
     if key_path is not None:
         print(f"API key for tenant 'default': {key_path} (pressroom submit reads it from there)")
-    bulk = args.workers if args.workers is not None else max(1, (os.cpu_count() or 2) - 1)
+    pools = {lane: n for lane, n in ((Lane.BULK, bulk), (Lane.INTERACTIVE, interactive)) if n}
     supervisor = None
-    if bulk > 0:
-        supervisor = Supervisor(settings, {Lane.BULK: bulk, Lane.INTERACTIVE: args.interactive})
+    if pools:
+        supervisor = Supervisor(settings, pools, heartbeat_dir=heartbeat.folder(settings.data_dir))
         supervisor.start()
     housekeeping = start_housekeeping(housekeeper(services))
     webhooks.start()
-    print(
-        f"Pressroom {__version__} on http://{args.host}:{args.port} "
-        f"(workers: {bulk} bulk, {args.interactive if bulk else 0} interactive; "
-        f"docs at /docs)",
-        flush=True,
-    )
+    print(banner(args.host, sock.getsockname()[1], bulk, interactive), flush=True)
     # uvicorn re-raises the SIGTERM it caught once it has shut down; turned into SystemExit, it
     # unwinds through the finally below, so the workers are stopped instead of orphaned.
     signal.signal(signal.SIGTERM, _exit_on_signal)
     server = uvicorn.Server(server_config(create_app(services), args.host, args.port, settings))
     try:
-        server.run()
+        server.run(sockets=[sock])
+    except SystemExit as exc:
+        if server.started or exc.code in (0, None):
+            raise
+        # the app's own start-up failed (uvicorn said why above): not "held for review" (3)
+        print("INTERNAL_ERROR: the API did not start", file=sys.stderr)
+        return EXIT_INTERNAL
     finally:
         housekeeping.set()
         webhooks.stop()
@@ -78,23 +142,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    if args.check:
+        return check_worker(args.lane)
     from pressroom.jobs.model import Lane
     from pressroom.notify.config import DeliveryConfig
     from pressroom.notify.pool import DeliveryPool
     from pressroom.service import open_services
+    from pressroom.worker import heartbeat
     from pressroom.worker.pool import Supervisor
 
     settings = Settings.from_env()
+    lane = args.lane or Lane.BULK.value
     webhooks = DeliveryPool(
         open_services(settings, migrate=False), DeliveryConfig.from_settings(settings.webhooks)
     )
-    supervisor = Supervisor(settings, {Lane(args.lane): args.concurrency})
+    supervisor = Supervisor(
+        settings,
+        {Lane(lane): args.concurrency},
+        heartbeat_dir=heartbeat.folder(settings.data_dir),
+    )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     supervisor.start()
     webhooks.start()
     print(
-        f"{args.concurrency} {args.lane} worker(s) running; Ctrl-C or SIGTERM stops them",
+        f"{args.concurrency} {lane} worker(s) running; Ctrl-C or SIGTERM stops them",
         flush=True,
     )
     with contextlib.suppress(KeyboardInterrupt):
@@ -102,6 +174,24 @@ def cmd_worker(args: argparse.Namespace) -> int:
     webhooks.stop()
     supervisor.stop(settings.stop_timeout_s)
     return EXIT_OK
+
+
+def check_worker(lane: str | None) -> int:
+    """``worker --check``: a container's health check. Reads the heartbeat files the pools of
+    this host write into the data dir; no network, no database. Exit 0 with a line saying what
+    runs, else exit 1 (Docker's "unhealthy"; 2 is reserved there) with one line saying why."""
+    import time
+
+    from pressroom.worker import heartbeat
+
+    settings = Settings.from_env()
+    beats = heartbeat.read(heartbeat.folder(settings.data_dir), socket.gethostname())
+    verdict = heartbeat.judge(beats, now=time.time(), lane=lane)
+    if verdict.healthy:
+        print(verdict.line)
+        return EXIT_OK
+    print(f"UNAVAILABLE: {verdict.line}", file=sys.stderr)
+    return EXIT_UNHEALTHY
 
 
 def server_config(app: Any, host: str, port: int, settings: Settings) -> Any:
@@ -134,20 +224,54 @@ def add_commands(sub: Any) -> None:
     """serve, worker"""
     sv = sub.add_parser("serve", help="the HTTP API plus worker pools for both lanes")
     sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=8080)
+    sv.add_argument("--port", type=_count, default=8080)
     sv.add_argument(
         "--workers",
-        type=int,
+        type=_count,
         default=None,
-        help="bulk worker processes (default: cores - 1; 0 runs the API alone)",
+        help="bulk worker processes (default: cores - 1; 0 with no --interactive runs the API "
+        "alone)",
     )
-    sv.add_argument("--interactive", type=int, default=1, help="interactive worker processes")
+    sv.add_argument(
+        "--interactive",
+        type=_count,
+        default=None,
+        help="interactive worker processes (default: 1, or 0 with --workers 0)",
+    )
     sv.set_defaults(func=cmd_serve)
 
     wk = sub.add_parser("worker", help="a worker pool on its own (for another host)")
-    wk.add_argument("--lane", choices=["bulk", "interactive"], default="bulk")
-    wk.add_argument("--concurrency", type=int, default=1)
+    wk.add_argument(
+        "--lane",
+        choices=["bulk", "interactive"],
+        default=None,
+        help="the lane to work (default bulk); with --check, the lane to check (default any)",
+    )
+    wk.add_argument("--concurrency", type=_positive, default=1)
+    wk.add_argument(
+        "--check",
+        action="store_true",
+        help="health check: exit 0 when a worker pool of this host is alive and its heartbeat "
+        "fresh, else 1 with one line",
+    )
     wk.set_defaults(func=cmd_worker)
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {number}")
+    return number
+
+
+def _positive(value: str) -> int:
+    number = _count(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return number
 
 
 def refuse_an_unguarded_tls_front(settings: Settings) -> None:

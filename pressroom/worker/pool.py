@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import multiprocessing as mp
 import os
@@ -11,12 +12,15 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.context import SpawnProcess
+from pathlib import Path
 from typing import Any
 
 from pressroom.jobs.model import Lane
 from pressroom.settings import Settings
+from pressroom.worker import heartbeat
 
 log = logging.getLogger("pressroom.pool")
 POLL_S = 0.5
@@ -63,7 +67,10 @@ def worker_main(
 
         runner.on_job = running
     claim_lanes = tuple(Lane(x) for x in lanes)
-    parent = os.getppid()
+    # the supervisor that spawned us, as recorded at spawn: getppid() read only now would be
+    # init's already when the supervisor was killed while this process was still starting
+    spawner = mp.parent_process()
+    parent = spawner.pid if spawner is not None and spawner.pid else os.getppid()
     try:
         _work(services, runner, claim_lanes, owner, stop, max_jobs, parent)
     finally:
@@ -154,6 +161,9 @@ class Supervisor:
     max_jobs: int = 200
     target: Any = worker_main  # what each worker process runs (tests give a misbehaving one)
     deadline_grace_s: float = DEADLINE_GRACE_S
+    # where to keep this pool's heartbeat file for `pressroom worker --check` (None: no file)
+    heartbeat_dir: Path | None = None
+    clock: Callable[[], float] = time.time  # the heartbeat's wall clock
     _ctx: Any = field(default_factory=lambda: mp.get_context("spawn"))
     _slots: list[_Slot] = field(default_factory=list)
     _thread: threading.Thread | None = None
@@ -162,6 +172,7 @@ class Supervisor:
     def __post_init__(self) -> None:
         self._stop_event = self._ctx.Event()
         self._services: Any = None
+        self._beat_failed = False
         for lane, count in self.pools.items():
             self._slots += [
                 _Slot((lane.value,), current=self._ctx.Array("c", 160, lock=False))
@@ -181,12 +192,39 @@ class Supervisor:
     def start(self) -> None:
         for slot in self._slots:
             self._spawn(slot)
+        self._beat()  # at once: a health check right after start sees the pool
         self._thread = threading.Thread(target=self._watch, name="supervisor", daemon=True)
         self._thread.start()
 
+    def _beat(self) -> None:
+        """Rewrite the heartbeat file: per lane, the worker processes alive now."""
+        if self.heartbeat_dir is None:
+            return
+        lanes: dict[str, tuple[int, int]] = {}
+        for slot in self._slots:
+            live, kept = lanes.get(slot.lanes[0], (0, 0))
+            up = slot.process is not None and slot.process.is_alive()
+            lanes[slot.lanes[0]] = (live + up, kept + 1)
+        beat = heartbeat.Beat(socket.gethostname(), os.getpid(), self.clock(), lanes)
+        try:
+            heartbeat.write(self.heartbeat_dir, beat)
+        except OSError as exc:  # the health check will say so; the workers go on
+            if not self._beat_failed:
+                log.warning(
+                    "heartbeat not written",
+                    extra={"code": errno.errorcode.get(exc.errno or 0, "OSError")},
+                )
+            self._beat_failed = True
+        else:
+            self._beat_failed = False
+
     def _watch(self) -> None:
         last_restart_check = 0.0
+        last_beat = time.monotonic()
         while not self._stopping.wait(MEMORY_TICK_S):
+            if time.monotonic() - last_beat >= heartbeat.BEAT_EVERY_S:
+                self._beat()
+                last_beat = time.monotonic()
             limit = self.settings.worker_memory_limit_bytes
             for slot in self._slots:
                 pid = slot.process.pid if slot.process is not None else None
@@ -288,6 +326,8 @@ class Supervisor:
         self._stopping.set()
         if self._thread is not None:
             self._thread.join()
+        if self.heartbeat_dir is not None:  # a stopping pool is no longer a healthy one
+            heartbeat.remove(self.heartbeat_dir, socket.gethostname(), os.getpid())
         if self._services is not None:  # opened by the memory guard
             self._services.store.db.engine.dispose()
         self._stop_event.set()

@@ -241,3 +241,161 @@ def test_logs_of_a_redaction_job_hold_no_personal_data(server: Server, tmp_path:
     # no paths either (the start-up banner on stdout tells the operator where the key file is;
     # log lines never carry one)
     assert all(str(tmp_path) not in json.dumps(line) for line in lines)
+
+
+# --- what serve runs, its refusals, and the workers' health check ----------------------------
+
+
+def _pressroom(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    from tests.e2e.conftest import PRESSROOM
+
+    return subprocess.run(
+        [str(PRESSROOM), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
+        check=False,
+    )
+
+
+def _processes_naming(marker: str) -> list[int]:
+    """Processes whose environment holds ``marker`` (this test's own data dir): whatever a
+    serve it started left behind."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _launch_without_interactive(tmp_path: Path, workers: int) -> tuple[Server, Path]:
+    """``pressroom serve --workers N`` with no ``--interactive`` (launch_serve always names it)."""
+    import httpx
+
+    from tests.e2e.conftest import PRESSROOM, _healthy, free_port
+
+    port = free_port()
+    data, scratch = tmp_path / "data", tmp_path / "scratch"
+    scratch.mkdir()
+    log_path = tmp_path / "serve.log"
+    env = {**os.environ, "PRESSROOM_DATA_DIR": str(data), "PRESSROOM_SCRATCH_DIR": str(scratch)}
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            [str(PRESSROOM), "serve", "--port", str(port), "--workers", str(workers)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    if not poll(lambda: process.poll() is not None or _healthy(url), 60) or process.poll():
+        process.kill()
+        raise AssertionError(f"serve did not start: {log_path.read_text()}")
+    key = (data / "api-key").read_text().strip()
+    client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    return Server(process, url, data, scratch, client), log_path
+
+
+def test_serve_on_a_busy_port_is_refused_in_one_line_before_anything_starts(
+    tmp_path: Path,
+) -> None:
+    import socket
+
+    data = tmp_path / "data"
+    env = {"PRESSROOM_DATA_DIR": str(data), "PRESSROOM_SCRATCH_DIR": str(tmp_path)}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _pressroom(env, "serve", "--port", str(port), "--workers", "1")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""  # no banner, no key file announced: nothing claimed to run
+    assert done.stderr.splitlines() == [
+        f"error: BAD_CONFIG: cannot listen on 127.0.0.1:{port}: the port is in use by another "
+        "process (another `pressroom serve`?)"
+    ]
+    assert not data.exists()  # refused before the database was opened
+    assert _processes_naming(str(data)) == []  # no worker left behind
+
+
+def test_serve_with_no_bulk_workers_runs_the_interactive_ones_it_is_given(
+    tmp_path: Path,
+) -> None:
+    from tests.e2e.conftest import launch_serve, stop
+
+    server = launch_serve(tmp_path, workers=0, interactive=1)
+    try:
+        assert len(server.worker_pids()) == 1
+        banner = (tmp_path / "serve.log").read_text()
+        assert "(workers: 0 bulk, 1 interactive; docs at /docs)" in banner
+        scan = image_pdf([small_scan(seed=48, lines=2).image], tmp_path / "scan.pdf", 300)
+        waiting = upload(server, scan.read_bytes(), lane="bulk")
+        urgent = upload(server, scan.read_bytes(), lane="interactive")
+        done = server.wait_for(str(urgent["id"]), {"complete", "rejected", "review"})
+        assert done["state"] == "complete", done
+        # no bulk worker runs: the bulk job queued first is still waiting
+        assert server.client.get(f"/v1/jobs/{waiting['id']}").json()["state"] == "accepted"
+    finally:
+        server.client.close()
+        stop(server.process)
+
+
+def test_serve_workers_0_alone_runs_the_api_alone_and_says_so(tmp_path: Path) -> None:
+    from tests.e2e.conftest import stop
+
+    server, log = _launch_without_interactive(tmp_path, workers=0)
+    try:
+        assert server.worker_pids() == []
+        assert "(the API alone, no workers: jobs wait for `pressroom worker` processes" in (
+            log.read_text()
+        )
+        env = {"PRESSROOM_DATA_DIR": str(server.data_dir)}
+        check = _pressroom(env, "worker", "--check")
+        assert check.returncode == 1
+        assert check.stderr == "UNAVAILABLE: no worker pool has a heartbeat on this host\n"
+    finally:
+        server.client.close()
+        stop(server.process)
+
+
+def test_worker_check_passes_while_a_pool_lives_and_fails_once_it_is_gone(
+    server: Server,
+) -> None:
+    env = {"PRESSROOM_DATA_DIR": str(server.data_dir)}
+    alive = _pressroom(env, "worker", "--check")
+    assert alive.returncode == 0, alive.stderr
+    assert alive.stdout.startswith("ok: 1/1 bulk, 1/1 interactive worker(s) alive"), alive.stdout
+    lane = _pressroom(env, "worker", "--check", "--lane", "interactive")
+    assert lane.returncode == 0, lane.stderr
+    workers = server.worker_pids()
+    assert len(workers) == 2
+    server.process.send_signal(signal.SIGKILL)  # the supervisor dies without a word
+    server.process.wait(timeout=30)
+    gone = _pressroom(env, "worker", "--check")
+    assert gone.returncode == 1
+    assert gone.stderr.startswith("UNAVAILABLE: the worker pool (pid ")
+    assert gone.stderr.endswith(") is gone\n") and len(gone.stderr.splitlines()) == 1
+    # its orphaned workers notice and end on their own, even those killed while starting
+    assert poll(lambda: all(_ended(p) for p in workers), timeout=30)
+
+
+def _ended(pid: int) -> bool:
+    """Gone, or a zombie that nobody reaps (an orphan's new parent may never wait for it)."""
+    try:
+        return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_worker_check_fails_after_a_clean_stop(server: Server) -> None:
+    env = {"PRESSROOM_DATA_DIR": str(server.data_dir)}
+    assert _pressroom(env, "worker", "--check").returncode == 0
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=60) == 0
+    after = _pressroom(env, "worker", "--check", "--lane", "bulk")
+    assert after.returncode == 1
+    assert after.stderr == "UNAVAILABLE: no bulk worker pool has a heartbeat on this host\n"
