@@ -102,6 +102,8 @@ MEANINGS = {
     "STORAGE_KEY_UNAVAILABLE": "The blob was sealed with a master key this process does not "
     "have (a rotation not yet rolled out everywhere).",
     "STORAGE_UNAVAILABLE": "The blob store did not answer.",
+    "SCHEMA_BEHIND": "`/readyz` only: the database's schema revision is not this code's "
+    "(run `pressroom db upgrade`, or the migration Job, before sending traffic).",
     "STORE_UNAVAILABLE": "The job database did not answer (down, unreachable, pool exhausted).",
     "TOO_LARGE": "The upload passes PRESSROOM_MAX_BYTES.",
     "TRANSIENT": "Something outside the input failed; the same work may succeed later.",
@@ -110,7 +112,10 @@ MEANINGS = {
     "UNAUTHORIZED_CUSTOMER": "The identity verifier said no: the customer is unknown, suspended "
     "or denied.",
     "UNAVAILABLE": "The CLI's client could not reach the service (exit 75).",
-    "UNKNOWN_TEMPLATE": "No such template for this tenant, or one that cannot be used as written.",
+    "UNKNOWN_TEMPLATE": "No such template for this tenant (or not one it may use).",
+    "BAD_TEMPLATE": "The template exists but cannot be used as written: its `template.toml` "
+    "lacks a key, has a value of the wrong type or out of range, or does not parse. The "
+    "message names the key; fix the file (`pressroom templates` lists every template's state).",
     "UNREADABLE_SCAN": "Recognition found no usable text.",
     "UNSUPPORTED_FORM": "An XFA form with no appearances of its own (a dynamic form: the viewer "
     "builds its pages). Pressroom keeps what a form shows by drawing it into the page, and "

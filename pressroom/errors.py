@@ -170,7 +170,12 @@ class BadRequest(PermanentError):
 
 
 class TemplateError(UnknownTemplate):
-    """A template exists but cannot be used as written."""
+    """A template exists but cannot be used as written: a missing key, a value of the wrong
+    type or out of range, a file that does not parse. Its own code, so an operator can tell a
+    broken template from a name nobody registered."""
+
+    code = "BAD_TEMPLATE"
+    http_status = 400
 
 
 class UnsupportedPolicy(PermanentError):
@@ -367,6 +372,13 @@ class StoreUnavailable(TransientError):
     """The job database did not answer (down, unreachable, pool exhausted)."""
 
     code = "STORE_UNAVAILABLE"
+
+
+class SchemaBehind(TransientError):
+    """The database's schema is not the one this code was written for (``/readyz``): a
+    migration has yet to run, or the database was migrated by newer code."""
+
+    code = "SCHEMA_BEHIND"
 
 
 class UnstorableValue(PermanentError):

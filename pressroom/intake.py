@@ -34,7 +34,7 @@ from pressroom.redact.policy import RedactionPolicy, parse_policy
 from pressroom.service import Services
 from pressroom.settings import Settings
 from pressroom.storage import BlobStore, source_key
-from pressroom.templates import REGISTERED_NAME, Template, registered_template
+from pressroom.templates import REGISTERED_NAME, Template, registered_template, templates_for
 
 # the API's logger: the log allow-list and operators' filters know uploads by it
 log = logging.getLogger("pressroom.api")
@@ -243,11 +243,18 @@ class Intake:
             services.labels,
         )
 
+    def allowed_templates(self, tenant: str) -> frozenset[str] | None:
+        """The templates this tenant may use under the template policy; None: every one."""
+        own = self.tenancy.allowed_templates(tenant)
+        policy = self.settings.template_policy
+        any_list = own is not None or (policy == "builtin" and self.tenancy.any_allow_list())
+        return templates_for(own, any_list, policy)
+
     def open(self, tenant: str, idempotency_key: str | None, least_bytes: int) -> Ticket:
         """Before a byte of the body is read: a tenant over quota already (or certainly after
         this body, of at least ``least_bytes``) is refused now, unless this is a retry of an
         upload that was accepted."""
-        allowed = self.tenancy.allowed_templates(tenant)
+        allowed = self.allowed_templates(tenant)
         started = self.clock()
         known = idempotency_key is not None and self.queue.find_idempotent(tenant, idempotency_key)
         if not known:  # a retry of an accepted upload adds nothing: never refused for quota

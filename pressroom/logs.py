@@ -40,6 +40,10 @@ ALLOWED = frozenset(
         "trace_id",
         "key_id",  # an API key's id (k_…), never the key: the audit of key changes
         "role",
+        # the access log (api.timing): the route's template, never the path a client sent
+        "method",
+        "route",
+        "status",
     }
 )
 _ALWAYS = ("ts", "level", "logger", "event")

@@ -168,6 +168,11 @@ class Settings:
     storage_url: str = ""  # empty: a folder in the data dir
     public_url: str = ""  # empty: links are built from each request's own base URL
     desk_templates: str = ""  # a folder of the desk's page templates that replace the package's
+    api_docs: bool = True  # /docs and /redoc, served from the package
+    access_log: bool = True  # one JSON line per HTTP request on stderr
+    # "open": a tenant with no allow-list may use every template; "builtin": once any tenant
+    # has an allow-list, a tenant without one may use only the built-in templates
+    template_policy: str = "builtin"
     lease_s: float = 30.0  # a dead worker's job is retried this long after its last heartbeat
     link_ttl_s: float = 900.0
     retention_s: float = 7 * 24 * 3600.0
@@ -438,6 +443,27 @@ VARIABLES: tuple[Var, ...] = (
         "public_url",
         BASE_URL,
         "The base URL of links handed out; empty: each request's own base URL.",
+    ),
+    _V(
+        "PRESSROOM_API_DOCS",
+        "api_docs",
+        BOOLEAN,
+        "Serve the API's documentation pages (`/docs`, Swagger UI; `/redoc`, ReDoc) from the "
+        "package, nothing from another site; off: both answer 404 (`/openapi.json` stays).",
+    ),
+    _V(
+        "PRESSROOM_ACCESS_LOG",
+        "access_log",
+        BOOLEAN,
+        "One JSON line per HTTP request in the service's log (method, route template, status, "
+        "bytes, duration, job id; never a query string, key, signature or file name).",
+    ),
+    _V(
+        "PRESSROOM_TEMPLATE_POLICY",
+        "template_policy",
+        _choice("builtin", "open"),
+        "Templates for a tenant with no allow-list: `builtin` (once any tenant has an "
+        "allow-list, only the built-in templates) or `open` (every registered template).",
     ),
     _V(
         "PRESSROOM_DESK_TEMPLATES",

@@ -6,9 +6,19 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from pressroom import __version__
-from pressroom.api.openapi import openapi_of
+from pressroom.api import docs
+from pressroom.api.openapi import TAGS, check_operation_ids, openapi_of, operation_id
 from pressroom.api.problems import install_error_handlers
-from pressroom.api.routes import downloads, health, jobs, keys, operations, review, tenancy
+from pressroom.api.routes import (
+    downloads,
+    health,
+    jobs,
+    keys,
+    operations,
+    review,
+    templates,
+    tenancy,
+)
 from pressroom.api.single import SingleValues
 from pressroom.api.timing import RequestTiming
 from pressroom.desk import web as desk
@@ -17,17 +27,29 @@ from pressroom.service import Services
 
 def create_app(services: Services) -> FastAPI:
     app = FastAPI(
-        title="Pressroom", version=__version__, description="Scans in, searchable branded PDFs out."
+        title="Pressroom",
+        version=__version__,
+        description="Scans in, searchable branded PDFs out.",
+        # /docs and /redoc come from the package (api.docs), never FastAPI's CDN pages
+        docs_url=None,
+        redoc_url=None,
+        openapi_tags=TAGS,
+        generate_unique_id_function=operation_id,
     )
     # Starlette's trailing-slash redirect builds its Location from the Host header the client
     # wrote (a signed link included): a path with a slash too many is simply not found
     app.router.redirect_slashes = False
     app.state.services = services
     install_error_handlers(app)
-    for module in (health, operations, jobs, keys, tenancy, review, downloads):
-        app.include_router(module.router)
+    routers = [
+        m.router for m in (health, operations, jobs, templates, keys, tenancy, review, downloads)
+    ]
+    check_operation_ids(routers)  # a new route without its operationId fails here
+    for router in routers:
+        app.include_router(router)
+    app.include_router(docs.router)
     app.include_router(desk.router)  # /review: the reviewer's desk, pages outside the API document
     app.add_middleware(SingleValues)
-    app.add_middleware(RequestTiming)
+    app.add_middleware(RequestTiming, access_log=services.settings.access_log)
     app.openapi = openapi_of(app)  # type: ignore[method-assign]  # FastAPI's documented hook
     return app

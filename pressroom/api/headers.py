@@ -1,5 +1,5 @@
 """Request headers with a grammar of their own, parsed by pure functions: W3C ``traceparent``
-and RFC 7240 ``Prefer: wait``."""
+and RFC 7240 ``Prefer`` (``wait``, ``respond-async``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,14 @@ def parse_traceparent(value: str | None) -> tuple[str, str | None]:
     if match and set(match.group(1)) != {"0"} and set(match.group(2)) != {"0"}:
         return match.group(1), match.group(2)
     return secrets.token_hex(16), None
+
+
+def prefers_async(value: str | None) -> bool:
+    """``Prefer: respond-async`` (RFC 7240 section 4.1): answer 202 at once, whatever ``wait``
+    says beside it."""
+    return any(
+        token.split(";")[0].strip().lower() == "respond-async" for token in (value or "").split(",")
+    )
 
 
 def prefer_wait(value: str | None) -> float | None:

@@ -5,11 +5,13 @@ line, not a schema."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
+from fastapi.utils import generate_unique_id
 
 from pressroom.api.headers import MAX_PREFER_WAIT_S
 from pressroom.api.responses import PROBLEM, PROBLEM_TYPE
@@ -448,7 +450,46 @@ CORRECTIONS_BODY: dict[str, Any] = {
     }
 }
 
+TEMPLATE_LIST_SCHEMA: dict[str, Any] = {
+    "title": "TemplateList",
+    "type": "object",
+    "required": ["templates"],
+    "properties": {
+        "templates": {
+            "type": "array",
+            "items": {
+                "title": "TemplateInfo",
+                "type": "object",
+                "required": ["name", "usable"],
+                "properties": {
+                    "name": {"type": "string", "description": "What a job's `template` names."},
+                    "usable": {
+                        "type": "boolean",
+                        "description": "False: the template is broken (see `code`).",
+                    },
+                    "code": {"type": "string", "description": "Why it cannot be used."},
+                    "identity": {
+                        "type": "string",
+                        "description": "`name@version+hash`: changes with any edit of its files.",
+                    },
+                    "version": {"type": "string"},
+                    "content_hash": {"type": "string", "description": "sha256 of its files."},
+                    "builtin": {"type": "boolean", "description": "Shipped with Pressroom."},
+                    "cover": {"type": "boolean", "description": "Adds a cover page."},
+                    "output_type": {"type": "string", "enum": ["pdf", "pdfa"]},
+                    "sidecar": {"type": "boolean"},
+                    "languages": {
+                        **_STRING_OR_NULL,
+                        "description": "Its OCR languages (`eng+deu`); null: the service's.",
+                    },
+                },
+            },
+        }
+    },
+}
+
 COMPONENT_SCHEMAS = {
+    "TemplateList": TEMPLATE_LIST_SCHEMA,
     "Problem": PROBLEM_SCHEMA,
     "Corrections": CORRECTIONS_SCHEMA,
     "ReviewSheet": REVIEW_SHEET_SCHEMA,
@@ -496,12 +537,17 @@ def job(
     return answers
 
 
+BINARY = {"schema": {"type": "string", "format": "binary"}}
+
+
 def pdf(description: str) -> Responses:
-    """A PDF answered as a stream (never JSON)."""
+    """A PDF answered as a stream (never JSON). ``application/octet-stream`` is listed after
+    ``application/pdf`` so that generators which know only the generic type (openapi-python-
+    client) still make the download a function returning a file; the bytes are the same."""
     return {
         200: {
-            "description": description,
-            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+            "description": description + " Sent as `application/pdf`.",
+            "content": {"application/pdf": BINARY, "application/octet-stream": BINARY},
         }
     }
 
@@ -541,7 +587,70 @@ IDEMPOTENCY_KEY: dict[str, Any] = {
     "with it is refused (IDEMPOTENCY_CONFLICT).",
     "json_schema_extra": {"minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY, "pattern": "\\S"},
 }
-PREFER_WAIT = f"`wait=N`: hold the answer up to N seconds (at most {MAX_PREFER_WAIT_S:g})"
+PREFER_WAIT = (
+    f"`wait=N`: hold the answer up to N seconds (at most {MAX_PREFER_WAIT_S:g}); "
+    "`respond-async`: answer 202 at once, even beside `wait`."
+)
+
+
+# Every operation's id, named for what it does: a generated client's functions carry these
+# names (``submit_job``, not ``submit_v1_jobs_post``). A route missing here fails at start-up.
+OPERATION_IDS = {
+    "health.healthz": "health",
+    "health.readyz": "ready",
+    "jobs.submit": "submit_job",
+    "jobs.show": "get_job",
+    "jobs.list_jobs": "list_jobs",
+    "jobs.cancel": "cancel_job",
+    "jobs.redrive": "redrive_job",
+    "jobs.delete_artifact": "delete_artifact",
+    "downloads.download": "download_artifact",
+    "downloads.download_sidecar": "download_sidecar",
+    "keys.list_keys": "list_keys",
+    "keys.create_key": "create_key",
+    "keys.revoke_key": "revoke_key",
+    "operations.metrics": "get_metrics",
+    "operations.dashboard": "get_dashboard",
+    "review.review_queue": "list_review_queue",
+    "review.held_copy": "get_held_copy",
+    "review.approve": "approve_job",
+    "review.reject": "reject_job",
+    "review.review_sheet": "get_review_sheet",
+    "review.corrections": "apply_corrections",
+    "tenancy.webhook_secret": "get_webhook_secret",
+    "tenancy.rotate_webhook_secret": "rotate_webhook_secret",
+    "tenancy.set_customer": "set_customer",
+    "templates.list_templates": "list_templates",
+}
+ROUTES_PACKAGE = "pressroom.api.routes."
+# one tag per resource, in the order the documentation pages show them
+TAGS = [
+    {"name": "jobs", "description": "Upload a document, follow its job, cancel it."},
+    {"name": "artifacts", "description": "Signed, short-lived downloads of a job's output."},
+    {"name": "review", "description": "Held outputs: the review queue and its decisions."},
+    {"name": "templates", "description": "The brand templates a tenant may use."},
+    {"name": "webhooks", "description": "The tenant's webhook signing secret."},
+    {"name": "customers", "description": "A tenant's customer registry (operator)."},
+    {"name": "keys", "description": "API keys (operator)."},
+    {"name": "operations", "description": "Health, readiness, metrics and the dashboard."},
+]
+
+
+def operation_id(route: APIRoute) -> str:
+    """FastAPI's ``generate_unique_id_function``: the id from ``OPERATION_IDS``; routes outside
+    the document (the desk, the documentation pages) keep FastAPI's own."""
+    module = route.endpoint.__module__
+    if not route.include_in_schema or not module.startswith(ROUTES_PACKAGE):
+        return generate_unique_id(route)
+    return OPERATION_IDS[f"{module.removeprefix(ROUTES_PACKAGE)}.{route.endpoint.__name__}"]
+
+
+def check_operation_ids(routers: Iterable[APIRouter]) -> None:
+    """At start-up, not at the first ``/openapi.json``: every documented route has its id."""
+    for router in routers:
+        for route in router.routes:
+            if isinstance(route, APIRoute):
+                operation_id(route)
 
 
 def _without_framework_validation(schema: dict[str, Any]) -> None:
@@ -569,6 +678,7 @@ def openapi_of(app: FastAPI) -> Callable[[], dict[str, Any]]:
                 version=app.version,
                 description=app.description,
                 routes=app.routes,
+                tags=app.openapi_tags,
             )
             _without_framework_validation(schema)
             components = schema.setdefault("components", {})

@@ -291,6 +291,9 @@ class Tenancy(Customers, Protocol):
 
     def allowed_templates(self, tenant: str) -> frozenset[str] | None: ...
 
+    def any_allow_list(self) -> bool:
+        """Whether any tenant has an allow-list."""
+
     def set_weight(self, tenant: str, weight: int, *, now: float) -> None:
         """A tenant's weight in fair claiming (1 to 1000; 1 is the default)."""
 

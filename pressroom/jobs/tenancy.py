@@ -276,6 +276,11 @@ class SqlTenancy:
             )
         return names or None
 
+    def any_allow_list(self) -> bool:
+        """Whether any tenant has an allow-list (the template policy's trigger)."""
+        with self.db.tx(read_only=True) as conn:
+            return conn.execute(select(template_allow.c.tenant).limit(1)).first() is not None
+
     # --- weights in fair claiming (``jobs.claims``) ----------------------------------------
 
     def set_weight(self, tenant: str, weight: int, *, now: float) -> None:

@@ -78,6 +78,10 @@ class BlobStore(Protocol):
 
     def exists(self, key: str) -> bool: ...
 
+    def reachable(self) -> None:
+        """Return when the store answers and can be written; raise ``StorageUnavailable``
+        otherwise (``/readyz``). Cheap: one request or one ``stat``."""
+
     def delete(self, key: str) -> None: ...
 
     def list(self, prefix: str) -> Iterator[tuple[str, float]]:

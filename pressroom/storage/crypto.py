@@ -243,6 +243,9 @@ class EncryptedBlobStore:
     def exists(self, key: str) -> bool:
         return self.inner.exists(key)
 
+    def reachable(self) -> None:
+        self.inner.reachable()
+
     def delete(self, key: str) -> None:
         self.inner.delete(key)
 

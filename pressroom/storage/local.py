@@ -79,6 +79,11 @@ class LocalBlobStore:
     def exists(self, key: str) -> bool:
         return self._path(key).is_file()
 
+    def reachable(self) -> None:
+        # a network mount that went away, or a folder made read-only under the service
+        if not self.root.is_dir() or not os.access(self.root, os.W_OK | os.X_OK):
+            raise StorageUnavailable("local storage folder is missing or not writable")
+
     def delete(self, key: str) -> None:
         path = self._path(key)
         path.unlink(missing_ok=True)

@@ -182,6 +182,17 @@ class S3BlobStore:
             return False
         return True
 
+    def reachable(self) -> None:
+        from botocore.exceptions import ClientError
+
+        try:
+            with _mapped("check"):
+                self.client.head_bucket(Bucket=self.bucket)
+        except BlobNotFound:
+            raise StorageUnavailable("object storage check failed (no such bucket)") from None
+        except ClientError as exc:  # 403 and the like: not ready either
+            raise StorageUnavailable(f"object storage check failed ({_code(exc)})") from None
+
     def delete(self, key: str) -> None:
         with _mapped("delete"):
             self.client.delete_object(Bucket=self.bucket, Key=self._key(key))

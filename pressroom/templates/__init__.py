@@ -102,21 +102,52 @@ def _check_text(text: str, where: str) -> str:
     return text
 
 
+def _number(raw: dict[str, object], key: str, default: float, where: str, top: float) -> float:
+    """A number of points from 0 to ``top``; a string, a boolean or a table is refused."""
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= top:
+        raise TemplateError(f"template [{where}] {key} must be a number from 0 to {top:g}")
+    return float(value)
+
+
+def _text(raw: dict[str, object], key: str, default: str | None, where: str) -> str:
+    """A string field; ``default`` None means the key is required."""
+    if key not in raw and default is not None:
+        return default
+    if key not in raw:
+        raise TemplateError(f"template.toml lacks {key!r}")
+    value = raw[key]
+    if not isinstance(value, str):
+        raise TemplateError(f"template {where}{key} must be a string")
+    return value
+
+
+def _font_size(raw: dict[str, object], where: str) -> float:
+    size = _number(raw, "font_size", 9, where, 72)
+    if size <= 0:
+        raise TemplateError(f"template [{where}] font_size must be a number from 0 to 72")
+    return size
+
+
+def _flag(raw: dict[str, object], key: str, where: str) -> bool:
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        raise TemplateError(f"template [{where}] {key} must be true or false")
+    return value
+
+
 def _band(raw: object, where: str) -> Band:
     if raw is None:
         return Band()
     if not isinstance(raw, dict):
         raise TemplateError(f"template section [{where}] must be a table")
-    height = float(raw.get("height", 0))
-    if not 0 <= height <= 200:
-        raise TemplateError(f"template [{where}] height must be between 0 and 200 points")
     return Band(
-        height=height,
-        left=_check_text(str(raw.get("left", "")), f"{where}.left"),
-        centre=_check_text(str(raw.get("centre", "")), f"{where}.centre"),
-        right=_check_text(str(raw.get("right", "")), f"{where}.right"),
-        font_size=float(raw.get("font_size", 9)),
-        logo=bool(raw.get("logo", False)),
+        height=_number(raw, "height", 0, where, 200),
+        left=_check_text(_text(raw, "left", "", f"[{where}] "), f"{where}.left"),
+        centre=_check_text(_text(raw, "centre", "", f"[{where}] "), f"{where}.centre"),
+        right=_check_text(_text(raw, "right", "", f"[{where}] "), f"{where}.right"),
+        font_size=_font_size(raw, where),
+        logo=_flag(raw, "logo", where),
     )
 
 
@@ -188,28 +219,40 @@ def load_template(folder: Path) -> Template:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TemplateError(f"template.toml does not parse: {exc}") from None
     colours = raw.get("colours", {})
+    if not isinstance(colours, dict):
+        raise TemplateError("template section [colours] must be a table")
     logo: bytes | None = None
-    logo_name = raw.get("logo")
+    logo_name = _text(raw, "logo", "", "")
     if logo_name:
-        logo_path = (folder / str(logo_name)).resolve()
+        logo_path = (folder / logo_name).resolve()
         if folder.resolve() not in logo_path.parents or not logo_path.is_file():
             raise TemplateError("template logo must be a file inside the template folder")
         logo = logo_path.read_bytes()
     cover_raw = raw.get("cover")
     cover = None
+    if cover_raw is not None and not isinstance(cover_raw, dict):
+        raise TemplateError("template section [cover] must be a table")
     if cover_raw:
+        lines = cover_raw.get("lines", [])
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            raise TemplateError("template [cover] lines must be a list of strings")
         cover = Cover(
-            heading=_check_text(str(cover_raw.get("heading", "{organisation}")), "cover.heading"),
-            lines=tuple(_check_text(str(x), "cover.lines") for x in cover_raw.get("lines", [])),
+            heading=_check_text(
+                _text(cover_raw, "heading", "{organisation}", "[cover] "), "cover.heading"
+            ),
+            lines=tuple(_check_text(x, "cover.lines") for x in lines),
         )
     band = colours.get("band")
     output = _output(raw.get("output"))
+    version = raw.get("version")
+    if isinstance(version, int | float) and not isinstance(version, bool):
+        raw = {**raw, "version": str(version)}  # version = 2 reads as well as version = "2"
     try:
         return Template(
-            name=str(raw["name"]),
-            version=str(raw["version"]),
-            organisation=str(raw.get("organisation", "")),
-            default_title=str(raw.get("default_title", "Document")),
+            name=_text(raw, "name", None, ""),
+            version=_text(raw, "version", None, ""),
+            organisation=_text(raw, "organisation", "", ""),
+            default_title=_text(raw, "default_title", "Document", ""),
             band_colour=_colour(band, "band") if band else None,
             band_text_colour=_colour(colours.get("band_text", "#000000"), "band_text"),
             accent_colour=_colour(colours.get("accent", "#000000"), "accent"),
@@ -232,12 +275,31 @@ def template_folders(extra: Iterable[Path] = ()) -> dict[str, Path]:
     """Every known template by name; folders given later override built-ins of the same name."""
     found: dict[str, Path] = {}
     for root in (BUILTIN_DIR, *extra):
-        if not root.is_dir():
-            continue
-        for child in sorted(root.iterdir()):
-            if (child / "template.toml").is_file():
-                found[child.name] = child
+        found.update(template_folders_of(root))
     return found
+
+
+def builtin_names() -> frozenset[str]:
+    """The templates shipped with Pressroom (open to every tenant under either policy)."""
+    return frozenset(template_folders_of(BUILTIN_DIR))
+
+
+def template_folders_of(root: Path) -> dict[str, Path]:
+    if not root.is_dir():
+        return {}
+    return {c.name: c for c in sorted(root.iterdir()) if (c / "template.toml").is_file()}
+
+
+def templates_for(own: frozenset[str] | None, any_list: bool, policy: str) -> frozenset[str] | None:
+    """The templates a tenant may use, None for every registered one: its own allow-list when
+    it has one; else, under the ``builtin`` policy once any tenant has a list, only the
+    built-in templates (a tenant must not print in another customer's brand by guessing its
+    name); else every template."""
+    if own is not None:
+        return own
+    if policy == "builtin" and any_list:
+        return builtin_names()
+    return None
 
 
 REGISTERED_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: no newline after

@@ -5,6 +5,7 @@ the app, so a route added later is held to the same."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from pressroom.service import Services
 # authenticated by something else than a key: liveness, and links signed for one download
 OPEN_ROUTES = {
     ("GET", "/healthz"),
+    ("GET", "/readyz"),
     ("GET", "/v1/artifacts/{job_id}"),
     ("GET", "/v1/artifacts/{job_id}/sidecar"),
 }
@@ -85,8 +87,10 @@ def test_binary_and_text_answers_are_not_labelled_json(services: Services) -> No
     def media(path: str, method: str = "get", status: str = "200") -> set[str]:
         return set(paths[path][method]["responses"][status]["content"])
 
-    assert media("/v1/artifacts/{job_id}") == {"application/pdf"}
-    assert media("/v1/jobs/{job_id}/held") == {"application/pdf"}
+    # a PDF first, then the generic type generators know (the same bytes), never JSON
+    pdf = ["application/pdf", "application/octet-stream"]
+    for path in ("/v1/artifacts/{job_id}", "/v1/jobs/{job_id}/held"):
+        assert list(paths[path]["get"]["responses"]["200"]["content"]) == pdf, path
     assert media("/metrics") == {"text/plain"}
     assert media("/dashboard") == {"text/html"}
     assert media("/v1/jobs", "post", "202") == {"application/json"}
@@ -256,3 +260,34 @@ def test_schemathesis_finds_nothing_with_an_operator_key(
     services: Services, operator_key: str
 ) -> None:
     assert "POST /v1/customers" in fuzz_every_operation(services, operator_key)
+
+
+def test_every_operation_has_a_chosen_id_and_a_resource_tag(services: Services) -> None:
+    from pressroom.api.openapi import OPERATION_IDS, TAGS
+
+    document = create_app(services).openapi()
+    tags = {tag["name"] for tag in document["tags"]}
+    assert tags == {tag["name"] for tag in TAGS}
+    seen: list[str] = []
+    for method, path, operation in operations(create_app(services)):
+        assert operation["operationId"] in OPERATION_IDS.values(), (method, path)
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", operation["operationId"]), operation
+        assert len(operation["tags"]) == 1 and operation["tags"][0] in tags, (method, path)
+        seen.append(operation["operationId"])
+    assert len(seen) == len(set(seen)), "an operationId is used twice"
+    assert sorted(seen) == sorted(OPERATION_IDS.values()), "a name is kept for a route gone"
+
+
+def test_a_route_without_a_chosen_id_fails_at_start_up() -> None:
+    from fastapi import APIRouter
+
+    from pressroom.api.openapi import check_operation_ids
+
+    router = APIRouter()
+
+    async def unnamed() -> None: ...
+
+    unnamed.__module__ = "pressroom.api.routes.jobs"
+    router.add_api_route("/v1/unnamed", unnamed)
+    with pytest.raises(KeyError, match=r"jobs\.unnamed"):
+        check_operation_ids([router])

@@ -18,7 +18,7 @@ from pressroom.signing import binding, sidecar_binding
 from pressroom.storage import sidecar_key
 
 PRESIGN_TTL_S = 300.0
-router = APIRouter()
+router = APIRouter(tags=["artifacts"])
 REDIRECT: dict[int | str, dict[str, Any]] = {
     307: {
         "description": "Fetch it from the bucket, on a link that lives minutes.",

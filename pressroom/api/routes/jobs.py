@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom import tracing
 from pressroom.api.deps import IntakeDep, Operator, ServicesDep, Tenant
-from pressroom.api.headers import parse_traceparent, prefer_wait
+from pressroom.api.headers import parse_traceparent, prefer_wait, prefers_async
 from pressroom.api.openapi import (
     IDEMPOTENCY_KEY,
     PREFER_WAIT,
@@ -41,7 +41,7 @@ log = logging.getLogger("pressroom.api")
 PREFER_POLL_S = 0.25
 LIST_LIMIT = 50
 LIST_MAX = 500
-router = APIRouter()
+router = APIRouter(tags=["jobs"])
 
 
 @router.post(
@@ -110,7 +110,8 @@ async def _accept(
         upload = Received(form.fields, form.path, form.size, form.sha256, form.head)
         accepted = await run_in_threadpool(intake.accept, ticket, upload, trace_id, span_id)
     job = accepted.job
-    wait = prefer_wait(prefer)
+    respond_async = prefers_async(prefer)
+    wait = None if respond_async else prefer_wait(prefer)
     if wait:
         # RFC 7240: a tiny interactive job may finish while the client waits
         end = time.monotonic() + wait
@@ -122,7 +123,9 @@ async def _accept(
             job = found or job
     body = job_json(job, services, own_base_url(request))
     headers = {"Location": f"/v1/jobs/{job.id}"}
-    if wait is not None:
+    if respond_async:
+        headers["Preference-Applied"] = "respond-async"
+    elif wait is not None:
         headers["Preference-Applied"] = f"wait={wait:g}"
     if job.state.terminal:
         return JSONResponse(body, status_code=200, headers=headers)

@@ -16,7 +16,7 @@ from pressroom.errors import BadRequest, ExpiryPassed, NotFound
 from pressroom.keys import EXPIRY_HELP, KEY_ID_RE, key_record, parse_expiry
 from pressroom.tenants import TENANT_RE
 
-router = APIRouter()
+router = APIRouter(tags=["keys"])
 audit = logging.getLogger("pressroom.audit")
 
 _TENANT_HELP = "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from pressroom.api.deps import ServicesDep, operator_off_loopback
 from pressroom.api.openapi import LOOPBACK_OR_BEARER, problems, text
 
-router = APIRouter(dependencies=[Depends(operator_off_loopback)])
+router = APIRouter(tags=["operations"], dependencies=[Depends(operator_off_loopback)])
 
 
 @router.get(

@@ -16,7 +16,7 @@ from pressroom.corrections import Corrections
 from pressroom.errors import BadRequest, NotFound
 from pressroom.jobs.model import JobState
 
-router = APIRouter()
+router = APIRouter(tags=["review"])
 
 
 @router.get(

@@ -21,6 +21,7 @@ audit = logging.getLogger("pressroom.audit")
 
 @router.get(
     "/v1/webhook-secret",
+    tags=["webhooks"],
     responses={
         200: {
             "description": "The secret (whsec_...).",
@@ -57,6 +58,7 @@ class SecretRotation(BaseModel):
 
 @router.post(
     "/v1/webhook-secret/rotate",
+    tags=["webhooks"],
     responses={**problems(401, 503)},
 )
 async def rotate_webhook_secret(who: Tenant, services: ServicesDep) -> SecretRotation:
@@ -73,6 +75,7 @@ async def rotate_webhook_secret(who: Tenant, services: ServicesDep) -> SecretRot
 
 @router.post(
     "/v1/customers",
+    tags=["customers"],
     status_code=201,
     response_model=None,
     responses={**json_body("Customer", "Created or changed.", 201), **problems(400, 401, 403, 503)},
