@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -399,3 +400,23 @@ def test_worker_check_fails_after_a_clean_stop(server: Server) -> None:
     after = _pressroom(env, "worker", "--check", "--lane", "bulk")
     assert after.returncode == 1
     assert after.stderr == "UNAVAILABLE: no bulk worker pool has a heartbeat on this host\n"
+
+
+def test_worker_check_fails_on_a_stale_heartbeat_of_a_living_process(tmp_path: Path) -> None:
+    """A supervisor that still runs but stopped beating (its watch thread hung or died)."""
+    import socket
+
+    from pressroom.worker import heartbeat
+
+    env = {"PRESSROOM_DATA_DIR": str(tmp_path)}
+    where = heartbeat.folder(tmp_path)
+    # this test's own process stands in for the supervisor: alive, so only the age can fail it
+    beat = heartbeat.Beat(socket.gethostname(), os.getpid(), time.time(), {"bulk": (1, 1)})
+    heartbeat.write(where, beat)
+    fresh = _pressroom(env, "worker", "--check")
+    assert fresh.returncode == 0, fresh.stderr
+    heartbeat.write(where, dataclasses.replace(beat, at=beat.at - 120))
+    stale = _pressroom(env, "worker", "--check")
+    assert stale.returncode == 1
+    assert stale.stderr.startswith("UNAVAILABLE: the worker pool's heartbeat is 12")
+    assert stale.stderr.endswith(" s old (stale after 30 s)\n")
