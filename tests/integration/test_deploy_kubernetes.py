@@ -204,6 +204,8 @@ def folder_problems(folder: Path) -> list[str]:
             continue
         if path.name == KUSTOMIZATION:
             (kustomization,) = docs
+            if kustomization.get("kind") != "Kustomization":
+                problems.append(f"{path.name}: not a Kustomization")
             listed = set(kustomization.get("resources", []))
             continue
         if not docs:
@@ -241,14 +243,15 @@ def api_problems(bundle: Bundle) -> list[str]:
     if _flag(args, "--host") != "0.0.0.0":
         problems.append("the API must listen on every address of the pod")
     port = _flag(args, "--port")
+    listening = int(port) if port and port.isdigit() else None
     ports = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
-    if port is None or int(port) not in ports.values():
+    if listening not in ports.values():
         problems.append(f"--port {port} is not a declared container port {ports}")
     for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
         get = container.get(probe, {}).get("httpGet", {})
         if get.get("path") != path:
             problems.append(f"{probe} must GET {path}: {get}")
-        elif ports.get(get.get("port"), get.get("port")) != (port and int(port)):
+        elif ports.get(get.get("port"), get.get("port")) != listening:
             problems.append(f"{probe} asks port {get.get('port')}, the API listens on {port}")
     labels = api["spec"]["template"]["metadata"]["labels"]
     services = [s for s in _of_kind(bundle, "Service").values() if s["spec"].get("selector")]
@@ -258,7 +261,7 @@ def api_problems(bundle: Bundle) -> list[str]:
     for service in serving:
         for p in service["spec"]["ports"]:
             target = p.get("targetPort", p["port"])
-            if ports.get(target, target) != (port and int(port)):
+            if ports.get(target, target) != listening:
                 problems.append(f"Service {_name(service)} sends to {target}, not {port}")
     for name, template in _pod_templates(bundle).items():
         if name != f"Deployment/{_name(api)}" and any(
