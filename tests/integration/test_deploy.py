@@ -191,11 +191,241 @@ def test_state_lives_in_named_volumes() -> None:
     assert {"pgdata", "s3data"} <= declared
 
 
+# grace periods, health checks, memory and the public URL: the rules Docker cannot check for us
+
+
+def _seconds(duration: object) -> float:
+    """A compose duration (``5m``, ``1m30s``, ``300s``) in seconds."""
+    text = str(duration)
+    parts = re.findall(r"(\d+(?:\.\d+)?)(us|ms|s|m|h)", text)
+    assert parts and "".join(n + u for n, u in parts) == text, f"not a duration: {text}"
+    unit = {"us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    return sum(float(n) * unit[u] for n, u in parts)
+
+
+def _bytes(size: object) -> int:
+    """A compose byte size (``4g``, ``512m``, ``1073741824``) in bytes."""
+    found = re.fullmatch(r"(\d+)\s*([bkmg]?)b?", str(size).lower())
+    assert found, f"not a size: {size}"
+    return int(found[1]) * 1024 ** "bkmg".index(found[2] or "b")
+
+
+def _env(service: dict[str, Any]) -> dict[str, str]:
+    env = service.get("environment", {})
+    assert isinstance(env, dict)
+    return {str(k): str(v) for k, v in env.items()}
+
+
+def _pressroom_services(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Services that run the Pressroom CLI: the built image with its own entrypoint."""
+    built = {s["image"] for s in doc["services"].values() if "build" in s}
+    return {
+        name: s
+        for name, s in doc["services"].items()
+        if s.get("image") in built and "entrypoint" not in s
+    }
+
+
+STOP_MARGIN_S = 10.0  # the rest of a shutdown after the jobs' time: webhooks, the database pool
+
+
+def _grace_problems(doc: dict[str, Any]) -> list[str]:
+    """Docker SIGKILLs a container ``stop_grace_period`` (default 10 s) after its SIGTERM: any
+    shorter than the stop timeout the process runs under cuts running jobs off mid-page."""
+    from pressroom.settings import Settings
+
+    problems = []
+    for name, service in _pressroom_services(doc).items():
+        timeout = float(
+            _env(service).get("PRESSROOM_STOP_TIMEOUT_SECONDS", Settings().stop_timeout_s)
+        )
+        grace = _seconds(service.get("stop_grace_period", "10s"))
+        if grace < timeout + STOP_MARGIN_S:
+            problems.append(f"{name}: stop_grace_period {grace:.0f} s, stop timeout {timeout} s")
+    return problems
+
+
+def test_every_pressroom_service_is_given_longer_than_its_stop_timeout() -> None:
+    assert _grace_problems(_compose()) == []
+    assert _pressroom_services(_compose()).keys() >= {"api", "bulk", "interactive"}
+
+
+@pytest.mark.parametrize(
+    ("where", "grace", "timeout"),
+    [
+        ("interactive", "2m", None),  # the file as the review found it: 120 s against 280 s
+        ("bulk", None, "600"),  # a longer stop timeout without a longer grace
+        ("api", "275s", None),
+    ],
+)
+def test_the_grace_check_rejects_a_grace_shorter_than_the_stop_timeout(
+    where: str, grace: str | None, timeout: str | None
+) -> None:
+    doc = _compose()
+    service = doc["services"][where]
+    if grace is not None:
+        service["stop_grace_period"] = grace
+    if timeout is not None:
+        service["environment"] = {**_env(service), "PRESSROOM_STOP_TIMEOUT_SECONDS": timeout}
+    assert _grace_problems(doc)
+
+
+def _health_problems(doc: dict[str, Any]) -> list[str]:
+    """Every worker service is checked through its heartbeat (`pressroom worker --check`), of
+    its own lane when one is named, with a test the CLI accepts."""
+    from pressroom.cli import build_parser
+
+    problems = []
+    workers = {n: s for n, s in doc["services"].items() if _command(s)[:1] == ["worker"]}
+    if not workers:
+        return ["no worker service"]
+    for name, service in workers.items():
+        check = service.get("healthcheck", {})
+        test = [str(t) for t in check.get("test", [])]
+        if check.get("disable") or test[:4] != ["CMD", "pressroom", "worker", "--check"]:
+            problems.append(f"{name}: no `pressroom worker --check` health check: {check}")
+            continue
+        args = build_parser().parse_args(test[2:])
+        command = _command(service)
+        lane = command[command.index("--lane") + 1] if "--lane" in command else "bulk"
+        if args.lane not in (None, lane):
+            problems.append(f"{name}: works {lane} but checks {args.lane}")
+        if not {"interval", "retries"} <= set(check):
+            problems.append(f"{name}: a health check with no interval or retries")
+    return problems
+
+
+def test_every_worker_is_health_checked_through_its_heartbeat() -> None:
+    assert _health_problems(_compose()) == []
+
+
+@pytest.mark.parametrize(
+    ("where", "check"),
+    [
+        ("bulk", {"disable": True}),  # the file as the review found it
+        ("interactive", {"test": ["CMD", "true"], "interval": "30s", "retries": 3}),
+        (
+            "interactive",
+            {
+                "test": ["CMD", "pressroom", "worker", "--check", "--lane", "bulk"],
+                "interval": "30s",
+                "retries": 3,
+            },
+        ),
+    ],
+)
+def test_the_health_check_rule_rejects_a_worker_without_one(
+    where: str, check: dict[str, Any]
+) -> None:
+    doc = _compose()
+    doc["services"][where]["healthcheck"] = check
+    assert _health_problems(doc)
+
+
+def _memory_problems(doc: dict[str, Any]) -> list[str]:
+    """Every Pressroom service has a memory limit, and a pool's leaves room for each of its
+    workers at PRESSROOM_WORKER_MEMORY_LIMIT_MB plus 512 MiB, so the per-job watchdog stops a
+    greedy job (MEMORY_LIMIT, retried once) before the kernel's OOM killer ends a random one."""
+    from pressroom.cli.service import lanes_to_run
+    from pressroom.settings import Settings
+
+    problems = []
+    for name, service in _pressroom_services(doc).items():
+        limits = service.get("deploy", {}).get("resources", {}).get("limits", {})
+        limit = service.get("mem_limit", limits.get("memory"))
+        if limit is None:
+            problems.append(f"{name}: no mem_limit")
+            continue
+        command = _command(service)
+
+        def flag(name: str, cmd: list[str] = command) -> int | None:
+            return int(cmd[cmd.index(name) + 1]) if name in cmd else None
+
+        if command[:1] == ["worker"]:
+            workers = flag("--concurrency") or 1
+        elif command[:1] == ["serve"]:
+            workers = sum(lanes_to_run(flag("--workers"), flag("--interactive"), 2))
+        else:
+            continue
+        default_mb = Settings().worker_memory_limit_bytes // 2**20
+        per_worker = int(_env(service).get("PRESSROOM_WORKER_MEMORY_LIMIT_MB", default_mb))
+        needed = (workers * per_worker + 512) * 2**20
+        if workers and _bytes(limit) < needed:
+            problems.append(f"{name}: mem_limit {limit} < {workers} x {per_worker} MiB + 512 MiB")
+    return problems
+
+
+def test_every_pressroom_service_has_a_memory_limit_that_fits_its_workers() -> None:
+    assert _memory_problems(_compose()) == []
+
+
+@pytest.mark.parametrize(
+    ("where", "limit"),
+    [
+        ("bulk", None),  # the file as the review found it: no limit anywhere
+        ("api", None),
+        ("watch", None),
+        ("bulk", "2g"),  # two workers of 1536 MiB do not fit: the kernel would kill first
+    ],
+)
+def test_the_memory_rule_rejects_a_missing_or_too_small_limit(
+    where: str, limit: str | None
+) -> None:
+    doc = _compose()
+    doc["services"][where].pop("mem_limit")
+    if limit is not None:
+        doc["services"][where]["mem_limit"] = limit
+    assert _memory_problems(doc)
+    assert _schema_errors(doc) == []  # the schema alone would let it through
+
+
+def _public_url_problems(doc: dict[str, Any], example: str) -> list[str]:
+    """The public URL is the operator's (deploy/.env), never an address written in the file."""
+    problems = []
+    api = next(s for s in doc["services"].values() if _command(s)[:1] == ["serve"])
+    if "PRESSROOM_PUBLIC_URL" not in _env(api):
+        problems.append("the API has no PRESSROOM_PUBLIC_URL")
+    for name, service in doc["services"].items():
+        value = _env(service).get("PRESSROOM_PUBLIC_URL")
+        if value is not None and not re.fullmatch(
+            r"\$\{PRESSROOM_PUBLIC_URL(:[?-][^}]*)?\}", value
+        ):
+            problems.append(f"{name}: PRESSROOM_PUBLIC_URL is written in the file: {value}")
+    if not re.search(r"^PRESSROOM_PUBLIC_URL=", example, re.M):
+        problems.append("deploy/env.example does not list PRESSROOM_PUBLIC_URL")
+    return problems
+
+
+def test_the_public_url_comes_from_the_environment() -> None:
+    example = (DEPLOY / "env.example").read_text()
+    assert _public_url_problems(_compose(), example) == []
+    # links a worker writes (webhooks) use the same base as the API's
+    for service in _pressroom_services(_compose()).values():
+        assert "PRESSROOM_PUBLIC_URL" in _env(service)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "http://localhost:8080",  # the file as the review found it
+        "https://${HOST}/",
+        "${PRESSROOM_PUBLIC_URL}/api",
+    ],
+)
+def test_the_public_url_rule_rejects_an_address_written_in_the_file(value: str) -> None:
+    doc = _compose()
+    api = doc["services"]["api"]
+    api["environment"] = {**_env(api), "PRESSROOM_PUBLIC_URL": value}
+    assert _public_url_problems(doc, (DEPLOY / "env.example").read_text())
+    assert _public_url_problems(_compose(), "POSTGRES_PASSWORD=\n")  # nor a missing example
+
+
 # --- the Dockerfile and .dockerignore ---------------------------------------------------------
 
 
-def _instructions() -> list[tuple[str, str]]:
-    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+def _instructions(dockerfile: str | None = None) -> list[tuple[str, str]]:
+    source = DOCKERFILE.read_text() if dockerfile is None else dockerfile
+    text = re.sub(r"\\\n", " ", source)
     lines = [
         ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")
     ]
@@ -247,6 +477,55 @@ def test_dockerfile_installs_only_packages_the_makefile_knows() -> None:
         "fonts-dejavu-core",
     } <= wanted
     assert wanted <= known
+
+
+def _image_problems(dockerfile: str) -> list[str]:
+    """OCI labels, the data dir as a VOLUME that the service user owns, and nothing that ties
+    the image to one CPU (the locks install on x86_64 and aarch64)."""
+    steps = _instructions(dockerfile)
+    problems = []
+    labels = " ".join(arg for op, arg in steps if op == "LABEL")
+    for key in ("title", "description", "version", "revision", "base.name"):
+        if f"org.opencontainers.image.{key}=" not in labels:
+            problems.append(f"no org.opencontainers.image.{key} label")
+    env = " ".join(arg for op, arg in steps if op == "ENV")
+    data_dir = re.search(r"PRESSROOM_DATA_DIR=(\S+)", env)
+    volumes = [v for op, arg in steps if op == "VOLUME" for v in json.loads(arg)]
+    if data_dir is None or volumes != [data_dir[1]]:
+        problems.append(f"VOLUME {volumes} is not the data dir")
+    elif not any(
+        op == "RUN" and re.search(rf"-o pressroom .*{re.escape(data_dir[1])}", arg)
+        for op, arg in steps[: next(i for i, (op, _) in enumerate(steps) if op == "VOLUME")]
+    ):
+        problems.append("the data dir is not made for the service user before its VOLUME")
+    code = " ".join(f"{op} {arg}" for op, arg in steps)
+    if found := re.search(r"x86_64|amd64|aarch64|arm64|--platform|manylinux", code, re.I):
+        problems.append(f"the image names a CPU: {found[0]}")
+    return problems
+
+
+def test_dockerfile_has_oci_labels_a_data_volume_and_no_cpu_of_its_own() -> None:
+    assert _image_problems(DOCKERFILE.read_text()) == []
+    versions = re.findall(r"^ARG VERSION=(\S+)$", DOCKERFILE.read_text(), re.M)
+    project = re.search(r'^version = "(.+)"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert project and versions == [project[1]], "the image's default version drifted"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("FROM python:", "FROM --platform=linux/amd64 python:"),
+        ("org.opencontainers.image.revision=", "org.example.revision="),
+        ('VOLUME ["/srv/pressroom/data"]', ""),
+        ('VOLUME ["/srv/pressroom/data"]', 'VOLUME ["/data"]'),
+        (" -o pressroom -g pressroom", ""),  # a volume root owns: the user cannot write
+        ("requirements/runtime.txt", "requirements/runtime.txt --python-platform x86_64"),
+    ],
+)
+def test_the_image_rule_rejects_a_broken_dockerfile(old: str, new: str) -> None:
+    text = DOCKERFILE.read_text()
+    assert old in text
+    assert _image_problems(text.replace(old, new, 1))
 
 
 def _ignored(path: str, patterns: list[str]) -> bool:
@@ -372,6 +651,48 @@ def test_systemd_units_are_hardened_and_restart_on_failure() -> None:
         assert service["PrivateTmp"] == "true", path.name
         assert data_dir[1] in service["ReadWritePaths"].split(), path.name
         assert service["User"] != "root", path.name
+
+
+def _unit_limit_problems(units: dict[str, str], env: str) -> list[str]:
+    """Every unit has MemoryMax= (a backstop beside the per-worker watchdog); the pools go on
+    when the kernel kills one process (OOMPolicy=continue: the supervisor restarts it); and a
+    unit that runs workers waits longer on SIGTERM than PRESSROOM_STOP_TIMEOUT_SECONDS."""
+    timeout = re.search(r"^PRESSROOM_STOP_TIMEOUT_SECONDS=(\d+)", env, re.M)
+    problems = [] if timeout else ["pressroom.env sets no PRESSROOM_STOP_TIMEOUT_SECONDS"]
+    for name, text in units.items():
+        service = dict(_service_section(text))
+        if not re.fullmatch(r"\d+[KMGT]?|\d+%", service.get("MemoryMax", "")):
+            problems.append(f"{name}: no MemoryMax=")
+        command = service["ExecStart"].split()[1:2]
+        if command in (["worker"], ["watch"]) and service.get("OOMPolicy") != "continue":
+            problems.append(f"{name}: one killed process stops the unit")
+        stop_s = float(service.get("TimeoutStopSec", "90"))
+        short = timeout is not None and stop_s < float(timeout[1]) + STOP_MARGIN_S
+        if short and command in (["worker"], ["serve"]):
+            problems.append(f"{name}: TimeoutStopSec={stop_s:.0f} under the stop timeout")
+    return problems
+
+
+def test_systemd_units_have_memory_limits_and_outlast_the_stop_timeout() -> None:
+    env = (DEPLOY / "systemd" / "pressroom.env").read_text()
+    assert _unit_limit_problems(_units(), env) == []
+
+
+@pytest.mark.parametrize(
+    ("unit", "old", "new"),
+    [
+        ("pressroom-worker@.service", "MemoryMax=80%\n", ""),
+        ("pressroom-api.service", "MemoryMax=2G\n", ""),
+        ("pressroom-worker@.service", "OOMPolicy=continue\n", ""),
+        ("pressroom-worker@.service", "TimeoutStopSec=300", "TimeoutStopSec=120"),
+    ],
+)
+def test_the_unit_limit_rule_rejects_a_broken_unit(unit: str, old: str, new: str) -> None:
+    units = _units()
+    assert old in units[unit]
+    units[unit] = units[unit].replace(old, new)
+    env = (DEPLOY / "systemd" / "pressroom.env").read_text()
+    assert _unit_limit_problems(units, env)
 
 
 # --- Prometheus rules -------------------------------------------------------------------------
