@@ -3,22 +3,30 @@ object is validated against the Kubernetes API's own schemas (`kubernetes-valida
 pinned versions), and what a schema cannot see (probes, resources, grace periods, one Deployment
 per lane, the autoscaler's metric, disruption budgets, secrets, the pods' privileges) is checked
 by reading the files. Each checker is also shown to reject a broken copy, so a pass means
-something."""
+something. The probes themselves are run against a real API and real worker pools: what the
+kubelet would ask answers while the process runs and fails once it stops."""
 
 from __future__ import annotations
 
 import copy
+import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import kubernetes_validate
 import pytest
 import yaml
+
+from tests.e2e.conftest import launch_serve, poll, stop
 
 pytestmark = pytest.mark.integration
 
@@ -273,7 +281,8 @@ def api_problems(bundle: Bundle) -> list[str]:
 
 
 def lane_problems(bundle: Bundle) -> list[str]:
-    """One worker Deployment per lane, each probed by `pressroom worker --check`."""
+    """One worker Deployment per lane, each probed by `pressroom worker --check` on its own
+    lane (a pool whose lane lost every process is not alive)."""
     problems = []
     lanes = [_lane(d) for d in _workers(bundle).values()]
     if sorted(lanes, key=str) != ["bulk", "interactive"]:
@@ -283,9 +292,11 @@ def lane_problems(bundle: Bundle) -> list[str]:
         concurrency = _flag(_args(container), "--concurrency")
         if concurrency is None or not concurrency.isdigit() or int(concurrency) < 1:
             problems.append(f"{name}: --concurrency {concurrency}")
-        check = container.get("livenessProbe", {}).get("exec", {}).get("command")
-        if check != ["pressroom", "worker", "--check"]:
-            problems.append(f"{name}: liveness must run `pressroom worker --check`: {check}")
+        wanted = ["pressroom", "worker", "--check", "--lane", _lane(deployment)]
+        for probe in ("startupProbe", "livenessProbe"):
+            check = container.get(probe, {}).get("exec", {}).get("command")
+            if check != wanted and (check or probe == "livenessProbe"):
+                problems.append(f"{name}: {probe} must run {' '.join(map(str, wanted))}: {check}")
         if container.get("ports") or container.get("readinessProbe"):
             problems.append(f"{name}: workers serve no HTTP")
     return problems
@@ -699,6 +710,13 @@ BROKEN: list[tuple[str, str, Callable[[Bundle], object]]] = [
     ("lanes", "a lane with no Deployment", lambda b: b.objects.remove(_deployment(b, INTERACTIVE))),
     (
         "lanes",
+        "a probe on the other lane",
+        lambda b: _container(b, INTERACTIVE)["startupProbe"]["exec"]["command"].__setitem__(
+            -1, "bulk"
+        ),
+    ),
+    (
+        "lanes",
         "a liveness probe that checks nothing",
         lambda b: _container(b, BULK)["livenessProbe"]["exec"].update(command=["true"]),
     ),
@@ -990,3 +1008,76 @@ def test_the_folder_check_rejects_notes_and_custom_resources(folder_copy: Path) 
     assert folder_problems(folder_copy) == [
         "servicemonitor.yaml: ServiceMonitor is not a Kubernetes kind"
     ]
+
+
+# --- the probes, run for real ------------------------------------------------------------------
+
+
+def _probe_env(tmp_path: Path) -> dict[str, str]:
+    """One host's environment on SQLite, with the CLI first on PATH as in the image."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PRESSROOM_DATABASE_URL", "PRESSROOM_STORAGE_URL")
+    }
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PRESSROOM_DATA_DIR"] = str(tmp_path / "data")
+    env["PRESSROOM_SCRATCH_DIR"] = str(tmp_path / "scratch")
+    env["PRESSROOM_STOP_TIMEOUT_SECONDS"] = "5"
+    return env
+
+
+def _exec(command: list[str], env: dict[str, str]) -> int:
+    """An exec probe as the kubelet runs it: the command, its exit status."""
+    return subprocess.run(command, env=env, capture_output=True, timeout=60, check=False).returncode
+
+
+def test_the_api_probes_answer_on_a_running_api_alone(tmp_path: Path) -> None:
+    (container,) = _deployment(_bundle(), API)["spec"]["template"]["spec"]["containers"]
+    probes = [container[k] for k in ("startupProbe", "livenessProbe", "readinessProbe")]
+    paths = {probe["httpGet"]["path"] for probe in probes}
+    assert paths == {"/healthz", "/readyz"}
+    server = launch_serve(tmp_path, workers=0, interactive=0)
+    try:
+        for path in sorted(paths):
+            assert httpx.get(f"{server.url}{path}", timeout=10).status_code == 200, path
+        # a probe on a path the API lacks would fail: the answers above mean something
+        assert httpx.get(f"{server.url}/ready", timeout=10).status_code == 404
+    finally:
+        server.client.close()
+        stop(server.process)
+
+
+@pytest.mark.parametrize("lane", ["bulk", "interactive"])
+def test_the_worker_probe_passes_while_its_pool_runs_and_fails_once_it_stops(
+    tmp_path: Path, lane: str
+) -> None:
+    bundle = _bundle()
+    (deployment,) = [d for d in _workers(bundle).values() if _lane(d) == lane]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    probe = container["livenessProbe"]["exec"]["command"]
+    assert container["startupProbe"]["exec"]["command"] == probe
+    (migrate,) = _containers(next(iter(_of_kind(bundle, "Job").values()))["spec"]["template"])
+    env = _probe_env(tmp_path)
+    assert _exec(["pressroom", *_args(migrate)], env) == 0  # the Job's command, as written
+    assert _exec(probe, env) != 0, "healthy with no worker running"
+    log = (tmp_path / "worker.log").open("wb")
+    worker = subprocess.Popen(
+        ["pressroom", *_args(container)], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    log.close()
+    try:
+        budget = (
+            container["startupProbe"]["periodSeconds"]
+            * container["startupProbe"]["failureThreshold"]
+        )
+        assert poll(lambda: _exec(probe, env) == 0, min(budget, 60), every=0.5), (
+            tmp_path / "worker.log"
+        ).read_text()
+        other = "interactive" if lane == "bulk" else "bulk"
+        assert _exec([*probe[:-1], other], env) != 0, "the other lane has no pool here"
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=60)
+    assert worker.returncode == 0
+    assert _exec(probe, env) != 0, "still healthy after the pool stopped"
