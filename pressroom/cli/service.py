@@ -182,9 +182,14 @@ def check_worker(lane: str | None) -> int:
     runs, else exit 1 (Docker's "unhealthy"; 2 is reserved there) with one line saying why."""
     import time
 
+    from pressroom.errors import BadConfig
     from pressroom.worker import heartbeat
 
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except BadConfig as exc:  # unhealthy all the same: the pool could not start with these
+        print(exc.one_line(), file=sys.stderr)
+        return EXIT_UNHEALTHY
     beats = heartbeat.read(heartbeat.folder(settings.data_dir), socket.gethostname())
     verdict = heartbeat.judge(beats, now=time.time(), lane=lane)
     if verdict.healthy:

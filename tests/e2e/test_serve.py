@@ -420,3 +420,11 @@ def test_worker_check_fails_on_a_stale_heartbeat_of_a_living_process(tmp_path: P
     assert stale.returncode == 1
     assert stale.stderr.startswith("UNAVAILABLE: the worker pool's heartbeat is 12")
     assert stale.stderr.endswith(" s old (stale after 30 s)\n")
+
+
+def test_worker_check_with_a_bad_setting_is_unhealthy_in_one_line(tmp_path: Path) -> None:
+    env = {"PRESSROOM_DATA_DIR": str(tmp_path), "PRESSROOM_MAX_PAGES": "many"}
+    done = _pressroom(env, "worker", "--check")
+    assert done.returncode == 1  # Docker's unhealthy (2 is reserved there)
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("BAD_CONFIG: PRESSROOM_MAX_PAGES")
