@@ -1,5 +1,6 @@
-"""The API's documentation pages, served from the package: Swagger UI (the ``swagger-ui-bundle``
-wheel) at ``/docs`` and ReDoc (vendored, ``static/redoc``) at ``/redoc``. Nothing is loaded from
+"""The API's documentation pages, served from the package: Swagger UI 5 (``static/swagger-ui``)
+at ``/docs`` and ReDoc (``static/redoc``) at ``/redoc``, both vendored from the npm registry by
+``scripts/vendor-docs.sh`` with their licences. Nothing is loaded from
 another origin, the favicon included, and the pages hold no inline script — their start-up
 code is a file — so the Content-Security-Policy below allows scripts from this origin only.
 Users paste API keys into Swagger UI: a CDN's copy of it would see them."""
@@ -36,16 +37,10 @@ TYPES = {
 }
 
 
-def _swagger_ui() -> Path:
-    from swagger_ui_bundle import swagger_ui_path
-
-    return Path(str(swagger_ui_path))
-
-
 def asset_path(name: str) -> Path:
     """The file behind ``/docs/assets/NAME``: a name from these lists only, never a path."""
     if name in ("swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"):
-        return _swagger_ui() / name
+        return STATIC / "swagger-ui" / name
     if name == "redoc.standalone.js":
         return STATIC / "redoc" / name
     if name in ("swagger-init.js", "docs.css"):
