@@ -364,7 +364,8 @@ def grace_problems(bundle: Bundle) -> list[str]:
 
 def selector_problems(bundle: Bundle) -> list[str]:
     """Each workload's selector takes its own pods and no other workload's (a shared selector
-    makes two Deployments fight over pods), and each Deployment has one disruption budget
+    makes two Deployments fight over pods; a spread over another role's pods spreads the wrong
+    thing), and each Deployment has one disruption budget
     that matches its pods alone and still lets a drain evict one pod."""
     problems = []
     templates = _pod_templates(bundle)
@@ -373,9 +374,16 @@ def selector_problems(bundle: Bundle) -> list[str]:
             continue
         name = f"Deployment/{_name(obj)}"
         selector = obj["spec"]["selector"]
+        spread = [
+            c["labelSelector"]
+            for c in obj["spec"]["template"]["spec"].get("topologySpreadConstraints", [])
+        ]
         for other, template in templates.items():
-            if _matches(selector, template["metadata"].get("labels", {})) != (other == name):
+            labels = template["metadata"].get("labels", {})
+            if _matches(selector, labels) != (other == name):
                 problems.append(f"{name}'s selector and {other}'s pods")
+            if any(_matches(s, labels) != (other == name) for s in spread):
+                problems.append(f"{name} spreads its pods by a selector over {other}'s")
     hpas = {
         h["spec"]["scaleTargetRef"]["name"]: h
         for h in _of_kind(bundle, "HorizontalPodAutoscaler").values()
@@ -802,6 +810,13 @@ BROKEN: list[tuple[str, str, Callable[[Bundle], object]]] = [
         lambda b: _deployment(b, BULK)["spec"]["selector"]["matchLabels"].pop(
             "app.kubernetes.io/component"
         ),
+    ),
+    (
+        "selectors-pdb",
+        "pods spread by a selector over every Pressroom pod",
+        lambda b: _deployment(b, API)["spec"]["template"]["spec"]["topologySpreadConstraints"][0][
+            "labelSelector"
+        ]["matchLabels"].pop("app.kubernetes.io/component"),
     ),
     # the autoscaler
     (
