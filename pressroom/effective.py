@@ -10,21 +10,12 @@ masked wherever else it shows up.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from pressroom.settings import (
-    CONFIG_FILE,
-    MEMORY_CAP,
-    MIB,
-    VARIABLES,
-    Settings,
-    read_config_file,
-)
+from pressroom.settings import MEMORY_CAP, MIB, VARIABLES, Settings
 
 MASK = "********"
 _SECRET_WORDS = (
@@ -52,18 +43,6 @@ _PAIR = re.compile(
     r"[\w.-]*)=(?P<value>[^&;\s]*)",
     re.IGNORECASE,
 )
-# read by boto3 and OpenTelemetry themselves, never by Pressroom: shown (masked by the same
-# rule) when set, so an operator can see that they are
-FOREIGN = (
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_PROFILE",
-    "AWS_REGION",
-    "AWS_DEFAULT_REGION",
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_HEADERS",
-)
 # below this a "secret" is too short to mask elsewhere without masking ordinary words
 _LEAST_ECHO = 6
 
@@ -73,7 +52,7 @@ Value = str | int | float | bool | list[str]
 @dataclass(frozen=True, slots=True)
 class Shown:
     """One variable as shown: its name, its value (masked or cleaned), and its source:
-    ``environment``, ``file`` (the ``PRESSROOM_CONFIG`` file) or ``default``."""
+    ``set`` (by the environment or the ``PRESSROOM_CONFIG`` file) or ``default``."""
 
     name: str
     value: Value
@@ -109,39 +88,26 @@ def scrub(text: str) -> str:
 
 
 def effective(env: Mapping[str, str] | None = None) -> list[Shown]:
-    """Every variable, in the table's order (``PRESSROOM_CONFIG`` first, the set ``FOREIGN``
-    ones last). ``Settings.from_env`` judges the values first: a bad one is ``BAD_CONFIG``."""
-    env = dict(os.environ if env is None else env)
+    """Every variable, in the table's order, read as every command reads them (``None``: the
+    process's environment and its ``PRESSROOM_CONFIG`` file, through ``Settings.from_env``;
+    a bad value is ``BAD_CONFIG``). A value equal to the default is shown as ``default``,
+    any other as ``set`` (by the environment or the file: only settings.py reads the
+    environment, and it does not say which)."""
     settings = Settings.from_env(env)
-    config_path = env.get(CONFIG_FILE, "").strip()
-    from_file = read_config_file(Path(config_path)) if config_path else {}
+    defaults = _defaults()
     raw: list[tuple[str, Value, str, bool]] = []
-    if config_path:
-        raw.append((CONFIG_FILE, config_path, "environment", False))
     secrets: set[str] = set()
     for var in VARIABLES:
-        if _given(env, var.name):
-            source = "environment"
-            given = env[var.name]
-        elif _given(from_file, var.name):
-            source = "file"
-            given = from_file[var.name]
-        else:
-            source, given = "default", ""
         value = _json(_field(settings, var.field))
+        source = "default" if value == _json(_field(defaults, var.field)) else "set"
         if var.cast is MEMORY_CAP and isinstance(value, int):
             value = value / MIB  # held in bytes, set in MiB: shown as set
         hide = secret_name(var.name) and not isinstance(value, bool | int | float)
         if hide:
-            secrets.update(_pieces(given))
-            value = MASK if _set(value) or given.strip() else ""
+            for item in value if isinstance(value, list) else [str(value)]:
+                secrets.update(_pieces(item))
+            value = MASK if value else ""
         raw.append((var.name, value, source, hide))
-    for name in FOREIGN:
-        if _given(env, name):
-            hide = secret_name(name)
-            if hide:
-                secrets.update(_pieces(env[name]))
-            raw.append((name, MASK if hide else env[name], "environment", hide))
     secrets.update(_url_passwords(value for _n, value, _s, _h in raw))
     return [
         Shown(name, value if hide else _clean(value, secrets), source, hide)
@@ -149,8 +115,9 @@ def effective(env: Mapping[str, str] | None = None) -> list[Shown]:
     ]
 
 
-def _given(env: Mapping[str, str], name: str) -> bool:
-    return bool(env.get(name, "").strip())
+def _defaults() -> Settings:
+    """The settings with no variable set (what the reference page calls the defaults)."""
+    return Settings.from_env({})
 
 
 def _field(settings: Settings, path: str) -> Any:
@@ -168,12 +135,8 @@ def _json(value: Any) -> Value:
     return str(value)  # a Path
 
 
-def _set(value: Value) -> bool:
-    return bool(value)
-
-
 def _pieces(raw: str) -> set[str]:
-    """A secret's text and, for a list, each item: each is masked wherever else it shows."""
+    """A secret's text and each comma-separated part: masked wherever else they show."""
     parts = {raw.strip(), *(p.strip() for p in raw.split(","))}
     return {p for p in parts if len(p) >= _LEAST_ECHO}
 

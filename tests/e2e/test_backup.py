@@ -192,14 +192,15 @@ def test_config_show_masks_every_secret_in_text_and_json(tmp_path: Path) -> None
     planted += ["Zq-verifier-6666", "Zq-master.key"]
     for value in planted:
         assert value not in text.stdout and value not in data.stdout, value
-    assert "PRESSROOM_LEASE_SECONDS = 17  (environment)" in text.stdout.splitlines()
+    assert "PRESSROOM_LEASE_SECONDS = 17  (set)" in text.stdout.splitlines()
+    assert "PRESSROOM_MAX_ATTEMPTS = 4  (default)" in text.stdout.splitlines()
     assert "postgresql://pressroom:********@db:5432/pressroom" in text.stdout
     records = {r["name"]: r for r in json.loads(data.stdout)["settings"]}
     assert records["PRESSROOM_DATA_DIR"]["value"] == str(tmp_path)
     assert records["PRESSROOM_SIGNING_KEY"] == {
         "name": "PRESSROOM_SIGNING_KEY",
         "value": "********",
-        "source": "environment",
+        "source": "set",
         "masked": True,
     }
-    assert records["AWS_SECRET_ACCESS_KEY"]["masked"] is True
+    assert "AWS_SECRET_ACCESS_KEY" not in records  # boto3's own: not a Pressroom setting

@@ -298,6 +298,7 @@ URL_VARIABLES = [
     "PRESSROOM_S3_PUBLIC_ENDPOINT",
     "AWS_ENDPOINT_URL",
 ]
+# read by boto3 and OpenTelemetry themselves: never shown, so never leaked
 FOREIGN_SECRETS = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "OTEL_EXPORTER_OTLP_HEADERS"]
 
 
@@ -343,16 +344,17 @@ def test_config_show_never_prints_a_secret(secret: str) -> None:
     for value in planted:
         assert value not in text and value not in data
     # what is not secret is shown, with where it came from
-    assert "PRESSROOM_LEASE_SECONDS = 17  (environment)" in text
+    assert "PRESSROOM_LEASE_SECONDS = 17  (set)" in text
     if "@" not in secret:  # else the host may be masked too (fail closed)
         assert "postgresql://app:" + MASK + "@db:5432/pressroom" in text
         assert "host2.example/p?sslmode=require&token=" + MASK in text
 
 
-def test_config_show_names_each_source_and_masks_a_files_secret(tmp_path: Path) -> None:
+def test_config_show_says_what_is_set_and_masks_a_files_secret(tmp_path: Path) -> None:
     config = tmp_path / "pressroom.toml"
     config.write_text(
-        'PRESSROOM_MAX_PAGES = 77\nPRESSROOM_SIGNING_KEY = "from-the-file-0123456789-abcdefghij"\n'
+        "PRESSROOM_MAX_PAGES = 77\nPRESSROOM_RETENTION_SECONDS = 3600\n"
+        'PRESSROOM_SIGNING_KEY = "from-the-file-0123456789-abcdefghij"\n'
     )
     text, data = shown({"PRESSROOM_CONFIG": str(config), "PRESSROOM_MAX_PAGES": "88"})
     assert "from-the-file-0123456789" not in text and "from-the-file-0123456789" not in data
@@ -360,10 +362,11 @@ def test_config_show_names_each_source_and_masks_a_files_secret(tmp_path: Path) 
     assert records["PRESSROOM_MAX_PAGES"] == {
         "name": "PRESSROOM_MAX_PAGES",
         "value": 88,
-        "source": "environment",
+        "source": "set",
         "masked": False,
     }
-    assert records["PRESSROOM_SIGNING_KEY"]["source"] == "file"
+    assert records["PRESSROOM_SIGNING_KEY"]["source"] == "set"
+    assert "PRESSROOM_RETENTION_SECONDS = 3600  (set)" in text.splitlines()
     assert records["PRESSROOM_SIGNING_KEY"]["value"] == MASK
     assert records["PRESSROOM_LEASE_SECONDS"]["source"] == "default"
     assert records["PRESSROOM_API_KEY"] == {
