@@ -381,7 +381,7 @@ def test_worker_check_passes_while_a_pool_lives_and_fails_once_it_is_gone(
     assert gone.stderr.startswith("UNAVAILABLE: the worker pool (pid ")
     assert gone.stderr.endswith(") is gone\n") and len(gone.stderr.splitlines()) == 1
     # its orphaned workers notice and end on their own, even those killed while starting
-    assert poll(lambda: all(_ended(p) for p in workers), timeout=30)
+    assert poll(lambda: all(_ended(p) for p in workers), timeout=60)
 
 
 def _ended(pid: int) -> bool:
