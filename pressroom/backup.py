@@ -140,6 +140,9 @@ def restore(
             f"a database exists at {target}: --force replaces it "
             "(stop the service and every worker first)"
         )
+    if target.exists():
+        with _exclusive(target):  # in use: said now, before any copying
+            pass
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     started = time.monotonic()
     with _staged(target) as staged:
@@ -326,11 +329,11 @@ def _publish(staged: Path, final: Path) -> None:
         os.close(fd)
 
 
-def _replace_in_place(staged: Path, target: Path) -> None:
-    """Copy ``staged`` over a database some process might have open, through SQLite: take the
-    database's exclusive lock first (refused while any connection, idle or not, holds it:
-    in WAL mode every open connection shares the lock the exclusive one needs), then write
-    every page in one transaction, so a crash leaves the old database or the new one."""
+@contextlib.contextmanager
+def _exclusive(target: Path) -> Iterator[sqlite3.Connection]:
+    """A connection holding the database's exclusive lock, or ``CONFLICT`` at once while any
+    other connection, idle or busy, has the database open (in WAL mode each open connection
+    keeps a shared hold the exclusive lock must wait for)."""
     conn = sqlite3.connect(target, isolation_level=None, timeout=0)
     try:
         try:
@@ -346,10 +349,17 @@ def _replace_in_place(staged: Path, target: Path) -> None:
             raise BadRequest(
                 f"{target} is not a SQLite database: move it away, then restore"
             ) from None
-        with contextlib.closing(_connect(staged)) as src:
-            try:
-                src.backup(conn, pages=-1)
-            except sqlite3.DatabaseError as exc:
-                raise BadRequest(f"the database could not be replaced ({exc})") from None
+        yield conn
     finally:
         conn.close()
+
+
+def _replace_in_place(staged: Path, target: Path) -> None:
+    """Copy ``staged`` over a database some process might have open, through SQLite: under
+    the database's exclusive lock, every page in one transaction, so a crash leaves the old
+    database or the new one, and no process reads a mixture."""
+    with _exclusive(target) as conn, contextlib.closing(_connect(staged)) as src:
+        try:
+            src.backup(conn, pages=-1)
+        except sqlite3.DatabaseError as exc:
+            raise BadRequest(f"the database could not be replaced ({exc})") from None
