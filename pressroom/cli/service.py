@@ -33,14 +33,16 @@ def lanes_to_run(workers: int | None, interactive: int | None, cores: int) -> tu
     return bulk, interactive
 
 
-def banner(host: str, port: int, bulk: int, interactive: int) -> str:
+def banner(host: str, port: int, bulk: int, interactive: int, *, docs: bool = True) -> str:
     """The one line that says what this ``serve`` runs."""
     shown = f"[{host}]" if ":" in host else host
     if bulk == interactive == 0:
         runs = "the API alone, no workers: jobs wait for `pressroom worker` processes"
     else:
         runs = f"workers: {bulk} bulk, {interactive} interactive"
-    return f"Pressroom {__version__} on http://{shown}:{port} ({runs}; docs at /docs)"
+    if docs:
+        runs += "; docs at /docs"
+    return f"Pressroom {__version__} on http://{shown}:{port} ({runs})"
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -120,7 +122,8 @@ def _serve(
         supervisor.start()
     housekeeping = start_housekeeping(housekeeper(services))
     webhooks.start()
-    print(banner(args.host, sock.getsockname()[1], bulk, interactive), flush=True)
+    port = sock.getsockname()[1]
+    print(banner(args.host, port, bulk, interactive, docs=settings.api_docs), flush=True)
     # uvicorn re-raises the SIGTERM it caught once it has shut down; turned into SystemExit, it
     # unwinds through the finally below, so the workers are stopped instead of orphaned.
     signal.signal(signal.SIGTERM, _exit_on_signal)

@@ -129,6 +129,7 @@ def test_the_banner_says_what_runs() -> None:
     )
     assert "(the API alone, no workers:" in banner("::1", 80, 0, 0)
     assert "http://[::1]:80 " in banner("::1", 80, 0, 0)
+    assert banner("127.0.0.1", 8080, 2, 1, docs=False).endswith("(workers: 2 bulk, 1 interactive)")
 
 
 @pytest.mark.parametrize(
