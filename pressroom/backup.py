@@ -144,6 +144,10 @@ def restore(
         with _exclusive(target):  # in use: said now, before any copying
             pass
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if target.parent.resolve() == settings.data_dir.resolve():
+        from pressroom.service import tighten_data_dir
+
+        tighten_data_dir(settings.data_dir)  # the data dir's one mode rule, as every command
     started = time.monotonic()
     with _staged(target) as staged:
         with contextlib.closing(_open_read_only(src)) as source:

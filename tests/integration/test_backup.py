@@ -169,8 +169,10 @@ def test_a_restore_into_a_fresh_data_dir_is_the_backup_at_mode_0600(tmp_path: Pa
     add_key(db, "after")  # written after the backup: not in it
     fresh = tmp_path / "b"
     with umask(0):
+        fresh.mkdir(mode=0o755)  # a folder made by hand: tightened as every command does
         copied = restore(settings_for(fresh), copy)
     target = fresh / "pressroom.db"
+    assert fresh.stat().st_mode & 0o777 == 0o700
     assert copied.revision == HEAD and copied.upgraded_from is None
     assert target.stat().st_mode & 0o777 == 0o600
     assert key_ids(target) == {"before"}
