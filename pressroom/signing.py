@@ -49,3 +49,25 @@ class Signer:
             raise BadSignature("the link's signature does not match")
         if int(expires) < now:
             raise LinkExpired("the link has expired; fetch the job again for a fresh one")
+
+
+def artifact_links(
+    signer: Signer,
+    job_id: str,
+    artifact_sha256: str | None,
+    artifact_key: str,
+    base: str,
+    *,
+    sidecar: bool,
+    now: float,
+) -> tuple[str, str | None]:
+    """A complete job's signed download links (the PDF's, and its sidecar text's when it has
+    one, signed apart: neither opens the other), under ``base``: the job JSON's and the
+    webhook's."""
+    bound = binding(artifact_sha256, artifact_key)
+    expires, signature = signer.sign(job_id, bound, now=now)
+    pdf = f"{base}/v1/artifacts/{job_id}?expires={expires}&signature={signature}"
+    if not sidecar:
+        return pdf, None
+    expires, signature = signer.sign(job_id, sidecar_binding(bound), now=now)
+    return pdf, f"{base}/v1/artifacts/{job_id}/sidecar?expires={expires}&signature={signature}"

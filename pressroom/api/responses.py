@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from pressroom.jobs.model import Job, JobState
 from pressroom.service import Services
-from pressroom.signing import binding, sidecar_binding
+from pressroom.signing import artifact_links
 
 # documents hold personal data: no cache keeps a copy, no browser guesses another type
 PRIVATE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
@@ -104,20 +104,15 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "notes": (job.result or {}).get("notes"),
     }
     if job.state is JobState.COMPLETE and job.artifact_key:
-        bound = binding(job.artifact_sha256, job.artifact_key)
-        expires, signature = services.signer.sign(job.id, bound, now=services.clock())
-        base = services.settings.public_url or base_url.rstrip("/")
-        body["artifact_url"] = (
-            f"{base}/v1/artifacts/{job.id}?expires={expires}&signature={signature}"
+        body["artifact_url"], body["sidecar_url"] = artifact_links(
+            services.signer,
+            job.id,
+            job.artifact_sha256,
+            job.artifact_key,
+            services.settings.public_url or base_url.rstrip("/"),
+            sidecar=bool(job.options.get("sidecar")),
+            now=services.clock(),
         )
-        if job.options.get("sidecar"):
-            # signed apart: a link to the PDF is no link to its text, and the other way round
-            expires, signature = services.signer.sign(
-                job.id, sidecar_binding(bound), now=services.clock()
-            )
-            body["sidecar_url"] = (
-                f"{base}/v1/artifacts/{job.id}/sidecar?expires={expires}&signature={signature}"
-            )
     return body
 
 

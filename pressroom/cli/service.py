@@ -74,6 +74,16 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def own_url(host: str, port: int) -> str:
+    """Where this ``serve`` answers, for links it hands out with no request to build them on
+    (webhooks): the address it listens on, or this machine's name for a wildcard."""
+    if host in ("", "0.0.0.0", "::"):
+        host = socket.getfqdn()
+    elif ":" in host:
+        host = f"[{host}]"  # an IPv6 literal
+    return f"http://{host}:{port}"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = Settings.from_env()  # first: a bad value is one line, before anything starts
     refuse_an_unguarded_tls_front(settings)
@@ -106,8 +116,13 @@ def _serve(
     tracing.configure(settings=settings.tracing)
     os.umask(0o077)
     services = open_services(settings)
-    # also with --workers 0
-    webhooks = DeliveryPool(services, DeliveryConfig.from_settings(settings.webhooks))
+    # also with --workers 0; a complete job's webhook links to this service unless
+    # PRESSROOM_PUBLIC_URL says where clients reach it
+    webhooks = DeliveryPool(
+        services,
+        DeliveryConfig.from_settings(settings.webhooks),
+        base_url=own_url(args.host, sock.getsockname()[1]),
+    )
     from pressroom.scratch import sweep_stale
 
     settings.scratch_dir.mkdir(parents=True, exist_ok=True)

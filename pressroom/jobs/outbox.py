@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import secrets
 from collections.abc import Collection
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, or_, select, update
@@ -16,6 +17,13 @@ from pressroom.jobs.schema import jobs, webhook_deliveries, webhook_secrets
 from pressroom.jobs.transport import Database
 
 
+def rfc3339(epoch: float) -> str:
+    """``2026-12-06T02:30:00.123Z``: UTC, milliseconds."""
+    return (
+        datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    )
+
+
 class SqlOutbox:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -24,19 +32,32 @@ class SqlOutbox:
         """Queue the job's webhook inside the caller's transaction (the one that ends the job),
         so a final state and its notice are written together or not at all."""
         row = conn.execute(
-            select(jobs.c.tenant, jobs.c.options, jobs.c.state, jobs.c.reason, jobs.c.pages).where(
-                jobs.c.id == job_id
-            )
+            select(
+                jobs.c.tenant,
+                jobs.c.options,
+                jobs.c.state,
+                jobs.c.reason,
+                jobs.c.pages,
+                jobs.c.artifact_sha256,
+            ).where(jobs.c.id == job_id)
         ).first()
         if row is None:
             return
         url = (row.options or {}).get("webhook_url")
         if not url:
             return
+        # Standard Webhooks' payload: an RFC 3339 timestamp; the output's digest here, its
+        # signed link added at each send (fresh, short-lived, never stored: notify.webhooks)
         payload = {
             "type": event_type,
-            "timestamp": now,
-            "data": {"id": job_id, "state": row.state, "reason": row.reason, "pages": row.pages},
+            "timestamp": rfc3339(now),
+            "data": {
+                "id": job_id,
+                "state": row.state,
+                "reason": row.reason,
+                "pages": row.pages,
+                "artifact_sha256": row.artifact_sha256 if row.state == "complete" else None,
+            },
         }
         conn.execute(
             webhook_deliveries.insert().values(

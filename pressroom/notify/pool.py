@@ -25,7 +25,7 @@ from typing import Any
 from pressroom.errors import TransientError
 from pressroom.jobs.store import Outbox
 from pressroom.notify.config import DeliveryConfig
-from pressroom.notify.webhooks import WebhookSender, deliver
+from pressroom.notify.webhooks import WebhookSender, artifact_link, deliver
 from pressroom.service import Services
 
 log = logging.getLogger("pressroom.webhooks")
@@ -60,8 +60,11 @@ class DeliveryPool:
         *,
         owner: str | None = None,
         sender: WebhookSender | None = None,
+        base_url: str = "",
     ) -> None:
         self.outbox: Outbox = services.store.outbox
+        # a complete job's webhook carries its download link under this base
+        self.link = artifact_link(services, services.settings.public_url or base_url)
         self.now = services.clock  # the store's clock (the sender keeps its own for deadlines)
         self.config = config or DeliveryConfig()
         self.owner = owner or default_owner()
@@ -204,4 +207,12 @@ class DeliveryPool:
             self._clock() + self.config.deadline_s,
             item.claimed_at + self.config.send_by_s,
         )
-        deliver(self.outbox, self.now, self.sender, self.owner, item.row, deadline=deadline)
+        deliver(
+            self.outbox,
+            self.now,
+            self.sender,
+            self.owner,
+            item.row,
+            deadline=deadline,
+            link=self.link,
+        )

@@ -26,10 +26,12 @@ import httpx
 
 from pressroom.errors import BadRequest, PrivateAddress
 from pressroom.jobs.backoff import RetryPolicy
+from pressroom.jobs.model import JobState
 from pressroom.jobs.store import Outbox
 from pressroom.notify.config import DeliveryConfig
 from pressroom.notify.transport import PinnedBackend
 from pressroom.service import Services
+from pressroom.signing import artifact_links
 
 log = logging.getLogger("pressroom.webhooks")
 DELIVERY_POLICY = RetryPolicy(max_attempts=8, base_s=10.0, cap_s=3600.0)
@@ -251,6 +253,43 @@ class WebhookSender:
         return received
 
 
+Link = Callable[[str], str | None]
+
+
+def artifact_link(services: Services, base: str) -> Link:
+    """A complete job's download link for its webhook, signed now (each send: a retried
+    delivery hours later still carries a live link, and no link is ever stored), under
+    ``base`` (``PRESSROOM_PUBLIC_URL``, else what ``serve`` listens on); None for any other
+    job, or with no base to build it on."""
+
+    def link(job_id: str) -> str | None:
+        job = services.store.queue.get(job_id)
+        if not base or job is None or job.state is not JobState.COMPLETE or not job.artifact_key:
+            return None
+        url, _ = artifact_links(
+            services.signer,
+            job.id,
+            job.artifact_sha256,
+            job.artifact_key,
+            base.rstrip("/"),
+            sidecar=False,
+            now=services.clock(),
+        )
+        return url
+
+    return link
+
+
+def payload_of(row: Mapping[str, Any], link: Link | None) -> dict[str, Any]:
+    """The stored payload, with a complete job's ``artifact_url`` added at send time."""
+    payload = dict(row["payload"])
+    data = dict(payload.get("data") or {})
+    if data.get("state") == JobState.COMPLETE.value:
+        data["artifact_url"] = link(str(row["job_id"])) if link is not None else None
+        payload["data"] = data
+    return payload
+
+
 def send_delivery(
     outbox: Outbox,
     clock: Callable[[], float],
@@ -258,11 +297,12 @@ def send_delivery(
     row: Mapping[str, Any],
     *,
     deadline: float,
+    link: Link | None = None,
 ) -> Sent:
     """Sign and post one outbox row, with the secrets that sign at send time (a row queued
     before a rotation carries the new secret's signature, and the old one's during the
     overlap)."""
-    body = json.dumps(row["payload"], separators=(",", ":"), sort_keys=True).encode()
+    body = json.dumps(payload_of(row, link), separators=(",", ":"), sort_keys=True).encode()
     timestamp = int(clock())
     keys = outbox.signing_secrets(str(row["tenant"]), now=clock())
     headers = {
@@ -282,10 +322,11 @@ def deliver(
     row: Mapping[str, Any],
     *,
     deadline: float,
+    link: Link | None = None,
 ) -> bool:
     """Send one claimed row and record the result on the outbox; True when delivered."""
     started = time.monotonic()
-    sent = send_delivery(outbox, clock, sender, row, deadline=deadline)
+    sent = send_delivery(outbox, clock, sender, row, deadline=deadline, link=link)
     outbox.delivery_result(
         str(row["id"]),
         owner,
@@ -313,6 +354,7 @@ def deliver_due(
     owner: str,
     sender: WebhookSender | None = None,
     config: DeliveryConfig | None = None,
+    base_url: str = "",
 ) -> int:
     """Send every due delivery once, one after another in the caller's thread; returns how
     many were delivered. The service delivers with a ``DeliveryPool`` instead; this is for a
@@ -334,5 +376,11 @@ def deliver_due(
         # the config holds deadline_s inside the lease, so this send ends before it lapses
         deadline = claimed_at + config.deadline_s
         delivered += deliver(
-            services.store.outbox, services.clock, sender, owner, due[0], deadline=deadline
+            services.store.outbox,
+            services.clock,
+            sender,
+            owner,
+            due[0],
+            deadline=deadline,
+            link=artifact_link(services, services.settings.public_url or base_url),
         )

@@ -12,9 +12,11 @@ import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,6 +26,8 @@ from pressroom.api.app import create_app
 from pressroom.api.docs import STATIC
 from pressroom.logs import formatter
 from pressroom.service import Services
+from tests.conftest import FakeClock
+from tests.hookservers import Receiver
 from tests.integration.test_service import png_bytes, post, work
 
 pytestmark = pytest.mark.integration
@@ -325,3 +329,61 @@ def test_the_dashboard_sends_the_desks_security_headers(
     assert "frame-ancestors 'none'" in csp
     assert answer.headers["x-content-type-options"] == "nosniff"
     assert answer.headers["cache-control"] == "no-store"
+
+
+# --- webhook payloads -------------------------------------------------------------------------
+
+
+def test_a_completed_jobs_webhook_carries_an_rfc3339_time_a_live_link_and_the_digest(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path, clock: FakeClock
+) -> None:
+    from pressroom.notify.webhooks import deliver_due
+
+    services.settings = replace(services.settings, webhook_allow_private=True)
+    client, headers = api
+    receiver = Receiver(status=200)
+    try:
+        scan = png_bytes(tmp_path)
+        job_id = post(client, headers, scan, webhook_url=receiver.url).json()["id"]
+        work(services)
+        clock.advance(2 * services.settings.link_ttl_s)  # a link signed at publish would be dead
+        assert deliver_due(services, "w", base_url="http://pressroom.test:8080") == 1
+        event = json.loads(receiver.received[-1][1])
+    finally:
+        receiver.close()
+    assert event["type"] == "job.completed"
+    sent_at = datetime.fromisoformat(event["timestamp"])
+    assert event["timestamp"].endswith("Z") and sent_at.tzinfo is not None
+    data = event["data"]
+    assert (data["id"], data["state"]) == (job_id, "complete")
+    link = urlsplit(data["artifact_url"])
+    assert (link.scheme, link.netloc, link.path) == (
+        "http",
+        "pressroom.test:8080",
+        f"/v1/artifacts/{job_id}",
+    )
+    got = client.get(f"{link.path}?{link.query}")  # signed at send time: alive now
+    assert got.status_code == 200
+    assert data["artifact_sha256"] == hashlib.sha256(got.content).hexdigest()
+    assert "signature" not in json.dumps(
+        services.store.outbox.claim_deliveries("x", now=clock(), lease_s=1)
+    )
+
+
+def test_a_rejected_jobs_webhook_has_no_link(
+    api: tuple[TestClient, dict[str, str]], services: Services
+) -> None:
+    from pressroom.notify.webhooks import deliver_due
+
+    services.settings = replace(services.settings, webhook_allow_private=True)
+    client, headers = api
+    receiver = Receiver(status=200)
+    try:
+        post(client, headers, b"%PDF-1.7\n%broken", webhook_url=receiver.url)
+        work(services)
+        assert deliver_due(services, "w", base_url="http://pressroom.test") == 1
+        data = json.loads(receiver.received[-1][1])["data"]
+    finally:
+        receiver.close()
+    assert data["state"] == "rejected" and data["reason"] == "CORRUPT"
+    assert "artifact_url" not in data and data["artifact_sha256"] is None

@@ -154,3 +154,13 @@ def test_worker_check_parses_with_or_without_a_lane() -> None:
     args = build_parser().parse_args(["worker", "--check"])
     assert isinstance(args, argparse.Namespace) and args.check and args.lane is None
     assert build_parser().parse_args(["worker", "--check", "--lane", "bulk"]).lane == "bulk"
+
+
+def test_serve_links_to_its_own_address_when_no_public_url_is_set() -> None:
+    import socket
+
+    from pressroom.cli.service import own_url
+
+    assert own_url("127.0.0.1", 8080) == "http://127.0.0.1:8080"
+    assert own_url("::1", 9000) == "http://[::1]:9000"
+    assert own_url("0.0.0.0", 8080) == f"http://{socket.getfqdn()}:8080"
