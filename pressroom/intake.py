@@ -298,7 +298,7 @@ class Intake:
             source_bytes=upload.size,
             kind=kind.value,
             template=request.template,
-            title=request.title,
+            title=self.labels.seal(job_id, request.title, purpose="title"),
             options=options,
             idempotency_key=request.idempotency_key,
             request_hash=request_hash(request, upload.sha256, options),

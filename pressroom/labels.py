@@ -71,17 +71,24 @@ class Labels:
         keys = [*self.old, *([self.master] if self.master is not None else [])]
         object.__setattr__(self, "_keys", {_key_id(k): k for k in keys})
 
-    def seal(self, job_id: str, label: str | None) -> str | None:
+    @property
+    def sealing(self) -> bool:
+        """Whether values are sealed at rest (encryption on)."""
+        return self.master is not None
+
+    def seal(self, job_id: str, label: str | None, purpose: str = "label") -> str | None:
+        """``label`` as stored for ``job_id``; ``purpose`` binds it to its column too (a
+        sealed title moved into the label column does not open)."""
         if label is None:
             return None
         if self.master is None:
             return _PLAIN + label
         nonce = os.urandom(12)
-        sealed = AESGCM(self.master).encrypt(nonce, label.encode(), _aad(job_id))
+        sealed = AESGCM(self.master).encrypt(nonce, label.encode(), _aad(job_id, purpose))
         body = base64.urlsafe_b64encode(nonce + sealed).decode()
         return f"{_SEALED}{_key_id(self.master)}:{body}"
 
-    def open(self, job_id: str, stored: str | None) -> str | None:
+    def open(self, job_id: str, stored: str | None, purpose: str = "label") -> str | None:
         """The label as the client gave it; None without one, or when it cannot be opened (a
         key since dropped, a value moved from another job): a label is a convenience, and
         one that cannot be read is shown as none rather than failing the job's answer."""
@@ -90,14 +97,16 @@ class Labels:
         if stored.startswith(_PLAIN):
             return stored[len(_PLAIN) :]
         if not stored.startswith(_SEALED):
-            return None
+            # a title written before titles were stored this way (the migration marks
+            # those; a row made by hand may not be): the text itself
+            return stored if purpose == "title" else None
         kid, _, body = stored[len(_SEALED) :].partition(":")
         key = self._keys.get(kid)
         if key is None:
             return None
         try:
             raw = base64.urlsafe_b64decode(body.encode())
-            return AESGCM(key).decrypt(raw[:12], raw[12:], _aad(job_id)).decode()
+            return AESGCM(key).decrypt(raw[:12], raw[12:], _aad(job_id, purpose)).decode()
         except (InvalidTag, ValueError):
             return None
 
@@ -109,8 +118,10 @@ class Labels:
         return hmac.new(key, tenant.encode() + b"\0" + label.encode(), hashlib.sha256).hexdigest()
 
 
-def _aad(job_id: str) -> bytes:
-    return b"pressroom-label\0" + job_id.encode()
+def _aad(binding: str, purpose: str) -> bytes:
+    # "label" keeps the binding labels were first sealed with
+    prefix = b"pressroom-label\0" if purpose == "label" else f"pressroom-{purpose}\0".encode()
+    return prefix + binding.encode()
 
 
 def download_name(label: str | None, job_id: str, suffix: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pressroom.errors import BadConfig
+from pressroom.errors import BadConfig, MasterKeyMissing
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
@@ -94,6 +94,9 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
             f"PRESSROOM_SIGNING_KEY must be at least {MIN_SIGNING_KEY} characters "
             "(e.g. `openssl rand -hex 32`)"
         )
+    labels = Labels(secret, *((keys[0], tuple(keys[1])) if keys else ()))
+    if labels.sealing:
+        store.outbox.seal_secret, store.outbox.open_secret = secret_box(labels)
     return Services(
         settings=settings,
         store=store,
@@ -103,8 +106,34 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         clock=store.db.clock(),
         admission=Admission.from_settings(settings.admission),
         verifier=verifier_from_settings(store.tenancy, settings.verifier),
-        labels=Labels(secret, *((keys[0], tuple(keys[1])) if keys else ())),
+        labels=labels,
     )
+
+
+PLAIN_SECRET = "whsec_"  # a secret kept as is starts so; a sealed one never does
+
+
+def secret_box(
+    labels: Labels,
+) -> tuple[Callable[[str, str], str], Callable[[str, str], str]]:
+    """How the outbox keeps webhook secrets with encryption on: sealed with the master key,
+    bound to the tenant; one kept as is (from before encryption) still reads. A sealed one
+    that no key opens fails closed (MasterKeyMissing, retried): never a guessed secret."""
+
+    def seal(tenant: str, secret: str) -> str:
+        sealed = labels.seal(tenant, secret, purpose="webhook-secret")
+        assert sealed is not None
+        return sealed
+
+    def open_(tenant: str, stored: str) -> str:
+        if stored.startswith(PLAIN_SECRET):
+            return stored
+        opened = labels.open(tenant, stored, purpose="webhook-secret")
+        if opened is None:
+            raise MasterKeyMissing("a webhook secret is sealed with a master key not configured")
+        return opened
+
+    return seal, open_
 
 
 def tighten_data_dir(data_dir: Path) -> None:

@@ -75,7 +75,7 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "template": job.template,
         # what the client asked for, echoed: its label and title, the classes to redact
         "label": services.labels.open(job.id, job.label),
-        "title": job.title,
+        "title": services.labels.open(job.id, job.title, purpose="title"),
         "redact": list(job.options.get("redact") or []),
         "timings": job.timings,
         "decisions": [

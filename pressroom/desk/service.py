@@ -196,7 +196,7 @@ class ServiceDesk:
             ),
             state="review" if held else "rebuilding",
             label=self.services.labels.open(job.id, job.label),
-            title=job.title,
+            title=self.services.labels.open(job.id, job.title, purpose="title"),
         )
 
 

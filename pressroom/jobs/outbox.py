@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import secrets
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,9 +24,18 @@ def rfc3339(epoch: float) -> str:
     )
 
 
+def _as_is(_tenant: str, value: str) -> str:
+    return value
+
+
 class SqlOutbox:
     def __init__(self, db: Database) -> None:
         self.db = db
+        # how a secret is kept at rest, by tenant: as is, or sealed with the master key
+        # (``service.open_services`` sets both when encryption is on; ``open_secret`` fails
+        # closed: a secret it cannot open is never replaced by a guess)
+        self.seal_secret: Callable[[str, str], str] = _as_is
+        self.open_secret: Callable[[str, str], str] = _as_is
 
     def enqueue(self, conn: Connection, job_id: str, event_type: str, now: float) -> None:
         """Queue the job's webhook inside the caller's transaction (the one that ends the job),
@@ -183,10 +192,12 @@ class SqlOutbox:
                 select(webhook_secrets.c.secret).where(webhook_secrets.c.tenant == tenant)
             ).first()
             if row is not None:
-                return str(row[0])
+                return self.open_secret(tenant, str(row[0]))
             secret = new_secret()
             conn.execute(
-                webhook_secrets.insert().values(tenant=tenant, secret=secret, created_at=now)
+                webhook_secrets.insert().values(
+                    tenant=tenant, secret=self.seal_secret(tenant, secret), created_at=now
+                )
             )
             return secret
 
@@ -205,8 +216,8 @@ class SqlOutbox:
             return (self.webhook_secret(tenant, now=now),)
         current, previous, until = row
         if previous is not None and until is not None and now < float(until):
-            return (str(current), str(previous))
-        return (str(current),)
+            return (self.open_secret(tenant, str(current)), self.open_secret(tenant, str(previous)))
+        return (self.open_secret(tenant, str(current)),)
 
     def rotate_webhook_secret(
         self, tenant: str, *, now: float, overlap_s: float
@@ -233,15 +244,17 @@ class SqlOutbox:
             row = conn.execute(
                 select(webhook_secrets.c.secret).where(webhook_secrets.c.tenant == tenant)
             ).first()
+            sealed = self.seal_secret(tenant, secret)
             if row is None:
                 conn.execute(
-                    webhook_secrets.insert().values(tenant=tenant, secret=secret, created_at=now)
+                    webhook_secrets.insert().values(tenant=tenant, secret=sealed, created_at=now)
                 )
                 return (None,)
+            # compared and kept as stored: the replaced secret stays sealed as it was
             swapped = conn.execute(
                 update(webhook_secrets)
                 .where(webhook_secrets.c.tenant == tenant, webhook_secrets.c.secret == row[0])
-                .values(secret=secret, created_at=now, previous_secret=row[0], previous_until=until)
+                .values(secret=sealed, created_at=now, previous_secret=row[0], previous_until=until)
             )
             return (until,) if swapped.rowcount == 1 else None
 

@@ -267,9 +267,9 @@ webhook_secrets = Table(
     "webhook_secrets",
     metadata,
     Column("tenant", String(64), primary_key=True),
-    Column("secret", String(128), nullable=False),
+    Column("secret", Text, nullable=False),
     Column("created_at", Float, nullable=False),
     # after a rotation the old secret still signs (a second signature) until previous_until
-    Column("previous_secret", String(128)),
+    Column("previous_secret", Text),
     Column("previous_until", Float),
 )

@@ -32,6 +32,7 @@ from pressroom.errors import (
 from pressroom.jobs.model import Job, JobState, Lane, Task
 from pressroom.jobs.store import Tasks, WorkerQueue
 from pressroom.jobs.tasks import page_ranges, pages_key, part_key, parts_prefix
+from pressroom.labels import Labels
 from pressroom.logs import bind_job, bind_stage
 from pressroom.models import SourceKind
 from pressroom.pipeline.check import CheckedPage
@@ -119,6 +120,8 @@ def _job_options(
     redaction: RedactionSettings,
     deadline: float | None,
     default_langs: tuple[str, ...] = ("eng",),
+    *,
+    labels: Labels,
 ) -> tuple[JobOptions, RedactionPolicy]:
     """The job's stored options (an untyped dict) read once, here at the edge, into the typed
     values the pipeline takes."""
@@ -127,7 +130,8 @@ def _job_options(
     languages = tuple(str(raw["languages"]).split("+")) if raw.get("languages") else default_langs
     options = JobOptions(
         template=template,
-        title=job.title,
+        # as stored: sealed with the master key when encryption is on
+        title=labels.open(job.id, job.title, purpose="title"),
         when=datetime.fromtimestamp(job.created_at, UTC),
         limits=limits,
         deadline=deadline,
@@ -397,7 +401,13 @@ class JobRunner:
                 template = registered_template(job.template, services.settings.template_dirs)
                 settings = services.settings
                 options, policy = _job_options(
-                    job, template, settings.limits, settings.redaction, deadline, settings.languages
+                    job,
+                    template,
+                    settings.limits,
+                    settings.redaction,
+                    deadline,
+                    settings.languages,
+                    labels=services.labels,
                 )
                 processing = Processing(policy)
                 built = scratch / "output.pdf"
@@ -512,7 +522,13 @@ class JobRunner:
         settings = services.settings
         template = registered_template(job.template, settings.template_dirs)
         options, policy = _job_options(
-            job, template, settings.limits, settings.redaction, None, settings.languages
+            job,
+            template,
+            settings.limits,
+            settings.redaction,
+            None,
+            settings.languages,
+            labels=services.labels,
         )
         digest = artifact_digest(
             job.source_sha256,
@@ -640,6 +656,7 @@ class JobRunner:
                     services.settings.redaction,
                     deadline,
                     services.settings.languages,
+                    labels=services.labels,
                 )
                 part = scratch / "part.pdf"
                 timer = StageTimer()
@@ -712,7 +729,13 @@ class JobRunner:
         if job.deadline_at is not None:
             deadline = time.monotonic() + (job.deadline_at - services.clock())
         options, _policy = _job_options(
-            job, template, settings.limits, settings.redaction, deadline, settings.languages
+            job,
+            template,
+            settings.limits,
+            settings.redaction,
+            deadline,
+            settings.languages,
+            labels=services.labels,
         )
         split, _done = self.tasks.progress(job.id)
         parts: list[Path] = []

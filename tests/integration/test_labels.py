@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import io
 import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
+import pikepdf
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from pressroom.api.app import create_app
-from pressroom.jobs.schema import jobs
+from pressroom.jobs.schema import jobs, webhook_secrets
 from pressroom.labels import content_disposition, download_name
 from pressroom.logs import formatter
 from pressroom.service import Services, open_services
@@ -216,3 +218,81 @@ def test_a_content_disposition_cannot_be_broken_out_of(name: str) -> None:
     assert plain.count('"') == 2 and ";" not in plain.split('filename="')[1]
     got = disposition_name(header)
     assert "/" not in got and "\\" not in got and "\n" not in got
+
+
+def test_with_encryption_on_titles_and_webhook_secrets_are_sealed_at_rest(
+    sealed: Services, tmp_path: Path
+) -> None:
+    from pressroom.notify.webhooks import deliver_due, signature
+    from tests.hookservers import Receiver
+
+    sealed.settings = dataclasses.replace(sealed.settings, webhook_allow_private=True)
+    key = sealed.store.tenancy.create_key("acme", now=sealed.clock())
+    client = TestClient(create_app(sealed), client=("127.0.0.1", 50000))
+    headers = {"Authorization": f"Bearer {key}"}
+    title = "Okafor estate payout"
+    receiver = Receiver(status=200)
+    try:
+        sent = post(client, headers, png_bytes(tmp_path), title=title, webhook_url=receiver.url)
+        job_id = sent.json()["id"]
+        work(sealed)
+        secret = client.get("/v1/webhook-secret", headers=headers).json()["secret"]
+        assert deliver_due(sealed, "w") == 1
+        hook_headers, body = receiver.received[-1]
+    finally:
+        receiver.close()
+    # the title reads back, and is printed in the output, from its sealed form
+    job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+    assert job["title"] == title and job["state"] == "complete"
+    pdf = client.get(job["artifact_url"]).content
+    with pikepdf.open(io.BytesIO(pdf)) as doc:
+        assert str(doc.docinfo.Title) == title
+    # the webhook is signed with the secret the tenant sees
+    expected = signature(
+        secret, hook_headers["webhook-id"], int(hook_headers["webhook-timestamp"]), body
+    )
+    assert hook_headers["webhook-signature"] == expected
+    with sealed.store.db.tx(read_only=True) as conn:
+        stored_title = conn.execute(select(jobs.c.title)).scalar_one()
+        stored_secret = conn.execute(select(webhook_secrets.c.secret)).scalar_one()
+    assert stored_title.startswith("s1:") and "Okafor" not in stored_title
+    assert stored_secret.startswith("s1:") and secret not in stored_secret
+    secret_body = secret.removeprefix("whsec_").encode()
+    for path in (tmp_path / "data").glob("*.db*"):
+        data = path.read_bytes()
+        assert b"Okafor" not in data and secret_body not in data, path.name
+    # each is bound to its place: a title does not open as another job's, nor as a label
+    assert sealed.labels.open("another-job", stored_title, purpose="title") is None
+    assert sealed.labels.open(job_id, stored_title) is None
+    assert sealed.labels.open("globex", stored_secret, purpose="webhook-secret") is None
+
+
+def test_a_sealed_webhook_secret_no_key_opens_fails_closed(
+    sealed: Services, tmp_path: Path
+) -> None:
+    from pressroom.errors import MasterKeyMissing
+    from pressroom.service import secret_box
+
+    secret = sealed.store.outbox.webhook_secret("acme", now=sealed.clock())
+    assert sealed.store.outbox.signing_secrets("acme", now=sealed.clock()) == (secret,)
+    # the same store read with another master key (a key dropped from the configuration)
+    other = dataclasses.replace(sealed.labels, master=b"o" * 32, old=())
+    sealed.store.outbox.seal_secret, sealed.store.outbox.open_secret = secret_box(other)
+    with pytest.raises(MasterKeyMissing):
+        sealed.store.outbox.signing_secrets("acme", now=sealed.clock())
+
+
+def test_secrets_and_titles_from_before_encryption_still_read(
+    services: Services, tmp_path: Path
+) -> None:
+    """Turning encryption on keeps what was stored readable: a plain secret signs, a title
+    stored before titles were sealed (as the migration leaves it, or bare) reads."""
+    from pressroom.service import secret_box
+
+    secret = services.store.outbox.webhook_secret("acme", now=services.clock())
+    sealing = dataclasses.replace(services.labels, master=b"m" * 32)
+    services.store.outbox.seal_secret, services.store.outbox.open_secret = secret_box(sealing)
+    assert services.store.outbox.signing_secrets("acme", now=services.clock()) == (secret,)
+    assert sealing.open("j1", "p:Week 49", purpose="title") == "Week 49"
+    assert sealing.open("j1", "Week 49", purpose="title") == "Week 49"
+    assert sealing.open("j1", "Week 49") is None  # a label was always stored marked
