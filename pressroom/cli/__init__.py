@@ -12,6 +12,8 @@ from pressroom.cli import admin, desk, offline, remote, service, watch
 from pressroom.cli.common import EXIT_OK
 from pressroom.errors import BadConfig
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -50,4 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadConfig as exc:  # a setting out of range: say which, no traceback
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # `pressroom config show | head`: the reader left, as it may
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     return code

@@ -28,10 +28,8 @@ def cmd_templates(args: argparse.Namespace) -> int:
     if getattr(args, "tenant", None):
         from pressroom.service import open_services
 
-        allowed = open_services(settings).store.tenancy.allowed_templates(args.tenant)
-        if allowed is None:
-            print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
-        else:
+        allowed = _may_use(open_services(settings), args.tenant)
+        if allowed is not None:
             folders = {k: v for k, v in folders.items() if k in allowed}
     for name, folder in folders.items():
         try:
@@ -69,12 +67,26 @@ def cmd_templates_disallow(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     services = open_services(Settings.from_env())
     services.store.tenancy.disallow_templates(args.tenant, None if args.all else list(args.names))
-    allowed = services.store.tenancy.allowed_templates(args.tenant)
-    if allowed is None:
-        print(f"tenant {args.tenant!r} has no allow-list: every template is allowed")
-    else:
+    allowed = _may_use(services, args.tenant)
+    if allowed is not None:
         print(f"tenant {args.tenant!r} may use: {', '.join(sorted(allowed))}")
     return EXIT_OK
+
+
+def _may_use(services: Any, tenant: str) -> frozenset[str] | None:
+    """The templates a tenant may use under the policy (None: every one), said in a line."""
+    from pressroom.intake import Intake
+
+    own = services.store.tenancy.allowed_templates(tenant)
+    allowed: frozenset[str] | None = Intake.of(services).allowed_templates(tenant)
+    if own is None and allowed is None:
+        print(f"tenant {tenant!r} has no allow-list: every template is allowed")
+    elif own is None:
+        print(
+            f"tenant {tenant!r} has no allow-list: the built-in templates only, as other "
+            "tenants have lists (PRESSROOM_TEMPLATE_POLICY=builtin)"
+        )
+    return allowed
 
 
 def expiry(value: str) -> float:
@@ -266,7 +278,7 @@ def add_templates(sub: Any) -> None:
     tsub = t.add_subparsers(dest="templates_command")
     ta = tsub.add_parser(
         "allow",
-        help="let a tenant use these templates (a tenant with no list may use every template)",
+        help="let a tenant use these templates (see PRESSROOM_TEMPLATE_POLICY for tenants with no list)",
     )
     ta.add_argument("--tenant", required=True, type=tenant_name)
     ta.add_argument("names", nargs="+", metavar="NAME")

@@ -387,3 +387,24 @@ def test_a_rejected_jobs_webhook_has_no_link(
         receiver.close()
     assert data["state"] == "rejected" and data["reason"] == "CORRUPT"
     assert "artifact_url" not in data and data["artifact_sha256"] is None
+
+
+def test_the_templates_command_says_what_the_policy_leaves_a_tenant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pressroom.cli import main
+
+    brands = tmp_path / "brands"
+    _brand(brands, "acme-brand")
+    monkeypatch.setenv("PRESSROOM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PRESSROOM_TEMPLATE_DIRS", str(brands))
+    assert main(["templates", "allow", "--tenant", "acme", "acme-brand"]) == 0
+    capsys.readouterr()
+    assert main(["templates", "--tenant", "globex"]) == 0
+    out = capsys.readouterr().out
+    assert "the built-in templates only" in out
+    assert "acme-brand" not in out and "plain@1+" in out
+    monkeypatch.setenv("PRESSROOM_TEMPLATE_POLICY", "open")
+    assert main(["templates", "--tenant", "globex"]) == 0
+    out = capsys.readouterr().out
+    assert "every template is allowed" in out and "acme-brand@1+" in out
