@@ -81,6 +81,20 @@ def test_unknown_template_is_refused_before_any_work(tmp_path: Path) -> None:
     assert done.stderr.startswith("UNKNOWN_TEMPLATE: ")
 
 
+def test_a_broken_template_is_one_line_bad_template_and_exit_2(tmp_path: Path) -> None:
+    png = save_png(small_scan(lines=2, dpi=100).image, tmp_path / "a.png", 100)
+    brand = tmp_path / "brand"
+    brand.mkdir()
+    (brand / "template.toml").write_text('name = "brand"\nversion = "1"\n[header]\nheight = "x"\n')
+    out = tmp_path / "out"
+    done = run_cli("process", str(png), "-o", str(out), "--template", str(brand), scratch=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "BAD_TEMPLATE: template [header] height must be a number from 0 to 200"
+    ], done.stderr
+    assert not out.exists() or list(out.iterdir()) == []
+
+
 def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
