@@ -6,7 +6,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, text
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -36,5 +36,20 @@ def current_revision(conn: Connection) -> str | None:
     return MigrationContext.configure(conn).get_current_revision()
 
 
+# one number for every Pressroom on a PostgreSQL server: "pressroo" in ASCII
+MIGRATION_LOCK = 0x7072657373726F6F
+
+
 def upgrade(engine: Engine) -> None:
-    command.upgrade(alembic_config(engine), "head")
+    """Migrate to this code's head. On PostgreSQL under a session advisory lock: the API's
+    replicas and the migration Job may start at once, and the second waits for the first and
+    then finds nothing left to do (Alembic itself takes no lock)."""
+    if engine.dialect.name != "postgresql":
+        command.upgrade(alembic_config(engine), "head")
+        return
+    with engine.connect() as holder:
+        holder.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+        try:
+            command.upgrade(alembic_config(engine), "head")
+        finally:
+            holder.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})

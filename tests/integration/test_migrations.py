@@ -48,3 +48,38 @@ def test_an_upgrade_keeps_what_the_counters_have_counted(tmp_path: Path) -> None
     assert store.stats.event_counts() == {}
     assert store.stats.counter_totals() == totals
     engine.dispose()
+
+
+def test_migrations_started_at_once_on_postgresql_run_one_after_the_other(pg_url: str) -> None:
+    """The API's replicas and the migration Job start together on a fresh database: each
+    upgrade waits for the advisory lock, so all end at the head and none fails."""
+    import threading
+
+    from pressroom.jobs.migrate import current_revision, head_revision
+    from pressroom.jobs.transport import make_engine
+
+    engines = [make_engine(pg_url) for _ in range(4)]
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(engines))
+
+    def migrate(engine: object) -> None:
+        start.wait()
+        try:
+            upgrade(engine)  # type: ignore[arg-type]
+        except BaseException as exc:  # collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=migrate, args=(e,)) for e in engines]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    try:
+        assert errors == []
+        with engines[0].connect() as conn:
+            assert current_revision(conn) == head_revision()
+            locks = conn.execute(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"))
+            assert locks.scalar_one() == 0  # released
+    finally:
+        for engine in engines:
+            engine.dispose()
