@@ -728,3 +728,17 @@ def test_promtool_rejects_broken_rules(tmp_path: Path, old: str, new: str) -> No
     broken = tmp_path / "rules.yml"
     broken.write_text(text.replace(old, new))
     assert _promtool(broken).returncode != 0
+
+
+def test_alerting_rules_read_the_stores_figures_once_however_many_api_instances() -> None:
+    """promtool's unit tests of the rules (tests/prometheus/rules_test.yml): two API instances
+    exporting the same dead letters do not double them, and the alerts still fire."""
+    cases = ROOT / "tests" / "prometheus" / "rules_test.yml"
+    run = subprocess.run(
+        [_tool("promtool"), "test", "rules", str(cases)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0 and "SUCCESS" in run.stdout, run.stdout + run.stderr
