@@ -15,7 +15,6 @@ from dataclasses import replace
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -24,10 +23,10 @@ from sqlalchemy import text
 
 from pressroom.api.app import create_app
 from pressroom.api.docs import STATIC
-from pressroom.logs import formatter
 from pressroom.service import Services
 from tests.conftest import FakeClock
 from tests.hookservers import Receiver
+from tests.integration.test_keys_http import Lines
 from tests.integration.test_service import png_bytes, post, work
 
 pytestmark = pytest.mark.integration
@@ -154,22 +153,6 @@ def test_readyz_says_ready_and_then_which_part_is_not(
 # --- the access log ---------------------------------------------------------------------------
 
 
-class Lines(logging.Handler):
-    """Lines as the service writes them (through the logs' allow-list), kept raw and parsed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setFormatter(formatter())
-        self.raw: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.raw.append(self.format(record))
-
-    @property
-    def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.raw]
-
-
 @pytest.fixture
 def access() -> Iterator[Lines]:
     handler = Lines()
@@ -215,7 +198,7 @@ def test_one_access_line_per_request_with_the_route_and_nothing_personal(
     ]
     assert [x["job_id"] for x in lines] == [job_id, job_id, job_id, None, None]
     assert lines[2]["bytes"] > 1000 and all(x["seconds"] >= 0 for x in lines)
-    everything = "\n".join(access.raw)
+    everything = json.dumps(lines)
     for private in ("Okafor", "Margaret", "payout", signature.group(1), key, "expires", "?"):
         assert private not in everything, private
 
@@ -226,7 +209,7 @@ def test_the_access_log_can_be_turned_off(
     services.settings = replace(services.settings, access_log=False)
     client = TestClient(create_app(services))
     assert client.get("/healthz").status_code == 200
-    assert access.raw == []
+    assert access.lines == []
 
 
 # --- Prefer: respond-async --------------------------------------------------------------------
