@@ -278,7 +278,7 @@ def add_templates(sub: Any) -> None:
     tsub = t.add_subparsers(dest="templates_command")
     ta = tsub.add_parser(
         "allow",
-        help="let a tenant use these templates (see PRESSROOM_TEMPLATE_POLICY for tenants with no list)",
+        help="let a tenant use these templates (tenants with no list: PRESSROOM_TEMPLATE_POLICY)",
     )
     ta.add_argument("--tenant", required=True, type=tenant_name)
     ta.add_argument("names", nargs="+", metavar="NAME")
