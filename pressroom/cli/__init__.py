@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pressroom import __version__
 from pressroom.cli import admin, desk, offline, remote, service, watch
 from pressroom.cli.common import EXIT_OK
-from pressroom.errors import BadConfig
+from pressroom.errors import BadConfig, PressroomError
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
@@ -51,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
     except BadConfig as exc:  # a setting out of range: say which, no traceback
         print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    except PressroomError as exc:  # one no command caught (a database down at start): a line
+        print(exc.one_line(), file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # `pressroom config show | head`: the reader left, as it may
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -7,6 +7,9 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import InterfaceError, OperationalError
+
+from pressroom.errors import StoreUnavailable
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -43,7 +46,16 @@ MIGRATION_LOCK = 0x7072657373726F6F
 def upgrade(engine: Engine) -> None:
     """Migrate to this code's head. On PostgreSQL under a session advisory lock: the API's
     replicas and the migration Job may start at once, and the second waits for the first and
-    then finds nothing left to do (Alembic itself takes no lock)."""
+    then finds nothing left to do (Alembic itself takes no lock). A database that does not
+    answer is ``StoreUnavailable`` (one line, exit 75), not the driver's traceback."""
+    try:
+        _upgrade(engine)
+    except (OperationalError, InterfaceError) as exc:
+        cause = type(getattr(exc, "orig", None) or exc).__name__
+        raise StoreUnavailable(f"the job store is unavailable ({cause})") from None
+
+
+def _upgrade(engine: Engine) -> None:
     if engine.dialect.name != "postgresql":
         command.upgrade(alembic_config(engine), "head")
         return

@@ -428,3 +428,27 @@ def test_worker_check_with_a_bad_setting_is_unhealthy_in_one_line(tmp_path: Path
     assert done.returncode == 1  # Docker's unhealthy (2 is reserved there)
     (line,) = done.stderr.splitlines()
     assert line.startswith("BAD_CONFIG: PRESSROOM_MAX_PAGES")
+
+
+def test_serve_with_its_database_down_is_one_line_and_exit_75(tmp_path: Path) -> None:
+    """A PostgreSQL that does not answer at start (nothing listens on port 1): the driver's
+    error becomes STORE_UNAVAILABLE, one line, exit 75 (try again later), no traceback."""
+    from tests.e2e.conftest import PRESSROOM, free_port
+
+    env = {
+        **os.environ,
+        "PRESSROOM_DATA_DIR": str(tmp_path / "data"),
+        "PRESSROOM_DATABASE_URL": "postgresql://pressroom@127.0.0.1:1/pressroom",
+    }
+    done = subprocess.run(
+        [str(PRESSROOM), "serve", "--port", str(free_port()), "--workers", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 75, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("STORE_UNAVAILABLE: "), done.stderr
+    assert "pressroom@" not in done.stderr and "Traceback" not in done.stderr
