@@ -7,8 +7,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pressroom.cli.common import (
     EXIT_OK,
@@ -18,6 +19,9 @@ from pressroom.cli.common import (
 )
 from pressroom.errors import PressroomError
 from pressroom.settings import Settings
+
+if TYPE_CHECKING:
+    from pressroom.backup import Copied
 
 
 def cmd_templates(args: argparse.Namespace) -> int:
@@ -213,22 +217,33 @@ class _Progress:
             self.shown = True
 
     def end(self) -> None:
+        """Close the line (once), so what follows starts on its own."""
         if self.shown:
             print(file=sys.stderr)
+            self.shown = False
+
+
+def _copying(copy: Callable[[_Progress], Copied]) -> Copied | int:
+    """A backup or restore with its progress line: what it copied, or the exit code of its
+    one-line refusal."""
+    progress = _Progress()
+    try:
+        return copy(progress)
+    except PressroomError as exc:
+        progress.end()
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    finally:
+        progress.end()
 
 
 def cmd_db_backup(args: argparse.Namespace) -> int:
     from pressroom.backup import backup, keep_also
 
     settings = Settings.from_env()
-    progress = _Progress()
-    try:
-        copied = backup(settings, Path(args.dest), progress=progress)
-    except PressroomError as exc:
-        progress.end()
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return exc.exit_code
-    progress.end()
+    copied = _copying(lambda progress: backup(settings, Path(args.dest), progress=progress))
+    if isinstance(copied, int):
+        return copied
     print(
         f"backed up {copied.size:,} bytes (schema {copied.revision}) to {args.dest} "
         f"in {copied.seconds:.2f} s"
@@ -241,14 +256,11 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
     from pressroom.backup import keep_also, restore
 
     settings = Settings.from_env()
-    progress = _Progress()
-    try:
-        copied = restore(settings, Path(args.src), force=args.force, progress=progress)
-    except PressroomError as exc:
-        progress.end()
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return exc.exit_code
-    progress.end()
+    copied = _copying(
+        lambda progress: restore(settings, Path(args.src), force=args.force, progress=progress)
+    )
+    if isinstance(copied, int):
+        return copied
     upgraded = f", upgraded from schema {copied.upgraded_from}" if copied.upgraded_from else ""
     print(
         f"restored {copied.size:,} bytes (schema {copied.revision}{upgraded}) "

@@ -399,16 +399,7 @@ class JobRunner:
                         ) from None
                 remaining(deadline)
                 template = registered_template(job.template, services.settings.template_dirs)
-                settings = services.settings
-                options, policy = _job_options(
-                    job,
-                    template,
-                    settings.limits,
-                    settings.redaction,
-                    deadline,
-                    settings.languages,
-                    labels=services.labels,
-                )
+                options, policy = self._options(job, template, deadline)
                 processing = Processing(policy)
                 built = scratch / "output.pdf"
                 timer = StageTimer()
@@ -515,21 +506,28 @@ class JobRunner:
         log.info("job cancelled", extra={"job_id": job.id, "code": "CANCELLED"})
         return True
 
+    def _options(
+        self, job: Job, template: Template, deadline: float | None
+    ) -> tuple[JobOptions, RedactionPolicy]:
+        """The job's options under this worker's settings and keys."""
+        settings = self.services.settings
+        return _job_options(
+            job,
+            template,
+            settings.limits,
+            settings.redaction,
+            deadline,
+            settings.languages,
+            labels=self.services.labels,
+        )
+
     def _publish(self, job: Job, built: Path, result: DocumentResult) -> None:
         """Store the checked output under its digest's key (put-if-absent: a retry that made
         other bytes is held apart for a human) and complete the job."""
         services, queue, now = self.services, self.queue, self.services.clock
         settings = services.settings
         template = registered_template(job.template, settings.template_dirs)
-        options, policy = _job_options(
-            job,
-            template,
-            settings.limits,
-            settings.redaction,
-            None,
-            settings.languages,
-            labels=services.labels,
-        )
+        options, policy = self._options(job, template, None)
         digest = artifact_digest(
             job.source_sha256,
             template.content_hash,
@@ -649,15 +647,7 @@ class JobRunner:
                         "the job's source is missing from storage", code="SOURCE_MISSING"
                     ) from None
                 template = registered_template(job.template, services.settings.template_dirs)
-                options, _policy = _job_options(
-                    job,
-                    template,
-                    services.settings.limits,
-                    services.settings.redaction,
-                    deadline,
-                    services.settings.languages,
-                    labels=services.labels,
-                )
+                options, _policy = self._options(job, template, deadline)
                 part = scratch / "part.pdf"
                 timer = StageTimer()
                 start = time.perf_counter()
@@ -728,15 +718,7 @@ class JobRunner:
         deadline = None
         if job.deadline_at is not None:
             deadline = time.monotonic() + (job.deadline_at - services.clock())
-        options, _policy = _job_options(
-            job,
-            template,
-            settings.limits,
-            settings.redaction,
-            deadline,
-            settings.languages,
-            labels=services.labels,
-        )
+        options, _policy = self._options(job, template, deadline)
         split, _done = self.tasks.progress(job.id)
         parts: list[Path] = []
         pages: list[CheckedPage] = []
