@@ -106,6 +106,9 @@ MEANINGS = {
     "(run `pressroom db upgrade`, or the migration Job, before sending traffic).",
     "STORE_UNAVAILABLE": "The job database did not answer (down, unreachable, pool exhausted).",
     "TOO_LARGE": "The upload passes PRESSROOM_MAX_BYTES.",
+    "TOO_MANY_FINDINGS": "A page holds more findings than a person could judge "
+    "(`PRESSROOM_MAX_PAGE_FINDINGS`): every one is burned and the copy is held for a person; "
+    "`pressroom detect` prints the first ones and says how many more there were.",
     "TRANSIENT": "Something outside the input failed; the same work may succeed later.",
     "UNAUTHORIZED": "No API key, or one that is unknown, expired or revoked (`WWW-Authenticate: "
     "Bearer`).",
@@ -117,6 +120,11 @@ MEANINGS = {
     "lacks a key, has a value of the wrong type or out of range, or does not parse. The "
     "message names the key; fix the file (`pressroom templates` lists every template's state).",
     "UNREADABLE_SCAN": "Recognition found no usable text.",
+    "UNSAFE_FOLDER": "A folder the watcher keeps its state in (or moves files into) is not "
+    "its own: owned by another user, writable by group or others without the sticky bit, or a "
+    "link. Refused at start and on every use (exit 2); nothing in it is opened.",
+    "UNTRUSTED_BACKUP": "`db restore`: the backup carries schema objects (tables, indexes, "
+    "triggers, views) that its revision does not define: refused before anything is copied.",
     "UNSUPPORTED_FORM": "An XFA form with no appearances of its own (a dynamic form: the viewer "
     "builds its pages). Pressroom keeps what a form shows by drawing it into the page, and "
     "cannot for this one; save it as a static PDF (print to PDF) and send that.",

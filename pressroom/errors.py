@@ -120,6 +120,13 @@ class RedactionLeak(ReviewRequired):
     code = "REDACTION_LEAK"
 
 
+class TooManyFindings(ReviewRequired):
+    """A page holds more findings than a person could judge (``PRESSROOM_MAX_PAGE_FINDINGS``):
+    burned as found, held for a person rather than published."""
+
+    code = "TOO_MANY_FINDINGS"
+
+
 class OutputChanged(ReviewRequired):
     """A retry made other bytes than the artifact already stored for the same digest: the new
     output is kept under a versioned key and a human picks, rather than either winning silently."""
@@ -228,6 +235,21 @@ class BadConfig(PermanentError):
     code = "BAD_CONFIG"
     http_status = 500
     exit_code = 2
+
+
+class UnsafeFolder(BadConfig):
+    """A folder the process keeps its own state in is not its own: another user owns it, or
+    group or others may write it without the sticky bit, or it is a link. Refused before any
+    file in it is opened."""
+
+    code = "UNSAFE_FOLDER"
+
+
+class UntrustedBackup(PermanentError):
+    """A backup whose schema carries objects (tables, indexes, triggers, views) that its own
+    revision does not define: refused before anything is restored."""
+
+    code = "UNTRUSTED_BACKUP"
 
 
 class RecognizerConfigError(BadConfig):

@@ -66,6 +66,10 @@ class Limits:
     # 20 thousand. Detection costs grow with the text; a page of 100,000 tiny words (600
     # thousand characters, 3 KB compressed) held a worker for minutes. Past it: TEXT_LIMIT.
     max_detect_chars: int = 100_000
+    # Findings one page of a redaction may carry: a dense page of names and addresses (a donor
+    # list, a roll call) has a few hundred; past this a person could not judge them and the
+    # job is held TOO_MANY_FINDINGS (everything found still burned).
+    max_page_findings: int = 1_000
     # Streams walked to measure one page (forms, images, patterns, glyph procedures,
     # appearances): a scan has one, a heavy page hundreds; the walk itself must stay cheap.
     max_page_objects: int = 10_000
@@ -671,6 +675,12 @@ VARIABLES: tuple[Var, ...] = (
         "limits.max_detect_chars",
         POSITIVE_INT,
         "Characters of one page a redaction job hands to detection; past it TEXT_LIMIT.",
+    ),
+    _V(
+        "PRESSROOM_MAX_PAGE_FINDINGS",
+        "limits.max_page_findings",
+        POSITIVE_INT,
+        "Findings one page of a redaction may carry; past it the job is held TOO_MANY_FINDINGS.",
     ),
     _V(
         "PRESSROOM_MAX_PAGE_TEXT_BYTES",
