@@ -30,7 +30,7 @@ from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output
 from pressroom.redact.detect.detector import Detector, name_tokens
-from pressroom.redact.findings import DocumentFinding, page_findings
+from pressroom.redact.findings import DocumentFinding, hold_past_cap, page_findings
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.redact.readback import read_back
@@ -129,6 +129,7 @@ def redact_document(
         held.result = {"text_layer": "empty"}
         raise held
     if options.corrections is None:  # a reviewer's rebuild goes back to them anyway
+        hold_past_cap(findings, sheet, options.limits.max_page_findings)
         _hold_for_doubt(findings, sheet, RedactionSettings.given(options.redaction))
     return replace(result, sheet=sheet, overridden=found.applied.overridden)
 

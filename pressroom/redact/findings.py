@@ -3,10 +3,12 @@ page by page, in PDF points — for a reviewer of a held copy and for the dry ru
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pressroom.corrections import MANUAL, SheetFinding
+from pressroom.corrections import MANUAL, ReviewSheet, SheetFinding
+from pressroom.errors import TooManyFindings
 from pressroom.models import Box
 from pressroom.redact.plan import covered_words, normalise, overlaps
 from pressroom.redact.scan import PageScan
@@ -77,22 +79,85 @@ def page_findings(
     return _dedupe(out)
 
 
+# De-duplication looks for an earlier finding of the same page, class and value whose box
+# overlaps: findings are bucketed by that key, and inside a bucket by the grid cells their
+# boxes touch, so a page of 12,000 copies of one name costs linear time, not quadratic (a
+# 1,240-byte page of them held a worker to its deadline when every pair was compared).
+_CELL = 48.0  # points: a grid cell of the index inside one bucket
+_WIDE = 64  # a box touching more cells than this is kept in the bucket's short list instead
+
+
+def _cells(box: tuple[float, float, float, float]) -> list[tuple[int, int]] | None:
+    x0, y0, x1, y1 = (int(v // _CELL) for v in box)
+    if (x1 - x0 + 1) * (y1 - y0 + 1) > _WIDE:
+        return None
+    return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+
+
+class _Bucket:
+    """The kept findings of one page, class and value, indexed by the grid cells they touch."""
+
+    __slots__ = ("grid", "wide")
+
+    def __init__(self) -> None:
+        self.grid: dict[tuple[int, int], list[int]] = {}
+        self.wide: list[int] = []
+
+    def near(self, cells: list[tuple[int, int]] | None) -> set[int]:
+        if cells is None:  # a wide box: every kept finding of the bucket is a candidate
+            return set(self.wide).union(*self.grid.values())
+        out = set(self.wide)
+        for c in cells:
+            out.update(self.grid.get(c, ()))
+        return out
+
+    def add(self, n: int, cells: list[tuple[int, int]] | None) -> None:
+        if cells is None:
+            self.wide.append(n)
+        else:
+            for c in cells:
+                self.grid.setdefault(c, []).append(n)
+
+
 def _dedupe(found: list[DocumentFinding]) -> list[DocumentFinding]:
-    """OCR and the page's own text often find the same value in the same place: report it once."""
+    """OCR and the page's own text often find the same value in the same place: report it once.
+    A finding is dropped when a kept one of the same page, class and value overlaps it; where
+    either reading believes the value, the mark is not doubt."""
     kept: list[DocumentFinding] = []
+    buckets: dict[tuple[int, str, str], _Bucket] = {}
     for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0])):
-        same = [
-            n
-            for n, g in enumerate(kept)
-            if g.kind == f.kind
-            and g.page == f.page
-            and overlaps(Box(*g.box), Box(*f.box))
-            and normalise(g.value) == normalise(f.value)
-        ]
+        bucket = buckets.setdefault((f.page, f.kind, normalise(f.value)), _Bucket())
+        cells = _cells(f.box)
+        box = Box(*f.box)
+        same = [n for n in bucket.near(cells) if overlaps(Box(*kept[n].box), box)]
         if not same:
+            bucket.add(len(kept), cells)
             kept.append(f)
         elif not f.doubt:
-            # where either reading believes the value, the mark is not doubt
             for n in same:
                 kept[n] = replace(kept[n], doubt=False)
     return kept
+
+
+def crowded_pages(findings: Sequence[DocumentFinding], cap: int) -> dict[int, int]:
+    """Pages (from 1) carrying more than ``cap`` findings, with how many they carry."""
+    per_page: dict[int, int] = {}
+    for f in findings:
+        per_page[f.page] = per_page.get(f.page, 0) + 1
+    return {page: n for page, n in sorted(per_page.items()) if n > cap}
+
+
+def hold_past_cap(findings: Sequence[DocumentFinding], sheet: ReviewSheet, cap: int) -> None:
+    """Hold the output (``TOO_MANY_FINDINGS``) when a page carries more findings than a person
+    could judge: everything found is burned either way, and nothing is published unseen."""
+    crowded = crowded_pages(findings, cap)
+    if not crowded:
+        return
+    held = TooManyFindings(
+        "more findings than a person can judge ("
+        + ", ".join(f"page {page}: {n}" for page, n in crowded.items())
+        + f"; at most {cap:,} a page): each is burned, and the copy is held for a person"
+    )
+    held.findings = list(findings)
+    held.sheet = sheet
+    raise held
