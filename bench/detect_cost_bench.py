@@ -10,7 +10,9 @@ it prints two times, policy ``name,address,account-number`` with the model loade
 - ``text``: ``Detector.find_all`` on the page as one text (``pressroom detect --jsonl``);
 - ``page``: what a worker runs on one reading of a page: its words laid out in lines,
   ``plan.detect`` (the reading order with the model, rows and columns without it), then
-  ``plan.covered_words`` with the values found.
+  ``plan.covered_words`` with the values found, then the page's findings as a reviewer and
+  ``pressroom detect`` list them (``findings.page_findings``: boxes, propagation, and the
+  de-duplication that was quadratic in the findings of a page).
 
 then each time as a multiple of the ordinary page's (its own path), and PASS when both are under 10x
 (the target), FAIL otherwise. A page over the cap is shown refused, by the worker's own check.
@@ -34,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from corpora.documents.kinds import documents
 from pressroom.errors import TextLimit
-from pressroom.models import Box, Word
+from pressroom.models import Box, PageInfo, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
@@ -48,8 +50,9 @@ from pressroom.redact.detect.detector import (
 )
 from pressroom.redact.detect.name_words import census
 from pressroom.redact.detect.names import NameRecognizer
-from pressroom.redact.plan import covered_words, detect
-from pressroom.redact.scan import _check_read
+from pressroom.redact.findings import page_findings
+from pressroom.redact.plan import Hit, covered_words, detect
+from pressroom.redact.scan import PageScan, _check_read
 from pressroom.settings import Limits
 
 TARGET = 10.0
@@ -86,6 +89,15 @@ def _census_words(n: int) -> str:
     return _wrap(" ".join(pairs).split(), n)
 
 
+def _census_repeated(n: int) -> str:
+    """Fifty census names written again and again (a roll call, a donor list pasted twice)."""
+    first, last = census()
+    rnd = random.Random(5)
+    given, family = sorted(first)[:200], sorted(last)[:200]
+    fifty = [f"{rnd.choice(given).title()} {rnd.choice(family).title()}" for _ in range(50)]
+    return _wrap(" ".join(fifty[i % 50] for i in range(n // 12)).split(), n)
+
+
 def _capital_words(n: int) -> str:
     rnd = random.Random(2)
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -116,6 +128,9 @@ def adversarial(n: int) -> dict[str, str]:
         "one-letter words (a b c)": _wrap(list("abcdefgh") * (n // 2), n),
         "capitalised words": _capital_words(n),
         "capitalised census names": _census_words(n),
+        "census names repeated (50 names)": _census_repeated(n),
+        # the security review's page (N3): one name, 12,000 times, 96,198 characters
+        "one name repeated (Ann Lee x12,000)": _repeat("Ann Lee ", min(n, 96_199)),
         "digits and spaces (1 2 3)": _wrap([str(i % 10) for i in range(n // 2)], n),
         "digit pairs (12 34 56)": _numbers(n, 2),
         "five-digit runs (ZIP-like)": _numbers(n, 5),
@@ -194,6 +209,16 @@ def page_work(detector: Detector, words: list[Word]) -> None:
     values = {h.finding.value for h in hits}
     tokens = name_tokens(h.finding.value for h in hits if h.finding.kind == "name")
     covered_words(words, hits, values, tokens)
+    by_kind: dict[str, set[str]] = {}
+    for h in hits:
+        by_kind.setdefault(h.finding.kind, set()).add(h.finding.value)
+    page_findings(_scan(words, hits), by_kind, tokens)
+
+
+def _scan(words: list[Word], hits: list[Hit]) -> PageScan:
+    """The page as pass one leaves it: its own words (72 dpi: a pixel is a point), their hits."""
+    info = PageInfo(0, 612.0, 792.0, 0, None, True, sum(len(w.text) for w in words))
+    return PageScan(info, 0, 72.0, (612, 792), [], list(words), [], list(hits))
 
 
 def text_work(detector: Detector, text: str) -> None:
