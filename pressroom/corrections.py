@@ -9,11 +9,15 @@ browser and written to the decision record.
   there stay in the text), boxes added by hand (class ``manual``: burned where drawn), and
   areas whose words are to go wherever they occur ("redact every occurrence").
 - ``ReviewSheet``: each page's upright size and how the scan was turned and levelled, and every
-  finding's place and class; the desk draws the boxes from it.
+  finding's place and class; the desk draws the boxes from it. A copy held by a check of the
+  output (a value read again, text under a burned box, a box not solid, a page read with too
+  little confidence) carries what the check found again (``rechecked``): page, class and box,
+  drawn at the desk as a box of its own kind.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +27,44 @@ from pressroom.errors import BadRequest
 
 MAX_AREAS = 500  # per list: a page of corrections is a few dozen; more is no person's work
 MANUAL = "manual"  # the class of a box a reviewer drew
+MAX_JSON_DEPTH = 16  # corrections are three levels deep; nothing a person sends nests deeper
+# a box drawn by hand may reach this far past its page's edge (points: the desk's rounding)
+EDGE_PT = 1.0
+# what a check of the output found again, where it has no finding class of its own
+RECHECK_KINDS = {
+    "leak": "a found value read again on the output",
+    "under-box": "text still under a burned or drawn box",
+    "unsolid": "a burned box that is not solid",
+    "low-confidence": "a page read with too little confidence to judge",
+    "unreadable": "text the check cannot read as characters",
+}
+
+
+def parse_json(raw: str | bytes, what: str = "corrections") -> object:
+    """JSON a person sent, nested at most ``MAX_JSON_DEPTH`` deep: deeper is ``BadRequest``
+    before it is parsed (a parser's recursion limit is no answer), and so is text that is
+    not JSON."""
+    depth, inside, escaped = 0, False, False
+    for c in raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw:
+        if inside:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                inside = False
+        elif c == '"':
+            inside = True
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise BadRequest(f"{what}: JSON nested more than {MAX_JSON_DEPTH} deep")
+        elif c in "]}":
+            depth -= 1
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise BadRequest(f"{what}: not JSON") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,13 +215,53 @@ class ReviewSheet:
     pages: tuple[SheetPage, ...]
     findings: tuple[SheetFinding, ...] = ()
     corrections: Corrections = field(default_factory=Corrections)
+    # what a check of the output found again, where it found it (a finding's class, or one of
+    # ``RECHECK_KINDS``): page, class and box, never the value; none for a copy no check held
+    rechecked: tuple[SheetFinding, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "pages": [p.as_json() for p in self.pages],
             "findings": [f.as_json() for f in self.findings],
             "corrections": self.corrections.as_json(),
         }
+        if self.rechecked:
+            out["rechecked"] = [f.as_json() for f in self.rechecked]
+        return out
+
+    def rechecked_counts(self) -> dict[int, dict[str, int]]:
+        """What the checks found again, by page and class: what the approve step names."""
+        out: dict[int, dict[str, int]] = {}
+        for f in self.rechecked:
+            on = out.setdefault(f.page, {})
+            on[f.kind] = on.get(f.kind, 0) + 1
+        return out
+
+    def check(self, corrections: Corrections) -> None:
+        """``BadRequest`` naming the first correction whose page is not in the document or
+        whose box lies outside its page (a removed box must meet its page; a box drawn by hand
+        must lie on it): judged before anything is queued, so a typo never costs the review."""
+        n = len(self.pages)
+        for name, areas in (
+            ("removed", corrections.removed),
+            ("manual", corrections.manual),
+            ("every", corrections.every),
+        ):
+            for i, a in enumerate(areas):
+                what = f"corrections.{name}[{i}]"
+                if not 1 <= a.page <= n:
+                    raise BadRequest(f"{what}: page {a.page} is not in the document ({n} page(s))")
+                page = self.pages[a.page - 1]
+                w, h = page.width_pt, page.height_pt
+                x0, y0, x1, y1 = a.box
+                if name == "removed":
+                    outside = x0 >= w or y0 >= h
+                else:
+                    outside = x1 > w + EDGE_PT or y1 > h + EDGE_PT
+                if outside:
+                    raise BadRequest(
+                        f"{what}: the box lies outside page {a.page} ({w:g} x {h:g} pt)"
+                    )
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> ReviewSheet:
@@ -198,7 +280,11 @@ class ReviewSheet:
             SheetFinding(int(f["page"]), str(f["class"]), _box(f["box"]), f.get("doubt") is True)
             for f in raw.get("findings", [])
         )
-        return cls(pages, findings, Corrections.parse(raw.get("corrections") or {}))
+        rechecked = tuple(
+            SheetFinding(int(f["page"]), str(f["class"]), _box(f["box"]))
+            for f in raw.get("rechecked", [])
+        )
+        return cls(pages, findings, Corrections.parse(raw.get("corrections") or {}), rechecked)
 
 
 def _placement(

@@ -26,7 +26,14 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.responses import error_response
 from pressroom.api.single import SingleValues, single_form
-from pressroom.corrections import MANUAL, Corrections, ReviewSheet, removed_match
+from pressroom.corrections import (
+    MANUAL,
+    RECHECK_KINDS,
+    Corrections,
+    ReviewSheet,
+    parse_json,
+    removed_match,
+)
 from pressroom.desk import session as sessions
 from pressroom.desk.backend import DeadLetters, DeskBackend, HeldDetail, HeldItem, Viewer, Which
 from pressroom.desk.gate import Gate, KeyGate
@@ -367,11 +374,7 @@ async def apply(request: Request, item_id: str) -> Response:
     raw = form.get("corrections")
     if not isinstance(raw, str):
         raise BadRequest("corrections: the form carries no corrections field")
-    try:
-        parsed = json.loads(raw)
-    except ValueError:
-        raise BadRequest("corrections: not JSON") from None
-    corrections = Corrections.parse(parsed)
+    corrections = Corrections.parse(parse_json(raw))
     await run_in_threadpool(cfg.backend.apply, s.viewer, _check_id(item_id), corrections)
     return RedirectResponse(_item_url(item_id), status_code=303)
 
@@ -385,7 +388,16 @@ async def approve(request: Request, item_id: str) -> Response:
     s, form = await _signed_in_post(request, cfg)
     item_id = _check_id(item_id)
     detail = await run_in_threadpool(cfg.backend.detail, s.viewer, item_id)
-    if form.get("confirm") != "yes":
+    found_again = _found_again(detail)
+    confirmed = form.get("confirm") == "yes"
+    if confirmed and form.get("held") != _held_version(detail):
+        # the copy the confirmation named is not the one held now (another tab applied
+        # corrections, a retry changed it): nothing is published unseen
+        raise Conflict("the held copy changed since this step was shown; look at it again")
+    unacknowledged = (
+        confirmed and found_again is not None and form.get("acknowledge") != ACKNOWLEDGE
+    )
+    if not confirmed or unacknowledged:
         pending = form.get("pending")
         unapplied = int(pending) if isinstance(pending, str) and pending.isdigit() else 0
         token = sessions.csrf_token(cfg.secret, s.nonce)
@@ -393,16 +405,17 @@ async def approve(request: Request, item_id: str) -> Response:
             "confirm.html",
             cfg.backend.title,
             f"Approve job {detail.item.label or detail.item.id}?",
+            # sent without the acknowledgement: the same step again, saying what it needs
+            status=400 if unacknowledged else 200,
             viewer=s.viewer,
             token=token,
             item=detail.item,
             unapplied=min(unapplied, 9999),
             held_version=_held_version(detail),
+            found_again=found_again,
+            acknowledge=ACKNOWLEDGE,
+            unacknowledged=unacknowledged,
         )
-    if form.get("held") != _held_version(detail):
-        # the copy the confirmation named is not the one held now (another tab applied
-        # corrections, a retry changed it): nothing is published unseen
-        raise Conflict("the held copy changed since this step was shown; look at it again")
     done = await run_in_threadpool(cfg.backend.approve, s.viewer, item_id)
     return _done(request, cfg, s, item_id, "approved", done.message, done.link)
 
@@ -441,6 +454,25 @@ def _dead_letters(cfg: DeskConfig) -> DeadLetters:
     if not isinstance(cfg.backend, DeadLetters):
         raise NotFound("this desk has no queue to redrive from")
     return cfg.backend
+
+
+# what the approve step's checkbox sends for a copy a check found something again in
+ACKNOWLEDGE = "leak"
+
+
+def _found_again(detail: HeldDetail) -> list[dict[str, Any]] | None:
+    """What the check that held the copy found again, for the approve step to name, by page
+    and class with counts; None when no acknowledgement is asked (no leak hold, nothing found
+    again). A leak hold that knows no place (a value in the file's objects) is one line with
+    no page."""
+    sheet = detail.sheet
+    counts = sheet.rechecked_counts() if sheet is not None else {}
+    if not counts and detail.item.reason_code != "REDACTION_LEAK":
+        return None
+    return [
+        {"page": page, "counts": dict(sorted(kinds.items()))}
+        for page, kinds in sorted(counts.items())
+    ]
 
 
 def _held_version(detail: HeldDetail) -> str:
@@ -698,6 +730,26 @@ def _boxes(sheet: ReviewSheet, page: int) -> list[dict[str, Any]]:
     return out
 
 
+def _again(sheet: ReviewSheet, page: int) -> list[dict[str, Any]]:
+    """What the check that held the copy found again on a page: boxes of their own kind,
+    drawn over the page and listed in the rail, never a correction (pressing one changes
+    nothing: what stands there is for the reviewer to see, then remove or approve)."""
+    out = []
+    for f in (f for f in sheet.rechecked if f.page == page):
+        number = len(out) + 1
+        what = RECHECK_KINDS.get(f.kind, f"{f.kind} found again on the output")
+        out.append(
+            {
+                "number": number,
+                "kind": f.kind,
+                "box": _box_attr(f.box),
+                "classes": f"box again {kind_class(f.kind)}",
+                "ident": f"found again {number} on page {page}: {what}",
+            }
+        )
+    return out
+
+
 def _job_page(
     title: str, viewer: Viewer, detail: HeldDetail, token: str, now: float
 ) -> HTMLResponse:
@@ -718,6 +770,7 @@ def _job_page(
                 "n": n,
                 "size": (f"{sp.width_pt:g}", f"{sp.height_pt:g}") if sp is not None else None,
                 "boxes": _boxes(sheet, n) if sheet is not None and sp is not None else [],
+                "again": _again(sheet, n) if sheet is not None and sp is not None else [],
                 "source": source,
                 "output": output,
                 "first": f"{source}?w={PAGE_W}",
@@ -740,6 +793,7 @@ def _job_page(
         editable=detail.can_apply and sheet is not None,
         can_apply=detail.can_apply,
         pages=pages,
+        again=sum(len(p["again"]) for p in pages),
         corrections_json=json.dumps(current, separators=(",", ":")),
     )
 

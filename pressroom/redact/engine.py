@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pressroom.corrections import ReviewSheet
+from pressroom.corrections import ReviewSheet, SheetFinding
 from pressroom.engines.straighten import STRAIGHTEN_MIN
 from pressroom.errors import DoubtfulNames, NoText, RedactionLeak, ReviewRequired
 from pressroom.models import Box, DocumentInfo
@@ -33,9 +33,10 @@ from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.findings import DocumentFinding, hold_past_cap, page_findings
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
-from pressroom.redact.readback import read_back
+from pressroom.redact.readback import held_at, read_back, rechecked
 from pressroom.redact.scan import (
     REDACT_DPI,
+    OriginalText,
     PageScan,
     RedactionSource,
     check_text_size,
@@ -65,12 +66,16 @@ def redact_document(
     *,
     progress: Progress | None = None,
     timer: StageTimer | None = None,
+    original: Path | None = None,
+    rewritten: frozenset[int] | None = None,
 ) -> DocumentResult:
     """``source`` redacted under ``policy`` into a checked output at ``output`` (a scratch
-    path). An output the checks doubt raises ``ReviewRequired``, left at ``output`` for a
-    reviewer with every finding on the exception. A reviewer's corrections
-    (``options.corrections``) are applied on the way: values let stand, boxes drawn by hand,
-    words to go wherever they occur. The result, and a hold, carry the review sheet. Stage
+    path). ``original``: the source as it came (forms flattened) when ``source`` is a copy OCR
+    reworked (``--ocr redo``/``force``): its own text on the pages in ``rewritten`` (from 0;
+    None: every page) is detected and burned too. An output the checks doubt raises
+    ``ReviewRequired``, left at ``output`` for a reviewer with every finding on the exception.
+    A reviewer's corrections (``options.corrections``) are applied on the way: values let
+    stand, boxes drawn by hand, words to go wherever they occur. The result, and a hold, carry the review sheet. Stage
     timings go to ``timer`` (a fresh one when not given), failures included."""
     timer = timer or StageTimer()
     # the whole of it as a stage too: the dashboard and the stage histograms have shown it all
@@ -85,9 +90,23 @@ def redact_document(
         ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
         with ExitStack() as stack:
             src = RedactionSource(stack, source, info)
+            text = (
+                OriginalText(stack, original, rewritten, options.limits)
+                if original is not None and original != source
+                else None
+            )
             # Pass one: read every page (its own text and OCR of its pixels), find the values.
             scans = scan_pages(
-                src, info, ocr, engine, detector, options.deadline, progress, options.limits, timer
+                src,
+                info,
+                ocr,
+                engine,
+                detector,
+                options.deadline,
+                progress,
+                options.limits,
+                timer,
+                original=text,
             )
             with timer.stage(Stage.DETECT):
                 by_kind, _found_tokens = document_values(scans)
@@ -109,9 +128,12 @@ def redact_document(
                     timer,
                 )
             except ReviewRequired as exc:
-                # what a reviewer needs to judge the held copy: every finding, with its place
+                # what a reviewer needs to judge the held copy: every finding, with its place,
+                # and where the check that held it found what it found again
+                again = rechecked(exc)
                 exc.findings = _findings(scans, found)
-                exc.sheet = review_sheet(scans, exc.findings, options.corrections)
+                sheet = review_sheet(scans, exc.findings, options.corrections)
+                exc.sheet = replace(sheet, rechecked=again)
                 raise
     result = built.assembly.result(
         info,
@@ -217,6 +239,7 @@ def _build_and_read_back(
             recheck |= {
                 index + 1 for (index, _dpi, boxes) in built.burned if boxes != before.get(index)
             }
+        where: list[SheetFinding] = []  # where re-detection found each, for the reviewer
         again = read_back(
             output,
             built,
@@ -230,19 +253,23 @@ def _build_and_read_back(
             timer,
             recheck,
             found.applied,
+            where,
         )
         if not again:
             return built
         recheck = set(again)
         before = {index: boxes for (index, _dpi, boxes) in built.burned}
         if attempt == 2 or not _learn(again, by_kind):
-            raise RedactionLeak(
-                "detection run again on the output found "
-                + "; ".join(
-                    f"page {page}: "
-                    + ", ".join(f"{n} {kind}" for kind, n in sorted(_counts(hits).items()))
-                    for page, hits in sorted(again.items())
-                )
+            raise held_at(
+                RedactionLeak(
+                    "detection run again on the output found "
+                    + "; ".join(
+                        f"page {page}: "
+                        + ", ".join(f"{n} {kind}" for kind, n in sorted(_counts(hits).items()))
+                        for page, hits in sorted(again.items())
+                    )
+                ),
+                where,
             )
         found.tokens = _tokens(by_kind)
     raise AssertionError("unreachable: the second attempt returns or raises")
@@ -284,13 +311,16 @@ def detect_document(
     with ExitStack() as stack:
         # forms and annotations drawn into their pages, as redaction reads them
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pressroom-")))
-        source = stack.enter_context(flattened(source, scratch / "source", options.limits)).path
-        source = stack.enter_context(
-            reworked(source, scratch / "source", options.ocr, options.limits)
-        ).path
+        flat = stack.enter_context(flattened(source, scratch / "source", options.limits)).path
+        pages = stack.enter_context(reworked(flat, scratch / "source", options.ocr, options.limits))
+        source = pages.path
         info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
         check_text_size(info, options.limits)
         src = RedactionSource(stack, source, info)
+        # what a rework took out (an earlier layer; every word under force) is found too
+        text = (
+            OriginalText(stack, flat, pages.rewritten, options.limits) if source != flat else None
+        )
         scans = scan_pages(
             src,
             info,
@@ -301,6 +331,7 @@ def detect_document(
             progress,
             options.limits,
             timer,
+            original=text,
         )
     values, tokens = document_values(scans)
     return [f for scan in scans for f in page_findings(scan, values, tokens)]

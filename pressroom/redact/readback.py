@@ -1,16 +1,22 @@
 """The redacted output read back before anyone sees it: the pipeline's own output check, then
 redaction's — no found value left in any form, every page judged, every box solid — and
-detection run once more on the output as a reader gets it."""
+detection run once more on the output as a reader gets it.
+
+A check that holds the copy says where: the hold carries the places of what it found again
+(``held_at``/``rechecked``: content page from 1, class, box in points of the upright page as
+the review sheet has them, never the value), which the engine puts in the review sheet."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from pressroom.corrections import ReviewSheet, SheetFinding
 from pressroom.engines import pdfium
-from pressroom.errors import OutputCheckFailed, RedactionLeak
-from pressroom.models import Box
+from pressroom.errors import OutputCheckFailed, RedactionLeak, ReviewRequired
+from pressroom.models import Box, Word
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.render import PageLayout
@@ -21,13 +27,26 @@ from pressroom.redact.build import Built
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector
 from pressroom.redact.faint import faint_words
-from pressroom.redact.leaks import find_leaks
+from pressroom.redact.leaks import Leak, find_leaks
 from pressroom.redact.plan import Hit, covered_words, detect, overlaps
 from pressroom.redact.scan import REDACT_DPI, PageScan
 from pressroom.redact.text import extracted_words
 from pressroom.settings import Limits
 
 MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
+_ON_PAGE = re.compile(r"page (\d+)\b")
+
+
+def held_at(exc: ReviewRequired, places: Iterable[SheetFinding]) -> ReviewRequired:
+    """``exc`` carrying where its check found what it found: a sheet of those places alone
+    (no pages yet), which the engine completes with the pages and every finding."""
+    exc.sheet = ReviewSheet((), rechecked=tuple(places))
+    return exc
+
+
+def rechecked(exc: ReviewRequired) -> tuple[SheetFinding, ...]:
+    """The places a hold carries (none for a hold that did not say)."""
+    return exc.sheet.rechecked if isinstance(exc.sheet, ReviewSheet) else ()
 
 
 def read_back(
@@ -43,11 +62,13 @@ def read_back(
     timer: StageTimer,
     pages: set[int] | None = None,
     applied: Applied = NOTHING,
+    where: list[SheetFinding] | None = None,
 ) -> dict[int, list[Hit]]:
     """The output read back: it parses, no found value is left in any form, no text under a
-    box a reviewer drew, every page could be judged, every box is solid. Then detection once
-    more (on ``pages``, from 1; all by default), a reviewer's let-stand values aside; what it
-    finds is returned."""
+    box a reviewer drew, every page could be judged, every box is solid (a hold says where:
+    ``held_at``). Then detection once more (on ``pages``, from 1; all by default), a
+    reviewer's let-stand values aside; what it finds is returned, by output page from 1, and
+    where it lies added to ``where`` (content page, class, box in the sheet's points)."""
     # a value a reviewer let stand is readable where it stands: the document-wide readings
     # leave it out, and every burned box is checked on its own below instead
     found_values = {v for v in set().union(*by_kind.values()) if not applied.lets_stand(v)}
@@ -57,34 +78,54 @@ def read_back(
     placed = {p.output_index: p.layout for p in built.assembly.checked}
     built.assembly.check(output)
     with timer.stage(Stage.LEAK_CHECK):
+        offset = built.assembly.offset
+        frame = _Frame(placed, offset, _sizes(scans))
         every = find_leaks(output, found_values)
         leaks = [leak for leak in every if not leak.unreadable]
         if leaks:
             summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)
-            raise RedactionLeak(f"a redacted value is still in the output ({summary})")
-        if every:
-            raise OutputCheckFailed(
-                "text the check cannot read as characters (no ToUnicode, an encoding it does "
-                "not know): " + ", ".join(f"{leak.where} x{leak.count} codes" for leak in every)
+            kept = {
+                kind: {v for v in values if not applied.lets_stand(v)}
+                for kind, values in by_kind.items()
+            }
+            raise held_at(
+                RedactionLeak(f"a redacted value is still in the output ({summary})"),
+                _located(output, _pages_of(leaks), kept, tokens, frame),
             )
-        under = text_under_drawn(output, applied.drawn_pt, built.assembly.offset, placed)
+        if every:
+            raise held_at(
+                OutputCheckFailed(
+                    "text the check cannot read as characters (no ToUnicode, an encoding it "
+                    "does not know): "
+                    + ", ".join(f"{leak.where} x{leak.count} codes" for leak in every)
+                ),
+                frame.whole(_pages_of(every), "unreadable"),
+            )
+        places: dict[int, list[Box]] = {}
+        under = text_under_drawn(output, applied.drawn_pt, offset, placed, places=places)
         if under:
-            raise RedactionLeak(
-                "text is still under a box drawn by hand ("
-                + ", ".join(f"page {page} x{n}" for page, n in sorted(under.items()))
-                + ")"
+            raise held_at(
+                RedactionLeak(
+                    "text is still under a box drawn by hand ("
+                    + ", ".join(f"page {page} x{n}" for page, n in sorted(under.items()))
+                    + ")"
+                ),
+                frame.back_all(places, "under-box"),
             )
         burned_pt = {
-            index - built.assembly.offset: [_scaled(b, 72.0 / dpi) for b in boxes]
+            index - offset: [_scaled(b, 72.0 / dpi) for b in boxes]
             for index, dpi, boxes in built.burned
             if boxes
         }
-        under = text_under_drawn(output, burned_pt, built.assembly.offset, placed, mostly=True)
+        under = text_under_drawn(output, burned_pt, offset, placed, mostly=True, places=places)
         if under:
-            raise RedactionLeak(
-                "text is still under a burned box ("
-                + ", ".join(f"page {page} x{n}" for page, n in sorted(under.items()))
-                + ")"
+            raise held_at(
+                RedactionLeak(
+                    "text is still under a burned box ("
+                    + ", ".join(f"page {page} x{n}" for page, n in sorted(under.items()))
+                    + ")"
+                ),
+                frame.back_all(places, "under-box"),
             )
         # Pages whose scan the engine could not read with confidence cannot be judged: a human
         # must.
@@ -94,12 +135,24 @@ def read_back(
             if not s.seen_text and s.ocr and s.confidence < MIN_JUDGE_CONFIDENCE
         ]
         if doubtful:
-            raise OutputCheckFailed(
-                f"page(s) {', '.join(map(str, doubtful))} read with too little confidence to judge"
+            raise held_at(
+                OutputCheckFailed(
+                    f"page(s) {', '.join(map(str, doubtful))} read with too little confidence "
+                    "to judge"
+                ),
+                frame.whole({page - 1 + offset for page in doubtful}, "low-confidence"),
             )
-        unsolid = unsolid_boxes(output, built.burned, placed, PixelBudget(options.limits))
+        bad: list[tuple[int, Box]] = []
+        unsolid = unsolid_boxes(output, built.burned, placed, PixelBudget(options.limits), bad)
         if unsolid:
-            raise OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output")
+            raise held_at(
+                OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output"),
+                [
+                    SheetFinding(index - offset + 1, "unsolid", _points(box))
+                    for index, box in bad
+                    if index >= offset
+                ],
+            )
     with timer.stage(Stage.REDETECT):
         return _redetect(
             output,
@@ -114,6 +167,8 @@ def read_back(
             PixelBudget(options.limits),
             applied,
             built.assembly.offset,
+            where,
+            frame,
         )
 
 
@@ -124,10 +179,12 @@ def text_under_drawn(
     placed: Mapping[int, PageLayout] | None = None,
     *,
     mostly: bool = False,
+    places: dict[int, list[Box]] | None = None,
 ) -> dict[int, int]:
     """Words the output's own text has inside a box a reviewer drew (``drawn_pt``: by content
     page from 0, in its points), by content page from 1: each is a leak. ``placed``: where
-    each content page landed, by output page (absent: where it is, unscaled)."""
+    each content page landed, by output page (absent: where it is, unscaled). ``places``:
+    filled with each such word's box on its output page (points), by output page."""
     under: dict[int, int] = {}
     if not drawn_pt:
         return under
@@ -147,9 +204,11 @@ def text_under_drawn(
             # ``mostly``: half a word's width inside at least (a burned value's box meets the
             # words beside it, and extraction may join a kept word to the next)
             test = _mostly_under if mostly else _under
-            n = sum(1 for w in words if any(test(w.box, b) for b in inside))
-            if n:
-                under[index + 1] = n
+            found = [w.box for w in words if any(test(w.box, b) for b in inside)]
+            if found:
+                under[index + 1] = len(found)
+                if places is not None:
+                    places[index + offset] = found
     return under
 
 
@@ -158,8 +217,11 @@ def unsolid_boxes(
     burned: list[tuple[int, float, list[Box]]],
     placed: Mapping[int, PageLayout] | None = None,
     budget: PixelBudget | None = None,
+    bad_boxes: list[tuple[int, Box]] | None = None,
 ) -> int:
-    """Render each rebuilt page at its own resolution and look inside every burned box."""
+    """Render each rebuilt page at its own resolution and look inside every burned box;
+    ``bad_boxes``: filled with (output page, box in the page's points) of each one not
+    solid."""
     bad = 0
     budget = budget or PixelBudget(Limits())
     with pdfium.RecyclingDocument(output) as doc:
@@ -177,6 +239,8 @@ def unsolid_boxes(
                 )
                 if inside.width > 0 and inside.height > 0 and inside.getextrema()[1] > 40:
                     bad += 1
+                    if bad_boxes is not None:
+                        bad_boxes.append((index, _scaled(b, 72.0 / dpi)))
     return bad
 
 
@@ -193,10 +257,13 @@ def _redetect(
     budget: PixelBudget | None = None,
     applied: Applied = NOTHING,
     offset: int = 0,
+    where: list[SheetFinding] | None = None,
+    frame: _Frame | None = None,
 ) -> dict[int, list[Hit]]:
     """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
     (faint print included). Per page (from 1), what it found; a known value still readable is a
-    finding of kind "leak".
+    finding of kind "leak". Where each lies goes to ``where`` (``frame``: the content pages'
+    places on the output and their sizes).
 
     What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading: words
     that overlap a burned box are left out, and so are findings of fewer than four letters or
@@ -249,8 +316,142 @@ def _redetect(
                     found.append(Hit(Finding("leak", 0, 0, value, "leak"), tuple(sorted(leaked))))
                 if found:
                     flagged[i + 1] = found
+                    if where is not None and frame is not None:
+                        where += frame.hits(i, found, source, scale)
                     break
     return flagged
+
+
+class _Frame:
+    """Where each content page lies on the output (``placed``, by output page; ``offset``:
+    output pages before the first content page) and each content page's upright size: a box
+    read on the output, taken back to the review sheet's points."""
+
+    def __init__(
+        self,
+        placed: Mapping[int, PageLayout],
+        offset: int,
+        sizes: Sequence[tuple[float, float]],
+    ) -> None:
+        self.placed, self.offset, self.sizes = placed, offset, sizes
+
+    def page(self, index: int) -> int | None:
+        """Content page (from 1) of output page ``index`` (from 0); None for a cover page or
+        one past the content."""
+        n = index - self.offset + 1
+        return n if 1 <= n <= len(self.sizes) else None
+
+    def back(self, index: int, box: Box, unit: float = 1.0) -> tuple[float, ...] | None:
+        """``box`` on output page ``index`` (``unit`` units a point, y down) in the content
+        page's points, inside the page; None off the content."""
+        n = self.page(index)
+        if n is None:
+            return None
+        layout = self.placed.get(index)
+        x0, y0, x1, y1 = (v / unit for v in (box.x0, box.y0, box.x1, box.y1))
+        if layout is not None:
+            left, _bottom, _right, top = layout.content
+            dx, dy, k = left, layout.height - top, layout.scale or 1.0
+            x0, x1 = (x0 - dx) / k, (x1 - dx) / k
+            y0, y1 = (y0 - dy) / k, (y1 - dy) / k
+        w, h = self.sizes[n - 1]
+        x0, x1 = max(0.0, min(x0, w)), max(0.0, min(x1, w))
+        y0, y1 = max(0.0, min(y0, h)), max(0.0, min(y1, h))
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            return None
+        return (x0, y0, x1, y1)
+
+    def place(self, index: int, kind: str, box: Box, unit: float = 1.0) -> list[SheetFinding]:
+        n, back = self.page(index), self.back(index, box, unit)
+        return [] if n is None or back is None else [SheetFinding(n, kind, _points(back))]
+
+    def back_all(self, by_page: Mapping[int, Sequence[Box]], kind: str) -> list[SheetFinding]:
+        return [
+            f
+            for index, boxes in sorted(by_page.items())
+            for b in boxes
+            for f in self.place(index, kind, b)
+        ]
+
+    def whole(self, indexes: Iterable[int], kind: str) -> list[SheetFinding]:
+        """Each output page's content page as a whole: where nothing narrower is known."""
+        out = []
+        for index in sorted(indexes):
+            n = self.page(index)
+            if n is not None:
+                w, h = self.sizes[n - 1]
+                out.append(SheetFinding(n, kind, (0.0, 0.0, w, h)))
+        return out
+
+    def hits(
+        self, index: int, hits: Sequence[Hit], words: Sequence[Word], unit: float
+    ) -> list[SheetFinding]:
+        """Each hit's words on output page ``index`` as one box (in ``unit`` units a point);
+        a hit with no words: the whole page."""
+        out: list[SheetFinding] = []
+        for h in hits:
+            boxes = [words[j].box for j in h.words if 0 <= j < len(words)]
+            if not boxes:
+                out += self.whole([index], h.finding.kind)
+                continue
+            joined = Box(
+                min(b.x0 for b in boxes),
+                min(b.y0 for b in boxes),
+                max(b.x1 for b in boxes),
+                max(b.y1 for b in boxes),
+            )
+            out += self.place(index, h.finding.kind, joined, unit)
+        return out
+
+
+def _sizes(scans: Sequence[PageScan]) -> list[tuple[float, float]]:
+    return [(s.size[0] * 72.0 / s.dpi, s.size[1] * 72.0 / s.dpi) for s in scans]
+
+
+def _points(box: Box | tuple[float, ...]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = (box.x0, box.y0, box.x1, box.y1) if isinstance(box, Box) else box
+    return (float(x0), float(y0), float(x1), float(y1))
+
+
+def _pages_of(leaks: Iterable[Leak]) -> set[int]:
+    """The output pages (from 0) a leak report names ("page N", "page N annotation"); a leak
+    in the file's objects or streams has no page."""
+    out = set()
+    for leak in leaks:
+        found = _ON_PAGE.match(leak.where)
+        if found:
+            out.add(int(found.group(1)) - 1)
+    return out
+
+
+def _located(
+    output: Path,
+    pages: set[int],
+    by_kind: Mapping[str, set[str]],
+    tokens: frozenset[str],
+    frame: _Frame,
+) -> list[SheetFinding]:
+    """Where a found value still stands in the output's text, page by page (output pages
+    from 0), by class; a page where no word can be pointed at is named whole."""
+    out: list[SheetFinding] = []
+    if not pages:
+        return out
+    with pdfium.RecyclingDocument(output) as doc:
+        for index in sorted(pages):
+            if not 0 <= index < len(doc):
+                continue
+            page = doc[index]
+            try:
+                words = extracted_words(page, 1.0)
+            finally:
+                page.close()
+            here: list[SheetFinding] = []
+            for kind, values in sorted(by_kind.items()):
+                mine = tokens if kind == "name" else frozenset()
+                for j in sorted(covered_words(words, [], values, mine)):
+                    here += frame.place(index, kind, words[j].box)
+            out += here or frame.whole([index], "leak")
+    return out
 
 
 def _mostly_under(word: Box, box: Box) -> bool:

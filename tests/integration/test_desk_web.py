@@ -482,7 +482,12 @@ def test_approve_first_asks_for_a_confirmation_that_names_what_is_published(
     assert desk.changes == []
     done = client.post(
         form.group(1),
-        data={"csrf_token": _token(what), "confirm": "yes", "held": html.unescape(held.group(1))},
+        data={
+            "csrf_token": _token(what),
+            "confirm": "yes",
+            "held": html.unescape(held.group(1)),
+            "acknowledge": "leak",  # a leak hold: what the check found is acknowledged
+        },
         follow_redirects=False,
     )
     assert done.status_code == 303 and desk.changes == [("approve", "j_acme1", None)]
@@ -492,16 +497,19 @@ HELD_RE = re.compile(r'name="held" value="([^"]*)"')
 
 
 def _approve_confirmed(client: TestClient, item: str, token: str) -> httpx.Response:
-    """Approve as a person does: the button's form, then the confirmation's."""
+    """Approve as a person does: the button's form, then the confirmation's (its
+    acknowledgement ticked where it asks for one: a leak hold)."""
     step = client.post(f"/review/jobs/{item}/approve", data={"csrf_token": token})
     held = HELD_RE.search(step.text)
     assert step.status_code == 200 and held is not None, step.text
+    ticked = {"acknowledge": "leak"} if 'name="acknowledge"' in step.text else {}
     return client.post(
         f"/review/jobs/{item}/approve",
         data={
             "csrf_token": _token(step.text),
             "confirm": "yes",
             "held": html.unescape(held.group(1)),
+            **ticked,
         },
         follow_redirects=False,
     )

@@ -121,6 +121,10 @@
       place(btn, sheet);
       btn.addEventListener("click", onBox);
     });
+    // what the check found again: placed like the boxes, never pressed (no correction)
+    Array.prototype.forEach.call(sheet.querySelectorAll(".box.again"), function (mark) {
+      place(mark, sheet);
+    });
   });
 
   // --- drawing a box: drag on the source image ---
@@ -541,7 +545,7 @@
     box.addEventListener("focus", function () { light(true); });
     box.addEventListener("blur", function () { light(false); });
     entry.addEventListener("click", function () {
-      if (box.disabled) {
+      if (box.disabled || box.tagName !== "BUTTON") {
         box.scrollIntoView({ block: "center", inline: "center" });
         return;
       }
