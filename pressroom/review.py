@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pressroom.corrections import Corrections, ReviewSheet
-from pressroom.errors import Conflict, NotFound
+from pressroom.errors import BadRequest, Conflict, NotFound
 from pressroom.jobs.model import Job, JobState
 from pressroom.jobs.store import Queue
 from pressroom.scratch import job_scratch
@@ -103,12 +103,20 @@ class Reviews:
         """A reviewer's corrections (the whole set): the job is rebuilt from its source through
         the redaction path with them, by a worker of the interactive lane, and held again —
         ``CORRECTED`` when every check passes, the check's reason when one does not. The copy
-        held now goes; ``key_id`` and how many boxes of each kind are recorded."""
+        held now goes; ``key_id`` and how many boxes of each kind are recorded. A correction
+        naming a page the held copy does not have, or a box outside its page, is
+        ``BadRequest`` first, and nothing changes."""
         job, held = self._held(job_id, tenant)
         if not job.source_key or not job.options.get("redact"):
             raise Conflict(
                 "this held job cannot be rebuilt: it is not a redaction, or its source is gone"
             )
+        # judged against the held copy's pages before anything changes: a page past the end
+        # or a box off its page is 400, and the held copy and its review stay as they are
+        if job.review_sheet is not None:
+            ReviewSheet.parse(job.review_sheet).check(corrections)
+        elif job.pages:
+            _within_pages(corrections, job.pages)
         ok = self.queue.reopen_for_corrections(
             job_id,
             tenant,
@@ -176,3 +184,14 @@ class Reviews:
         done = self.queue.get(job_id, tenant=tenant)
         assert done is not None
         return done
+
+
+def _within_pages(corrections: Corrections, pages: int) -> None:
+    """A held copy without a review sheet: only its page count to judge by."""
+    for name, areas in corrections.as_json().items():
+        for i, area in enumerate(areas):
+            if not 1 <= area["page"] <= pages:
+                raise BadRequest(
+                    f"corrections.{name}[{i}]: page {area['page']} is not in the document "
+                    f"({pages} page(s))"
+                )

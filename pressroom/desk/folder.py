@@ -317,6 +317,9 @@ class FolderDesk:
             rebuild = Rebuild.parse(note)
             if rebuild is None or not rebuild.policy.get("redact"):
                 raise Conflict("this held copy does not say how it was made; it cannot be rebuilt")
+            sheet = _sheet(note)
+            if sheet is not None:  # a page or box outside the document: refused, nothing run
+                sheet.check(corrections)
             source = self._source(note)
             self._rebuilding.add(item_id)
             try:
