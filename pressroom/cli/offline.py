@@ -478,6 +478,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
                 print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
                 code = max(code, exc.exit_code)
                 continue
+            except Exception as exc:  # a bug: one line, never a traceback, and go on
+                print(f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}", file=sys.stderr)
+                code = max(code, EXIT_INTERNAL)
+                continue
             finally:
                 board.end(path)
             for f in found:

@@ -354,6 +354,8 @@ class PageCleaner:
 
     def _image(self, image: pikepdf.Stream, depth: int) -> pikepdf.Object:
         """An image keeps its pixels and the keys that decode them, in place."""
+        if _cross_reference(image):
+            return image
         if image.is_indirect and image.objgen in self._objects:
             return image
         if image.is_indirect:
@@ -514,7 +516,7 @@ class PageCleaner:
     def _generic(self, obj: pikepdf.Object, depth: int) -> pikepdf.Object:
         """Any other object, in place: keys that describe rather than draw are dropped from it
         and from everything below it (fonts' files, colour profiles, shadings, functions)."""
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH or _cross_reference(obj):
             return obj
         if isinstance(obj, Dictionary | pikepdf.Stream):
             if obj.is_indirect:
@@ -539,6 +541,8 @@ class PageCleaner:
 
     def _only(self, stream: pikepdf.Stream, kind: str) -> None:
         """A stream whose data is what matters (a font program, a CMap): only its keys."""
+        if _cross_reference(stream):
+            return
         if stream.is_indirect:
             if stream.objgen in self._objects:
                 return
@@ -709,6 +713,14 @@ def _view_state(group: object) -> str | None:
 _FONT_TYPES = frozenset(
     {"/Type0", "/Type1", "/MMType1", "/Type3", "/TrueType", "/CIDFontType0", "/CIDFontType2"}
 )
+
+
+def _cross_reference(obj: object) -> bool:
+    """A cross-reference stream, reached from a page by a damaged or hostile reference (a font
+    file, an image that is the file's own index). qpdf's trailer is that stream's dictionary:
+    a key taken out of it would take the document's /Root with it. It is left as it is (it
+    draws nothing a renderer accepts)."""
+    return isinstance(obj, pikepdf.Stream) and obj.get("/Type") == Name.XRef
 
 
 def _kind(obj: pikepdf.Object) -> str:

@@ -142,7 +142,7 @@ class ContentMeter:
 
     # -- the walk ---------------------------------------------------------------------------
 
-    def _touch(self, obj: pikepdf.Object) -> None:
+    def _touch(self, obj: object) -> None:
         """Count a distinct object this page's walk reaches."""
         self._touched.add(_key(obj))
         if len(self._touched) > self.limits.max_page_objects:
@@ -386,8 +386,10 @@ def _running(opens: np.ndarray, closes: np.ndarray, start: int) -> np.ndarray:
 # -- small helpers --------------------------------------------------------------------------
 
 
-def _key(obj: pikepdf.Object) -> object:
-    objgen = obj.objgen
+def _key(obj: object) -> object:
+    """An object's identity: its object number where it has one. pikepdf hands a null or a
+    number in a dictionary over as a Python value, which has none."""
+    objgen = getattr(obj, "objgen", (0, 0))
     return objgen if objgen != (0, 0) else id(obj)
 
 

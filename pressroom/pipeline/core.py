@@ -22,7 +22,13 @@ from pressroom import ENGINE_VERSION, __version__
 from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.engines import images
 from pressroom.engines.prune import PageCleaner
-from pressroom.errors import Corrupt, DeadlineExceeded, OutputCheckFailed, UnreadableScan
+from pressroom.errors import (
+    Corrupt,
+    DeadlineExceeded,
+    Encrypted,
+    OutputCheckFailed,
+    UnreadableScan,
+)
 from pressroom.models import DocumentInfo, OcrMode, PageInfo, PageText, SourceKind
 from pressroom.pipeline.archive import pdfa_problems
 from pressroom.pipeline.check import CheckedPage, check_output
@@ -208,6 +214,8 @@ def open_source_pdf(stack: ExitStack, source: Path) -> pikepdf.Pdf:
     """A PDF source opened for the length of ``stack``; one that cannot be parsed is corrupt."""
     try:
         return stack.enter_context(pikepdf.open(source))
+    except pikepdf.PasswordError:
+        raise Encrypted("the PDF is encrypted; remove the password first") from None
     except pikepdf.PdfError:
         raise Corrupt("the PDF cannot be parsed") from None
 

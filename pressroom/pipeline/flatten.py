@@ -24,11 +24,15 @@ from pathlib import Path
 import pikepdf
 from pikepdf import Name
 
-from pressroom.errors import BadMime, Corrupt, UnsupportedForm
+from pressroom.errors import BadMime, Corrupt, Encrypted, UnsupportedForm
 from pressroom.models import SourceKind
 from pressroom.pipeline.inspect import check_object_count, page_tree_count
 from pressroom.pipeline.sniff import sniff_file
 from pressroom.settings import Limits
+
+# what pikepdf raises for a file it cannot make sense of (a damaged page tree, a value of
+# the wrong type where a dictionary or an array must be, a missing key)
+PARSE_ERRORS = (pikepdf.PdfError, ValueError, TypeError, KeyError, AttributeError, IndexError)
 
 # annotations that are no part of what a page shows: a viewer draws nothing of its own for
 # them (a popup belongs to its parent; a link is an area to click)
@@ -215,21 +219,27 @@ def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Fl
     """``source`` with every visible annotation and field drawn into its pages, written to
     ``target``; the source itself when it has none (``target`` is then not written). The
     checks inspection makes before it opens a PDF are made first (object count, page tree);
-    a PDF that does not open, or is encrypted, is left to inspection, which refuses it with
-    its own code; one that opens but cannot be flattened is refused here, never passed on
-    with its forms dropped."""
+    a PDF that needs a password to open is refused ``ENCRYPTED`` here (nothing after this
+    could open it either); one that does not open, or is encrypted without a user password,
+    is left to inspection, which refuses it with its own code; one that opens but cannot be
+    flattened is refused here, never passed on with its forms dropped."""
     limits = limits or Limits()
     check_object_count(source)
     try:
         probe = pikepdf.open(source, inherit_page_attributes=False)
+    except pikepdf.PasswordError:
+        raise Encrypted("the PDF is encrypted; remove the password first") from None
     except pikepdf.PdfError:
         return Flattened(source)
-    with probe:
-        if probe.is_encrypted:
-            return Flattened(source)  # inspection refuses it ENCRYPTED
-        page_tree_count(probe, limits)
-        if not needs_flattening(probe):
-            return Flattened(source)
+    try:
+        with probe:
+            if probe.is_encrypted:
+                return Flattened(source)  # inspection refuses it ENCRYPTED
+            page_tree_count(probe, limits)
+            if not needs_flattening(probe):
+                return Flattened(source)
+    except PARSE_ERRORS:
+        raise Corrupt("the PDF cannot be parsed") from None
     try:
         with pikepdf.open(source) as pdf:
             _check_xfa(pdf)
@@ -246,7 +256,7 @@ def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Fl
             if "/AcroForm" in pdf.Root:
                 del pdf.Root["/AcroForm"]
             pdf.save(target, stream_decode_level=pikepdf.StreamDecodeLevel.none)
-    except (pikepdf.PdfError, ValueError, TypeError, KeyError):
+    except PARSE_ERRORS:
         target.unlink(missing_ok=True)
         raise Corrupt("the PDF's forms or annotations cannot be drawn into its pages") from None
     except UnsupportedForm:

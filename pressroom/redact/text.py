@@ -8,6 +8,7 @@ import pypdfium2.raw as pdfium_c
 
 from pressroom.models import Box, Word
 from pressroom.pipeline.render import Matrix, then, turn_cw
+from pressroom.redact.detect import joined_utf16
 
 _BREAKS = {0x0D, 0x0A, 0x02}
 
@@ -46,7 +47,8 @@ def extracted_words(page: Any, scale: float) -> list[Word]:
                 height = max(box.height, 1.0)
                 words.append(
                     Word(
-                        "".join(chars),
+                        # one code unit at a time: a pair joined, a lone surrogate replaced
+                        joined_utf16("".join(chars)),
                         100.0,
                         box,
                         (box.x0, box.y1 - 0.2 * height),

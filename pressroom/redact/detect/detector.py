@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pressroom.redact.detect import Finding, Recognizer
+from pressroom.redact.detect import Finding, Recognizer, valid_text
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.checks import check_policy_classes
@@ -80,7 +80,9 @@ class Detector:
 
     def find(self, text: str, *, model: bool = True) -> list[Finding]:
         """Findings in one text; ``model=False`` skips the model (a second layout of a page
-        whose reading order the model has already read)."""
+        whose reading order the model has already read). Every recogniser is handed valid
+        Unicode (a lone surrogate replaced, offsets kept): the one gate into detection."""
+        text = valid_text(text)
         found: list[Finding] = []
         for r in self.rules + self.extras:
             found += r.find(text)
@@ -95,6 +97,7 @@ class Detector:
     def find_all(self, text: str) -> list[Finding]:
         """Findings in one text as one document: detection, then every other mention, with
         overlapping findings of a class joined into one span."""
+        text = valid_text(text)
         found = self.find(text)
         found += propagate_text(text, found)
         return merge_spans(text, found)
