@@ -25,7 +25,7 @@ from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.responses import error_response
-from pressroom.api.single import SingleValues, single_form
+from pressroom.api.single import SingleValues, refuse_unknown, single_form
 from pressroom.corrections import (
     MANUAL,
     RECHECK_KINDS,
@@ -73,6 +73,12 @@ STATIC = {"desk.js": "text/javascript; charset=utf-8", "desk.css": "text/css; ch
 # shown as text
 LINK_PREFIXES = ("https://", "http://", "/v1/", "/review/")
 FORM_LIMITS: dict[str, Any] = {"max_files": 0, "max_fields": 8, "max_part_size": 1 << 20}
+# the fields each desk form sends: any other is refused naming it (a misspelt field is never
+# quietly ignored), like the API's
+TOKEN_ONLY = frozenset({"csrf_token"})
+SIGN_IN_FIELDS = frozenset({"csrf_token", "key"})
+APPLY_FIELDS = frozenset({"csrf_token", "corrections"})
+APPROVE_FIELDS = frozenset({"csrf_token", "confirm", "pending", "held", "acknowledge"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,8 +210,11 @@ async def _who(request: Request, cfg: DeskConfig) -> _Who:
     return _Who(Session(viewer, found.issued, found.expires, found.nonce, found.sid), False)
 
 
-async def _signed_in_post(request: Request, cfg: DeskConfig) -> tuple[Session, Mapping[str, Any]]:
-    """A change: 401 without a live session, 403 without the session's token."""
+async def _signed_in_post(
+    request: Request, cfg: DeskConfig, known: frozenset[str] = TOKEN_ONLY
+) -> tuple[Session, Mapping[str, Any]]:
+    """A change: 401 without a live session, 403 without the session's token, then 400 for
+    a field the form does not send (``known``)."""
     who = await _who(request, cfg)
     if who.session is None:
         raise Unauthorized("sign in at /review first; the session has ended or never began")
@@ -215,6 +224,7 @@ async def _signed_in_post(request: Request, cfg: DeskConfig) -> tuple[Session, M
         cfg.secret, who.session.nonce, token if isinstance(token, str) else None
     ):
         raise CsrfRejected("the form's token does not match this session; reload the page")
+    refuse_unknown(form.keys(), known)
     return who.session, form
 
 
@@ -265,6 +275,7 @@ async def sign_in(request: Request) -> Response:
     token, key = form.get("csrf_token"), form.get("key")
     if not sessions.csrf_ok(cfg.secret, nonce, token if isinstance(token, str) else None):
         raise CsrfRejected("the sign-in form's token does not match; reload the page")
+    refuse_unknown(form.keys(), SIGN_IN_FIELDS)
     viewer = None
     if isinstance(key, str):
         viewer = await run_in_threadpool(cfg.gate.sign_in, key)
@@ -370,7 +381,7 @@ async def page_png(
 @router.post("/jobs/{item_id}/apply")
 async def apply(request: Request, item_id: str) -> Response:
     cfg = config_of(request)
-    s, form = await _signed_in_post(request, cfg)
+    s, form = await _signed_in_post(request, cfg, APPLY_FIELDS)
     raw = form.get("corrections")
     if not isinstance(raw, str):
         raise BadRequest("corrections: the form carries no corrections field")
@@ -385,7 +396,7 @@ async def approve(request: Request, item_id: str) -> Response:
     client) gets the confirmation page, which names what will be published and whose form
     posts here again with ``confirm=yes``."""
     cfg = config_of(request)
-    s, form = await _signed_in_post(request, cfg)
+    s, form = await _signed_in_post(request, cfg, APPROVE_FIELDS)
     item_id = _check_id(item_id)
     detail = await run_in_threadpool(cfg.backend.detail, s.viewer, item_id)
     found_again = _found_again(detail)
