@@ -3,7 +3,10 @@ and `pressroom submit` on top of it: upload files, follow them to the end, fetch
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -12,6 +15,7 @@ from typing import Any, BinaryIO
 
 import httpx
 
+from pressroom.fsutil import escaped
 from pressroom.settings import Settings
 
 EXIT = {"complete": 0, "rejected": 2, "review": 3}
@@ -145,8 +149,8 @@ class PressroomClient:
         ocr: str | None = None,
     ) -> RemoteJob:
         """Upload one file. Its local name is not sent, only ``label`` when given (``pressroom
-        submit`` gives the file's name unless told not to). ``output_type`` and ``sidecar``
-        None: the template's default."""
+        submit`` gives the file's name for a plain job unless told not to, see ``job_label``).
+        ``output_type`` and ``sidecar`` None: the template's default."""
         fields = {
             "template": template,
             "title": title,
@@ -209,26 +213,43 @@ class PressroomClient:
             self._sleep(delay)
             delay = min(delay * 1.5, 3.0)
 
-    def download(self, job: RemoteJob | str, dest: Path, *, sidecar: bool = False) -> Path:
+    def download(
+        self,
+        job: RemoteJob | str,
+        dest: Path,
+        *,
+        sidecar: bool = False,
+        mode: int | None = None,
+        group: int = -1,
+    ) -> Path:
         """A complete job's output (or a signed link) to ``dest``, written whole or not at all;
-        with ``sidecar``, the job's sidecar text instead."""
+        with ``sidecar``, the job's sidecar text instead. It is written to a file of a random
+        name made beside ``dest`` (``O_EXCL|O_NOFOLLOW``: never through a link someone put
+        there), given ``mode`` (None: a new file's, by the umask) and ``group`` on the open
+        file, then renamed into place."""
         if isinstance(job, RemoteJob):
             url = job.data.get("sidecar_url") if sidecar else job.artifact_url
         else:
             url = job
         if url is None:
             raise ApiError("NOT_FOUND", "the job has no artifact", None)
-        tmp = dest.with_name(f".{dest.name}.part")
+        fd, name = tempfile.mkstemp(prefix=".pressroom-", suffix=".part", dir=dest.parent)
+        tmp = Path(name)
         try:
-            # the link carries its own signature: no key goes with it, nor to a bucket after a
-            # redirect
-            with self._http.stream("GET", url, follow_redirects=True) as response:
-                if response.status_code != 200:
-                    response.read()
-                    raise ApiError.of(response)
-                with tmp.open("wb") as out:
+            with os.fdopen(fd, "wb") as out:
+                # the link carries its own signature: no key goes with it, nor to a bucket
+                # after a redirect
+                with self._http.stream("GET", url, follow_redirects=True) as response:
+                    if response.status_code != 200:
+                        response.read()
+                        raise ApiError.of(response)
                     for block in response.iter_bytes():
                         out.write(block)
+                out.flush()
+                os.fchmod(out.fileno(), _new_file_mode() if mode is None else mode)
+                if group >= 0:
+                    with contextlib.suppress(OSError):
+                        os.fchown(out.fileno(), -1, group)
             tmp.replace(dest)
         except httpx.TransportError as exc:
             # a presigned link names the bucket's host: that, never the link's signature
@@ -296,7 +317,7 @@ class SubmitOptions:
     sidecar: bool | None = None
     allow_no_text: bool = False
     optimize: int = 0
-    label: str | None = None  # every file's label; None: each file's own name
+    label: str | None = None  # every file's label, {name} its name; None: see job_label
     send_names: bool = True  # False (--no-label): no label at all
     languages: str | None = None  # -l: OCR languages; None: the template's or the service's
     ocr: str = "skip"  # --ocr: what OCR does with PDF pages that carry text
@@ -305,6 +326,15 @@ class SubmitOptions:
     customer: str | None = None
     # with several files, file N (from 1) is sent as KEY:N, so a retried batch repeats nothing
     idempotency_key: str | None = None
+
+
+def job_label(label: str | None, name: str, *, redacts: bool) -> str | None:
+    """The label sent with the file ``name``: ``label`` with ``{name}`` standing for the
+    file's name; without one, the file's name for a plain job and none for a redaction (a
+    file is often named after the person in it, and the label names the download)."""
+    if label is None:
+        return None if redacts else name
+    return label.replace("{name}", name)
 
 
 def find_key(explicit: str | None, settings: Settings) -> str | None:
@@ -332,6 +362,13 @@ def _progress(label: str, start: float) -> Callable[[RemoteJob], None]:
     return show
 
 
+def _new_file_mode() -> int:
+    """The mode ``open`` gives a new file under this process's umask."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _unreachable(base: str, exc: Exception) -> str:
     return f"cannot reach the service at {base} ({type(exc).__name__}); is it running?"
 
@@ -344,7 +381,7 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
 
     def refused(path: Path, code: str, message: str, exit_code: int) -> None:
         nonlocal worst
-        print(f"{code}: {path.name}: {message}", file=sys.stderr)
+        print(escaped(f"{code}: {path.name}: {message}"), file=sys.stderr)
         worst = max(worst, exit_code)
 
     with PressroomClient(opts.url, opts.key, http=http) as client:
@@ -365,7 +402,11 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     sidecar=opts.sidecar,
                     allow_no_text=opts.allow_no_text,
                     optimize=opts.optimize,
-                    label=opts.label or (path.name if opts.send_names else None),
+                    label=(
+                        job_label(opts.label, path.name, redacts=bool(opts.redact))
+                        if opts.send_names
+                        else None
+                    ),
                     languages=opts.languages,
                     ocr=opts.ocr,
                     webhook_url=opts.webhook_url,
@@ -379,13 +420,13 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
             except OSError as exc:
                 refused(path, "NOT_FOUND", str(exc.strerror), 2)
                 continue
-            print(f"{path.name}: accepted as {job_id}")
+            print(escaped(f"{path.name}: accepted as {job_id}"))
             accepted.append((path, job_id))
         if not opts.wait:
             return worst
         for path, job_id in accepted:
             try:
-                show = _progress(path.name, time.monotonic()) if tty else None
+                show = _progress(escaped(path.name), time.monotonic()) if tty else None
                 job = client.wait(job_id, timeout_s=opts.timeout_s, on_poll=show)
                 if job.state != "complete":
                     refused(path, str(job.reason), str(job.message), EXIT[job.state])
@@ -395,9 +436,10 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                     dest = client.download(job, opts.outdir / (path.stem + ".pdf"))
                     if job.data.get("sidecar_url"):
                         client.download(job, dest.with_suffix(".txt"), sidecar=True)
-                    print(f"{path.name}: complete, {job.pages} page(s) -> {dest}")
+                    print(escaped(f"{path.name}: complete, {job.pages} page(s) -> {dest}"))
                 else:
-                    print(f"{path.name}: complete, {job.pages} page(s): {job.artifact_url}")
+                    shown = escaped(f"{path.name}: complete, {job.pages} page(s)")
+                    print(f"{shown}: {job.artifact_url}")
             except ApiError as exc:
                 # following a job the service took: only an unreachable service is temporary
                 refused(path, exc.code, exc.detail, EXIT_TEMPORARY if exc.status is None else 2)

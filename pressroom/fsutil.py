@@ -1,4 +1,5 @@
-"""Atomic file placement: a durable private copy beside the destination, then one rename."""
+"""Atomic file placement (a durable private copy beside the destination, then one rename), and
+names shown safely: a file's name as one line a terminal, a journal or a file may take."""
 
 from __future__ import annotations
 
@@ -32,3 +33,19 @@ def place_copy(src: Path, dest: Path, *, mode: int, prefix: str = ".pressroom-")
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character a terminal or a journal would act on shown as an escape
+    (``\\x1b``, ``\\n``, ``\\u202e``): C0 and C1 controls, DEL, line and paragraph separators,
+    format characters such as bidi overrides, and the lone surrogates that stand for a name's
+    bytes that are not UTF-8. Printable text, accented letters included, is left as it is."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else _escape(c) for c in text)
+
+
+def _escape(char: str) -> str:
+    shown = repr(char)[1:-1]
+    # repr leaves some unprintable characters as they are (U+2028 in some builds): by number
+    return shown if shown != char else f"\\u{ord(char):04x}"

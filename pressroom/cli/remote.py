@@ -98,7 +98,9 @@ def cmd_jobs_list(args: argparse.Namespace) -> int:
 
 def _printable(text: str) -> str:
     """A label as one terminal line: controls (which a terminal would obey) shown escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    from pressroom.fsutil import escaped
+
+    return escaped(text)
 
 
 def cmd_jobs_cancel(args: argparse.Namespace) -> int:
@@ -154,7 +156,9 @@ def add_commands(sub: Any) -> None:
         default=None,
         metavar="TEXT",
         help="the job's label (a case number, say; at most 200 characters), shown on the desk "
-        "and in `jobs list` and used as the download's file name (default: each file's name)",
+        "and in `jobs list` and used as the download's file name; {name} stands for the "
+        "file's name (default: each file's name for a plain job, none with --redact: a file "
+        "is often named after the person in it; --label '{name}' sends it anyway)",
     )
     named.add_argument(
         "--no-label",

@@ -16,10 +16,21 @@ from typing import TYPE_CHECKING, Any
 
 from pressroom.cli.common import EXIT_INTERRUPTED, EXIT_OK
 from pressroom.errors import BadRequest, PressroomError
+from pressroom.fsutil import escaped
 from pressroom.settings import Settings
-from pressroom.watch import Handled, Inbox, Watcher, dir_mode, fresh_name, watching
+from pressroom.watch import (
+    Handled,
+    Inbox,
+    Watcher,
+    dir_mode,
+    fresh_name,
+    leave_with_parent,
+    watching,
+)
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from pressroom.cli.offline import Prepared
     from pressroom.cli.progress import Board
     from pressroom.client import PressroomClient
@@ -33,6 +44,23 @@ def _mode(value: str) -> int:
     if not 0 <= mode <= 0o777 or mode & 0o400 == 0:
         raise argparse.ArgumentTypeError("an octal mode from 0400 to 0777 the owner can read")
     return mode
+
+
+DAY_S = 86_400.0
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": DAY_S}
+
+
+def _duration(value: str) -> float:
+    """Seconds from ``604800``, ``90m``, ``12h`` or ``7d``."""
+    text = value.strip().lower()
+    unit = _UNITS.get(text[-1:])
+    try:
+        seconds = float(text[:-1] if unit else text) * (unit or 1.0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("seconds, or a number and s, m, h or d (7d)") from None
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError("0 or more")
+    return seconds
 
 
 def _outputs(outdir: Path, names: Sequence[str]) -> list[Path]:
@@ -50,10 +78,42 @@ def _outputs(outdir: Path, names: Sequence[str]) -> list[Path]:
 
 
 def _placed(dest: Path) -> None:
-    """An output (and its sidecar) in the group of the folder it is in."""
+    """An output (and its sidecar) in the group of the folder it is in (never through a
+    link someone put in its place: that link's own group changes, not its target's)."""
     for path in (dest, dest.with_suffix(".txt")):
         with contextlib.suppress(OSError):
-            os.chown(path, -1, path.parent.stat().st_gid)
+            os.chown(path, -1, path.parent.stat().st_gid, follow_symlinks=False)
+
+
+def _joined(events: Any, engine: Any) -> None:
+    """A pool process starts as `process -j`'s do, and exits when the watcher is gone."""
+    from pressroom.cli import spread
+
+    spread._joined(events, engine)
+    leave_with_parent()
+
+
+def _spreader(processes: int) -> Any:
+    """`process -j`'s pool, whose processes exit when the watcher dies (a SIGKILL, the OOM
+    killer): they would read on, then wait for work, with nobody left to end them."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from pressroom.cli import offline
+    from pressroom.cli.spread import Spreader
+
+    class _Spreader(Spreader):
+        def _new_pool(self) -> ProcessPoolExecutor:
+            pool = ProcessPoolExecutor(
+                max_workers=self.processes,
+                mp_context=self._context,
+                initializer=_joined,
+                initargs=(self._events, offline._ENGINE),
+            )
+            for started in [pool.submit(os.getpid) for _ in range(self.processes)]:
+                started.result()
+            return pool
+
+    return _Spreader(processes)
 
 
 class OfflineHandler:
@@ -67,7 +127,7 @@ class OfflineHandler:
         board: Board,
         mode: int,
     ) -> None:
-        from pressroom.cli.spread import Run, Spreader
+        from pressroom.cli.spread import Run
 
         self.outdir: Path = args.output
         self.board = board
@@ -83,7 +143,7 @@ class OfflineHandler:
             prepared.choice,
             mode,
         )
-        self.spreader = Spreader(args.jobs) if args.jobs > 1 else None
+        self.spreader = _spreader(args.jobs) if args.jobs > 1 else None
 
     def close(self, *, at_once: bool = False) -> None:
         if self.spreader is not None:
@@ -101,7 +161,8 @@ class OfflineHandler:
         def ended(n: int, outcome: Outcome) -> None:
             if outcome.exit_code == EXIT_OK:
                 _placed(work[n][1])
-            finished(n, Handled(outcome.exit_code, outcome.line, crashed=outcome.crashed))
+            finished(n, Handled(outcome.exit_code, outcome.line, crashed=outcome.crashed,
+                                redacted=self.run.redacts))  # fmt: skip
 
         if self.spreader is not None:
             self.spreader.run(work, self.run, self.board, ended)
@@ -137,9 +198,10 @@ class RemoteHandler:
             finished(n, self._one(path, name, sha))
 
     def _one(self, path: Path, name: str, sha: str) -> Handled:
-        from pressroom.client import EXIT, EXIT_TEMPORARY, ApiError
+        from pressroom.client import EXIT, EXIT_TEMPORARY, ApiError, job_label
 
         args = self.args
+        redacts = bool(args.redact)
         try:
             job = self.client.submit(
                 path,
@@ -153,28 +215,31 @@ class RemoteHandler:
                 sidecar=args.sidecar,
                 allow_no_text=args.allow_no_text,
                 optimize=args.optimize,
-                label=None if args.no_label else name,
+                label=(None if args.no_label else job_label(args.label, name, redacts=redacts)),
                 languages=args.language,
                 ocr=args.ocr,
                 idempotency_key=f"watch-{sha}",
             )
+            redacted = redacts or bool(job.data.get("redact"))
             if args.output is None:
-                return Handled(EXIT_OK, f"accepted  {name}  as {job.id}")
+                return Handled(EXIT_OK, f"accepted  {name}  as {job.id}", redacted=redacted)
             job = self.client.wait(job.id, timeout_s=args.timeout)
             if job.state != "complete":
                 return Handled(EXIT[job.state], f"{job.reason}: {name}: {job.message}")
             dest = self._dests.get(sha) or _outputs(args.output, [name])[0]
             self._dests[sha] = dest
-            # the sidecar first: the PDF, last, says the output is whole
+            # the sidecar first: the PDF, last, says the output is whole; each made with the
+            # operator's mode and the folder's group on the open file
+            gid = dest.parent.stat().st_gid
             if job.data.get("sidecar_url"):
-                self.client.download(job, dest.with_suffix(".txt"), sidecar=True)
-            self.client.download(job, dest)
+                self.client.download(
+                    job, dest.with_suffix(".txt"), sidecar=True, mode=self.mode, group=gid
+                )
+            self.client.download(job, dest, mode=self.mode, group=gid)
             self._dests.pop(sha, None)
-            for made in (dest, dest.with_suffix(".txt")):
-                with contextlib.suppress(OSError):
-                    made.chmod(self.mode)
-            _placed(dest)
-            return Handled(EXIT_OK, f"ok  {dest}  {job.pages} page(s)  job {job.id}")
+            return Handled(
+                EXIT_OK, f"ok  {dest}  {job.pages} page(s)  job {job.id}", redacted=redacted
+            )
         except ApiError as exc:
             temporary = exc.temporary or exc.status is None
             return Handled(EXIT_TEMPORARY if temporary else 2, f"{exc.code}: {name}: {exc.detail}")
@@ -200,6 +265,18 @@ class _Stop:
         return self.asked
 
 
+def _outdir(outdir: Path, mode: int) -> None:
+    """OUTDIR made where missing: readable as the outputs are (0640 → 0750); one already there
+    is left as the operator made it. One that cannot be made is a one-line refusal."""
+    if outdir.is_dir():
+        return
+    try:
+        outdir.mkdir(parents=True)
+        outdir.chmod(dir_mode(mode))
+    except OSError as exc:
+        raise BadRequest(f"-o {outdir}: cannot be made ({exc.strerror})") from None
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     from pressroom.cli.progress import Board
 
@@ -209,17 +286,22 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         if args.url is None and args.output is None:
             raise BadRequest("give -o OUTDIR (processed here) or --url URL (sent to the service)")
-        if args.output is not None and not args.output.is_dir():
-            # made here: readable as the outputs are (0640 → 0750); one already there is
-            # left as the operator made it
-            args.output.mkdir(parents=True)
-            args.output.chmod(dir_mode(args.mode))
+        if args.output is not None:
+            _outdir(args.output, args.mode)
         if args.output is not None and args.output.resolve() == inbox_root.resolve():
             raise BadRequest("OUTDIR is INBOX: every output would be taken as a new scan")
-        inbox = Inbox(inbox_root, settle_s=args.settle, mode=args.mode)
+        redacts = bool(args.redact)  # with --url: what the jobs' answers say is added later
+        inbox = Inbox(
+            inbox_root,
+            settle_s=args.settle,
+            mode=args.mode,
+            state=args.state,
+            max_bytes=settings.limits.max_bytes,
+            keep_done_s=args.keep_done,
+        )
         inbox.lock()
     except PressroomError as exc:
-        print(exc.one_line(), file=sys.stderr)
+        print(escaped(exc.one_line()), file=sys.stderr)
         return exc.exit_code
     stop = _Stop()
     signal.signal(signal.SIGTERM, stop)
@@ -236,9 +318,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 try:
                     prepared = prepare(args, settings)
                 except PressroomError as exc:
-                    print(exc.one_line(), file=sys.stderr)
+                    print(escaped(exc.one_line()), file=sys.stderr)
                     return exc.exit_code
                 handler = OfflineHandler(args, prepared, settings, board, args.mode)
+                redacts = handler.run.redacts
                 where = f"-> {args.output}"
             else:
                 from pressroom.cli.remote import _target
@@ -252,20 +335,23 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 where = f"-> {target[0]}" + (f" -> {args.output}" if args.output else "")
             if not args.quiet:
                 print(
-                    f"watching {inbox_root} {where} (settled after {args.settle:g}s"
-                    f"{', polling' if args.poll else ''}); SIGTERM or Ctrl-C stops after "
-                    "the file being read",
+                    escaped(
+                        f"watching {inbox_root} {where} (settled after {args.settle:g}s"
+                        f"{', polling' if args.poll else ''}); SIGTERM or Ctrl-C stops after "
+                        "the file being read"
+                    ),
                     file=sys.stderr,
+                    flush=True,
                 )
 
-            def report(handled: Handled) -> None:
+            def report(handled: Handled) -> None:  # its line is escaped by the watcher
                 if handled.exit_code == EXIT_OK:
                     if not args.quiet:
                         print(handled.line, flush=True)
                 else:
                     print(handled.line, file=sys.stderr, flush=True)
 
-            watcher = Watcher(inbox, handler, report, batch=max(1, args.jobs) * 2)
+            watcher = Watcher(inbox, handler, report, batch=max(1, args.jobs) * 2, redacts=redacts)
             started = time.monotonic()
             try:
                 with watching(inbox_root, poll=args.poll, poll_s=args.interval) as wait:
@@ -273,18 +359,26 @@ def cmd_watch(args: argparse.Namespace) -> int:
                                 interval_s=args.interval)  # fmt: skip
             except KeyboardInterrupt:
                 at_once = True
-                left = sum(1 for p in inbox.work.iterdir() if p.is_file())
                 print(
-                    f"stopped at once: {left} file(s) left claimed, read again on the next start",
+                    f"stopped at once: {inbox.left()} file(s) left claimed, read again on the "
+                    "next start",
                     file=sys.stderr,
                 )
                 return EXIT_INTERRUPTED
+            except PressroomError as exc:  # a folder swapped under it: one line, it stops
+                at_once = True
+                print(escaped(exc.one_line()), file=sys.stderr)
+                return exc.exit_code
+            except OSError as exc:  # a folder gone with its mount, a full disk
+                at_once = True
+                print(f"UNAVAILABLE: the hot folder: {exc.strerror}", file=sys.stderr)
+                return 75
     finally:
         if isinstance(handler, OfflineHandler):
             handler.close(at_once=at_once)
         if client is not None:
             client.close()
-        inbox.unlock()
+        inbox.close()
     s = watcher.stats
     if not args.quiet:
         print(
@@ -337,10 +431,19 @@ def add_commands(sub: Any) -> None:
         default=None,
         help="with --url: the lane (default bulk)",
     )
-    w.add_argument(
+    named = w.add_mutually_exclusive_group()
+    named.add_argument(
+        "--label",
+        default=None,
+        metavar="TEXT",
+        help="with --url: each job's label; {name} stands for the file's name (default: the "
+        "file's name for a plain job, none with --redact: a file is often named after the "
+        "person in it; --label '{name}' sends it anyway)",
+    )
+    named.add_argument(
         "--no-label",
         action="store_true",
-        help="with --url: send no label (by default each file's name is its job's label)",
+        help="with --url: send no label at all",
     )
     w.add_argument(
         "--timeout",
@@ -362,6 +465,22 @@ def add_commands(sub: Any) -> None:
         default=0o640,
         help="octal mode of outputs and moved files, which also take their folder's group "
         "(default 0640)",
+    )
+    w.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder for the watcher's own files (work, tries, ledger, lock), made 0700 and "
+        "its user's alone (default: INBOX/.pressroom)",
+    )
+    w.add_argument(
+        "--keep-done",
+        type=_duration,
+        default=7 * DAY_S,
+        metavar="DURATION",
+        help="with --redact: how long a source stays in INBOX/.done/ once its redaction is "
+        "delivered (7d, 12h, 90m, seconds; 0: removed at once; default 7d)",
     )
     w.add_argument(
         "--poll",

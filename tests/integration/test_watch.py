@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pressroom.api.app import create_app
-from pressroom.errors import BadRequest
+from pressroom.errors import BadRequest, UnsafeFolder
 from pressroom.service import Services
 from pressroom.watch import Handled, Inbox, Watcher, taken
 from tests.conftest import FakeClock
@@ -274,7 +274,7 @@ def test_through_the_service_each_file_is_one_job_and_its_output_comes_back(
     args = argparse.Namespace(
         template="sample", title="Forms", lane=None, redact=None, keep_pixels=False,
         review="doubt", output_type=None, sidecar=None, allow_no_text=False, optimize=0,
-        no_label=False, language=None, ocr="skip", output=out, timeout=60.0,
+        no_label=False, label=None, language=None, ocr="skip", output=out, timeout=60.0,
     )  # fmt: skip
     with PressroomClient(
         "http://testserver", key, http=http, sleep=lambda _s: work(services)
@@ -346,7 +346,7 @@ def test_a_state_folder_that_is_a_link_is_refused(inbox: Path, tmp_path: Path) -
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (inbox / ".failed").symlink_to(elsewhere)
-    with pytest.raises(BadRequest, match="symbolic link"):
+    with pytest.raises(UnsafeFolder, match="symbolic link"):
         Inbox(inbox)
 
 
