@@ -467,3 +467,86 @@ def test_a_file_that_changed_while_it_was_read_is_read_again(
     watcher.step()
     assert growing.tries == ["slow.pdf", "slow.pdf"]
     assert (inbox / ".done" / "slow.pdf").read_bytes() == b"%PDF-1.7 first part more pages"
+
+
+def test_a_redactions_source_leaves_done_when_its_time_is_up_and_a_plain_ones_stays(
+    inbox: Path, recorder: Recorder, clock: FakeClock
+) -> None:
+    """The review's note: unredacted sources of redaction jobs stayed in `.done/` for good.
+    They leave it after ``keep_done_s`` (a restart does not forget them; 0: at once)."""
+
+    class Redacting(Recorder):
+        def __call__(
+            self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
+        ) -> None:
+            for n, (_path, name, _sha) in enumerate(files):
+                finished(n, Handled(0, f"ok  {name}", redacted=name.startswith("secret")))
+
+    wall = FakeClock(start=1_000_000.0)
+    redacting = Redacting(recorder.out)
+    first = Watcher(Inbox(inbox, clock=clock, keep_done_s=3600, wall=wall), redacting, print)
+    _drop(inbox, "secret.pdf", b"%PDF Dear Jane Whitfield")
+    _drop(inbox, "plain.pdf", b"%PDF a plain job")
+    _settle(first, clock)
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == ["plain.pdf", "secret.pdf"]
+    wall.advance(3599)
+    first.step()
+    assert (inbox / ".done" / "secret.pdf").exists()  # not yet
+    again = Watcher(Inbox(inbox, clock=clock, keep_done_s=3600, wall=wall), redacting, print)
+    wall.advance(1)
+    again.step()
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == ["plain.pdf"]
+    at_once = Watcher(Inbox(inbox, clock=clock, keep_done_s=0, wall=wall), redacting, print)
+    _drop(inbox, "secret2.pdf", b"%PDF Dear John Doe")
+    _settle(at_once, clock)
+    assert sorted(p.name for p in (inbox / ".done").iterdir()) == ["plain.pdf"]
+    assert list((inbox / ".pressroom" / "work").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("redact", "label", "sent"),
+    [
+        (None, None, "Jane Whitfield letter.pdf"),  # a plain job: its name, as before
+        ("name", None, None),  # a redaction: no label unless asked
+        ("name", "{name}", "Jane Whitfield letter.pdf"),  # asked
+        ("name", "case 12 ({name})", "case 12 (Jane Whitfield letter.pdf)"),
+    ],
+)
+def test_submit_and_watch_send_no_label_for_a_redaction_unless_asked(
+    tmp_path: Path, redact: str | None, label: str | None, sent: str | None
+) -> None:
+    """N10: the file's name (often the person's) was every job's label, redactions too."""
+    import argparse
+
+    import httpx
+
+    from pressroom.cli.progress import Board
+    from pressroom.cli.watch import RemoteHandler
+    from pressroom.client import PressroomClient, SubmitOptions, run_submit
+
+    bodies: list[bytes] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        bodies.append(request.read())
+        return httpx.Response(202, json={"id": "j1", "state": "accepted", "lane": "bulk"})
+
+    def http() -> httpx.Client:
+        return httpx.Client(base_url="http://testserver", transport=httpx.MockTransport(answer))
+
+    path = tmp_path / "Jane Whitfield letter.pdf"
+    path.write_bytes(b"%PDF-1.7 a letter")
+    opts = SubmitOptions(url="http://testserver", key="k", redact=redact, label=label)
+    assert run_submit([path], opts, http=http()) == 0
+    args = argparse.Namespace(
+        template=None, title=None, lane=None, redact=redact, keep_pixels=False, review=None,
+        output_type=None, sidecar=None, allow_no_text=False, optimize=0, no_label=False,
+        label=label, language=None, ocr="skip", output=None, timeout=60.0,
+    )  # fmt: skip
+    with PressroomClient("http://testserver", "k", http=http()) as client:
+        handled = RemoteHandler(args, client, Board(False), 0o640)._one(path, path.name, "ab")
+    assert handled.exit_code == 0 and handled.redacted == bool(redact)
+    for body in bodies:
+        if sent is None:
+            assert b'name="label"' not in body and b"Whitfield" not in body
+        else:
+            assert b'name="label"\r\n\r\n' + sent.encode() + b"\r\n" in body
