@@ -43,6 +43,29 @@ MAX_DEADLINE_S = 30 * 24 * 3600.0
 MAX_IDEMPOTENCY_KEY = 255
 MAX_WEBHOOK_URL = 2048
 CUSTOMER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")
+# every small field ``parse_submit`` reads (the upload's ``file`` part aside): the API refuses
+# any other, so a misspelt ``redact`` is 400 rather than a job published unredacted
+SUBMIT_FIELDS = frozenset(
+    {
+        "template",
+        "lane",
+        "title",
+        "label",
+        "deadline",
+        "customer",
+        "redact",
+        "expires_at",
+        "keep_pixels",
+        "webhook_url",
+        "review",
+        "output_type",
+        "sidecar",
+        "allow_no_text",
+        "optimize",
+        "languages",
+        "ocr",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,8 @@ Responses = dict[int | str, dict[str, Any]]
 # what each status means on this API, whichever route answers it; the code in the body says
 # exactly why (docs/errors.md lists every code)
 STATUS_MEANING = {
-    400: "The request is malformed: a bad field, header or parameter.",
+    400: "The request is malformed: a bad, unknown or repeated field, header or parameter, "
+    "or JSON nested too deep.",
     401: "No API key, or one that is unknown, expired or revoked.",
     403: "The key is valid but lacks the role this needs, or a link's signature is wrong.",
     404: "No such resource for this caller (another tenant's looks the same as none).",
@@ -219,6 +220,7 @@ CUSTOMER_SCHEMA: dict[str, Any] = {
         "id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$"},
         "status": {"type": "string", "enum": ["active", "suspended"], "default": "active"},
     },
+    "additionalProperties": False,
 }
 
 _CLASS = "(" + "|".join(CLASSES) + ")"
@@ -229,12 +231,14 @@ SUBMIT_FORM_SCHEMA: dict[str, Any] = {
         "The upload, streamed: send the small fields before `file` and they are judged before "
         f"a byte of the file is written. At most {MAX_FIELDS} parts; a field at most "
         f"{MAX_FIELD_BYTES} bytes; every field at most once (a repeated field is 400 "
-        "`BAD_REQUEST` naming it, whatever the order)."
+        "`BAD_REQUEST` naming it, whatever the order); no field but these (an unknown one, a "
+        "misspelt `redact` say, is 400 `BAD_REQUEST` naming it and the field it resembles, "
+        "never ignored)."
     ),
     "required": ["file"],
     "maxProperties": MAX_FIELDS,
-    # fields this version does not read are ignored, once each like the others
-    "additionalProperties": {"type": "string"},
+    # a field this version does not read is refused: ignored, a typo could turn redaction off
+    "additionalProperties": False,
     # review=always holds a redaction for a person: without a policy there is none to hold
     "if": {"properties": {"review": {"const": "always"}}, "required": ["review"]},
     "then": {"required": ["redact"]},

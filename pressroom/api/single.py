@@ -1,18 +1,28 @@
-"""One value per name: a query parameter, a JSON key or a form field given twice is refused.
+"""One value per name, and only names the route knows: a query parameter, a JSON key or a form
+field given twice, or one the route does not read, is refused; so is JSON nested too deep.
 
 Frameworks keep the last of a repeated field, while a gateway, an audit log or a proxy in front
 may read the first: ``redact=name … redact=`` would be redacted in one reading and not in the
 other. Nothing here picks a winner; the request is answered 400 ``BAD_REQUEST`` naming the
 field (never its values), whatever the order of the fields. Uploads' multipart fields are
-judged where they are parsed (``api.uploads``), the desk's forms by ``single_form``."""
+judged where they are parsed (``api.uploads``), the desk's forms by ``single_form``.
+
+A field the route does not read is refused the same way (``refuse_unknown``): ignored, a typo
+such as ``redaction=name`` or ``Redact=name`` would turn redaction off and publish the names it
+was sent to burn. The answer names the field, and the known field it resembles when there is
+one (``unknown field 'redaction': did you mean 'redact'?``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
+from itertools import accumulate
 from typing import Any
 from urllib.parse import parse_qsl
 
+from fastapi.routing import APIRoute
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -21,6 +31,9 @@ from pressroom.api.responses import error_response
 from pressroom.errors import BadRequest, TooLarge
 
 MAX_JSON_BYTES = 1 << 20  # every JSON body the API takes is a few hundred bytes
+# the deepest JSON any route reads is 4 levels (corrections: object, list, area, box); past
+# this a body is refused before a parser recurses into it
+MAX_JSON_DEPTH = 32
 # bodies judged where they are parsed (uploads, the desk's forms); every other body is read
 # here as JSON whatever its type says, as a route may (``request.json()`` reads any type)
 _FORMS = (b"multipart/form-data", b"application/x-www-form-urlencoded")
@@ -51,7 +64,9 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def json_repeated_key(body: bytes) -> str | None:
     """A key given twice in one object anywhere in ``body``, or None (a body that does not
-    parse is the route's to refuse)."""
+    parse, or is nested too deep to parse, is the route's to refuse)."""
+    if json_too_deep(body):
+        return None
     try:
         json.loads(body, object_pairs_hook=_pairs)
     except _Repeated as exc:
@@ -63,6 +78,168 @@ def json_repeated_key(body: bytes) -> str | None:
 
 def _printable(name: str) -> str:
     return repr(name[:64])
+
+
+# --- fields a route does not know ---------------------------------------------------------------
+
+
+def _folded(name: str) -> str:
+    """A name as a near miss is judged: case and ``-`` for ``_`` are no difference."""
+    return name.casefold().replace("-", "_")
+
+
+def _distance(a: str, b: str) -> int:
+    """Edits from ``a`` to ``b``: a letter added, dropped, changed, or two neighbours swapped."""
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        here = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            here[j] = min(row[j] + 1, here[j - 1] + 1, row[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                here[j] = min(here[j], before[j - 2] + 1)
+        before, row = row, here
+    return row[-1]
+
+
+def resembles(name: str, known: Iterable[str]) -> list[str]:
+    """The known names ``name`` is a near miss of, the fewest edits first (ties all named, in
+    order): the same but for case or ``-``/``_``; within two edits (one for a name of four
+    letters or fewer: ``page`` is no ``lane``); or most of it the same (``difflib``'s ratio 0.8: ``redaction`` for
+    ``redact``)."""
+    folded = _folded(name)
+    found: list[tuple[int, str]] = []
+    for candidate in sorted(set(known)):
+        other = _folded(candidate)
+        near = 1 if len(other) <= 4 else 2
+        if abs(len(folded) - len(other)) > max(near, len(other) // 2):
+            continue  # also keeps the cost of a long unknown name to nothing
+        edits = _distance(folded, other)
+        if edits <= near or SequenceMatcher(None, folded, other).ratio() >= 0.8:
+            found.append((edits, candidate))
+    least = min((edits for edits, _name in found), default=None)
+    return [candidate for edits, candidate in found if edits == least]
+
+
+def unknown_message(name: str, known: Iterable[str], where: str = "field") -> str:
+    """``unknown field 'redaction': did you mean 'redact'?``; without a near miss, the names
+    known (or that there are none)."""
+    names = sorted(set(known))
+    near = resembles(name, names)
+    if near:
+        return f"unknown {where} {_printable(name)}: did you mean {' or '.join(map(repr, near))}?"
+    if not names:
+        return f"unknown {where} {_printable(name)}: this takes none"
+    return f"unknown {where} {_printable(name)}; known: {', '.join(names)}"
+
+
+def refuse_unknown(names: Iterable[str], known: Iterable[str], where: str = "field") -> None:
+    """``BadRequest`` naming the first of ``names`` not among ``known`` (and the known name it
+    resembles): for a form's fields, a query string's parameters, a JSON object's keys.
+    ``where`` is what a name is called in the answer: ``field``, ``query parameter``,
+    ``JSON key``, ``corrections.manual[0] field``."""
+    allowed = frozenset(known)
+    for name in names:
+        if name not in allowed:
+            raise BadRequest(unknown_message(name, allowed, where))
+
+
+def refuse_unknown_keys(value: object, schema: Mapping[str, Any], where: str) -> None:
+    """Every object in the JSON ``value`` that ``schema`` closes (``additionalProperties:
+    false``) holds only the keys the schema declares, down through its properties and array
+    items (a schema of its own, no ``$ref``): what the OpenAPI document promises, held."""
+    properties = schema.get("properties")
+    if isinstance(value, dict) and isinstance(properties, Mapping):
+        if schema.get("additionalProperties") is False:
+            refuse_unknown(value, properties, f"{where} field")
+        for name, inner in properties.items():
+            if name in value and isinstance(inner, Mapping):
+                refuse_unknown_keys(value[name], inner, f"{where}.{name}")
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for i, item in enumerate(value):
+            refuse_unknown_keys(item, schema["items"], f"{where}[{i}]")
+
+
+def _declared_query(route: APIRoute) -> set[str]:
+    """The query parameters a route declares, its dependencies' included (what the OpenAPI
+    document lists for it)."""
+    names: set[str] = set()
+    stack = [route.dependant]
+    while stack:
+        dependant = stack.pop()
+        names.update(param.alias for param in dependant.query_params)
+        stack.extend(dependant.dependencies)
+    return names
+
+
+async def known_query(request: Request) -> None:
+    """A router's dependency: a query parameter its route does not declare is 400 naming it.
+    Put on a router (``APIRouter(dependencies=[Depends(known_query)])``), it runs before the
+    route's key check, as the refusal of a repeated parameter does."""
+    route = request.scope.get("route")
+    if isinstance(route, APIRoute):
+        refuse_unknown(request.query_params.keys(), _declared_query(route), "query parameter")
+
+
+async def no_body(request: Request) -> None:
+    """A dependency for a route that reads no body: none, or ``{}``, is taken; a JSON object's
+    keys are unknown fields; anything else is refused (a client that sends something expects
+    it to be read)."""
+    body = (await _body(request)).strip()
+    if not body or body == b"{}":
+        return
+    value = _loads(body, "this takes no body")
+    if isinstance(value, dict):
+        refuse_unknown(value, (), "JSON key")
+    raise BadRequest("this takes no body")
+
+
+# --- JSON nested too deep -------------------------------------------------------------------------
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"?', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_NESTING = [0] * 256
+for _open, _close in (b"[]", b"{}"):
+    _NESTING[_open], _NESTING[_close] = 1, -1
+
+
+def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether ``body`` opens more than ``limit`` arrays or objects inside one another, judged
+    without parsing (a parser recurses per level: 5,000 of them is a ``RecursionError``).
+    Strings are skipped, escapes and all; linear in the body, tens of milliseconds a MiB."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_NESTING.__getitem__, brackets)), default=0) > limit
+
+
+def _too_deep() -> BadRequest:
+    return BadRequest(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def _loads(body: bytes, what: str) -> Any:
+    if json_too_deep(body):
+        raise _too_deep()
+    try:
+        return json.loads(body)
+    except ValueError:  # UnicodeDecodeError included
+        raise BadRequest(what) from None
+
+
+async def _body(request: Request) -> bytes:
+    """The body, at most ``MAX_JSON_BYTES`` (``TooLarge`` past it, before the rest is read)."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_JSON_BYTES:
+            raise TooLarge(f"a JSON body is at most {MAX_JSON_BYTES:,} bytes")
+    return bytes(body)
+
+
+async def read_json(request: Request, what: str = "the body") -> Any:
+    """The request's body as JSON, whatever its type says: ``BadRequest`` for one that is not
+    JSON or is nested deeper than ``MAX_JSON_DEPTH``, ``TooLarge`` past ``MAX_JSON_BYTES``."""
+    return _loads(await _body(request), f"{what}: not JSON")
 
 
 class SingleValues:
@@ -112,6 +289,9 @@ class SingleValues:
                     "TOO_LARGE", f"a JSON body is at most {MAX_JSON_BYTES:,} bytes", 413
                 )(scope, receive, send)
                 return
+        if json_too_deep(bytes(body)):
+            await self._refuse(str(_too_deep()))(scope, receive, send)
+            return
         key = json_repeated_key(bytes(body))
         if key is not None:
             await self._refuse(f"JSON key {_printable(key)} is given more than once")(
@@ -146,6 +326,8 @@ def _judged_when_read(receive: Receive) -> Receive:
             if not message.get("more_body", False):
                 break
         done = True
+        if json_too_deep(bytes(body)):
+            raise _too_deep()
         key = json_repeated_key(bytes(body))
         if key is not None:
             raise BadRequest(f"JSON key {_printable(key)} is given more than once")
@@ -166,10 +348,17 @@ def _replay(messages: list[Message], then: Receive) -> Receive:
     return receive
 
 
-async def single_form(request: Request, **limits: Any) -> FormData:
-    """The request's form, each field at most once (``BadRequest`` naming the first repeated)."""
+async def single_form(
+    request: Request, *, known: Iterable[str] | None = None, **limits: Any
+) -> FormData:
+    """The request's form, each field at most once (``BadRequest`` naming the first repeated)
+    and, with ``known``, only those fields (``BadRequest`` naming the first other one, and the
+    known field it resembles); ``known=None`` checks no names."""
     form = await request.form(**limits)
-    twice = repeated(k for k, _v in form.multi_items())
+    names = [k for k, _v in form.multi_items()]
+    twice = repeated(names)
     if twice is not None:
         raise BadRequest(f"form field {_printable(twice)} is given more than once")
+    if known is not None:
+        refuse_unknown(names, known)
     return form

@@ -6,13 +6,14 @@ import asyncio
 import errno
 import hashlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 
+from pressroom.api.single import unknown_message
 from pressroom.errors import (
     BadRequest,
     PressroomError,
@@ -46,10 +47,12 @@ class _Collector:
         dest: Path,
         max_bytes: int,
         before_file: Callable[[dict[str, str]], object] | None = None,
+        known: Iterable[str] | None = None,
     ) -> None:
         self.dest = dest
         self.max_bytes = max_bytes
         self.before_file = before_file
+        self.known = None if known is None else frozenset(known) | {"file"}
         self.parts = 0
         self.form = UploadedForm()
         self.error: PressroomError | None = None
@@ -98,6 +101,10 @@ class _Collector:
         _, params = parse_options_header(self._headers.get(b"content-disposition", b""))
         name = params.get(b"name")
         self._name = name.decode("utf-8", "replace") if name is not None else None
+        if self.known is not None and self._name is not None and self._name not in self.known:
+            # refused on its name, before a byte of it is read (a stray file part included)
+            self.error = self.error or BadRequest(unknown_message(self._name, self.known))
+            return
         # the client's file name is never read further: it can carry a person's name
         self._is_file = self._name == "file"
         if self._is_file:
@@ -202,19 +209,21 @@ async def receive_upload(
     *,
     max_bytes: int,
     before_file: Callable[[dict[str, str]], object] | None = None,
+    known: Iterable[str] | None = None,
     idle_s: float = 15.0,
     deadline_s: float = 600.0,
 ) -> UploadedForm:
     """Parse ``body`` as multipart/form-data; the ``file`` part lands at ``dest`` (0600).
 
     ``before_file`` sees the fields sent ahead of the file and may refuse them before any of
-    the file is written. The whole body may not exceed ``max_bytes`` plus a small allowance
-    for fields and part headers."""
+    the file is written. With ``known``, a part of another name (besides ``file``) is refused
+    naming it as soon as its headers are read. The whole body may not exceed ``max_bytes``
+    plus a small allowance for fields and part headers."""
     mime, params = parse_options_header(content_type)
     boundary = params.get(b"boundary")
     if mime != b"multipart/form-data" or not boundary:
         raise BadRequest("send multipart/form-data with the document in a part named 'file'")
-    collector = _Collector(dest, max_bytes, before_file)
+    collector = _Collector(dest, max_bytes, before_file, known)
     parser = MultipartParser(boundary, collector.callbacks())  # type: ignore[arg-type]
     received = 0
     try:

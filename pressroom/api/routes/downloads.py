@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import ServicesDep
 from pressroom.api.openapi import pdf, problems, text
 from pressroom.api.responses import PRIVATE_HEADERS, stream_pdf
+from pressroom.api.single import known_query
 from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
 from pressroom.labels import content_disposition, download_name
@@ -18,7 +19,8 @@ from pressroom.signing import binding, sidecar_binding
 from pressroom.storage import sidecar_key
 
 PRESIGN_TTL_S = 300.0
-router = APIRouter(tags=["artifacts"])
+# a link carries exactly these two parameters: any other is refused, naming it
+router = APIRouter(tags=["artifacts"], dependencies=[Depends(known_query)])
 REDIRECT: dict[int | str, dict[str, Any]] = {
     307: {
         "description": "Fetch it from the bucket, on a link that lives minutes.",

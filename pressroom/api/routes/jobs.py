@@ -10,7 +10,7 @@ import time
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -28,10 +28,11 @@ from pressroom.api.openapi import (
 )
 from pressroom.api.paging import decode_cursor, encode_cursor, rfc3339
 from pressroom.api.responses import job_json, own_base_url
+from pressroom.api.single import known_query, no_body
 from pressroom.api.uploads import MAX_FORM_OVERHEAD, receive_upload
 from pressroom.control import JobControl
 from pressroom.errors import Conflict, NotFound, TooLarge
-from pressroom.intake import Intake, Received
+from pressroom.intake import SUBMIT_FIELDS, Intake, Received
 from pressroom.jobs.model import JobState, Lane
 from pressroom.labels import LABEL_PATTERN, MAX_LABEL, parse_label
 from pressroom.scratch import job_scratch
@@ -41,7 +42,7 @@ log = logging.getLogger("pressroom.api")
 PREFER_POLL_S = 0.25
 LIST_LIMIT = 50
 LIST_MAX = 500
-router = APIRouter(tags=["jobs"])
+router = APIRouter(tags=["jobs"], dependencies=[Depends(known_query)])
 
 
 @router.post(
@@ -69,7 +70,9 @@ async def submit(
     prefer: Annotated[str | None, Header(description=PREFER_WAIT)] = None,
 ) -> Response:
     """Submit a scan (multipart/form-data, `file` last): answered 202 with the job, or 200
-    when it finished within `Prefer: wait`."""
+    when it finished within `Prefer: wait`. A field this form does not declare is refused
+    400 `BAD_REQUEST` naming it (and the field it resembles: `redaction` → `redact`); no job
+    is made."""
     trace_id, incoming_span = parse_traceparent(traceparent)
     with tracing.accept_span(trace_id, incoming_span) as span_id:
         return await _accept(
@@ -103,6 +106,7 @@ async def _accept(
             max_bytes=settings.limits.max_bytes,
             # on the event loop, inside the multipart parser: pure checks only
             before_file=lambda fields: intake.precheck(ticket, fields),
+            known=SUBMIT_FIELDS,
             idle_s=settings.body_timeout_s,
             deadline_s=settings.upload_deadline_s,
         )
@@ -141,6 +145,7 @@ async def redrive(
     job_id: str, request: Request, _op: Operator, services: ServicesDep
 ) -> dict[str, Any]:
     """An operator sends a dead-lettered job round again after fixing its cause."""
+    await no_body(request)
     job = await run_in_threadpool(lambda: services.store.queue.get(job_id))
     if job is None:
         raise NotFound("no such job")
@@ -268,6 +273,7 @@ async def cancel(job_id: str, request: Request, who: Tenant, services: ServicesD
     """Cancel a job: 200 with the job ended ``CANCELLED`` (it was waiting or held for
     review), 202 while a running job stops before its next page or stage, 200 with the job as it
     is now for a repeated cancel, 409 for a job that ended otherwise."""
+    await no_body(request)
     job, stopping = await run_in_threadpool(JobControl.of(services).cancel, job_id, who)
     log.info("job cancel", extra={"job_id": job_id, "tenant": who, "state": job.state.value})
     return JSONResponse(
@@ -285,6 +291,7 @@ async def delete_artifact(
 ) -> dict[str, Any]:
     """Delete a complete job's output now rather than at the end of retention: the job stays,
     without ``artifact_url``; its links answer 404. 409 when there is no output."""
+    await no_body(request)
     job = await run_in_threadpool(JobControl.of(services).delete_artifact, job_id, who)
     log.info("artifact deleted early", extra={"job_id": job_id, "tenant": who})
     return job_json(job, services, own_base_url(request))

@@ -6,17 +6,18 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep
 from pressroom.api.openapi import problems
+from pressroom.api.single import known_query, no_body, refuse_unknown
 from pressroom.errors import BadRequest, ExpiryPassed, NotFound
 from pressroom.keys import EXPIRY_HELP, KEY_ID_RE, key_record, parse_expiry
 from pressroom.tenants import TENANT_RE
 
-router = APIRouter(tags=["keys"])
+router = APIRouter(tags=["keys"], dependencies=[Depends(known_query)])
 audit = logging.getLogger("pressroom.audit")
 
 _TENANT_HELP = "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -54,7 +55,9 @@ def _expiry_schema(schema: dict[str, Any]) -> None:
 
 
 class NewKey(BaseModel):
-    """What ``POST /v1/keys`` takes."""
+    """What ``POST /v1/keys`` takes, and nothing else (``additionalProperties: false``)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     tenant: str = Field(description=f"The tenant: {_TENANT_HELP}.", pattern=TENANT_RE.pattern)
     role: Literal["tenant", "operator", "reviewer"] = "tenant"
@@ -63,6 +66,14 @@ class NewKey(BaseModel):
         description=f"When the key stops working: {EXPIRY_HELP}; null: never.",
         json_schema_extra=_expiry_schema,
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        """An unknown field is 400 naming it (and the field it resembles), before the rest."""
+        if isinstance(data, dict):
+            refuse_unknown(data, cls.model_fields)
+        return data
 
 
 def _tenant(name: str) -> str:
@@ -111,9 +122,12 @@ async def create_key(body: NewKey, _op: Operator, services: ServicesDep) -> NewK
 
 
 @router.delete("/v1/keys/{key_id}", responses={**problems(401, 403, 404, 503)})
-async def revoke_key(key_id: str, _op: Operator, services: ServicesDep) -> KeyRecord:
+async def revoke_key(
+    key_id: str, request: Request, _op: Operator, services: ServicesDep
+) -> KeyRecord:
     """Revoke a key at once (every API host reads keys per request; an operator's own key
     stops at its next request). Revoking a revoked key answers its record again."""
+    await no_body(request)
     if not KEY_ID_RE.match(key_id):
         raise NotFound("no key with that id (k_…)")
     now = services.clock()

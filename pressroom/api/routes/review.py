@@ -5,18 +5,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import ReviewCaller, Reviewer, ReviewsDep, ServicesDep
-from pressroom.api.openapi import CORRECTIONS_BODY, job, json_body, pdf, problems
+from pressroom.api.openapi import (
+    CORRECTIONS_BODY,
+    CORRECTIONS_SCHEMA,
+    job,
+    json_body,
+    pdf,
+    problems,
+)
 from pressroom.api.responses import job_json, own_base_url, stream_pdf
+from pressroom.api.single import known_query, no_body, read_json, refuse_unknown_keys
 from pressroom.corrections import Corrections
-from pressroom.errors import BadRequest, NotFound
+from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
 
-router = APIRouter(tags=["review"])
+router = APIRouter(tags=["review"], dependencies=[Depends(known_query)])
 
 
 @router.get(
@@ -49,6 +57,7 @@ async def held_copy(job_id: str, who: Reviewer, reviews: ReviewsDep) -> Response
 async def approve(
     job_id: str, request: Request, who: ReviewCaller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
+    await no_body(request)
     done = await run_in_threadpool(lambda: reviews.approve(job_id, who.tenant, key_id=who.key_id))
     return job_json(done, services, own_base_url(request))
 
@@ -61,6 +70,7 @@ async def approve(
 async def reject(
     job_id: str, request: Request, who: ReviewCaller, reviews: ReviewsDep, services: ServicesDep
 ) -> dict[str, Any]:
+    await no_body(request)
     done = await run_in_threadpool(lambda: reviews.reject(job_id, who.tenant, key_id=who.key_id))
     return job_json(done, services, own_base_url(request))
 
@@ -96,11 +106,9 @@ async def corrections(
     """A reviewer's whole set of corrections, as the desk sends them (boxes in points from the
     top-left of the upright page): the job is rebuilt with them and held again for approval
     (``CORRECTED`` when every check passes). Judged as the desk judges them; a key given twice
-    is refused before this reads the body."""
-    try:
-        body = await request.json()
-    except ValueError:
-        raise BadRequest("corrections: not JSON") from None
+    is refused before this reads the body, a key the schema does not declare as it is read."""
+    body = await read_json(request, "corrections")
+    refuse_unknown_keys(body, CORRECTIONS_SCHEMA, "corrections")
     fixes = Corrections.parse(body)
     done = await run_in_threadpool(
         lambda: reviews.apply(job_id, who.tenant, fixes, key_id=who.key_id)

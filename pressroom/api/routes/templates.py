@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import IntakeDep, Tenant
 from pressroom.api.openapi import json_body, problems
+from pressroom.api.single import known_query
 from pressroom.errors import PressroomError
 from pressroom.intake import Intake
 from pressroom.templates import builtin_names, load_template, template_folders
 
-router = APIRouter(tags=["templates"])
+router = APIRouter(tags=["templates"], dependencies=[Depends(known_query)])
 
 
 def _listing(intake: Intake, tenant: str) -> dict[str, Any]:

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep, Tenant
-from pressroom.api.openapi import CUSTOMER_BODY, json_body, problems
+from pressroom.api.openapi import CUSTOMER_BODY, CUSTOMER_SCHEMA, json_body, problems
+from pressroom.api.single import known_query, no_body, read_json, refuse_unknown_keys
 from pressroom.errors import BadRequest
 from pressroom.intake import CUSTOMER_RE
 from pressroom.storage import TENANT_RE
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(known_query)])
 audit = logging.getLogger("pressroom.audit")
 
 
@@ -61,9 +62,12 @@ class SecretRotation(BaseModel):
     tags=["webhooks"],
     responses={**problems(401, 503)},
 )
-async def rotate_webhook_secret(who: Tenant, services: ServicesDep) -> SecretRotation:
+async def rotate_webhook_secret(
+    request: Request, who: Tenant, services: ServicesDep
+) -> SecretRotation:
     """A new signing secret. Until ``previous_until`` every webhook carries two signatures,
     the new secret's first; a second rotation inside that window ends the oldest at once."""
+    await no_body(request)
     now = services.clock()
     overlap_s = services.settings.webhooks.secret_overlap_s
     secret, until = await run_in_threadpool(
@@ -83,8 +87,9 @@ async def rotate_webhook_secret(who: Tenant, services: ServicesDep) -> SecretRot
 )
 async def set_customer(request: Request, _op: Operator, services: ServicesDep) -> dict[str, str]:
     """``{"tenant", "id", "status": "active"|"suspended"}``: create or change a customer."""
+    body = await read_json(request, "customer")
+    refuse_unknown_keys(body, CUSTOMER_SCHEMA, "customer")
     try:
-        body = await request.json()
         tenant_name, customer_id = str(body["tenant"]), str(body["id"])
         status = str(body.get("status", "active"))
     except (ValueError, KeyError, TypeError):
