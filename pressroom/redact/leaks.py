@@ -54,6 +54,24 @@ def _stream_bytes(stream: pikepdf.Stream) -> bytes:
         return bytes(stream.read_raw_bytes())  # a filter we cannot decode: search what is there
 
 
+# the hold of a job whose label carries a found value (``redact.engine``): fixed words, never
+# the value
+LABEL_HELD = (
+    "the job's label carries a value the redaction removes: the label is withheld (the job "
+    "shows none, and its download is named by the job id)"
+)
+
+
+def carries_value(text: str | None, values: Iterable[str]) -> bool:
+    """Whether ``text`` (a job's label, say) holds any of ``values``, compared as the leak
+    check compares them: case and accents folded, no spacing or punctuation, values of three
+    letters or digits or more."""
+    if not text:
+        return False
+    squashed = normalise(text)
+    return any(len(v) >= 3 and v in squashed for v in (normalise(v) for v in values))
+
+
 def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
     wanted = sorted({v for v in (normalise(v) for v in values) if len(v) >= 3})
     if not wanted:
