@@ -182,7 +182,8 @@ def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
             out.add("6.2.10: a transparency group without a blending colour space")
         font = kind == Name.Font or (kind is None and sub in _FONT_SUBTYPES and "/BaseFont" in obj)
         if font and not embedded(obj):
-            out.add(f"6.2.11.4: font {obj.get('/BaseFont')} is not embedded")
+            # named by its object number: a font's name is the file's to choose (N5)
+            out.add(f"6.2.11.4: a font is not embedded ({_which(obj)})")
         if font and sub == Name.TrueType and not _pdfa_truetype_encoding(obj):
             out.add("6.2.11.6: a non-symbolic TrueType font's encoding is not WinAnsi/MacRoman")
         # a colour space anywhere: an image's, a shading's, a resource dictionary's
@@ -194,6 +195,12 @@ def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
         if _cmyk_operators_of(page.obj.get("/Contents")):
             out.add("6.2.4.3: DeviceCMYK colour set in a content stream (k, K or cs)")
     return sorted(out)
+
+
+def _which(obj: pikepdf.Object) -> str:
+    """An object as a reason names it: by its number, never by a name read from it."""
+    number, generation = obj.objgen
+    return f"object {number} {generation}" if number else "a direct object"
 
 
 def _cmyk(space: object, depth: int) -> bool:

@@ -37,6 +37,13 @@ PARSE_ERRORS = (pikepdf.PdfError, ValueError, TypeError, KeyError, AttributeErro
 # annotations that are no part of what a page shows: a viewer draws nothing of its own for
 # them (a popup belongs to its parent; a link is an area to click)
 _NOT_DRAWN = {"/Popup", "/Link"}
+# the annotation subtypes PDF 2.0 defines: the only ones a reason may name
+_SUBTYPES = frozenset(
+    Name("/" + kind)
+    for kind in """Text Link FreeText Line Square Circle Polygon PolyLine Highlight Underline
+    Squiggly StrikeOut Caret Stamp Ink Popup FileAttachment Sound Movie Screen Widget
+    PrinterMark TrapNet Watermark 3D Redact Projection RichMedia""".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +60,12 @@ def needs_flattening(pdf: pikepdf.Pdf) -> bool:
     if "/AcroForm" in pdf.Root or "/NeedsRendering" in pdf.Root:
         return True
     return any("/Annots" in page.obj for page in pdf.pages)
+
+
+def _subtype(annot: pikepdf.Dictionary) -> Name | None:
+    """An annotation's subtype where it is a name (anything else there is no type)."""
+    kind = annot.get("/Subtype")
+    return kind if isinstance(kind, Name) else None
 
 
 def _has_appearance(annot: pikepdf.Object) -> bool:
@@ -101,7 +114,7 @@ def _drawn(pdf: pikepdf.Pdf) -> int:
     n = 0
     for page in pdf.pages:
         for annot in page.obj.get("/Annots", pikepdf.Array()):
-            if not isinstance(annot, pikepdf.Dictionary) or annot.get("/Subtype") in _NOT_DRAWN:
+            if not isinstance(annot, pikepdf.Dictionary) or _subtype(annot) in _NOT_DRAWN:
                 continue
             flags = int(annot.get("/F", 0))
             if flags & (2 | 32):  # Hidden, NoView
@@ -201,16 +214,21 @@ def _left_behind(pdf: pikepdf.Pdf) -> None:
     nothing a person sees may vanish. Links and popups show nothing of their own; sticky
     notes are counted; a hidden one, or an empty field, shows nothing."""
     for number, page in enumerate(pdf.pages, 1):
-        for annot in page.obj.get("/Annots", pikepdf.Array()):
+        for place, annot in enumerate(page.obj.get("/Annots", pikepdf.Array()), 1):
             if not isinstance(annot, pikepdf.Dictionary) or _hidden(annot):
                 continue
-            kind = annot.get("/Subtype")
+            kind = _subtype(annot)
             if kind in _NOT_DRAWN or kind == Name.Text:
                 continue
             if kind == Name.Widget and not _value(annot).strip():
                 continue
+            # a subtype of the specification's is named; any other is the file's own word
+            # (it may be a person's name: N5), so it is not
+            what = "untyped" if kind is None else "an unknown type"
+            if kind in _SUBTYPES:
+                what = str(kind)[1:]
             raise UnsupportedForm(
-                f"page {number} has an annotation ({str(kind)[1:] if kind else 'untyped'}) "
+                f"page {number} has an annotation (number {place} on the page, {what}) "
                 "with no appearance of its own: a viewer would draw it, Pressroom cannot"
             )
 
