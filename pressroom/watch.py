@@ -526,6 +526,20 @@ class Inbox:
         claimed for a later try, or one that stays empty, does not count)."""
         return sum(1 for seen in self._seen.values() if seen.size > 0)
 
+    def oversize(self, path: Path) -> int | None:
+        """The size of ``path`` (a name in the inbox) when it is over ``max_bytes``, from
+        ``lstat``: such a file is never read, copied nor hashed."""
+        try:
+            size = os.stat(path.name, dir_fd=self._root, follow_symlinks=False).st_size
+        except FileNotFoundError:
+            return None
+        return size if size > self.max_bytes else None
+
+    def set_aside(self, path: Path, reason: str) -> Path:
+        """``path`` (a name in the inbox) moved to ``.failed`` with its reason, unclaimed."""
+        self._seen.pop(path.name, None)
+        return self._aside(self._root, path.name, self._failed, path.name, reason)
+
     def claim(self, path: Path) -> Path | None:
         """``path`` (a name in the inbox) moved into the work folder (None: it went away
         meanwhile, or is no longer a regular file of one name)."""
@@ -645,13 +659,18 @@ class Inbox:
         if expires and self.keep_done_s is not None and self.keep_done_s <= 0:
             os.unlink(claimed.name, dir_fd=work)
             return None
-        folder = self._done if ok else self._failed
-        moved = _move(work, claimed.name, folder.checked(), name, note=reason is not None)
+        moved = self._aside(work, claimed.name, self._done if ok else self._failed, name, reason)
+        if expires and self.keep_done_s is not None:
+            self._expire(moved.name, self.wall() + self.keep_done_s)
+        return moved
+
+    def _aside(
+        self, src_dir: int, src: str, folder: _Folder, name: str, reason: str | None
+    ) -> Path:
+        moved = _move(src_dir, src, folder.checked(), name, note=reason is not None)
         self._made(folder, moved)
         if reason is not None:
             self._note(folder, moved, escaped(reason.rstrip("\n")) + "\n")
-        if expires and self.keep_done_s is not None:
-            self._expire(moved, self.wall() + self.keep_done_s)
         return folder.path / moved
 
     def _made(self, folder: _Folder, name: str) -> None:
@@ -779,7 +798,14 @@ class Watcher:
         inbox = self.inbox
         inbox.sweep()
         for path in inbox.settled():
-            inbox.claim(path)
+            size = inbox.oversize(path)
+            if size is None:
+                inbox.claim(path)
+            else:  # refused from its size: nothing of it is read, copied or hashed
+                line = _too_large(path.name, size, inbox.max_bytes)
+                inbox.set_aside(path, line)
+                self.stats["failed"] += 1
+                self._say(Handled(2, line))
         todo = inbox.claimed()
         size = max(1, self.batch)
         # a file whose last read never ended is read alone: which one kills its reader
@@ -808,8 +834,7 @@ class Watcher:
             try:
                 size = inbox.size(path)
                 if size > inbox.max_bytes:  # from its size: nothing of it is read
-                    self._refuse(path, name, f"TOO_LARGE: {name}: {size:,} bytes; the limit "
-                                 f"is {inbox.max_bytes:,} (PRESSROOM_MAX_BYTES)")  # fmt: skip
+                    self._refuse(path, name, _too_large(name, size, inbox.max_bytes))
                     continue
                 self._as_read[path] = _stamp(path)
                 sha = file_sha256(path)
@@ -907,6 +932,10 @@ class Watcher:
                 return
             if not handled:
                 wait(interval_s)
+
+
+def _too_large(name: str, size: int, limit: int) -> str:
+    return f"TOO_LARGE: {name}: {size:,} bytes; the limit is {limit:,} (PRESSROOM_MAX_BYTES)"
 
 
 def _stamp(path: Path) -> tuple[int, int]:

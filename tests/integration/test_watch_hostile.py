@@ -273,6 +273,12 @@ def test_a_sparse_file_over_the_limit_is_refused_from_its_size_without_being_rea
     assert recorder.read == []
     reason = (inbox / ".failed" / "huge.pdf.reason").read_text()
     assert reason.startswith("TOO_LARGE: huge.pdf: ") and "PRESSROOM_MAX_BYTES" in reason
+    # one claimed before a restart (by a watcher with a larger limit) is judged the same way
+    with (inbox / ".pressroom" / "work" / "claimed.pdf").open("wb") as fh:
+        fh.truncate(10 * 2**30)
+    watcher.step()
+    assert recorder.read == []
+    assert (inbox / ".failed" / "claimed.pdf.reason").read_text().startswith("TOO_LARGE: ")
 
 
 NASTY = "esc\x1b[31mRED\x1b[0m\x1b]0;pwned\x07 \u202efdp.\x9b2J\rline\nnext\u2028.pdf"
