@@ -296,34 +296,28 @@ def _copy_into(src_dir: int, src: str, dst_dir: int, dest: str) -> bool:
 
 def _move(src_dir: int, src: str, dst_dir: int, name: str, *, note: bool = False) -> str:
     """``src`` (in ``src_dir``) moved into ``dst_dir`` as ``name`` or a fresh variant of it
-    (``note``: with its ``.reason`` name free too), never over a file already there: a hard
-    link that fails if the name is taken, then the old name removed; where links are not
-    allowed (another user's file, some SMB mounts) a rename after a check; across file
-    systems a copy. Returns the name it has."""
+    (``note``: with its ``.reason`` name free too), never over a file already there: a rename
+    into a name found free (only the watcher makes names in its folders; in a shared one with
+    the sticky bit a name taken meanwhile is skipped), across file systems a copy made
+    exclusively. No second name of the file is made on the way: a watcher killed midway
+    leaves it in one place. Returns the name it has."""
     for n in range(1, 10_000):
         dest = _variant(name, n)
         if not _free(dst_dir, dest) or (note and not _free(dst_dir, dest + REASON)):
             continue
         try:
-            os.link(src, dest, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False)
-        except FileExistsError:
-            continue  # taken between the check and the link: the next name
+            os.rename(src, dest, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
+            return dest
+        except (FileExistsError, PermissionError):
+            if _free(dst_dir, dest):
+                raise  # not a name taken: the folder itself refuses
+            continue  # taken meanwhile by another's file (a sticky folder): the next name
         except OSError as exc:
             if exc.errno != errno.EXDEV:
-                if not _free(dst_dir, dest):
-                    continue
-                try:
-                    os.rename(src, dest, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
-                    return dest
-                except OSError as again:
-                    if again.errno != errno.EXDEV:
-                        raise
-            if _copy_into(src_dir, src, dst_dir, dest):
-                return dest
-            continue
-        os.unlink(src, dir_fd=src_dir)
-        return dest
-    raise UnsafeFolder(f"no free name for a file in a folder of {n} like it")
+                raise
+        if _copy_into(src_dir, src, dst_dir, dest):
+            return dest
+    raise UnsafeFolder(f"{name}: no free name for it in its folder")
 
 
 def move_fresh(src: Path, folder: Path, name: str) -> Path:

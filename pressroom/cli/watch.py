@@ -116,6 +116,18 @@ def _spreader(processes: int) -> Any:
     return _Spreader(processes)
 
 
+def _board(show: bool) -> Board:
+    """The progress board, told each file's name escaped: a name may hold a terminal's own
+    escape sequences (it is drawn on stderr while the file is read)."""
+    from pressroom.cli.progress import Board
+
+    class _Escaped(Board):
+        def begin(self, key: object, name: str, pages: int) -> None:  # every name passes here
+            super().begin(key, escaped(name), pages)
+
+    return _Escaped(show)
+
+
 class OfflineHandler:
     """Each batch processed here, as `process` would (``-j``: over its processes)."""
 
@@ -278,8 +290,6 @@ def _outdir(outdir: Path, mode: int) -> None:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from pressroom.cli.progress import Board
-
     settings = Settings.from_env()
     os.umask(0o077)
     inbox_root: Path = args.inbox
@@ -311,7 +321,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     at_once = False
     client = None
     try:
-        with Board(show) as board:
+        with _board(show) as board:
             if args.url is None:
                 from pressroom.cli.offline import prepare
 

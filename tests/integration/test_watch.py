@@ -427,7 +427,7 @@ def test_a_move_to_another_file_system_copies_and_never_lands_over_a_file(
     src = tmp_path / "a.pdf"
     src.write_bytes(b"new content")
     monkeypatch.setattr(os, "link", cross)
-    monkeypatch.setattr(Path, "rename", cross)
+    monkeypatch.setattr(os, "rename", cross)
     moved = move_fresh(src, folder, "a.pdf")
     assert moved.name == "a (2).pdf" and moved.read_bytes() == b"new content"
     assert not src.exists() and (folder / "a.pdf").read_bytes() == b"earlier"
