@@ -14,6 +14,10 @@ Either change is made on a copy in the job's scratch space, after forms are flat
 before inspection, so everything after (inspection's limits, the text test, levelling, the
 output check) reads the reworked pages as it would read any source. Image sources are scans
 already: every mode reads them the same way.
+
+A redaction reads the source's own text on every page a rework changed as well
+(``Reworked.rewritten``; ``redact.scan.OriginalText``): what a rework takes out — an earlier
+layer, or all of a page's text under ``force`` — is still detected and burned.
 """
 
 from __future__ import annotations
@@ -51,11 +55,14 @@ COLOUR_JPEG_QUALITY = 90  # a rendered colour page: JPEG as a scanner's colour m
 class Reworked:
     """A source as OCR reads it: ``path`` (the source itself, or its reworked copy), how many
     pages were changed (invisible text taken out, or rendered) and, for ``redo``, the pages
-    (from 0) that lost a text layer: each is read again whatever text it still shows."""
+    (from 0) that lost a text layer: each is read again whatever text it still shows.
+    ``rewritten``: every page (from 0) whose text the rework changed (``redo``: those that lost
+    a layer; ``force``: those rendered), where a redaction reads the source's own text too."""
 
     path: Path
     pages: int = 0
     reread: frozenset[int] = frozenset()
+    rewritten: frozenset[int] = frozenset()
 
 
 def ocr_mode(raw: str) -> OcrMode:
@@ -116,10 +123,10 @@ def rework_into(
             _measure(pdf, limits, count)
             reread: frozenset[int] = frozenset()
             if mode == "redo":
-                reread = InvisibleText(pdf).strip_pages()
-                changed = len(reread)
+                reread = rewritten = InvisibleText(pdf).strip_pages()
             else:
-                changed = _render_pages(pdf, source, limits, only)
+                rewritten = _render_pages(pdf, source, limits, only)
+            changed = len(rewritten)
             if not changed:
                 return Reworked(source)
             pdf.save(target, stream_decode_level=pikepdf.StreamDecodeLevel.none)
@@ -129,7 +136,7 @@ def rework_into(
     except (pikepdf.PdfError, ValueError, TypeError, KeyError):
         target.unlink(missing_ok=True)
         raise Corrupt("the PDF's pages cannot be prepared for OCR") from None
-    return Reworked(target, changed, reread)
+    return Reworked(target, changed, reread, rewritten)
 
 
 def _measure(pdf: pikepdf.Pdf, limits: Limits, count: int) -> None:
@@ -294,11 +301,13 @@ class InvisibleText:
 # -- force: every page rendered ------------------------------------------------------------
 
 
-def _render_pages(pdf: pikepdf.Pdf, source: Path, limits: Limits, only: range | None) -> int:
+def _render_pages(
+    pdf: pikepdf.Pdf, source: Path, limits: Limits, only: range | None
+) -> frozenset[int]:
     """Each page (of ``only``) replaced by its rendering, upright as displayed and of the
-    same displayed size; returns how many were rendered."""
+    same displayed size; returns the pages (from 0) rendered."""
     budget = PixelBudget(limits)
-    rendered = 0
+    rendered: set[int] = set()
     with pdfium.RecyclingDocument(source) as doc:
         if len(doc) != len(pdf.pages):
             raise Corrupt("the PDF's page tree is inconsistent")
@@ -322,8 +331,8 @@ def _render_pages(pdf: pikepdf.Pdf, source: Path, limits: Limits, only: range | 
             obj.MediaBox = Array([0, 0, w, h])
             obj.Resources = Dictionary(XObject=Dictionary(Im0=xobject))
             obj.Contents = pdf.make_stream(f"q {w:.4f} 0 0 {h:.4f} 0 0 cm /Im0 Do Q".encode())
-            rendered += 1
-    return rendered
+            rendered.add(i)
+    return frozenset(rendered)
 
 
 def _rendered(doc: Any, index: int, dpi: float, budget: PixelBudget) -> Any:

@@ -68,8 +68,18 @@ class Processing:
                 # imported only here: detection's recognisers are not loaded for plain jobs
                 from pressroom.redact.engine import redact_document
 
+                # what the rework took out (an earlier layer, or every word of a page rendered
+                # under force) is read from the flattened source and burned too
                 result = redact_document(
-                    pages.path, output, options, self.policy, engine, progress=progress, timer=timer
+                    pages.path,
+                    output,
+                    options,
+                    self.policy,
+                    engine,
+                    progress=progress,
+                    timer=timer,
+                    original=flat.path,
+                    rewritten=pages.rewritten,
                 )
             if options.wants_sidecar:
                 # a redaction's sticky notes are not redacted: they stay out

@@ -1,5 +1,12 @@
 """Redaction's first pass: every page read — its own text and OCR of its pixels, faint print
-included — and the values detection finds on it. Nothing is built here."""
+included — and the values detection finds on it. Nothing is built here.
+
+Under ``--ocr redo`` and ``force`` the pages read are a reworked copy (an earlier invisible
+layer taken out, or every page rendered to an image). What a person could find in the source
+must still be found: the source's own text (forms flattened, nothing reworked) is read too, on
+each page the rework changed, laid onto the reworked page (the same displayed page, so the same
+frame), detected and burned like the page's own. It is read for detection only: the output's
+text layer stays what the mode makes (OCR's, or the visible text a page kept)."""
 
 from __future__ import annotations
 
@@ -15,8 +22,8 @@ from PIL import Image
 from pressroom.engines import images, pdfium
 from pressroom.engines.prune import PageCleaner
 from pressroom.engines.straighten import level
-from pressroom.errors import TextLimit
-from pressroom.models import DocumentInfo, PageInfo, SourceKind, Word
+from pressroom.errors import Corrupt, TextLimit
+from pressroom.models import Box, DocumentInfo, PageInfo, SourceKind, Word
 from pressroom.pipeline.core import (
     Progress,
     frame_resolution,
@@ -31,8 +38,8 @@ from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.faint import faint_words
-from pressroom.redact.plan import Hit, detect, turn_words
-from pressroom.redact.text import extracted_words
+from pressroom.redact.plan import Hit, covered_words, detect, turn_words, visible_words
+from pressroom.redact.text import extracted_words, page_to_pixels
 from pressroom.settings import Limits
 
 REDACT_DPI = 300.0
@@ -63,11 +70,20 @@ class PageScan:
     # points, y down — a point (x, y) of the page is at (left + scale x, top + scale y)
     placement: tuple[float, float, float] = (1.0, 0.0, 0.0)
     bands: tuple[float, float] = (0.0, 0.0)  # its output page's footer and header, points
+    # how many of ``extracted`` (the first ones) are the page's own words; the rest are the
+    # source's words that the reworked page no longer carries (``--ocr redo``/``force``),
+    # read and burned like the page's own but never part of the output's text. None: all.
+    own: int | None = None
 
     @property
     def seen_text(self) -> list[Word]:
-        """The page's own words as the output keeps them: all, or the visible ones."""
-        return self.extracted if self.visible is None else self.visible
+        """The page's own words as the output keeps them: all, or the visible ones (never the
+        source's words a reworked page lost: the output's text is what the mode makes)."""
+        words = self.extracted if self.visible is None else self.visible
+        if self.own is None or self.own >= len(self.extracted):
+            return words
+        mine = {id(w) for w in self.extracted[: self.own]}
+        return [w for w in words if id(w) in mine]
 
 
 class RedactionSource:
@@ -83,6 +99,14 @@ class RedactionSource:
             self.pdf = open_source_pdf(stack, path)
             self.cleaner = PageCleaner(self.pdf, scrub_images=True)
             self.doc: Any = stack.enter_context(pdfium.RecyclingDocument(path))
+
+    def frame(self, index: int) -> tuple[float, float]:
+        """The size of page ``index``'s rendering at 300 dpi (displayed, unrounded pixels)."""
+        page = self.doc[index]
+        try:
+            return page_to_pixels(page, REDACT_DPI / 72.0)[1]
+        finally:
+            page.close()
 
     def frames(self) -> Generator[Image.Image, None, None]:
         return images.iter_frames(self.path)
@@ -103,6 +127,66 @@ class RedactionSource:
         return image, words
 
 
+class OriginalText:
+    """The source's own text as it came (forms flattened, nothing reworked), for a source whose
+    pages OCR reworked: the words of each page in ``pages`` (from 0), laid onto the reworked
+    page's rendering.
+
+    Both are the same displayed page: ``force`` renders each page upright as a viewer shows it
+    (its crop box, its /Rotate applied) onto a page of that displayed size, and ``redo`` changes
+    no geometry. The words are taken in the source page's displayed frame (crop box and /Rotate,
+    as ``text.extracted_words`` reads any page) and scaled to the reworked page's frame, so a
+    crop box PDFium clips to the media box lands where the rendering put it too."""
+
+    def __init__(
+        self, stack: ExitStack, path: Path, pages: frozenset[int] | None, limits: Limits
+    ) -> None:
+        self.path = path
+        self.pages = pages
+        self.limits = limits
+        self.doc: Any = stack.enter_context(pdfium.RecyclingDocument(path))
+
+    def reads(self, index: int) -> bool:
+        return self.pages is None or index in self.pages
+
+    def words(self, index: int, frame: tuple[float, float]) -> list[Word]:
+        """Page ``index``'s own words, boxes in a rendering of size ``frame`` (pixels)."""
+        if index >= len(self.doc):
+            raise Corrupt("the PDF's page tree is inconsistent")
+        scale = REDACT_DPI / 72.0
+        page = self.doc[index]
+        try:
+            textpage = page.get_textpage()
+            try:
+                chars = textpage.count_chars()
+            finally:
+                textpage.close()
+            if chars > self.limits.max_detect_chars:
+                raise TextLimit(
+                    f"page {index + 1} holds {chars:,} characters of text; "
+                    f"a redaction reads at most {self.limits.max_detect_chars:,} a page"
+                )
+            words = extracted_words(page, scale)
+            _matrix, (w, h) = page_to_pixels(page, scale)
+        finally:
+            page.close()
+        kx, ky = frame[0] / max(w, 1e-6), frame[1] / max(h, 1e-6)
+        if abs(kx - 1.0) < 1e-9 and abs(ky - 1.0) < 1e-9:
+            return words
+        return [_scaled_word(word, kx, ky) for word in words]
+
+
+def _scaled_word(w: Word, kx: float, ky: float) -> Word:
+    b = w.box
+    return replace(
+        w,
+        box=Box(b.x0 * kx, b.y0 * ky, b.x1 * kx, b.y1 * ky),
+        origin=(w.origin[0] * kx, w.origin[1] * ky),
+        advance=w.advance * kx,
+        size=w.size * ky,
+    )
+
+
 def scan_pages(
     src: RedactionSource,
     info: DocumentInfo,
@@ -113,40 +197,174 @@ def scan_pages(
     progress: Progress | None,
     limits: Limits,
     timer: StageTimer,
+    original: OriginalText | None = None,
 ) -> list[PageScan]:
+    """Every page read and detected. ``original``: the source's own text, where ``src`` is a
+    copy OCR reworked (``--ocr redo``/``force``): on each page the rework changed, the source's
+    words the page no longer carries join its words (``PageScan.own`` counts the page's own),
+    are detected in their own reading order, and their hits are burned like any."""
     scans: list[PageScan] = []
+    joined: list[PageScan] = []  # pages that took words of the source
     total = len(info.pages)
     as_it_is = replace(ocr, straighten_min=None)
     budget = PixelBudget(limits)  # this pass's bitmaps
     for n, (page_info, raster, words) in enumerate(_rasters(src, info, budget, timer)):
+        read: list[Word] = []
+        if original is not None and src.kind is SourceKind.PDF and original.reads(page_info.index):
+            with timer.stage(Stage.RASTER):
+                read = original.words(page_info.index, src.frame(page_info.index))
         with timer.stage(Stage.RASTER):
             gray = raster.convert("L")
         dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
         # Levelled only where it is a scan with square pixels: a page with its own text is
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
-        # an angle measured in pixels is not the page's.
+        # an angle measured in pixels is not the page's. (The source's words a reworked page
+        # lost change nothing here: OCR reads the page as the mode made it.)
         level_it = info.kind is SourceKind.PDF or square(*frame_resolution(gray.height, page_info))
         reader = ocr if level_it and not words else as_it_is
         with timer.stage(Stage.OCR):
             reading = reader(gray, dpi, timeout=remaining(deadline))
             # the page's own words, in the upright (and levelled) frame OCR settled on
-            words = turn_words(words, reading.rotation, gray.size)
-            words = list(level_words(tuple(words), reading.straightened, reading.size))
+            words = _settled(words, reading.rotation, gray.size, reading.straightened, reading.size)
+            read = _settled(read, reading.rotation, gray.size, reading.straightened, reading.size)
             seen = list(reading.result.words)
             # faint print a person reads and the first reading dropped
             upright = level(rotate_cw(gray, reading.rotation), reading.straightened)
             seen += faint_words(upright, seen, engine, dpi, timeout=remaining(deadline))
         _check_read(page_info.index, seen, words, limits)
-        scan = PageScan(page_info, reading.rotation, dpi, reading.size, seen, words)
+        _check_read(page_info.index, (), read, limits)
+        carried = _carried(read, words)
+        lost = [j for j, k in enumerate(carried) if k is None]
+        # the source's words the page lost, after its own (on lines of their own)
+        shift = max((w.line for w in words), default=-1) + 1
+        extracted = words + [replace(read[j], line=read[j].line + shift) for j in lost]
+        scan = PageScan(page_info, reading.rotation, dpi, reading.size, seen, extracted)
         scan.level = reading.straightened
         scan.confidence = reading.result.mean_confidence
         with timer.stage(Stage.DETECT):
             scan.hits_ocr = detect(scan.ocr, detector)
-            scan.hits_text = detect(scan.extracted, detector)
+            scan.hits_text = detect(words, detector)
+            if lost:
+                # the source's words read as the source has them (their order, their context),
+                # each hit moved onto the page's words: its own where the page kept the word
+                at = {j: len(words) + r for r, j in enumerate(lost)}
+                where = [k if k is not None else at[j] for j, k in enumerate(carried)]
+                moved = [
+                    Hit(h.finding, tuple(where[i] for i in h.words)) for h in detect(read, detector)
+                ]
+                scan.hits_text = _union(scan.hits_text, moved)
+                scan.own = len(words)
+                joined.append(scan)
         scans.append(scan)
         if progress is not None:
             progress(n + 1, 2 * total)
+    if joined:
+        with timer.stage(Stage.DETECT):
+            values, tokens = document_values(scans)
+            found = set().union(*values.values()) if values else set()
+            for scan in joined:
+                _keep_source_words(scan, found, tokens)
     return scans
+
+
+def _settled(
+    words: list[Word], rotation: int, size: tuple[int, int], angle: float, levelled: tuple[int, int]
+) -> list[Word]:
+    """Words of the page's rendering in the upright, levelled frame OCR settled on."""
+    if not words:
+        return words
+    turned = turn_words(words, rotation, size)
+    return list(level_words(tuple(turned), angle, levelled))
+
+
+_CELL = 8.0  # pixels (300 dpi): the grid the page's own words are looked up in
+_SAME = 2.0  # pixels: the same word at the same place, edge for edge
+_LOOK = 16  # candidates tried in one cell: past them a word counts as lost (read, burned)
+_NEAR = ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+def _carried(read: Sequence[Word], own: Sequence[Word]) -> list[int | None]:
+    """For each of the source's words, the page's own word that is the same word at the same
+    place, or None where the rework took it out (redo's invisible layer; every word under
+    force). Linear: each word is looked up in a grid of the page's words by text and cell."""
+    if not own:
+        return [None] * len(read)
+    grid: dict[tuple[str, int, int], list[int]] = {}
+    for k, w in enumerate(own):
+        grid.setdefault((w.text, int(w.box.x0 // _CELL), int(w.box.y0 // _CELL)), []).append(k)
+    out: list[int | None] = []
+    for w in read:
+        cx, cy = int(w.box.x0 // _CELL), int(w.box.y0 // _CELL)
+        match: int | None = None
+        for dx, dy in (
+            (0, 0),
+            (-1, 0),
+            (1, 0),
+            (0, -1),
+            (0, 1),
+            (-1, -1),
+            (-1, 1),
+            (1, -1),
+            (1, 1),
+        ):
+            bucket = grid.get((w.text, cx + dx, cy + dy))
+            if not bucket:
+                continue
+            for pos in range(min(len(bucket), _LOOK)):
+                k = bucket[-1 - pos]
+                if _same_place(own[k].box, w.box):
+                    bucket[-1 - pos] = bucket[-1]  # taken: each own word matches once
+                    bucket.pop()
+                    match = k
+                    break
+            if match is not None:
+                break
+        out.append(match)
+    return out
+
+
+def _same_place(a: Box, b: Box) -> bool:
+    return (
+        abs(a.x0 - b.x0) <= _SAME
+        and abs(a.y0 - b.y0) <= _SAME
+        and abs(a.x1 - b.x1) <= _SAME
+        and abs(a.y1 - b.y1) <= _SAME
+    )
+
+
+def _union(hits: list[Hit], more: Sequence[Hit]) -> list[Hit]:
+    """``hits`` and those of ``more`` over other words or of another class; where both found
+    the same, the one believed."""
+    seen = {(h.finding.kind, h.words): n for n, h in enumerate(hits)}
+    out = list(hits)
+    for h in more:
+        n = seen.get((h.finding.kind, h.words))
+        if n is None:
+            seen[(h.finding.kind, h.words)] = len(out)
+            out.append(h)
+        elif out[n].finding.doubt and not h.finding.doubt:
+            out[n] = h
+    return out
+
+
+def _keep_source_words(scan: PageScan, found: set[str], tokens: frozenset[str]) -> None:
+    """The source's words a page lost stay on it where they matter — a hit in them, a value
+    or name found anywhere in the document among them, or a word OCR did not see where it
+    stands (rotated, tiny, faint, hidden: the build rebuilds such a page from its pixels, and a
+    reviewer's "every occurrence" finds it there). Else they go: the page's own words, or
+    OCR's, are all it has, and it is built as it would be without them."""
+    own = scan.own
+    assert own is not None
+    lost = scan.extracted[own:]
+    if any(i >= own for h in scan.hits_text for i in h.words):
+        return
+    if covered_words(lost, [], found, tokens):
+        return
+    shown = {id(w) for w in visible_words(lost, scan.ocr)}
+    if any(sum(c.isalnum() for c in w.text) >= 3 and id(w) not in shown for w in lost):
+        return
+    scan.extracted = scan.extracted[:own]
+    scan.own = None
 
 
 def check_text_size(info: DocumentInfo, limits: Limits) -> None:
