@@ -469,7 +469,61 @@ def structural(data: bytes, rng: random.Random) -> bytes:
         return out.getvalue()
 
 
+def _odd_object(pdf: pikepdf.Pdf, rng: random.Random, others: list[pikepdf.Object]) -> object:
+    choice = rng.randrange(10)
+    if choice == 0:
+        return None
+    if choice == 1:
+        return rng.choice([0, -1, 2**31, -(2**63), 10**18, 0.5, -1e30])
+    if choice == 2:
+        return Name(rng.choice([n.decode() for n in _NAMES]))
+    if choice == 3:
+        return String(rng.choice([b"", b"x" * 300, b"\xfe\xff\xd8\x00", b"(\\"]))
+    if choice == 4:
+        return Array([rng.choice([0, 1, -1, 1e9]) for _ in range(rng.randrange(0, 7))])
+    if choice == 5:
+        return Dictionary()
+    if choice == 6:
+        return pdf.make_stream(bytes(rng.randrange(256) for _ in range(rng.randrange(0, 40))))
+    if choice == 7:
+        return True
+    # a reference to another object of the file: a loop, or a thing of the wrong kind
+    return rng.choice(others) if others else None
+
+
+def random_value(data: bytes, rng: random.Random) -> bytes:
+    """One key of one dictionary anywhere in the file given a value of another kind, or a
+    reference to another object (loops included)."""
+    try:
+        pdf = pikepdf.open(io.BytesIO(data))
+    except pikepdf.PdfError:
+        return flip_bits(data, rng)
+    with pdf, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        holders = [o for o in pdf.objects if isinstance(o, Dictionary | pikepdf.Stream)]
+        holders += [p.obj for p in pdf.pages]
+        for _ in range(rng.choice((1, 1, 2, 4))):
+            target = rng.choice(holders)
+            keys = [k for k in target.keys() if k != "/Length"]  # noqa: SIM118
+            if not keys:
+                continue
+            key = rng.choice(sorted(keys))
+            value = _odd_object(pdf, rng, holders)
+            if value is None:
+                del target[key]
+            else:
+                target[key] = value
+        out = io.BytesIO()
+        try:
+            pdf.save(out)
+        except (pikepdf.PdfError, ValueError, TypeError, RuntimeError):
+            return flip_bits(data, rng)
+        return out.getvalue()
+
+
 MUTATIONS: list[Mutation] = [
+    random_value,
+    random_value,
     truncate,
     flip_bits,
     junk_bytes,
@@ -484,6 +538,23 @@ MUTATIONS: list[Mutation] = [
     damage_stream,
     structural,
 ]
+
+
+def _guarded(mutation: Mutation) -> Mutation:
+    """A mutation that reads the file with pikepdf may meet what an earlier one broke: then
+    it flips bits instead."""
+
+    def run(data: bytes, rng: random.Random) -> bytes:
+        try:
+            return mutation(data, rng)
+        except Exception:  # the mutator's own trouble, not the pipeline's
+            return flip_bits(data, rng)
+
+    run.__name__ = mutation.__name__
+    return run
+
+
+MUTATIONS = [_guarded(m) for m in MUTATIONS]
 
 
 def mutant(seed_bytes: bytes, case: int) -> tuple[bytes, str]:

@@ -675,9 +675,9 @@ def hidden_groups(pdf: pikepdf.Pdf) -> frozenset[tuple[int, int]]:
     view = props.get("/D")
     if not isinstance(view, Dictionary):
         return frozenset()
-    every = [g for g in _array(props.get("/OCGs")) if g.is_indirect]
-    on = {g.objgen for g in _array(view.get("/ON")) if g.is_indirect}
-    off = {g.objgen for g in _array(view.get("/OFF")) if g.is_indirect}
+    every = [g for g in _array(props.get("/OCGs")) if _indirect(g)]
+    on = {g.objgen for g in _array(view.get("/ON")) if _indirect(g)}
+    off = {g.objgen for g in _array(view.get("/OFF")) if _indirect(g)}
     if view.get("/BaseState") == Name.OFF:
         hidden = {g.objgen for g in every if g.objgen not in on}
     else:
@@ -691,9 +691,15 @@ def hidden_groups(pdf: pikepdf.Pdf) -> frozenset[tuple[int, int]]:
             continue
         for g in _array(usage.get("/OCGs")):
             state = _view_state(g)
-            if state is not None and g.is_indirect:
+            if state is not None and _indirect(g):
                 (hidden.add if state == "off" else hidden.discard)(g.objgen)
     return frozenset(hidden)
+
+
+def _indirect(obj: object) -> bool:
+    """Whether an array's item is an indirect object (pikepdf hands a null or a number over
+    as a Python value, which is not)."""
+    return isinstance(obj, pikepdf.Object) and obj.is_indirect
 
 
 def _view_state(group: object) -> str | None:

@@ -1,0 +1,154 @@
+"""What the fuzzer (tests/integration/test_fuzz_pdfs.py) found, each kept as a small file
+written byte by byte: every one ended in an exception that was not Pressroom's (INTERNAL_ERROR,
+"a bug") and is now refused with its code or read as a renderer reads it."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pikepdf
+import pytest
+
+from pressroom.engines.prune import PageCleaner, hidden_groups
+from pressroom.errors import Corrupt, PressroomError
+from pressroom.pipeline.content import ContentMeter
+from pressroom.pipeline.flatten import flatten_into
+from pressroom.pipeline.inspect import inspect_source
+from pressroom.settings import Limits
+
+TEXT = b"BT /F1 12 Tf 10 20 Td (Enough text to be a page of text, kept as it is.) Tj ET"
+
+
+def raw_pdf(path: Path, objects: dict[int, bytes], *, root: int = 1) -> Path:
+    """A PDF with exactly these objects (number: body) and a classic cross-reference table."""
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = {}
+    for number in sorted(objects):
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n" % number + objects[number] + b"\nendobj\n"
+    size = max(objects) + 1
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    for number in range(1, size):
+        if number in offsets:
+            out += b"%010d 00000 n \n" % offsets[number]
+        else:
+            out += b"0000000000 00000 f \n"
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, root, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def _stream(data: bytes, extra: bytes = b"") -> bytes:
+    return b"<< /Length %d %s >>\nstream\n" % (len(data), extra) + data + b"\nendstream"
+
+
+def _page_objects(resources: bytes) -> dict[int, bytes]:
+    return {
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 60] /Resources "
+        + resources
+        + b" /Contents 4 0 R >>",
+        4: _stream(TEXT),
+        5: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    }
+
+
+def test_a_font_resource_that_points_at_no_object_is_measured_as_nothing(
+    tmp_path: Path,
+) -> None:
+    """/F2 9 0 R with no object 9: pikepdf hands over None, which has no object number
+    (content.py: AttributeError)."""
+    path = raw_pdf(tmp_path / "f.pdf", _page_objects(b"<< /Font << /F1 5 0 R /F2 9 0 R >> >>"))
+    with pikepdf.open(path) as pdf:
+        cost = ContentMeter(Limits()).page(pdf.pages[0], 1)
+    assert cost.operators > 0
+    assert len(inspect_source(path, Limits()).pages) == 1
+
+
+def test_a_page_tree_whose_root_has_no_kids_is_corrupt(tmp_path: Path) -> None:
+    """The root of the page tree is a page itself, with an annotation: pikepdf will not list
+    its pages (flatten.py: PdfError "root of pages tree has no /Kids array")."""
+    objects = _page_objects(b"<< /Font << /F1 5 0 R >> >>")
+    objects[1] = b"<< /Type /Catalog /Pages 3 0 R >>"
+    objects[3] = objects[3].replace(b"/Parent 2 0 R", b"/Annots [6 0 R]")
+    objects[6] = b"<< /Type /Annot /Subtype /Square /Rect [0 0 10 10] >>"
+    path = raw_pdf(tmp_path / "tree.pdf", objects)
+    try:
+        flatten_into(path, tmp_path / "flat.pdf")
+    except PressroomError as exc:
+        assert isinstance(exc, Corrupt)
+
+
+def _with_xref_stream(path: Path, objects: dict[int, bytes]) -> Path:
+    """A PDF whose cross-reference is a stream (object ``max + 1``), its dictionary the
+    trailer, as qpdf reads it."""
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = {}
+    for number in sorted(objects):
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n" % number + objects[number] + b"\nendobj\n"
+    me = max(objects) + 1
+    offsets[me] = len(out)
+    rows = b"".join(
+        struct.pack(">BIH", 1, offsets[n], 0) if n in offsets else struct.pack(">BIH", 0, 0, 0)
+        for n in range(me + 1)
+    )
+    rows = struct.pack(">BIH", 0, 0, 65535) + rows[7:]
+    out += (
+        b"%d 0 obj\n" % me
+        + _stream(rows, b"/Type /XRef /Size %d /W [1 4 2] /Root 1 0 R" % (me + 1))
+        + b"\nendobj\n"
+    )
+    out += b"startxref\n%d\n%%%%EOF\n" % offsets[me]
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_a_page_that_reaches_the_cross_reference_stream_leaves_the_trailer_whole(
+    tmp_path: Path,
+) -> None:
+    """A font descriptor whose font file is the cross-reference stream (object 8): cleaning
+    the page took /Root out of the trailer, and the output could take no page after it
+    (render.py: PdfError "unable to find /Root dictionary")."""
+    objects = _page_objects(b"<< /Font << /F1 5 0 R >> >>")
+    objects[5] = (
+        b"<< /Type /Font /Subtype /TrueType /BaseFont /Odd /FirstChar 32 /LastChar 32 "
+        b"/Widths [500] /FontDescriptor 6 0 R >>"
+    )
+    objects[6] = (
+        b"<< /Type /FontDescriptor /FontName /Odd /Flags 32 /FontBBox [0 0 1 1] "
+        b"/ItalicAngle 0 /Ascent 1 /Descent 0 /CapHeight 1 /StemV 1 /FontFile2 8 0 R >>"
+    )
+    objects[7] = b"null"
+    path = _with_xref_stream(tmp_path / "x.pdf", objects)
+    with pikepdf.open(path) as pdf:
+        assert pdf.get_object((8, 0)).get("/Type") == pikepdf.Name.XRef
+        cleaner = PageCleaner(pdf)
+        page = pdf.pages[0]
+        cleaner.page_form(page, [float(v) for v in page.cropbox])
+        assert "/Root" in pdf.trailer
+        pdf.pages.append(pikepdf.Page(pikepdf.Dictionary(Type=pikepdf.Name.Page)))
+
+
+@pytest.mark.parametrize("where", [b"/OCGs", b"/ON", b"/OFF"])
+def test_optional_content_lists_that_hold_a_null_are_read(tmp_path: Path, where: bytes) -> None:
+    """A null in the lists of optional content groups (prune.py: AttributeError)."""
+    lists = {b"/OCGs": b"[7 0 R null 3]", b"/ON": b"[7 0 R]", b"/OFF": b"[]"}
+    lists[where] = b"[null 7 0 R 9 0 R]"
+    objects = _page_objects(b"<< /Font << /F1 5 0 R >> >>")
+    objects[1] = (
+        b"<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs "
+        + lists[b"/OCGs"]
+        + b" /D << /ON "
+        + lists[b"/ON"]
+        + b" /OFF "
+        + lists[b"/OFF"]
+        + b" /AS [<< /Event /View /Category [/View] /OCGs [null 7 0 R] >>] >> >> >>"
+    )
+    objects[7] = b"<< /Type /OCG /Name (Layer) /Usage << /View << /ViewState /OFF >> >> >>"
+    path = raw_pdf(tmp_path / "oc.pdf", objects)
+    with pikepdf.open(path) as pdf:
+        assert hidden_groups(pdf) == {(7, 0)}
