@@ -745,7 +745,7 @@ def _again(sheet: ReviewSheet, page: int) -> list[dict[str, Any]]:
     """What the check that held the copy found again on a page: boxes of their own kind,
     drawn over the page and listed in the rail, never a correction (pressing one changes
     nothing: what stands there is for the reviewer to see, then remove or approve)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for f in (f for f in sheet.rechecked if f.page == page):
         number = len(out) + 1
         what = RECHECK_KINDS.get(f.kind, f"{f.kind} found again on the output")
@@ -804,7 +804,7 @@ def _job_page(
         editable=detail.can_apply and sheet is not None,
         can_apply=detail.can_apply,
         pages=pages,
-        again=sum(len(p["again"]) for p in pages),
+        again=len(sheet.rechecked) if sheet is not None else 0,
         corrections_json=json.dumps(current, separators=(",", ":")),
     )
 

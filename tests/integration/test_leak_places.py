@@ -43,7 +43,7 @@ def api(services: Services) -> tuple[TestClient, dict[str, str], str]:
 
 def _inside(box: list[float], page: dict[str, Any]) -> bool:
     x0, y0, x1, y1 = box
-    return 0 <= x0 < x1 <= page["width_pt"] and 0 <= y0 < y1 <= page["height_pt"]
+    return bool(0 <= x0 < x1 <= page["width_pt"] and 0 <= y0 < y1 <= page["height_pt"])
 
 
 def test_a_leak_holds_review_sheet_says_where_the_check_found_it_again(
@@ -227,7 +227,7 @@ def test_the_offline_findings_file_says_where_and_the_folder_desk_draws_it(
         assert set(place) == {"page", "class", "box"}
         assert place["page"] == 1 and _inside(place["box"], sheet["pages"][0])
     detail = desk.detail(VIEWER, "visit")
-    shown = _job_page("Pressroom review (offline)", VIEWER, detail, "t", 0.0).body.decode()
+    shown = bytes(_job_page("Pressroom review (offline)", VIEWER, detail, "t", 0.0).body).decode()
     assert 'data-testid="again-1-1"' in shown and 'data-testid="legend-again"' in shown
     with pytest.raises(BadRequest, match="page 99999 is not in the document"):
         desk.apply(VIEWER, "visit", Corrections(manual=(Area(99999, (1.0, 1.0, 50.0, 50.0)),)))
