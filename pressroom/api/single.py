@@ -105,8 +105,8 @@ def _distance(a: str, b: str) -> int:
 def resembles(name: str, known: Iterable[str]) -> list[str]:
     """The known names ``name`` is a near miss of, the fewest edits first (ties all named, in
     order): the same but for case or ``-``/``_``; within two edits (one for a name of four
-    letters or fewer: ``page`` is no ``lane``); or most of it the same (``difflib``'s ratio 0.8: ``redaction`` for
-    ``redact``)."""
+    letters or fewer: ``page`` is no ``lane``); or mostly the same (``difflib``'s ratio at
+    least 0.8: ``redaction`` for ``redact``)."""
     folded = _folded(name)
     found: list[tuple[int, str]] = []
     for candidate in sorted(set(known)):

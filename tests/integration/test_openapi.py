@@ -17,7 +17,7 @@ from schemathesis.checks import positive_data_acceptance
 
 from pressroom.api.app import create_app
 from pressroom.api.responses import PROBLEM
-from pressroom.intake import parse_submit
+from pressroom.intake import SUBMIT_FIELDS, parse_submit
 from pressroom.service import Services
 
 # authenticated by something else than a key: liveness, and links signed for one download
@@ -118,8 +118,10 @@ def test_the_upload_form_declares_every_field_intake_reads(services: Services) -
     declared = document["components"]["schemas"]["SubmitForm"]
     fields = _Reads()
     parse_submit(fields, allowed=None, idempotency_key=None, now=0.0)
-    assert fields.asked  # the recorder saw intake read the form
-    assert fields.asked <= set(declared["properties"]), fields.asked - set(declared["properties"])
+    # what intake reads, what the API lets through and what the document declares are one set
+    assert fields.asked == SUBMIT_FIELDS
+    assert set(declared["properties"]) == SUBMIT_FIELDS | {"file"}
+    assert declared["additionalProperties"] is False
     assert declared["required"] == ["file"]
     assert declared["properties"]["file"] == {
         "type": "string",
@@ -128,6 +130,31 @@ def test_the_upload_form_declares_every_field_intake_reads(services: Services) -
     }
     for name, field in declared["properties"].items():
         assert field.get("description"), name
+
+
+def _resolved(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+def test_every_request_body_is_closed_and_the_upload_says_unknown_fields_are_refused(
+    services: Services,
+) -> None:
+    """``additionalProperties: false`` on every body a route reads, its nested objects too: a
+    client (and schemathesis) learns from the document that an unknown field is refused."""
+    document = create_app(services).openapi()
+    bodies = 0
+    for method, path, operation in operations(create_app(services)):
+        for media, content in operation.get("requestBody", {}).get("content", {}).items():
+            schema = _resolved(document, content["schema"])
+            assert schema["additionalProperties"] is False, (method, path, media)
+            bodies += 1
+    assert bodies >= 4  # the upload, corrections, a customer, a key
+    areas = document["components"]["schemas"]["Corrections"]["properties"]["manual"]["items"]
+    assert areas["additionalProperties"] is False
+    submit = document["paths"]["/v1/jobs"]["post"]["description"]
+    assert "does not declare is refused" in submit and "400" in submit
 
 
 def test_every_route_without_a_key_answers_a_401_problem(services: Services) -> None:
