@@ -9,13 +9,17 @@ import tempfile
 from pathlib import Path
 
 
-def staged_copy(src: Path, folder: Path, prefix: str) -> Path:
-    """A fsynced copy of ``src`` in ``folder`` (0600, named ``prefix…``), ready to be moved in."""
+def staged_copy(src: Path, folder: Path, prefix: str, mode: int = 0o600) -> Path:
+    """A fsynced copy of ``src`` in ``folder`` (``mode``, named ``prefix…`` and random, made
+    with ``O_EXCL|O_NOFOLLOW``), ready to be moved in. The mode is set on the open file: a
+    link someone swaps in for the name meanwhile is never followed."""
     fd, name = tempfile.mkstemp(prefix=prefix, dir=folder)
     try:
         with os.fdopen(fd, "wb") as out, src.open("rb") as fh:
             shutil.copyfileobj(fh, out, 1 << 20)
             out.flush()
+            if mode != 0o600:
+                os.fchmod(out.fileno(), mode)
             os.fsync(out.fileno())
     except BaseException:
         Path(name).unlink(missing_ok=True)
@@ -26,9 +30,8 @@ def staged_copy(src: Path, folder: Path, prefix: str) -> Path:
 def place_copy(src: Path, dest: Path, *, mode: int, prefix: str = ".pressroom-") -> None:
     """A copy of ``src`` moved into place at ``dest`` with ``mode``, atomically: readers see all
     of it or nothing, and a failure leaves no staged file behind."""
-    tmp = staged_copy(src, dest.parent, prefix)
+    tmp = staged_copy(src, dest.parent, prefix, mode)
     try:
-        tmp.chmod(mode)
         tmp.replace(dest)
     except BaseException:
         tmp.unlink(missing_ok=True)
