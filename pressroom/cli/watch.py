@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from pressroom.cli.offline import Prepared
     from pressroom.cli.progress import Board
+    from pressroom.cli.spread import Spreader
     from pressroom.client import PressroomClient
 
 
@@ -93,15 +94,14 @@ def _joined(events: Any, engine: Any) -> None:
     leave_with_parent()
 
 
-def _spreader(processes: int) -> Any:
+def _spreader(processes: int) -> Spreader:
     """`process -j`'s pool, whose processes exit when the watcher dies (a SIGKILL, the OOM
     killer): they would read on, then wait for work, with nobody left to end them."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from pressroom.cli import offline
-    from pressroom.cli.spread import Spreader
+    from pressroom.cli import offline, spread
 
-    class _Spreader(Spreader):
+    class _Spreader(spread.Spreader):
         def _new_pool(self) -> ProcessPoolExecutor:
             pool = ProcessPoolExecutor(
                 max_workers=self.processes,
