@@ -12,6 +12,7 @@ the same folders."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import stat
 import subprocess
@@ -400,7 +401,8 @@ def test_a_watcher_killed_takes_its_pool_with_it(tmp_path: Path) -> None:
     )  # fmt: skip
     try:
         assert proc.stderr is not None
-        line = proc.stderr.readline()  # said once its pool is up
+        ready, _, _ = select.select([proc.stderr], [], [], 120)  # a bound, not a pause
+        line = proc.stderr.readline() if ready else ""  # said once its pool is up
         assert line.startswith("watching "), line
         pool = _children(proc.pid)
         assert len(pool) >= 2, pool  # the forkserver and its two page processes, at least
