@@ -182,9 +182,9 @@ async def known_query(request: Request) -> None:
 
 
 async def no_body(request: Request) -> None:
-    """A dependency for a route that reads no body: none, or ``{}``, is taken; a JSON object's
-    keys are unknown fields; anything else is refused (a client that sends something expects
-    it to be read)."""
+    """Awaited first by a route that reads no body, after its key check (approve, reject,
+    retry, rotate, the deletes): none, or ``{}``, is taken; a JSON object's keys are unknown
+    fields; anything else is refused (a client that sends something expects it read)."""
     body = (await _body(request)).strip()
     if not body or body == b"{}":
         return
