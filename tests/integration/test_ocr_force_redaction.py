@@ -34,13 +34,17 @@ LINES = (
     "Please keep this letter with your records.",
     "Questions may be sent to the branch office.",
 )
-# display frame (points, y up) to user space for each /Rotate, for a W x H media box
-_TO_USER = {
-    0: lambda w, h: (1, 0, 0, 1, 0, 0),
-    90: lambda w, h: (0, 1, -1, 0, w, 0),
-    180: lambda w, h: (-1, 0, 0, -1, w, h),
-    270: lambda w, h: (0, -1, 1, 0, 0, h),
-}
+
+
+def to_user(rotate: int, w: float, h: float) -> tuple[float, ...]:
+    """The matrix from the displayed page (points, y up) to user space, for a page of a
+    ``w`` x ``h`` media box shown turned ``rotate`` degrees clockwise."""
+    return {
+        0: (1, 0, 0, 1, 0, 0),
+        90: (0, 1, -1, 0, w, 0),
+        180: (-1, 0, 0, -1, w, h),
+        270: (0, -1, 1, 0, 0, h),
+    }[rotate]
 
 
 def stamped(path: Path, angle: float = 45.0, rotate: int = 0, crop: bool = False) -> Path:
@@ -62,7 +66,7 @@ def stamped(path: Path, angle: float = 45.0, rotate: int = 0, crop: bool = False
         f" (Account holder: {NAME}) Tj ET"
     )
     mw, mh = (h, w) if rotate in (90, 270) else (w, h)  # the shown box, unturned
-    a, b, cc, d, e, f = _TO_USER[rotate](mw, mh)
+    a, b, cc, d, e, f = to_user(rotate, mw, mh)
     s0 = 30 if crop else 0  # the crop box's corner in a larger media box
     content = f"q 1 0 0 1 {s0} {s0} cm {a} {b} {cc} {d} {e} {f} cm {body} Q"
     page = pikepdf.Page(
@@ -183,7 +187,7 @@ def test_detect_under_force_finds_the_name_in_the_sources_text(
 ) -> None:
     src = stamped(tmp_path / "diag45.pdf")
     for mode in ("skip", "force"):
-        options = JobOptions(template=resolve_template("plain"), ocr=mode)  # type: ignore[arg-type]
+        options = JobOptions(template=resolve_template("plain"), ocr=mode)
         found = detect_document(src, RedactionPolicy(("name",)), engine, options)
         assert NAME in {f.value for f in found if f.kind == "name"}, mode
 
@@ -217,3 +221,50 @@ def test_under_force_every_angle_and_rotate(
     tmp_path: Path, engine: TesseractEngine, rotate: int, angle: int
 ) -> None:
     _sweep(tmp_path, engine, rotate, angle)
+
+
+def layered_name(path: Path) -> Path:
+    """Page 1 carries the person's name only in an invisible layer (an earlier OCR's, say: the
+    pixels do not show it); page 2 shows the surname alone, in capitals, where detection on
+    its own finds no person: only the name found on page 1 makes it go."""
+    pdf = pikepdf.new()
+    font = pdf.make_indirect(
+        Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica)
+    )
+    for content in (
+        f"BT /F1 12 Tf 72 720 Td ({LINES[0]}) Tj ET"
+        f" BT 3 Tr /F1 12 Tf 72 500 Td (Account holder: {NAME}) Tj ET",
+        "BT /F1 12 Tf 72 720 Td (File WHITFIELD, opened in April at the branch.) Tj ET"
+        f" BT /F1 12 Tf 72 700 Td ({LINES[1]}) Tj ET",
+    ):
+        pdf.pages.append(
+            pikepdf.Page(
+                Dictionary(
+                    Type=Name.Page,
+                    MediaBox=Array([0, 0, 612, 792]),
+                    Contents=pdf.make_stream(content.encode()),
+                    Resources=Dictionary(Font=Dictionary(F1=font)),
+                )
+            )
+        )
+    pdf.save(path)
+    return path
+
+
+def test_what_a_rework_takes_out_still_names_the_person_in_every_mode(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """redo takes the invisible layer out and force renders it away, but a person searching
+    the source finds the name there: detection reads the source's text in every mode, so the
+    surname on page 2 goes under redo and force as under skip (it was published)."""
+    src = layered_name(tmp_path / "layered.pdf")
+    for mode in ("redo", "force"):
+        out = tmp_path / f"{mode}.pdf"
+        options = JobOptions(template=resolve_template("plain"), ocr=mode)
+        result = Processing(RedactionPolicy(("name",)))(src, out, options, engine)
+        text = subprocess.run(
+            ["pdftotext", str(out), "-"], capture_output=True, text=True, check=True
+        ).stdout
+        assert "whitfield" not in text.lower() and "jane" not in text.lower(), mode
+        assert "opened in April" in text, mode  # the rest of page 2 stays, searchable
+        assert result.redacted.get("name", 0) >= 1, mode
