@@ -14,12 +14,14 @@ import contextlib
 import os
 import secrets
 import sqlite3
+import stat
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pressroom.errors import BadConfig, BadRequest, Conflict, NotFound
+from pressroom.errors import BadConfig, BadRequest, Conflict, NotFound, UntrustedBackup
 from pressroom.settings import Settings
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -128,10 +130,14 @@ def restore(
     settings: Settings, src: Path, *, force: bool = False, progress: Progress | None = None
 ) -> Copied:
     """Make the settings' SQLite database a copy of ``src``, a backup ``backup`` wrote (or any
-    Pressroom SQLite database). Refused: a file that is not one (``BAD_REQUEST``), a schema
-    newer than this code knows (``BAD_REQUEST``), an existing database without ``force``
-    (``CONFLICT``), one some process has open (``CONFLICT``). An older schema is upgraded on
-    the copy before it goes in, so the database is never seen half-restored."""
+    Pressroom SQLite database). Refused: a file that is not one, or not a regular file (a FIFO
+    is never waited on) (``BAD_REQUEST``), a schema newer than this code knows
+    (``BAD_REQUEST``), a schema that is not what its own revision's migrations make — a
+    trigger, view, table or index more, one changed or missing (``UNTRUSTED_BACKUP``, judged
+    on the very snapshot that is copied, before any of it is copied or migrated) — an
+    existing database without ``force`` (``CONFLICT``), one some process has open
+    (``CONFLICT``). An older schema is upgraded on the copy before it goes in, so the database
+    is never seen half-restored."""
     target = database_path(settings)
     _judge_source(src)
     existing = [p for p in (target, *_side_files(target)) if os.path.lexists(p)]
@@ -149,24 +155,25 @@ def restore(
 
         tighten_data_dir(settings.data_dir)  # the data dir's one mode rule, as every command
     started = time.monotonic()
-    with _staged(target) as staged:
-        with contextlib.closing(_open_read_only(src)) as source:
-            source.execute("BEGIN")
+    with contextlib.closing(_open_read_only(src)) as source:
+        source.execute("BEGIN")  # one snapshot: what is judged is what is copied
+        revision = _revision(source, what=str(src))
+        _judge_schema(source, revision)  # before a byte of it is written anywhere
+        with _staged(target) as staged:
             with contextlib.closing(_connect(staged)) as out:
                 pages = _copy(source, out, progress)
                 out.execute("PRAGMA journal_mode=DELETE")
                 _check(out, what=str(src))
-                revision = _revision(out, what=str(src))
             source.execute("COMMIT")
-        upgraded_from = _upgrade(staged, revision)
-        _durable(staged)
-        if target.exists():
-            _replace_in_place(staged, target)
-        else:
-            for side in _side_files(target):  # a database's leftovers, never to be replayed
-                with contextlib.suppress(FileNotFoundError):
-                    side.unlink()
-            _publish(staged, target)
+            upgraded_from = _upgrade(staged, revision)
+            _durable(staged)
+            if target.exists():
+                _replace_in_place(staged, target)
+            else:
+                for side in _side_files(target):  # a database's leftovers, never replayed
+                    with contextlib.suppress(FileNotFoundError):
+                        side.unlink()
+                _publish(staged, target)
     target.chmod(0o600)
     return Copied(
         _head() if upgraded_from else revision,
@@ -211,15 +218,21 @@ def _revision(conn: sqlite3.Connection, *, what: str) -> str:
     return str(rows[0][0])
 
 
-def _upgrade(staged: Path, revision: str) -> str | None:
-    """Bring a staged copy to this code's schema; returns the revision it had when it was
-    older, None when current. A revision this code does not know is newer: refused."""
+def _known(revision: str) -> list[str]:
+    """Every migration this code has; a revision not among them is newer: refused."""
     known = known_revisions()
     if revision not in known:
         raise BadRequest(
             f"the backup's schema revision {revision} is newer than this Pressroom knows "
             f"(its newest is {known[-1]}): restore it with the version that wrote it, or newer"
         )
+    return known
+
+
+def _upgrade(staged: Path, revision: str) -> str | None:
+    """Bring a staged copy to this code's schema; returns the revision it had when it was
+    older, None when current. A revision this code does not know is newer: refused."""
+    known = _known(revision)
     if revision == known[-1]:
         return None
     from pressroom.jobs.migrate import upgrade
@@ -235,19 +248,146 @@ def _upgrade(staged: Path, revision: str) -> str | None:
     return revision
 
 
+# -- the schema a backup may carry ----------------------------------------------------------
+
+# Tables SQLite makes by itself (AUTOINCREMENT's counters, ANALYZE's statistics), exactly as it
+# makes them: data for its own use, no behaviour. Any other object must be its revision's.
+_SQLITE_OWN = {
+    ("table", "sqlite_sequence"): "create table sqlite_sequence(name,seq)",
+    ("table", "sqlite_stat1"): "create table sqlite_stat1(tbl,idx,stat)",
+    ("table", "sqlite_stat4"): "create table sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)",
+}
+_SHOWN = 4  # objects named in a refusal; the rest are counted
+
+Schema = dict[tuple[str, str], tuple[str, str]]  # (type, name) -> (table, SQL as compared)
+_references: dict[str, Schema] = {}  # revision -> the schema its migrations make
+
+
+def _judge_schema(conn: sqlite3.Connection, revision: str) -> None:
+    """Refuse (``UNTRUSTED_BACKUP``) a database whose schema objects — tables, indexes,
+    triggers, views — are not exactly those the migrations make at ``revision``: a trigger
+    planted in a backup would run inside the service (one that set ``revoked_at`` back to
+    NULL made ``keys revoke`` answer "revoked" while the key stayed live), and a migration run
+    over a planted object could fire it. Compared by type, name, table and SQL (spacing,
+    identifier quotes and keyword case aside)."""
+    _known(revision)
+    conn.execute("PRAGMA trusted_schema=OFF")  # nothing in its schema runs while it is read
+    try:
+        found = _schema_of(conn)
+    except sqlite3.DatabaseError:
+        raise BadRequest("the backup is not a readable SQLite database") from None
+    expected = reference_schema(revision)
+    wrong: list[str] = []
+    for key in sorted(found.keys() | expected.keys()):
+        kind, name = key
+        have, want = found.get(key), expected.get(key)
+        if have == want:
+            continue
+        if want is None and have is not None and _SQLITE_OWN.get(key) == have[1]:
+            continue
+        what = "extra" if want is None else "missing" if have is None else "changed"
+        wrong.append(f"{what} {kind} {ascii(name)[:48]}")
+    if wrong:
+        shown = ", ".join(wrong[:_SHOWN])
+        more = f" and {len(wrong) - _SHOWN} more" if len(wrong) > _SHOWN else ""
+        raise UntrustedBackup(
+            f"the backup's schema is not what revision {revision} makes ({shown}{more}): "
+            "nothing was restored; restore a backup `pressroom db backup` wrote"
+        )
+
+
+def reference_schema(revision: str) -> Schema:
+    """The schema objects the migrations make at ``revision``, from a scratch SQLite database
+    migrated to it (once per revision in a process)."""
+    if revision not in _references:
+        from alembic import command
+
+        from pressroom.jobs.migrate import alembic_config
+        from pressroom.jobs.transport import make_engine
+
+        with tempfile.TemporaryDirectory(prefix="pressroom-schema-") as scratch:
+            db = Path(scratch) / "reference.db"
+            engine = make_engine(f"sqlite:///{db}")
+            try:
+                command.upgrade(alembic_config(engine), revision)
+            finally:
+                engine.dispose()
+            with contextlib.closing(_connect(db)) as conn:
+                _references[revision] = _schema_of(conn)
+    return _references[revision]
+
+
+def _schema_of(conn: sqlite3.Connection) -> Schema:
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    return {
+        (str(kind), str(name)): (str(table), _comparable(sql if isinstance(sql, str) else ""))
+        for kind, name, table, sql in rows
+    }
+
+
+def _comparable(sql: str) -> str:
+    """SQL as compared: string literals kept as written; elsewhere identifier quotes dropped,
+    case folded, runs of spaces made one and none left beside punctuation — what SQLite's own
+    rewrites (a table renamed by a batch migration) and SQL's formatting vary."""
+    out: list[str] = []
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c == "'":  # a literal, '' inside it included
+            j = i + 1
+            while j < n:
+                if sql[j] == "'":
+                    if j + 1 < n and sql[j + 1] == "'":
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(sql[i : j + 1])
+            i = j + 1
+            continue
+        if c in '"`[]':
+            i += 1
+            continue
+        if c.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+            i += 1
+            continue
+        if c in "(),;" and out and out[-1] == " ":
+            out.pop()
+        out.append(c.lower())
+        if c in "(),;":
+            while i + 1 < n and sql[i + 1].isspace():
+                i += 1
+        i += 1
+    return "".join(out).strip()
+
+
 # -- files -----------------------------------------------------------------------------------
 
 
 def _judge_source(src: Path) -> None:
+    """A regular file that starts as SQLite's do. A FIFO, a device or a socket is refused at
+    once: it is opened without waiting (``O_NONBLOCK``) and judged by what was opened, never
+    read from."""
     try:
-        with src.open("rb") as f:
-            head = f.read(len(SQLITE_MAGIC))
+        fd = os.open(src, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except FileNotFoundError:
         raise NotFound(f"{src} does not exist") from None
-    except IsADirectoryError:
-        raise BadRequest(f"{src} is a folder, not a database file") from None
     except OSError as exc:
         raise BadRequest(f"{src} cannot be read ({exc.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise BadRequest(f"{src} is a folder, not a database file")
+        if not stat.S_ISREG(mode):
+            raise BadRequest(f"{src} is not a regular file (a FIFO, a device or a socket)")
+        try:
+            head = os.read(fd, len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise BadRequest(f"{src} cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
     if head != SQLITE_MAGIC:
         raise BadRequest(f"{src} is not a SQLite database")
 

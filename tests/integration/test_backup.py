@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, inspect
 
 from pressroom.backup import backup, database_path, keep_also, known_revisions, restore
 from pressroom.effective import MASK, effective, secret_name
-from pressroom.errors import BadConfig, BadRequest, Conflict
+from pressroom.errors import BadConfig, BadRequest, Conflict, UntrustedBackup
 from pressroom.jobs.migrate import alembic_config, upgrade
 from pressroom.jobs.transport import make_engine
 from pressroom.settings import VARIABLES, Settings
@@ -383,3 +383,129 @@ def test_config_show_says_what_is_set_and_masks_a_files_secret(tmp_path: Path) -
 def test_config_show_refuses_a_bad_value_like_every_command() -> None:
     with pytest.raises(BadConfig, match="PRESSROOM_LEASE_SECONDS"):
         effective({"PRESSROOM_LEASE_SECONDS": "soon"})
+
+
+# -- a backup's schema is judged before anything is restored (issue 40, N8) ------------------
+
+# the security review's planted trigger: `keys revoke` printed "revoked", the key stayed live
+KEEP_KEYS_ALIVE = (
+    "CREATE TRIGGER keep_keys_alive AFTER UPDATE OF revoked_at ON api_keys BEGIN "
+    "UPDATE api_keys SET revoked_at = NULL WHERE id = NEW.id; END;"
+)
+
+
+def planted(db: Path, *statements: str) -> Path:
+    with closing(sqlite3.connect(db)) as conn, conn:
+        for sql in statements:
+            conn.execute(sql)
+    return db
+
+
+def test_the_reviews_backup_with_a_trigger_and_a_view_is_refused_and_nothing_restored(
+    tmp_path: Path,
+) -> None:
+    db = make_store(tmp_path / "a")
+    copy = tmp_path / "copy.db"
+    backup(settings_for(tmp_path / "a"), copy)
+    planted(copy, KEEP_KEYS_ALIVE, "CREATE VIEW live_keys AS SELECT id, key_hash FROM api_keys")
+    fresh = tmp_path / "b"
+    with pytest.raises(UntrustedBackup) as refused:
+        restore(settings_for(fresh), copy)
+    assert refused.value.code == "UNTRUSTED_BACKUP" and refused.value.exit_code == 2
+    message = refused.value.one_line()
+    assert "\n" not in message
+    assert "extra trigger 'keep_keys_alive'" in message and "extra view 'live_keys'" in message
+    assert not fresh.exists() or list(fresh.iterdir()) == []
+    # over a live store with --force: refused before the store is touched
+    add_key(db, "after")
+    with pytest.raises(UntrustedBackup):
+        restore(settings_for(tmp_path / "a"), copy, force=True)
+    assert key_ids(db) == {"before", "after"}
+    with closing(sqlite3.connect(db)) as conn:
+        kinds = {row[0] for row in conn.execute("SELECT type FROM sqlite_master")}
+    assert kinds <= {"table", "index"}
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["pressroom.db"]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TABLE notes (x)",
+        "CREATE INDEX api_keys_by_tenant_and_hash ON api_keys (tenant, key_hash)",
+        "CREATE VIEW every_key AS SELECT * FROM api_keys",
+        "ALTER TABLE api_keys ADD COLUMN note TEXT DEFAULT 'x'",
+        "CREATE TRIGGER quiet AFTER INSERT ON jobs BEGIN SELECT 1; END;",
+    ],
+    ids=["table", "index", "view", "changed-table", "harmless-looking-trigger"],
+)
+def test_any_object_its_revision_does_not_make_is_refused(tmp_path: Path, sql: str) -> None:
+    src = planted(make_store(tmp_path / "a"), sql)
+    fresh = tmp_path / "b"
+    with pytest.raises(UntrustedBackup):
+        restore(settings_for(fresh), src)
+    assert not (fresh / "pressroom.db").exists()
+
+
+def test_an_older_revision_is_judged_against_its_own_schema(tmp_path: Path) -> None:
+    """A backup of an older revision is compared with what the migrations make at that
+    revision (before its upgrade runs, which would fire a planted trigger); an honest one
+    still restores and is upgraded."""
+    older = known_revisions()[-2]
+    honest = make_store(tmp_path / "honest", revision=older)
+    copied = restore(settings_for(tmp_path / "b"), honest)
+    assert copied.upgraded_from == older and key_ids(tmp_path / "b" / "pressroom.db") == {"before"}
+    bad = planted(make_store(tmp_path / "bad", revision=older), KEEP_KEYS_ALIVE)
+    with pytest.raises(UntrustedBackup, match=f"revision {older}"):
+        restore(settings_for(tmp_path / "c"), bad)
+    assert not (tmp_path / "c" / "pressroom.db").exists()
+
+
+def test_what_sqlite_keeps_by_itself_does_not_make_a_backup_untrusted(tmp_path: Path) -> None:
+    """ANALYZE's statistics table is SQLite's own (the planner's data, no behaviour)."""
+    db = make_store(tmp_path / "a")
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("ANALYZE")
+        assert conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'"
+        ).fetchone() == (1,)
+    copy = tmp_path / "copy.db"
+    backup(settings_for(tmp_path / "a"), copy)
+    restore(settings_for(tmp_path / "b"), copy)
+    assert key_ids(tmp_path / "b" / "pressroom.db") == {"before"}
+
+
+def test_the_reference_schema_is_what_a_migrated_store_has() -> None:
+    """The comparison's reference at head is exactly the schema `db upgrade` makes: a
+    fresh store's every object, tables and indexes only."""
+    from pressroom.backup import reference_schema
+
+    head = reference_schema(HEAD)
+    assert {kind for kind, _name in head} == {"table", "index"}
+    assert ("table", "api_keys") in head and ("table", "alembic_version") in head
+
+
+def test_a_fifo_is_refused_at_once_never_waited_on(tmp_path: Path) -> None:
+    """`db restore` on a FIFO waited forever for a writer: it is refused BAD_REQUEST as not a
+    regular file. Run in a child process so a regression fails (the hang guard's timeout)
+    instead of hanging the suite."""
+    fifo = tmp_path / "backup.db"
+    os.mkfifo(fifo)
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pressroom.backup import restore\n"
+        "from pressroom.errors import BadRequest\n"
+        "from pressroom.settings import Settings\n"
+        f"s = Settings.from_env({{'PRESSROOM_DATA_DIR': {str(tmp_path / 'b')!r}}})\n"
+        "try:\n"
+        f"    restore(s, Path({str(fifo)!r}))\n"
+        "except BadRequest as exc:\n"
+        "    print(exc.one_line())\n"
+        "    sys.exit(2)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout.startswith("BAD_REQUEST: ") and "not a regular file" in done.stdout
+    assert not (tmp_path / "b" / "pressroom.db").exists()
