@@ -91,9 +91,20 @@ class RecyclingDocument:
         return self._doc
 
     def __getitem__(self, index: int) -> Any:
-        page = self.doc[index]
+        with failing_as(f"page {index + 1} cannot be loaded"):
+            page = self.doc[index]
         self._used += 1
         return page
+
+
+@contextmanager
+def failing_as(what: str) -> Iterator[None]:
+    """PDFium's failure on a page (it would not load, render or give its text) refused
+    ``CORRUPT`` with ``what``, where it is raised."""
+    try:
+        yield
+    except pdfium.PdfiumError:
+        raise Corrupt(what) from None
 
 
 def _load(path: Path) -> Any:
@@ -111,35 +122,42 @@ def page_facts(doc: Any, index: int) -> PdfPageFacts:
     except pdfium.PdfiumError:
         raise Corrupt(f"page {index + 1} cannot be loaded") from None
     try:
-        width, height = page.get_size()
-        rotate = int(page.get_rotation()) % 360
-        textpage = page.get_textpage()
-        try:
-            text = textpage.get_text_range()
-        finally:
-            textpage.close()
-        chars = sum(1 for c in text if c.isalnum())
-        best: tuple[float, tuple[int, int], float] | None = None
-        largest = 0
-        page_area = max(width * height, 1.0)
-        for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=4):
-            try:
-                px = obj.get_px_size()
-                left, bottom, right, top = obj.get_bounds()
-            except pdfium.PdfiumError:
-                continue
-            largest = max(largest, int(px[0]) * int(px[1]))
-            area = max(right - left, 0) * max(top - bottom, 0)
-            if area / page_area < 0.5 or right <= left:
-                continue
-            # The longer side is the more precise measure, whatever the image's own rotation.
-            span_pt = max(right - left, top - bottom)
-            dpi = max(px) / (span_pt / 72.0)
-            if best is None or area > best[0]:
-                best = (area, (int(px[0]), int(px[1])), dpi)
-        plain = _is_plain_scan(page)
+        return _facts(page)
+    except pdfium.PdfiumError:
+        raise Corrupt(f"page {index + 1} cannot be read") from None
     finally:
         page.close()
+
+
+def _facts(page: Any) -> PdfPageFacts:
+    """What inspection needs of one loaded page."""
+    width, height = page.get_size()
+    rotate = int(page.get_rotation()) % 360
+    textpage = page.get_textpage()
+    try:
+        text = textpage.get_text_range()
+    finally:
+        textpage.close()
+    chars = sum(1 for c in text if c.isalnum())
+    best: tuple[float, tuple[int, int], float] | None = None
+    largest = 0
+    page_area = max(width * height, 1.0)
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=4):
+        try:
+            px = obj.get_px_size()
+            left, bottom, right, top = obj.get_bounds()
+        except pdfium.PdfiumError:
+            continue
+        largest = max(largest, int(px[0]) * int(px[1]))
+        area = max(right - left, 0) * max(top - bottom, 0)
+        if area / page_area < 0.5 or right <= left:
+            continue
+        # The longer side is the more precise measure, whatever the image's own rotation.
+        span_pt = max(right - left, top - bottom)
+        dpi = max(px) / (span_pt / 72.0)
+        if best is None or area > best[0]:
+            best = (area, (int(px[0]), int(px[1])), dpi)
+    plain = _is_plain_scan(page)
     return PdfPageFacts(
         width_pt=float(width),
         height_pt=float(height),
@@ -204,7 +222,8 @@ def render_luma(page: Any, scale: float) -> Image.Image:
     import numpy as np
     from PIL import Image
 
-    bitmap = page.render(scale=scale)
+    with failing_as("a page cannot be rendered"):
+        bitmap = page.render(scale=scale)
     try:
         width, height, channels = bitmap.width, bitmap.height, bitmap.n_channels
         if channels == 1:
@@ -228,7 +247,8 @@ def render_luma(page: Any, scale: float) -> Image.Image:
 
 def render_colour(page: Any, scale: float) -> Image.Image:
     """The page rendered as an RGB image; PDFium's bitmap is freed as soon as it is copied."""
-    bitmap = page.render(scale=scale)
+    with failing_as("a page cannot be rendered"):
+        bitmap = page.render(scale=scale)
     try:
         image: Image.Image = bitmap.to_pil()
         return image if image.mode == "RGB" else image.convert("RGB")
@@ -240,7 +260,8 @@ def page_text(doc: Any, index: int, rect: tuple[float, float, float, float] | No
     """The text PDFium extracts from a page, optionally only inside ``rect`` (l, b, r, t in pt)."""
     page = doc[index]
     try:
-        textpage = page.get_textpage()
+        with failing_as(f"page {index + 1}'s text cannot be read"):
+            textpage = page.get_textpage()
         try:
             if rect is None:
                 return str(textpage.get_text_range())
@@ -290,7 +311,8 @@ def find_text(doc: Any, index: int, needle: str) -> list[tuple[float, float, flo
     """Boxes (l, b, r, t in pt) of each occurrence of ``needle`` on a page, as a viewer finds it."""
     page = doc[index]
     try:
-        textpage = page.get_textpage()
+        with failing_as(f"page {index + 1}'s text cannot be read"):
+            textpage = page.get_textpage()
         try:
             searcher = textpage.search(needle, match_case=False, match_whole_word=False)
             boxes: list[tuple[float, float, float, float]] = []

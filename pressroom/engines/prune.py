@@ -31,6 +31,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 
 from pressroom.engines.fonts import embedded, fill_simple_truetype, substitute
+from pressroom.engines.pdfstr import text_of
 
 # keys a renderer needs, by kind of object; every other key is dropped
 _FORM_KEYS = frozenset({"/Type", "/Subtype", "/FormType", "/BBox", "/Matrix", "/Group"})
@@ -179,7 +180,7 @@ class PageCleaner:
                 if not skipping:
                     kept.append(self._inline(instruction, resources, used))
                 continue
-            op = str(instruction.operator)
+            op = text_of(instruction.operator)
             operands = list(instruction.operands)
             if skipping:
                 if op in ("BMC", "BDC"):
@@ -217,7 +218,7 @@ class PageCleaner:
             elif op == "gs" and operands:
                 renamed[0] = self._use(used, resources, "/ExtGState", operands[0], depth)
             elif op in ("cs", "CS") and operands:
-                if str(operands[0]) not in _DEVICE_SPACES:
+                if text_of(operands[0]) not in _DEVICE_SPACES:
                     renamed[0] = self._use(used, resources, "/ColorSpace", operands[0], depth)
             elif op in ("scn", "SCN") and operands and isinstance(operands[-1], Name):
                 renamed[-1] = self._use(used, resources, "/Pattern", operands[-1], depth)
@@ -267,7 +268,7 @@ class PageCleaner:
         """Resources are renamed in the copy (``/R0``, ``/R1``…): a name is text a producer
         chose, and may be a person's."""
         names = self._names[id(used)]
-        key = (category, str(name))
+        key = (category, name.unparse().decode("latin-1"))  # #xx escapes: one key a name
         if key not in names:
             names[key] = f"/R{len(names)}"
             used.setdefault(category, {})[names[key]] = clean()
@@ -580,7 +581,7 @@ class PageCleaner:
             if not isinstance(members, Array) or not len(members):
                 return False
             shown = [not self._off(m) for m in members]
-            policy = str(group.get("/P", "/AnyOn"))
+            policy = text_of(group.get("/P", "/AnyOn"))
             if policy == "/AllOn":
                 return not all(shown)
             if policy == "/AnyOff":
@@ -617,9 +618,9 @@ class PageCleaner:
 def _filters(stream: pikepdf.Stream) -> list[str]:
     found = stream.get("/Filter")
     if isinstance(found, Name):
-        return [str(found)]
+        return [text_of(found)]
     if isinstance(found, Array):
-        return [str(f) for f in found]
+        return [text_of(f) for f in found]
     return []
 
 
@@ -791,14 +792,14 @@ def _resource(resources: object, category: str, name: object) -> pikepdf.Object 
     group = resources.get(category)
     if not isinstance(group, Dictionary):
         return None
-    found = group.get(str(name))
+    found = group.get(name)  # by the name itself: its bytes need not be UTF-8
     if found is None:
         # a key spelt with #xx escapes where the content spells the character (or the other
         # way round) is the same name to a renderer
-        wanted = _unescaped(str(name))
-        for key in group.keys():  # noqa: SIM118  (pikepdf's keys are str)
-            if _unescaped(str(key)) == wanted:
-                return group.get(str(key))
+        wanted = _unescaped(text_of(name))
+        for key, value in group.items():
+            if _unescaped(key) == wanted:
+                return value
     return found
 
 

@@ -15,6 +15,8 @@ import zlib
 
 import pikepdf
 
+from pressroom.engines.pdfstr import text_of
+
 CHUNK = 1 << 22  # compressed bytes fed to the inflater at a time
 # LZW and RunLength are decoded here in Python (one step per code): cheap for the small
 # content streams of old PDFs that use them, slow for a hostile large one, so not past this.
@@ -79,7 +81,7 @@ def _filters(stream: pikepdf.Stream) -> tuple[list[str], list[pikepdf.Object | N
         list(parms_raw) if isinstance(parms_raw, pikepdf.Array) else [parms_raw] * len(names)
     )
     parms += [None] * (len(names) - len(parms))
-    return [str(n) for n in names], parms
+    return [text_of(n) for n in names], parms
 
 
 def _inflate(data: bytes, limit: int, _parm: object) -> bytes:

@@ -24,6 +24,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 
 from pressroom.engines.fonts import embedded
+from pressroom.engines.pdfstr import text_of
 
 OUTPUT_TYPES = ("pdf", "pdfa")
 SRGB = "sRGB IEC61966-2.1"
@@ -234,7 +235,7 @@ def _cmyk_operators(stream: pikepdf.Stream) -> bool:
     for instruction in instructions:
         if isinstance(instruction, pikepdf.ContentStreamInlineImage):
             continue
-        op = str(instruction.operator)
+        op = text_of(instruction.operator)
         if op in ("k", "K"):
             return True
         if (
@@ -250,7 +251,8 @@ def _pdfa_truetype_encoding(font: pikepdf.Object) -> bool:
     """A non-symbolic TrueType font's encoding as PDF/A-2 asks: MacRoman or WinAnsi, by name
     or as the base of a dictionary (a symbolic one has none)."""
     descriptor = font.get("/FontDescriptor")
-    flags = int(descriptor.get("/Flags", 0)) if isinstance(descriptor, Dictionary) else 0
+    flags = descriptor.get("/Flags", 0) if isinstance(descriptor, Dictionary) else 0
+    flags = flags if isinstance(flags, int) else 0  # a flag word that is no integer: none set
     if flags & 4:
         return True
     encoding = font.get("/Encoding")

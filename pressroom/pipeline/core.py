@@ -32,7 +32,7 @@ from pressroom.errors import (
 from pressroom.models import DocumentInfo, OcrMode, PageInfo, PageText, SourceKind
 from pressroom.pipeline.archive import pdfa_problems
 from pressroom.pipeline.check import CheckedPage, check_output
-from pressroom.pipeline.inspect import file_sha256
+from pressroom.pipeline.inspect import PDF_ERRORS, file_sha256
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
 from pressroom.pipeline.stages import Stage, StageTimer
@@ -228,7 +228,7 @@ def pdf_page_form(cleaner: PageCleaner, page_info: PageInfo) -> tuple[PlacedSour
         page = cleaner.pdf.pages[page_info.index]
         crop = [float(v) for v in page.cropbox]
         form = cleaner.page_form(page, crop)
-    except (pikepdf.PdfError, ValueError, TypeError):
+    except PDF_ERRORS:
         raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
     x0, y0, x1, y1 = crop
     turn, (w, h) = turn_cw(page_info.rotate, x1 - x0, y1 - y0)

@@ -19,20 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 import pikepdf
 from pikepdf import Name
 
+from pressroom.engines.pdfstr import text_of
 from pressroom.errors import BadMime, Corrupt, Encrypted, UnsupportedForm
 from pressroom.models import SourceKind
-from pressroom.pipeline.inspect import check_object_count, page_tree_count
+from pressroom.pipeline.inspect import PDF_ERRORS, check_object_count, page_tree_count
 from pressroom.pipeline.sniff import sniff_file
 from pressroom.settings import Limits
-
-# what pikepdf raises for a file it cannot make sense of (a damaged page tree, a value of
-# the wrong type where a dictionary or an array must be, a missing key)
-PARSE_ERRORS = (pikepdf.PdfError, ValueError, TypeError, KeyError, AttributeError, IndexError)
 
 # annotations that are no part of what a page shows: a viewer draws nothing of its own for
 # them (a popup belongs to its parent; a link is an area to click)
@@ -103,7 +101,7 @@ def _notes(pdf: pikepdf.Pdf) -> tuple[tuple[int, str], ...]:
                 continue
             contents = annot.get("/Contents")
             if isinstance(contents, pikepdf.String):
-                text = str(contents).strip()
+                text = text_of(contents).strip()
                 if text:
                     found.append((number, text))
     return tuple(found)
@@ -116,8 +114,7 @@ def _drawn(pdf: pikepdf.Pdf) -> int:
         for annot in page.obj.get("/Annots", pikepdf.Array()):
             if not isinstance(annot, pikepdf.Dictionary) or _subtype(annot) in _NOT_DRAWN:
                 continue
-            flags = int(annot.get("/F", 0))
-            if flags & (2 | 32):  # Hidden, NoView
+            if _hidden(annot):
                 continue
             if _has_appearance(annot):
                 n += 1
@@ -138,11 +135,11 @@ def _inherited(field: pikepdf.Object, key: str) -> object:
 def _value(widget: pikepdf.Dictionary) -> str:
     value = _inherited(widget, "/V")
     if isinstance(value, pikepdf.String):
-        return str(value)
+        return text_of(value)
     if isinstance(value, pikepdf.Array):
-        return "\n".join(str(v) for v in value if isinstance(v, pikepdf.String))
+        return "\n".join(text_of(v) for v in value if isinstance(v, pikepdf.String))
     if isinstance(value, Name):
-        return "" if value == Name.Off else str(value)[1:]
+        return "" if value == Name.Off else text_of(value)[1:]
     return ""
 
 
@@ -156,7 +153,17 @@ def _widgets(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
 
 
 def _hidden(annot: pikepdf.Dictionary) -> bool:
-    return bool(int(annot.get("/F", 0)) & (2 | 32))  # Hidden, NoView
+    return bool(_whole(annot.get("/F", 0)) & (2 | 32))  # Hidden, NoView
+
+
+def _whole(value: object) -> int:
+    """A number as PDFium reads it (a real as its whole part); anything else is 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return 0
+    try:
+        return int(value)
+    except (ValueError, OverflowError):  # NaN, infinity
+        return 0
 
 
 def _to_generate(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
@@ -256,7 +263,7 @@ def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Fl
             page_tree_count(probe, limits)
             if not needs_flattening(probe):
                 return Flattened(source)
-    except PARSE_ERRORS:
+    except PDF_ERRORS:
         raise Corrupt("the PDF cannot be parsed") from None
     try:
         with pikepdf.open(source) as pdf:
@@ -274,7 +281,7 @@ def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Fl
             if "/AcroForm" in pdf.Root:
                 del pdf.Root["/AcroForm"]
             pdf.save(target, stream_decode_level=pikepdf.StreamDecodeLevel.none)
-    except PARSE_ERRORS:
+    except PDF_ERRORS:
         target.unlink(missing_ok=True)
         raise Corrupt("the PDF's forms or annotations cannot be drawn into its pages") from None
     except UnsupportedForm:

@@ -19,6 +19,11 @@ from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import bitmap_pixels
 from pressroom.settings import Limits
 
+# what pikepdf raises for a file it cannot make sense of: qpdf's own errors (a page tree it
+# cannot flatten is a QpdfRuntimeError, not a PdfError), and Python's where a value of the
+# wrong kind stands in a dictionary or an array, or a key is missing
+PDF_ERRORS = (pikepdf.PikepdfError, ValueError, TypeError, KeyError, AttributeError, IndexError)
+
 # A page carries real text when PDFium extracts at least this many letters and digits from it,
 # or any at all when no image covers the page (a born-digital page with little on it).
 REAL_TEXT_CHARS = 20
@@ -155,6 +160,8 @@ def page_tree_count(pdf: pikepdf.Pdf, limits: Limits) -> int:
                 raise Corrupt("the PDF's page tree has a kid that is not a page")
             held += walk(kid, depth + 1)
         claimed = node.get("/Count")
+        if isinstance(claimed, bool):  # true is 1 to Python, and no count to qpdf
+            claimed = None
         if not isinstance(claimed, int) or claimed != held:
             raise Corrupt(
                 f"the PDF's page tree claims {claimed} pages where it holds {held}"
@@ -220,7 +227,7 @@ def _inspect_pdf(path: Path, limits: Limits, every_page_dpi: float | None) -> li
                     )
     except pikepdf.PasswordError:
         raise Encrypted("the PDF is encrypted; remove the password first") from None
-    except pikepdf.PdfError:
+    except PDF_ERRORS:
         raise Corrupt("the PDF cannot be parsed") from None
     for i, cost in enumerate(costs):
         if cost.image_pixels > limits.max_pixels:

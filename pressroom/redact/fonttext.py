@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
+from pressroom.engines.pdfstr import text_of
 from pressroom.engines.prune import content_streams, inherited
 from pressroom.engines.streams import TooBig, decoded
 
@@ -152,7 +153,7 @@ def _read(
     for instruction in instructions:
         if not isinstance(instruction, pikepdf.ContentStreamInstruction):
             continue
-        op = str(instruction.operator)
+        op = text_of(instruction.operator)
         operands = instruction.operands
         if op == "q":
             saved.append(font)

@@ -6,6 +6,7 @@ from typing import Any
 
 import pypdfium2.raw as pdfium_c
 
+from pressroom.engines.pdfium import failing_as
 from pressroom.models import Box, Word
 from pressroom.pipeline.render import Matrix, then, turn_cw
 from pressroom.redact.detect import joined_utf16
@@ -33,7 +34,8 @@ def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
 def extracted_words(page: Any, scale: float) -> list[Word]:
     """The page's extractable words, boxes in rendering pixels; lines follow PDFium's breaks."""
     matrix, _size = page_to_pixels(page, scale)
-    textpage = page.get_textpage()
+    with failing_as("a page's text cannot be read"):
+        textpage = page.get_textpage()
     try:
         words: list[Word] = []
         chars: list[str] = []

@@ -10,8 +10,11 @@ from pathlib import Path
 import pikepdf
 import pytest
 
+from pressroom.engines.pdfstr import text_of
 from pressroom.engines.prune import PageCleaner, hidden_groups
+from pressroom.engines.streams import fits
 from pressroom.errors import Corrupt, PressroomError
+from pressroom.pipeline.archive import pdfa_problems
 from pressroom.pipeline.content import ContentMeter
 from pressroom.pipeline.flatten import flatten_into
 from pressroom.pipeline.inspect import inspect_source
@@ -152,3 +155,64 @@ def test_optional_content_lists_that_hold_a_null_are_read(tmp_path: Path, where:
     path = raw_pdf(tmp_path / "oc.pdf", objects)
     with pikepdf.open(path) as pdf:
         assert hidden_groups(pdf) == {(7, 0)}
+
+
+def test_names_and_operators_whose_bytes_are_not_utf8_are_copied(tmp_path: Path) -> None:
+    """pikepdf makes a name or an operator a str by UTF-8: /F#93#ff and an operator of junk
+    bytes raised UnicodeDecodeError in the page cleaner. A renderer skips the operator and
+    finds the font by its bytes; so does the copy."""
+    objects = _page_objects(b"<< /Font << /F#93#ff 5 0 R >> >>")
+    objects[4] = _stream(b"q \x93\xff Q " + TEXT.replace(b"/F1", b"/F#93#ff"))
+    path = raw_pdf(tmp_path / "bytes.pdf", objects)
+    with pikepdf.open(path) as pdf:
+        page = pdf.pages[0]
+        form = PageCleaner(pdf).page_form(page, [float(v) for v in page.cropbox])
+        fonts = form.Resources.Font
+        assert len(fonts) == 1 and "/R0" in fonts
+        assert b"/R0 12 Tf" in form.read_bytes() and b"\x93" not in form.read_bytes()
+    assert inspect_source(path, Limits()).pages[0].has_text
+
+
+def test_strings_whose_bytes_are_not_what_they_claim_are_read(tmp_path: Path) -> None:
+    """A string marked UTF-8 (PDF 2.0) whose bytes are not: pikepdf's str() raised. A sticky
+    note's words and a stream's /Filter given as such a string."""
+    odd = b"<EFBBBF93616263>"
+    assert text_of(pikepdf.String(b"\xef\xbb\xbf\x93abc")) == "\ufffdabc"
+    objects = _page_objects(b"<< /Font << /F1 5 0 R >> >>")
+    objects[3] = objects[3].replace(b"/Contents", b"/Annots [6 0 R] /Contents")
+    objects[6] = b"<< /Type /Annot /Subtype /Text /Rect [0 0 9 9] /Contents " + odd + b" >>"
+    objects[4] = _stream(TEXT, b"/Filter " + odd)
+    path = raw_pdf(tmp_path / "strings.pdf", objects)
+    with pikepdf.open(path) as pdf:
+        stream = pdf.pages[0].obj.Contents
+        assert fits(stream, 10_000)  # an unknown filter: measured as it is stored
+    flat = flatten_into(path, tmp_path / "flat.pdf")
+    assert flat.notes == ((1, "\ufffdabc"),)
+
+
+def test_a_page_count_of_true_is_no_count(tmp_path: Path) -> None:
+    """/Count true is 1 to Python and no count to qpdf, which then failed to add a page
+    (QpdfRuntimeError, "/Count is wrong after flattening pages tree")."""
+    objects = _page_objects(b"<< /Font << /F1 5 0 R >> >>")
+    objects[2] = b"<< /Type /Pages /Kids [3 0 R] /Count true >>"
+    path = raw_pdf(tmp_path / "count.pdf", objects)
+    with pytest.raises(Corrupt, match="no page count"):
+        inspect_source(path, Limits())
+
+
+def test_flags_that_are_no_integer_are_read_as_none_set(tmp_path: Path) -> None:
+    """A font descriptor's /Flags and an annotation's /F given as strings: int() of them
+    raised TypeError (the PDF/A check of an output, the flattening)."""
+    objects = _page_objects(b"<< /Font << /F1 5 0 R >> >>")
+    objects[5] = (
+        b"<< /Type /Font /Subtype /TrueType /BaseFont /Odd /FirstChar 32 /LastChar 32 "
+        b"/Widths [500] /FontDescriptor 6 0 R >>"
+    )
+    objects[6] = b"<< /Type /FontDescriptor /FontName /Odd /Flags (x) /FontBBox [0 0 1 1] >>"
+    objects[3] = objects[3].replace(b"/Contents", b"/Annots [7 0 R] /Contents")
+    objects[7] = b"<< /Type /Annot /Subtype /Square /Rect [0 0 9 9] /F (2) /AP << /N 8 0 R >> >>"
+    objects[8] = _stream(b"0 0 9 9 re f", b"/Type /XObject /Subtype /Form /BBox [0 0 9 9]")
+    path = raw_pdf(tmp_path / "flags.pdf", objects)
+    problems = pdfa_problems(path)
+    assert any(p.startswith("6.2.11.4") for p in problems)
+    assert flatten_into(path, tmp_path / "flat.pdf").flattened == 1
