@@ -200,3 +200,42 @@ def test_config_show_masks_every_secret_in_text_and_json(tmp_path: Path) -> None
         "masked": True,
     }
     assert "AWS_SECRET_ACCESS_KEY" not in records  # boto3's own: not a Pressroom setting
+
+
+def test_a_planted_backup_and_a_fifo_are_refused_in_one_line_and_the_store_keeps_its_keys(
+    tmp_path: Path,
+) -> None:
+    """The security review's N8 as an operator meets it: a backup carrying a trigger that set
+    `revoked_at` back to NULL (and a view) was restored without a word, and `keys revoke`
+    then printed "revoked" while the key stayed live. Now `db restore --force` refuses it
+    (UNTRUSTED_BACKUP, exit 2, one line), the store is as it was, and a revoke holds. A FIFO
+    as SRC is refused at once (it waited forever)."""
+    data = tmp_path / "data"
+    made = pressroom("keys", "create", "--tenant", "acme", data=data)
+    assert made.returncode == 0, made.stderr
+    key_id = next(x for x in made.stdout.splitlines() if x.startswith("id: ")).removeprefix("id: ")
+    copy = tmp_path / "planted.db"
+    assert pressroom("db", "backup", str(copy), data=data).returncode == 0
+    with contextlib.closing(sqlite3.connect(copy)) as conn, conn:
+        conn.execute(
+            "CREATE TRIGGER keep_keys_alive AFTER UPDATE OF revoked_at ON api_keys BEGIN "
+            "UPDATE api_keys SET revoked_at = NULL WHERE id = NEW.id; END;"
+        )
+        conn.execute("CREATE VIEW live_keys AS SELECT id FROM api_keys")
+    db = data / "pressroom.db"
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    refused = pressroom("db", "restore", "--force", str(copy), data=data)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stdout == "" and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.startswith("error: UNTRUSTED_BACKUP: "), refused.stderr
+    assert "keep_keys_alive" in refused.stderr and "Traceback" not in refused.stderr
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert pressroom("keys", "revoke", key_id, data=data).returncode == 0
+    line = next(x for x in pressroom("keys", "list", data=data).stdout.splitlines() if key_id in x)
+    assert "revoked" in line, line
+    fifo = tmp_path / "fifo.db"
+    os.mkfifo(fifo)
+    waited = pressroom("db", "restore", "--force", str(fifo), data=data)  # bounded: 120 s
+    assert waited.returncode == 2 and waited.stderr.count("\n") == 1, waited.stderr
+    assert waited.stderr.startswith("error: BAD_REQUEST: ") and "regular file" in waited.stderr
+    assert hashlib.sha256(db.read_bytes()).hexdigest() != before  # the revoke, and only it
