@@ -377,9 +377,10 @@ def add_commands(sub: Any) -> None:
     dbb.set_defaults(func=cmd_db_backup)
     dbr = db.add_parser(
         "restore",
-        help="make the SQLite database a copy of a backup (an older schema is upgraded)",
+        help="make the SQLite database a copy of a backup (an older schema is upgraded; "
+        "schema objects its revision does not make are refused: UNTRUSTED_BACKUP)",
     )
-    dbr.add_argument("src", metavar="SRC", help="a file `db backup` wrote")
+    dbr.add_argument("src", metavar="SRC", help="a regular file `db backup` wrote")
     dbr.add_argument(
         "--force",
         action="store_true",
