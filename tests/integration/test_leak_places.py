@@ -233,3 +233,27 @@ def test_the_offline_findings_file_says_where_and_the_folder_desk_draws_it(
         desk.apply(VIEWER, "visit", Corrections(manual=(Area(99999, (1.0, 1.0, 50.0, 50.0)),)))
     assert _note(outdir) == note
     assert not (outdir / "review" / DECISIONS).exists()
+
+
+def test_the_words_under_a_box_and_a_box_not_solid_are_given_with_their_places(
+    tmp_path: Path,
+) -> None:
+    """The two checks that count what they find also say where: each word still under a box
+    (output points), each box not solid (the page's points)."""
+    from PIL import ImageDraw
+
+    from pressroom.redact.readback import text_under_drawn, unsolid_boxes
+    from pressroom.synth import draw_page, image_pdf, text_pdf
+
+    typed = text_pdf([["Account number here", "Another line below"]], tmp_path / "t.pdf")
+    places: dict[int, list[Box]] = {}
+    under = text_under_drawn(typed, {0: (Box(0, 0, 612, 792),)}, 0, places=places)
+    assert under == {1: 6} and len(places[0]) == 6
+    assert all(0 <= b.x0 < b.x1 <= 612 and 0 <= b.y0 < b.y1 <= 792 for b in places[0])
+    page = draw_page(["Some words"], dpi=100, height_in=2.0).image
+    ImageDraw.Draw(page).rectangle((300, 100, 400, 140), fill=0)
+    scan = image_pdf([page], tmp_path / "p.pdf", 100, jpeg=False)
+    bad: list[tuple[int, Box]] = []
+    boxes = [Box(300, 100, 400, 140), Box(500, 100, 600, 140)]
+    assert unsolid_boxes(scan, [(0, 100.0, boxes)], bad_boxes=bad) == 1
+    assert bad == [(0, Box(360.0, 72.0, 432.0, 100.8))]
