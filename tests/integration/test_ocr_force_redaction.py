@@ -180,6 +180,10 @@ def test_the_reviews_45_degree_name_is_burned_in_every_mode(
     assert rotation == 0
     assert ended in (("complete",) if mode != "force" else ("complete", "REDACTION_LEAK"))
     assert_burned(src, out)
+    # the rest stays searchable: under force the output's text is OCR's (the source's words
+    # are read for detection, never carried)
+    text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True).stdout
+    assert LINES[1] in " ".join(text.split())
 
 
 def test_detect_under_force_finds_the_name_in_the_sources_text(
