@@ -156,7 +156,8 @@ def _free(dir_fd: int, name: str) -> bool:
 def _single(st: os.stat_result) -> bool:
     """A regular file with one name: never a link, a device, a FIFO, or a second name of a
     file kept elsewhere (a hard link to a file the dropper may not read)."""
-    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+    # (some FUSE and network file systems say 0 links: none other, as far as they know)
+    return stat.S_ISREG(st.st_mode) and st.st_nlink <= 1
 
 
 def _trusted(st: os.stat_result, path: Path, shared: bool) -> None:
