@@ -478,7 +478,9 @@ def _odd_object(pdf: pikepdf.Pdf, rng: random.Random, others: list[pikepdf.Objec
     if choice == 2:
         return Name(rng.choice([n.decode() for n in _NAMES]))
     if choice == 3:
-        return String(rng.choice([b"", b"x" * 300, b"\xfe\xff\xd8\x00", b"(\\"]))
+        return String(
+            rng.choice([b"", b"x" * 300, b"\xfe\xff\xd8\x00", b"\xef\xbb\xbf\x93", b"(\\"])
+        )
     if choice == 4:
         return Array([rng.choice([0, 1, -1, 1e9]) for _ in range(rng.randrange(0, 7))])
     if choice == 5:

@@ -20,9 +20,19 @@ from pressroom.pixels import bitmap_pixels
 from pressroom.settings import Limits
 
 # what pikepdf raises for a file it cannot make sense of: qpdf's own errors (a page tree it
-# cannot flatten is a QpdfRuntimeError, not a PdfError), and Python's where a value of the
-# wrong kind stands in a dictionary or an array, or a key is missing
-PDF_ERRORS = (pikepdf.PikepdfError, ValueError, TypeError, KeyError, AttributeError, IndexError)
+# cannot flatten is a QpdfRuntimeError, not a PdfError; an annotation's flags past 32 bits an
+# OverflowError or a plain RuntimeError), and Python's where a value of the wrong kind stands
+# in a dictionary or an array, a key is missing, or objects nest past the interpreter's stack
+PDF_ERRORS = (
+    pikepdf.PikepdfError,
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+    IndexError,
+    ArithmeticError,
+    RuntimeError,  # qpdf's "Integer conversion underflow"; a RecursionError
+)
 
 # A page carries real text when PDFium extracts at least this many letters and digits from it,
 # or any at all when no image covers the page (a born-digital page with little on it).

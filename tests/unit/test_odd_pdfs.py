@@ -216,3 +216,18 @@ def test_flags_that_are_no_integer_are_read_as_none_set(tmp_path: Path) -> None:
     problems = pdfa_problems(path)
     assert any(p.startswith("6.2.11.4") for p in problems)
     assert flatten_into(path, tmp_path / "flat.pdf").flattened == 1
+
+
+@pytest.mark.parametrize("flags", [b"4294967297", b"-2147483649"])
+def test_annotation_flags_past_32_bits_are_corrupt(tmp_path: Path, flags: bytes) -> None:
+    """qpdf's flattening reads /F as a 32-bit integer: OverflowError, or a RuntimeError
+    ("Integer conversion underflow"), neither of them a pikepdf error."""
+    objects = _page_objects(b"<< /Font << /F1 5 0 R >> >>")
+    objects[3] = objects[3].replace(b"/Contents", b"/Annots [7 0 R] /Contents")
+    objects[7] = b"<< /Type /Annot /Subtype /Square /Rect [0 0 9 9] /AP << /N 8 0 R >> /F "
+    objects[7] += flags + b" >>"
+    objects[8] = _stream(b"0 0 9 9 re f", b"/Type /XObject /Subtype /Form /BBox [0 0 9 9]")
+    path = raw_pdf(tmp_path / "flags.pdf", objects)
+    with pytest.raises(Corrupt):
+        flatten_into(path, tmp_path / "flat.pdf")
+    assert not (tmp_path / "flat.pdf").exists()
