@@ -75,8 +75,9 @@ def redact_document(
     None: every page) is detected and burned too. An output the checks doubt raises
     ``ReviewRequired``, left at ``output`` for a reviewer with every finding on the exception.
     A reviewer's corrections (``options.corrections``) are applied on the way: values let
-    stand, boxes drawn by hand, words to go wherever they occur. The result, and a hold, carry the review sheet. Stage
-    timings go to ``timer`` (a fresh one when not given), failures included."""
+    stand, boxes drawn by hand, words to go wherever they occur. The result, and a hold,
+    carry the review sheet. Stage timings go to ``timer`` (a fresh one when not given),
+    failures included."""
     timer = timer or StageTimer()
     # the whole of it as a stage too: the dashboard and the stage histograms have shown it all
     # along; its span holds the others
