@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pressroom.errors import DeadlineExceeded, EngineUnavailable
+from pressroom.errors import DeadlineExceeded, EngineUnavailable, PixelLimit, UnreadableScan
 from pressroom.languages import TESSDATA_CANDIDATES, find_tessdata
 from pressroom.models import Box, OcrResult, Word
 
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
 
 # where the data is looked for, and the refusal when a language is missing: pressroom.languages
 __all__ = ["TESSDATA_CANDIDATES", "TesseractEngine", "find_tessdata", "tesseract_version"]
+
+
+# Tesseract's coordinates are 16-bit: a wider or taller image fails recognition at once
+MAX_SIDE = 32767
 
 
 def _tesserocr() -> Any:
@@ -134,15 +139,23 @@ class TesseractEngine:
         which one global Otsu threshold turns into a solid block)."""
         t = _tesserocr()
         api = self._recognizer()
+        if max(image.size) > MAX_SIDE:  # Tesseract would fail it at once, time or no time
+            raise PixelLimit(
+                f"a page renders {image.width:,} x {image.height:,} pixels; OCR reads at most "
+                f"{MAX_SIDE:,} a side"
+            )
         data, width, height = _to_gray_bytes(image)
         with self._lock:
             api.SetVariable("thresholding_method", "1" if adaptive else "0")
             api.SetImageBytes(data, width, height, 1, width)
             api.SetSourceResolution(round(dpi))
+            started = time.monotonic()
             ok = api.Recognize(timeout=0 if timeout is None else max(1, int(timeout * 1000)))
             if not ok:
                 api.Clear()
-                raise DeadlineExceeded("recognition ran out of time")
+                if timeout is not None and time.monotonic() - started >= 0.9 * timeout:
+                    raise DeadlineExceeded("recognition ran out of time")
+                raise UnreadableScan("OCR could not read a page")
             result = _collect(t, api)
             api.Clear()
         return result

@@ -252,3 +252,21 @@ def test_a_redaction_burns_the_names_beside_a_lone_surrogate(
     result = Processing(parse_policy("name", now=0))(src, out, options, engine)
     assert result.redacted.get("name", 0) >= 2
     assert find_leaks(out, ["Jane Whitfield", "Whitfield", "Quince"]) == []
+
+
+def test_a_page_too_wide_for_ocr_is_a_pixel_limit_not_a_deadline(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """A page 200 inches wide and a point tall renders 60,001 pixels wide for a redaction:
+    Tesseract fails such an image at once, which read as DEADLINE_EXCEEDED with no deadline
+    set."""
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page(page_size=(14400, 3))
+    pdf.pages[0].obj.MediaBox = Array([0, 0, 14400, 1])
+    src = tmp_path / "wide.pdf"
+    pdf.save(src)
+    with pytest.raises(PressroomError) as caught:
+        Processing(parse_policy("name", now=0))(
+            src, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
+        )
+    assert caught.value.code == "PIXEL_LIMIT", caught.value.one_line()
