@@ -203,6 +203,115 @@ def _form(folder: Path) -> Path:
     return out
 
 
+def _rich(folder: Path) -> Path:
+    """What a page can draw besides text in simple fonts: a composite font (Identity-H with a
+    ToUnicode map), a Type 3 font, an inline image, a tiling pattern, a shading and a soft
+    mask."""
+    pdf = pikepdf.Pdf.new()
+    tt = _subset_font(pdf)
+    descriptor = tt.FontDescriptor
+    cid = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.CIDFontType2,
+            BaseFont=Name("/ABCDEF+DejaVuSans"),
+            CIDSystemInfo=Dictionary(
+                Registry=String("Adobe"), Ordering=String("Identity"), Supplement=0
+            ),
+            FontDescriptor=descriptor,
+            DW=600,
+            CIDToGIDMap=Name.Identity,
+        )
+    )
+    to_unicode = (
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Y def "
+        b"1 begincodespacerange <0000> <FFFF> endcodespacerange "
+        b"2 beginbfchar <0024> <004A> <0025> <0061> endbfchar "
+        b"1 beginbfrange <0026> <0030> <0062> endbfrange endcmap "
+        b"CMapName currentdict /CMap defineresource pop end end"
+    )
+    type0 = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.Type0,
+            BaseFont=Name("/ABCDEF+DejaVuSans"),
+            Encoding=Name("/Identity-H"),
+            DescendantFonts=Array([cid]),
+            ToUnicode=pdf.make_stream(to_unicode),
+        )
+    )
+    glyph = pdf.make_stream(b"500 0 0 0 500 500 d1 0 0 500 500 re f")
+    type3 = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.Type3,
+            FontBBox=Array([0, 0, 500, 500]),
+            FontMatrix=Array([0.001, 0, 0, 0.001, 0, 0]),
+            CharProcs=Dictionary(box=glyph),
+            Encoding=Dictionary(Type=Name.Encoding, Differences=Array([65, Name.box])),
+            FirstChar=65,
+            LastChar=65,
+            Widths=Array([500]),
+        )
+    )
+    tile = pdf.make_stream(
+        b"0 0 4 4 re f",
+        PatternType=1,
+        PaintType=1,
+        TilingType=1,
+        BBox=Array([0, 0, 8, 8]),
+        XStep=8,
+        YStep=8,
+        Resources=Dictionary(),
+    )
+    shading = Dictionary(
+        ShadingType=2,
+        ColorSpace=Name.DeviceRGB,
+        Coords=Array([0, 0, 100, 0]),
+        Function=Dictionary(
+            FunctionType=2, Domain=Array([0, 1]), C0=Array([1, 1, 1]), C1=Array([0, 0, 1]), N=1
+        ),
+    )
+    mask = pdf.make_stream(
+        b"0.5 g 0 0 300 90 re f",
+        Type=Name.XObject,
+        Subtype=Name.Form,
+        BBox=Array([0, 0, 300, 90]),
+        Group=Dictionary(S=Name.Transparency, CS=Name.DeviceGray),
+    )
+    ops = (
+        b"q /GS0 gs /Pattern cs /P0 scn 200 60 40 20 re f Q\n"
+        b"q 1 0 0 1 200 10 cm /Sh0 sh Q\n"
+        b"BT /F1 10 Tf 10 70 Td <0024002500260027> Tj ET\n"
+        b"BT /F3 10 Tf 10 50 Td (AAA) Tj ET\n"
+        b"BT /F2 10 Tf 10 30 Td (Dear Jane Whitfield,) Tj ET\n"
+        b"BT /F2 10 Tf 10 95 Td (The meeting is on Tuesday at the harbour office.) Tj ET\n"
+        b"q 20 0 0 10 120 10 cm BI /W 4 /H 2 /CS /G /BPC 8 ID \x00\x40\x80\xff"
+        b"\xff\x80\x40\x00 EI Q"
+    )
+    helv = Dictionary(
+        Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica, Encoding=Name.WinAnsiEncoding
+    )
+    pdf.pages.append(
+        pikepdf.Page(
+            Dictionary(
+                Type=Name.Page,
+                MediaBox=Array([0, 0, 300, 110]),
+                Resources=Dictionary(
+                    Font=Dictionary(F1=type0, F2=helv, F3=type3),
+                    Pattern=Dictionary(P0=tile),
+                    Shading=Dictionary(Sh0=shading),
+                    ExtGState=Dictionary(
+                        GS0=Dictionary(SMask=Dictionary(S=Name.Luminosity, G=mask), ca=0.8)
+                    ),
+                ),
+                Contents=pdf.make_stream(ops),
+            )
+        )
+    )
+    return _save(pdf, folder / "rich.pdf")
+
+
 def seeds(folder: Path) -> list[Path]:
     """The seed PDFs, written into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -212,6 +321,7 @@ def seeds(folder: Path) -> list[Path]:
         _text(folder, compact=True),
         _scan(folder),
         _form(folder),
+        _rich(folder),
     ]
 
 
