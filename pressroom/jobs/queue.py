@@ -497,6 +497,12 @@ class SqlQueue:
         with self.db.tx() as conn:
             conn.execute(update(jobs).where(owned(job_id, owner)).values(verification=decision))
 
+    def withhold_label(self, job_id: str, owner: str) -> None:
+        with self.db.tx() as conn:
+            conn.execute(
+                update(jobs).where(owned(job_id, owner)).values(label=None, label_digest=None)
+            )
+
     def delete_source_key(self, job_id: str) -> None:
         with self.db.tx() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(source_key=None))

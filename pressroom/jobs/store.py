@@ -116,6 +116,10 @@ class WorkerQueue(Protocol):
 
     def set_verification(self, job_id: str, owner: str, decision: str) -> None: ...
 
+    def withhold_label(self, job_id: str, owner: str) -> None:
+        """The owned job's label and its digest gone: it carries a value the job's redaction
+        removes. The job shows no label from then on, and its download is named by its id."""
+
     def complete(
         self,
         job_id: str,

@@ -48,6 +48,9 @@ Progress = Callable[[int, int], None]
 class JobOptions:
     template: Template
     title: str | None = None
+    # the client's label for the job, never drawn: a redaction is held when it carries a value
+    # the document's redaction removes (``redact.engine``), as a title drawn would be
+    label: str | None = None
     when: datetime = field(default_factory=lambda: datetime.now(UTC))
     limits: Limits = field(default_factory=Limits)
     deadline: float | None = None  # time.monotonic() by which the job must be done

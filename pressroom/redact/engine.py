@@ -31,6 +31,7 @@ from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.findings import DocumentFinding, hold_past_cap, page_findings
+from pressroom.redact.leaks import LABEL_HELD, carries_value
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.redact.readback import held_at, read_back, rechecked
@@ -257,6 +258,7 @@ def _build_and_read_back(
             where,
         )
         if not again:
+            _check_label(options.label, by_kind, found.applied)
             return built
         recheck = set(again)
         before = {index: boxes for (index, _dpi, boxes) in built.burned}
@@ -274,6 +276,15 @@ def _build_and_read_back(
             )
         found.tokens = _tokens(by_kind)
     raise AssertionError("unreachable: the second attempt returns or raises")
+
+
+def _check_label(label: str | None, by_kind: dict[str, set[str]], applied: Applied) -> None:
+    """The job's label read like the title: one that carries a value the redaction removes
+    (a reviewer's let-stand values aside) holds the job ``REDACTION_LEAK``; the worker then
+    withholds the label, so neither the job nor its download is named after the value."""
+    values = {v for found in by_kind.values() for v in found if not applied.lets_stand(v)}
+    if carries_value(label, values):
+        raise RedactionLeak(LABEL_HELD)
 
 
 def _counts(hits: Sequence[Hit]) -> dict[str, int]:

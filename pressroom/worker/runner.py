@@ -132,6 +132,9 @@ def _job_options(
         template=template,
         # as stored: sealed with the master key when encryption is on
         title=labels.open(job.id, job.title, purpose="title"),
+        # checked by a redaction like the title (never drawn): one that carries a value the
+        # redaction removes holds the job, and is withheld (``JobRunner._hold``)
+        label=labels.open(job.id, job.label),
         when=datetime.fromtimestamp(job.created_at, UTC),
         limits=limits,
         deadline=deadline,
@@ -775,6 +778,11 @@ class JobRunner:
         if key is None and built.exists():
             key = review_key(job.tenant, job.id, file_sha256(built))
             self.services.blobs.put_file(key, built)
+        if self._label_carries(job, exc):
+            # before the hold is seen: the job never shows the value as its name again, and
+            # an approved copy downloads as ID.pdf
+            self.queue.withhold_label(job.id, self.owner)
+            log.info("label withheld", extra={"job_id": job.id})
         sheet = exc.sheet.as_json() if isinstance(exc.sheet, ReviewSheet) else None
         if not self.queue.hold(
             job.id,
@@ -789,6 +797,18 @@ class JobRunner:
             self._cancel(job, *([key] if key else []))
             return
         log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
+
+    def _label_carries(self, job: Job, exc: ReviewRequired) -> bool:
+        """Whether a held redaction's label carries a value it found (the engine's label
+        check, or any finding's value in it)."""
+        if job.label is None:
+            return False
+        from pressroom.redact.leaks import LABEL_HELD, carries_value  # a redaction's module
+
+        if exc.message == LABEL_HELD:
+            return True
+        values = [str(f.value) for f in exc.findings if isinstance(getattr(f, "value", None), str)]
+        return carries_value(self.services.labels.open(job.id, job.label), values)
 
     def _store_version(self, job: Job, digest: str, built: Path, sha: str) -> str:
         """The new output under the first free versioned key (v2, v3, …), never over another
