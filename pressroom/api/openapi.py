@@ -444,6 +444,23 @@ REVIEW_SHEET_SCHEMA: dict[str, Any] = {
                 },
             },
         },
+        "rechecked": {
+            "type": "array",
+            "description": "Present only for a copy a check of the output held: what the check "
+            "found again (re-detection, text under a burned or drawn box, a box not solid, a "
+            "page read with too little confidence), by page, class and box, never a value. "
+            "The class is the finding's, or `leak`, `under-box`, `unsolid`, `low-confidence`, "
+            "`unreadable`.",
+            "items": {
+                "type": "object",
+                "required": ["page", "class", "box"],
+                "properties": {
+                    "page": {"type": "integer", "minimum": 1},
+                    "class": {"type": "string"},
+                    "box": _AREA["properties"]["box"],
+                },
+            },
+        },
         "corrections": {"$ref": SCHEMAS + "Corrections"},
     },
 }
