@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pressroom.errors import BadRequest
+from pressroom.jsondepth import json_too_deep
 
 MAX_AREAS = 500  # per list: a page of corrections is a few dozen; more is no person's work
 MANUAL = "manual"  # the class of a box a reviewer drew
@@ -44,23 +45,8 @@ def parse_json(raw: str | bytes, what: str = "corrections") -> object:
     """JSON a person sent, nested at most ``MAX_JSON_DEPTH`` deep: deeper is ``BadRequest``
     before it is parsed (a parser's recursion limit is no answer), and so is text that is
     not JSON."""
-    depth, inside, escaped = 0, False, False
-    for c in raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw:
-        if inside:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                inside = False
-        elif c == '"':
-            inside = True
-        elif c in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                raise BadRequest(f"{what}: JSON nested more than {MAX_JSON_DEPTH} deep")
-        elif c in "]}":
-            depth -= 1
+    if json_too_deep(raw, MAX_JSON_DEPTH):
+        raise BadRequest(f"{what}: JSON nested more than {MAX_JSON_DEPTH} deep")
     try:
         return json.loads(raw)
     except (ValueError, RecursionError):

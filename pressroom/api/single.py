@@ -15,10 +15,8 @@ one (``unknown field 'redaction': did you mean 'redact'?``)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
-from itertools import accumulate
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -29,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pressroom.api.responses import error_response
 from pressroom.errors import BadRequest, TooLarge
+from pressroom.jsondepth import json_too_deep as nested_too_deep
 
 MAX_JSON_BYTES = 1 << 20  # every JSON body the API takes is a few hundred bytes
 # the deepest JSON any route reads is 4 levels (corrections: object, list, area, box); past
@@ -196,21 +195,10 @@ async def no_body(request: Request) -> None:
 
 # --- JSON nested too deep -------------------------------------------------------------------------
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"?', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_NESTING = [0] * 256
-for _open, _close in (b"[]", b"{}"):
-    _NESTING[_open], _NESTING[_close] = 1, -1
-
 
 def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether ``body`` opens more than ``limit`` arrays or objects inside one another, judged
-    without parsing (a parser recurses per level: 5,000 of them is a ``RecursionError``).
-    Strings are skipped, escapes and all; linear in the body, tens of milliseconds a MiB."""
-    if body.count(b"[") + body.count(b"{") <= limit:
-        return False
-    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
-    return max(accumulate(map(_NESTING.__getitem__, brackets)), default=0) > limit
+    """Whether ``body`` nests arrays or objects more than ``limit`` deep (``jsondepth``)."""
+    return nested_too_deep(body, limit)
 
 
 def _too_deep() -> BadRequest:
