@@ -70,7 +70,9 @@ def inspect_image(path: Path, limits: Limits) -> list[FrameFacts]:
     frames: list[FrameFacts] = []
     with open_image(path) as image:
         try:
-            count = getattr(image, "n_frames", 1)
+            with warnings.catch_warnings():  # counting reads every frame's header
+                warnings.simplefilter("ignore")
+                count = getattr(image, "n_frames", 1)
         except (OSError, ValueError, struct.error):
             raise Corrupt("the image's frame list cannot be read") from None
         if count > limits.max_pages:
@@ -78,7 +80,9 @@ def inspect_image(path: Path, limits: Limits) -> list[FrameFacts]:
         try:
             for i in range(count):
                 if i:
-                    image.seek(i)
+                    with warnings.catch_warnings():  # a damaged tag: read as Pillow reads it
+                        warnings.simplefilter("ignore")
+                        image.seek(i)
                 w, h = image.size
                 if w <= 0 or h <= 0:
                     raise Corrupt("an image frame has no pixels")
@@ -95,12 +99,19 @@ def inspect_image(path: Path, limits: Limits) -> list[FrameFacts]:
 def iter_frames(path: Path) -> Generator[Image.Image, None, None]:
     """Decoded frames, one at a time: only the current page is ever held in memory."""
     with open_image(path) as image:
-        try:
-            for frame in ImageSequence.Iterator(image):
-                frame.load()
-                yield frame
-        except (OSError, ValueError, EOFError, struct.error, zlib.error):
-            raise Corrupt("the image data is damaged or truncated") from None
+        frames = ImageSequence.Iterator(image)
+        while True:
+            try:
+                # Pillow warns of a damaged tag or EXIF block and reads on: so do we
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    frame = next(frames, None)
+                    if frame is None:
+                        return
+                    frame.load()
+            except (OSError, ValueError, EOFError, struct.error, zlib.error):
+                raise Corrupt("the image data is damaged or truncated") from None
+            yield frame
 
 
 def _png_passthrough(pdf: pikepdf.Pdf, data: bytes) -> pikepdf.Stream | None:

@@ -1,15 +1,20 @@
 """What the fuzzer (tests/integration/test_fuzz_pdfs.py) found, each kept as a small file
-written byte by byte: every one ended in an exception that was not Pressroom's (INTERNAL_ERROR,
-"a bug") and is now refused with its code or read as a renderer reads it."""
+written byte by byte (and one damaged TIFF): every one ended in an exception that was not
+Pressroom's (INTERNAL_ERROR, "a bug") and is now refused with its code or read as a renderer
+reads it."""
 
 from __future__ import annotations
 
+import base64
 import struct
+import warnings
+import zlib
 from pathlib import Path
 
 import pikepdf
 import pytest
 
+from pressroom.engines.images import inspect_image, iter_frames
 from pressroom.engines.pdfstr import text_of
 from pressroom.engines.prune import PageCleaner, hidden_groups
 from pressroom.engines.streams import fits
@@ -231,3 +236,23 @@ def test_annotation_flags_past_32_bits_are_corrupt(tmp_path: Path, flags: bytes)
     with pytest.raises(Corrupt):
         flatten_into(path, tmp_path / "flat.pdf")
     assert not (tmp_path / "flat.pdf").exists()
+
+
+# a two-frame TIFF with one bit flipped: its first frame's tags claim more bytes than the
+# file holds (Pillow warns "Truncated File Read", reads on, and finds one frame)
+_TRUNCATED_TIFF = (
+    "eNrz9NRi4GBgYOBhYGBkYWAEskSAmBHK5gJiJkZmMBukihnKBmE2JLYgVP06IBZD0isOZZ8AYilGVjB7HhBLQ9nLgMbK"
+    "IJmjAWUzAXEHkDENKg6j/w8TwAACDiDCk6rhr8dEOPzlmBDhrwZk4wp/BoZhHv5gAABFVJnB"
+)
+
+
+def test_an_image_pillow_warns_about_is_read_as_pillow_reads_it(tmp_path: Path) -> None:
+    """Pillow's warnings about a damaged tag or EXIF block: under warnings-as-errors (and
+    for a moment in any caller that turns them on) they were exceptions nobody named."""
+    path = tmp_path / "scan.tif"
+    path.write_bytes(zlib.decompress(base64.b64decode(_TRUNCATED_TIFF)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frames = inspect_image(path, Limits())
+        decoded = [frame.size for frame in iter_frames(path)]
+    assert len(frames) == len(decoded) == 1  # the second frame's header is what broke
