@@ -25,6 +25,19 @@ from pressroom.settings import Limits
 Image.MAX_IMAGE_PIXELS = None
 
 DEFAULT_DPI = 300.0
+# what Pillow raises for a damaged file: a format's own errors are OSError or SyntaxError (a
+# PNG's broken chunk), a header that lacks a size a TypeError ("Missing dimensions"), a short
+# read EOFError or struct.error, a damaged deflate stream zlib.error
+IMAGE_ERRORS = (
+    UnidentifiedImageError,
+    OSError,
+    SyntaxError,
+    ValueError,
+    TypeError,
+    EOFError,
+    struct.error,
+    zlib.error,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +70,7 @@ def open_image(path: Path) -> Iterator[Image.Image]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             image = Image.open(path)
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+    except IMAGE_ERRORS:
         raise Corrupt("the image cannot be read") from None
     try:
         yield image
@@ -73,7 +86,7 @@ def inspect_image(path: Path, limits: Limits) -> list[FrameFacts]:
             with warnings.catch_warnings():  # counting reads every frame's header
                 warnings.simplefilter("ignore")
                 count = getattr(image, "n_frames", 1)
-        except (OSError, ValueError, struct.error):
+        except IMAGE_ERRORS:
             raise Corrupt("the image's frame list cannot be read") from None
         if count > limits.max_pages:
             raise PageLimit(f"{count} pages; the limit is {limits.max_pages}")
@@ -91,7 +104,7 @@ def inspect_image(path: Path, limits: Limits) -> list[FrameFacts]:
                         f"page {i + 1} has {w * h:,} pixels; the limit is {limits.max_pixels:,}"
                     )
                 frames.append(FrameFacts(w, h, _dpi(image.info)))
-        except (OSError, ValueError, EOFError, struct.error):
+        except IMAGE_ERRORS:
             raise Corrupt("the image's frame list cannot be read") from None
     return frames
 
@@ -109,7 +122,7 @@ def iter_frames(path: Path) -> Generator[Image.Image, None, None]:
                     if frame is None:
                         return
                     frame.load()
-            except (OSError, ValueError, EOFError, struct.error, zlib.error):
+            except IMAGE_ERRORS:
                 raise Corrupt("the image data is damaged or truncated") from None
             yield frame
 

@@ -256,3 +256,25 @@ def test_an_image_pillow_warns_about_is_read_as_pillow_reads_it(tmp_path: Path) 
         frames = inspect_image(path, Limits())
         decoded = [frame.size for frame in iter_frames(path)]
     assert len(frames) == len(decoded) == 1  # the second frame's header is what broke
+
+
+# a TIFF whose header lacks its size (Pillow: TypeError "Missing dimensions"), and a PNG with
+# a broken chunk (Pillow: SyntaxError while decoding)
+_NO_DIMENSIONS_TIFF = (
+    "eNrz9NRi4GBgYOBhYGBkYWAEsnSABCOUbQPETIzMYDZIFTOUDcJsSGxBqPp1QCyGpFccyg5wY2CQYmQFs+cBsTSUvQyI"
+    "ZZDM0YCymUD2uTMwTIOKw+j/o2AUYAIArxwblw=="
+)
+_BROKEN_PNG = (
+    "eNrrDPBz5+WS4mJgYOD19HAJAtIaQMzDASQYTFcsmAikOAs8IosZGMSFQJgxff4lkCpWTxfHkIo5yX/OO8gkKAXdXXHI"
+    "cbUgA5M+o7jUx3h1kG5PVz+XdU4JTQC55hbb"
+)
+
+
+@pytest.mark.parametrize("packed", [_NO_DIMENSIONS_TIFF, _BROKEN_PNG], ids=["tiff", "png"])
+def test_an_image_pillow_cannot_read_is_corrupt(tmp_path: Path, packed: str) -> None:
+    path = tmp_path / "scan"
+    path.write_bytes(zlib.decompress(base64.b64decode(packed)))
+    with pytest.raises(Corrupt):
+        inspect_image(path, Limits())
+        for _frame in iter_frames(path):
+            pass
