@@ -325,6 +325,38 @@ def seeds(folder: Path) -> list[Path]:
     ]
 
 
+def image_seeds() -> list[bytes]:
+    """Small scans as the other inputs come: PNG, JPEG, a bilevel G4 TIFF, an LZW TIFF and a
+    TIFF of two frames."""
+    font = ImageFont.truetype(str(find_font("DejaVuSans.ttf")), 16)
+    image = Image.new("L", (300, 60), 255)
+    ImageDraw.Draw(image).text((5, 20), LINES[0], font=font, fill=0)
+    out = []
+    for fmt, options in (
+        ("PNG", {}),
+        ("JPEG", {"quality": 70}),
+        ("TIFF", {"compression": "group4"}),
+        ("TIFF", {"compression": "tiff_lzw"}),
+        ("TIFF", {"save_all": True, "append_images": [image]}),
+    ):
+        buf = io.BytesIO()
+        frame = image.convert("1") if options.get("compression") == "group4" else image
+        frame.save(buf, format=fmt, dpi=(150, 150), **options)
+        out.append(buf.getvalue())
+    return out
+
+
+def image_mutant(seed_bytes: bytes, case: int) -> tuple[bytes, str]:
+    """Case ``case``'s damaged copy of an image: bytes flipped, cut or overwritten."""
+    rng = random.Random(case)
+    data, done = seed_bytes, []
+    for _ in range(rng.choice((1, 1, 2))):
+        mutation = rng.choice([flip_bits, flip_bits, truncate, junk_bytes])
+        data = mutation(data, rng)
+        done.append(mutation.__name__)
+    return data, "+".join(done)
+
+
 # -- mutations: each takes the bytes and a seeded Random, and says what it did ---------------
 
 Mutation = Callable[[bytes, random.Random], bytes]

@@ -7,7 +7,8 @@ documented code; never INTERNAL_ERROR, never an exception that is not Pressroom'
 case that runs past a generous deadline (a hang guard: the pipeline's own deadline, asked
 between pages too).
 
-About fifty cases run by default; ``-m slow`` runs a few hundred more."""
+About fifty cases run by default; ``-m slow`` runs a few hundred more. Damaged scans (PNG,
+JPEG, TIFF) go through the same doors, ten by default and two hundred more under ``slow``."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from pressroom.service import Services
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner
-from tests.fuzzpdfs import ROOT, mutant, seeds
+from tests.fuzzpdfs import ROOT, image_mutant, image_seeds, mutant, seeds
 
 pytestmark = pytest.mark.integration
 
@@ -100,6 +101,48 @@ def test_many_more_damaged_pdfs(
     case: int, seed_bytes: list[bytes], engine: TesseractEngine, tmp_path: Path
 ) -> None:
     run_case(case, seed_bytes, engine, tmp_path)
+
+
+IMAGE_CASES = 10
+SLOW_IMAGE_CASES = 200
+
+
+@pytest.fixture(scope="module")
+def image_bytes() -> list[bytes]:
+    return image_seeds()
+
+
+def run_image_case(case: int, seeds_: list[bytes], engine: TesseractEngine, folder: Path) -> None:
+    """A damaged scan (PNG, JPEG, TIFF) through the same doors: Pillow's errors and warnings
+    as a damaged PDF's are."""
+    data, how = image_mutant(seeds_[case % len(seeds_)], case)
+    what = f"image case {case}: seed {case % len(seeds_)}, {how}"
+    source = folder / "scan"
+    source.write_bytes(data)
+    policy = parse_policy("name", now=0) if case % 2 else None
+    options = JobOptions(template=resolve_template("plain"), deadline=time.monotonic() + 60)
+    try:
+        Processing(policy)(source, folder / "out.pdf", options, engine)
+    except PressroomError as exc:
+        assert exc.code != "INTERNAL_ERROR", f"{what}: {exc.one_line()}"
+        assert exc.code in MEANINGS, f"{what}: undocumented code {exc.code}"
+    except Exception:
+        pytest.fail(f"{what}: not a Pressroom error\n{traceback.format_exc()}")
+
+
+@pytest.mark.parametrize("case", range(IMAGE_CASES))
+def test_a_damaged_scan_is_delivered_held_or_refused_with_a_code(
+    case: int, image_bytes: list[bytes], engine: TesseractEngine, tmp_path: Path
+) -> None:
+    run_image_case(case, image_bytes, engine, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(IMAGE_CASES, IMAGE_CASES + SLOW_IMAGE_CASES))
+def test_many_more_damaged_scans(
+    case: int, image_bytes: list[bytes], engine: TesseractEngine, tmp_path: Path
+) -> None:
+    run_image_case(case, image_bytes, engine, tmp_path)
 
 
 def test_the_fuzzer_reaches_every_stage(
