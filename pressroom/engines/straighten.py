@@ -156,7 +156,10 @@ def image_stream(pdf: pikepdf.Pdf, image: Image.Image, encoding: Encoding) -> pi
 def _group4(image: Image.Image) -> bytes:
     """CCITT group 4 data of a bilevel image (libtiff writes it; one strip is the whole page)."""
     buf = io.BytesIO()
-    image.save(buf, format="TIFF", compression="group4", tiffinfo={278: image.height})
+    # a fresh image of the same pixels: a TIFF frame's own tags (and info) would be written
+    # with it, and a damaged one fails libtiff ("Error setting from dictionary")
+    bare = Image.frombytes("1", image.size, image.tobytes())
+    bare.save(buf, format="TIFF", compression="group4", tiffinfo={278: image.height})
     with Image.open(io.BytesIO(buf.getvalue())) as tiff:
         assert isinstance(tiff, TiffImagePlugin.TiffImageFile)
         offsets = tiff.tag_v2[273]

@@ -6,6 +6,7 @@ reads it."""
 from __future__ import annotations
 
 import base64
+import io
 import struct
 import warnings
 import zlib
@@ -17,6 +18,7 @@ import pytest
 from pressroom.engines.images import inspect_image, iter_frames
 from pressroom.engines.pdfstr import text_of
 from pressroom.engines.prune import PageCleaner, hidden_groups
+from pressroom.engines.straighten import Encoding, image_stream
 from pressroom.engines.streams import fits
 from pressroom.errors import Corrupt, PressroomError
 from pressroom.pipeline.archive import pdfa_problems
@@ -278,3 +280,22 @@ def test_an_image_pillow_cannot_read_is_corrupt(tmp_path: Path, packed: str) -> 
         inspect_image(path, Limits())
         for _frame in iter_frames(path):
             pass
+
+
+# a bilevel G4 TIFF with a bit flipped in its ResolutionUnit tag (18: no such unit)
+_BAD_UNIT_TIFF = (
+    "eNrz9NRiUGFgYFBbcPNT8ozaukam5uNNBj/0Pziy/v83nb2jh8GBhYeBgZGZgRGoSgOIGaFsoCgDE5QNwsxQNgsQsyGJ"
+    "CzKygGkOIBZD0isOFZcBYilGVjB7FxBLQ9mHQHJI5mhA2UIMEDCtASI+DSoPABRnEu8="
+)
+
+
+def test_a_bilevel_frame_with_a_damaged_tag_is_stored_as_g4() -> None:
+    """Saving a levelled bilevel page as G4 wrote the frame's own tags with it; libtiff
+    refused the damaged one (RuntimeError "Error setting from dictionary")."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(zlib.decompress(base64.b64decode(_BAD_UNIT_TIFF)))) as frame:
+        frame.load()
+        pdf = pikepdf.Pdf.new()
+        stream = image_stream(pdf, frame, Encoding("bilevel"))
+    assert stream.Filter == pikepdf.Name.CCITTFaxDecode and stream.Width == 40
