@@ -2,10 +2,10 @@
 truncated, bit-flipped, objects swapped, encryption dictionaries added, the cross-reference
 table broken, streams with a wrong /Length, values of the wrong type) go through the pipeline
 in this process, with the one Tesseract the session loads, as plain and as redaction jobs
-(some as PDF/A, with a sidecar). Each one is delivered, held for a person, or refused with a
-documented code; never INTERNAL_ERROR, never an exception that is not Pressroom's, never a
-case that runs past a generous deadline (a hang guard: the pipeline's own deadline, asked
-between pages too).
+(some as PDF/A, with a sidecar, or with --ocr redo or force). Each one is delivered, held
+for a person, or refused with a documented code; never INTERNAL_ERROR, never an exception
+that is not Pressroom's, never a case that runs past a generous deadline (a hang guard: the
+pipeline's own deadline, asked between pages too).
 
 About fifty cases run by default; ``-m slow`` runs a few hundred more. Damaged scans (PNG,
 JPEG, TIFF) go through the same doors, ten by default and two hundred more under ``slow``."""
@@ -72,6 +72,7 @@ def run_case(
         deadline=deadline,
         output_type="pdfa" if case % 3 == 0 else "pdf",
         sidecar=case % 4 == 0,
+        ocr="redo" if case % 5 == 0 else "force" if case % 7 == 0 else "skip",
     )
     try:
         with stop_when(lambda: remaining(deadline)):
