@@ -22,6 +22,7 @@ layer, or all of a page's text under ``force`` — is still detected and burned.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -34,11 +35,19 @@ import pypdfium2
 from pikepdf import Array, Dictionary, Name, Operator
 
 from pressroom.engines import pdfium
+from pressroom.engines.pdfstr import text_of
 from pressroom.engines.straighten import Encoding, image_stream
-from pressroom.errors import BadMime, BadRequest, ContentLimit, Corrupt, PressroomError
+from pressroom.errors import (
+    BadMime,
+    BadRequest,
+    ContentLimit,
+    Corrupt,
+    Encrypted,
+    PressroomError,
+)
 from pressroom.models import OCR_MODES, OcrMode, SourceKind
 from pressroom.pipeline.content import ContentMeter
-from pressroom.pipeline.inspect import page_tree_count, render_dpi
+from pressroom.pipeline.inspect import PDF_ERRORS, page_tree_count, render_dpi
 from pressroom.pipeline.sniff import sniff_file
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
@@ -133,7 +142,10 @@ def rework_into(
     except PressroomError:
         target.unlink(missing_ok=True)
         raise
-    except (pikepdf.PdfError, ValueError, TypeError, KeyError):
+    except pikepdf.PasswordError:
+        target.unlink(missing_ok=True)
+        raise Encrypted("the PDF is encrypted; remove the password first") from None
+    except PDF_ERRORS:
         target.unlink(missing_ok=True)
         raise Corrupt("the PDF's pages cannot be prepared for OCR") from None
     return Reworked(target, changed, reread, rewritten)
@@ -184,7 +196,7 @@ class InvisibleText:
             between_pages()
             before, edits = self.removed, self.edits
             resources = page.obj.get("/Resources")
-            content = self._rewrite(pikepdf.parse_content_stream(page), resources, False, 0)
+            content = self._rewrite(_instructions(page), resources, False, 0)
             if self.edits > edits:
                 page.obj.Contents = self.pdf.make_stream(content)
             if self.removed > before:
@@ -200,7 +212,7 @@ class InvisibleText:
             if isinstance(instruction, pikepdf.ContentStreamInlineImage):
                 out.append(instruction)
                 continue
-            op = str(instruction.operator)
+            op = text_of(instruction.operator)
             operands = list(instruction.operands)
             if op == "q":
                 saved.append(invisible)
@@ -262,7 +274,7 @@ class InvisibleText:
         try:
             edits = self.edits
             content = self._rewrite(
-                pikepdf.parse_content_stream(self.pdf.make_stream(self._original[form.objgen])),
+                _instructions(self.pdf.make_stream(self._original[form.objgen])),
                 own if own is not None else resources,
                 invisible,
                 depth + 1,
@@ -296,6 +308,14 @@ class InvisibleText:
         fresh = Name(f"{name}_v{n}")
         xobjects[fresh] = form
         return pikepdf.ContentStreamInstruction([fresh], Operator("Do"))
+
+
+def _instructions(content: Any) -> list[Any]:
+    """A page's or form's instructions; qpdf's warnings about a damaged stream (it reads on)
+    stay qpdf's, never an exception of ours."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(pikepdf.parse_content_stream(content))
 
 
 # -- force: every page rendered ------------------------------------------------------------

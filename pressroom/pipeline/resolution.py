@@ -80,7 +80,7 @@ def measure_text(image: Image.Image) -> TextSize:
     the page, the inkiest of its sixth."""
     gray = image if image.mode == "L" else image.convert("L")
     a = np.asarray(gray, dtype=np.uint8)
-    if a.size == 0:
+    if a.shape[0] < 2 or a.shape[1] < 2:  # no neighbours to read noise from: nothing to read
         return TextSize(blank=True)
     # the paper's level and its noise, from a coarse sample (robust: medians). The noise is
     # read from neighbouring samples' differences, which light falling off across a photo

@@ -20,6 +20,7 @@ from pathlib import Path
 import pikepdf
 
 from pressroom.engines import pdfium
+from pressroom.engines.pdfstr import text_of
 from pressroom.redact.fonttext import document_text
 from pressroom.redact.plan import normalise
 
@@ -178,7 +179,7 @@ def _carries_bytes(stream: pikepdf.Stream) -> bool:
     found = stream.get("/Filter")
     filters = [found] if isinstance(found, pikepdf.Name) else list(found or [])
     return stream.get("/Subtype") == "/Image" and any(
-        str(f) in ("/DCTDecode", "/JPXDecode") for f in filters
+        text_of(f) in ("/DCTDecode", "/JPXDecode") for f in filters
     )
 
 
@@ -195,12 +196,12 @@ def _object_strings_hits(obj: object, wanted: list[str], depth: int = 0) -> int:
         return 1  # fail closed
     if isinstance(obj, pikepdf.String):
         raw = bytes(obj)
-        return max(_hits(t, wanted) for t in (str(obj), *_decodings(raw)))
+        return max(_hits(t, wanted) for t in (text_of(obj), *_decodings(raw)))
     if isinstance(obj, pikepdf.Name):
-        return _hits(_name_text(str(obj)), wanted)
+        return _hits(_name_text(text_of(obj)), wanted)
     items: Iterable[object]
     if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
-        keys = max((_hits(_name_text(str(k)), wanted) for k in obj), default=0)
+        keys = max((_hits(_name_text(text_of(k)), wanted) for k in obj), default=0)
         if keys:
             return keys
         items = [v for v in obj.values() if not getattr(v, "is_indirect", False)]
