@@ -19,7 +19,7 @@ from pressroom.cli.common import (
     EXIT_OK,
 )
 from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired, TooLarge
-from pressroom.fsutil import place_copy
+from pressroom.fsutil import escaped, place_copy
 from pressroom.models import OCR_MODES, OcrMode
 from pressroom.settings import Settings, source_date
 
@@ -83,7 +83,8 @@ def plan_inputs(inputs: Sequence[Path], *, recursive: bool = False) -> list[tupl
     for source, out in planned:
         if out in seen:
             raise BadRequest(
-                f"{seen[out]} and {source} would both be written as {out}; process them apart"
+                f"{escaped(str(seen[out]))} and {escaped(str(source))} would both be written as "
+                f"{escaped(str(out))}; process them apart"
             )
         seen[out] = source
     return planned
@@ -141,7 +142,7 @@ def process_one(
 
     settings = Settings.from_env() if settings is None else settings
     if not path.is_file():
-        return Outcome(2, f"NOT_FOUND: {path}: no such file")
+        return Outcome(2, f"NOT_FOUND: {escaped(str(path))}: no such file")
     processing = Processing(policy)
     tick = progress if callable(progress) else None
     t0 = time.monotonic()
@@ -171,15 +172,16 @@ def process_one(
                     options.output_choices(),  # the template's defaults applied
                 )
                 return Outcome(
-                    exc.exit_code, f"{exc.code}: {path.name}: {exc.message} (held: {held})"
+                    exc.exit_code,
+                    f"{exc.code}: {escaped(path.name)}: {exc.message} (held: {escaped(str(held))})",
                 )
             if options.wants_sidecar:
                 _publish(sidecar_path(built), dest.with_suffix(".txt"), mode)
             _publish(built, dest, mode)
     except PressroomError as exc:
-        return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
+        return Outcome(exc.exit_code, f"{exc.code}: {escaped(path.name)}: {exc.message}")
     except Exception as exc:  # a bug: one line, never a traceback, and go on
-        return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
+        return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {escaped(path.name)}: {type(exc).__name__}")
     return delivered(dest, result, options, time.monotonic() - t0)
 
 
@@ -231,7 +233,8 @@ def delivered(dest: Path, result: DocumentResult, options: JobOptions, seconds: 
     turned = sum(1 for r in result.rotations if r)
     return Outcome(
         EXIT_OK,
-        f"ok  {dest}  {result.pages} page(s): {result.ocr_pages} OCR, {result.kept_pages} kept text"
+        f"ok  {escaped(str(dest))}  {result.pages} page(s): {result.ocr_pages} OCR, "
+        f"{result.kept_pages} kept text"
         + (f", {turned} turned upright" if turned else "")
         + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
         + _flattened(result)
@@ -364,7 +367,7 @@ def _process(
         if args.skip_existing and dest.exists():
             skipped += 1
             if not args.quiet:
-                print(f"skipped  {dest}  (exists)")
+                print(f"skipped  {escaped(str(dest))}  (exists)")
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         work.append((path, dest))
@@ -417,7 +420,7 @@ def _process(
         delivered = sum(1 for o in outcomes if o.exit_code == EXIT_OK)
         print(
             f"{delivered}/{len(work)} delivered, {sum(o.pages for o in outcomes)} pages in "
-            f"{time.monotonic() - started:.1f}s -> {outdir}"
+            f"{time.monotonic() - started:.1f}s -> {escaped(str(outdir))}"
             + (f"; {skipped} skipped (their output exists)" if skipped else "")
         )
     return max((o.exit_code for o in outcomes), default=EXIT_OK)
@@ -455,8 +458,12 @@ def cmd_detect(args: argparse.Namespace) -> int:
         template=resolve_template(None, settings.template_dirs),
         limits=settings.limits,
         redaction=settings.redaction,
+        ocr=args.ocr,
     )
     from pressroom.cli.progress import Board
+    from pressroom.redact.findings import crowded_pages
+
+    cap = settings.limits.max_page_findings
 
     code = EXIT_OK
     with Board(sys.stderr.isatty(), files=len(args.inputs)) as board:
@@ -471,23 +478,38 @@ def cmd_detect(args: argparse.Namespace) -> int:
                     raise FileNotFoundError
                 found = detect_document(path, policy, engine, options, progress=scanned)
             except FileNotFoundError:
-                print(f"NOT_FOUND: {path}: no such file", file=sys.stderr)
+                print(f"NOT_FOUND: {escaped(str(path))}: no such file", file=sys.stderr)
                 code = max(code, 2)
                 continue
             except PressroomError as exc:
-                print(f"{exc.code}: {path.name}: {exc.message}", file=sys.stderr)
+                print(f"{exc.code}: {escaped(path.name)}: {exc.message}", file=sys.stderr)
                 code = max(code, exc.exit_code)
                 continue
             except Exception as exc:  # a bug: one line, never a traceback, and go on
-                print(f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}", file=sys.stderr)
+                name = escaped(path.name)
+                print(f"INTERNAL_ERROR: {name}: {type(exc).__name__}", file=sys.stderr)
                 code = max(code, EXIT_INTERNAL)
                 continue
             finally:
                 board.end(path)
+            # a page past the cap is printed up to it, and said once: a redaction holds it
+            # TOO_MANY_FINDINGS; the dry run reports, it does not fail
+            crowded = crowded_pages(found, cap)
+            printed: dict[int, int] = {}
             for f in found:
+                printed[f.page] = printed.get(f.page, 0) + 1
+                if printed[f.page] > cap:
+                    continue
                 line = {"file": str(path), **f.as_json(values=not args.no_values)}
                 print(json.dumps(line, ensure_ascii=False), flush=False)
             sys.stdout.flush()
+            for page, n in crowded.items():
+                print(
+                    f"TOO_MANY_FINDINGS: {escaped(path.name)}: page {page}: {n:,} findings, the "
+                    f"first {cap:,} printed (PRESSROOM_MAX_PAGE_FINDINGS); a redaction of it "
+                    "is held for a person",
+                    file=sys.stderr,
+                )
     return code
 
 
@@ -696,4 +718,11 @@ def add_commands(sub: Any) -> None:
         help='read {"id","text"} JSON lines on stdin; write {"id","findings"} lines',
     )
     d.add_argument("--no-values", action="store_true", help="leave the values out")
+    d.add_argument(
+        "--ocr",
+        choices=list(OCR_MODES),
+        default="skip",
+        help="read pages as a job with this --ocr reads them (the source's own text is "
+        "read in every mode)",
+    )
     d.set_defaults(func=cmd_detect)
