@@ -143,7 +143,10 @@ def build_output(
                 rotation = 0
                 built.burned.append((scan.info.index + out.offset, scan.dpi, burned))
             else:
-                words = scan.ocr if not scan.extracted else []
+                # the page's own text is kept as drawn; a page with none (a scan, a page
+                # force rendered) takes OCR's words: the source words a rework took out are
+                # read for detection only, never kept as text
+                words = scan.ocr if not scan.seen_text else []
                 text = PageText(
                     index=scan.info.index,
                     method="ocr" if words else "kept",
@@ -152,7 +155,7 @@ def build_output(
                     height_px=scan.size[1],
                     dpi=scan.dpi,
                     rotation=scan.rotation,
-                    real_chars=_chars(words or scan.extracted),
+                    real_chars=_chars(words or scan.seen_text),
                 )
                 rotation = scan.rotation
             # a page rebuilt from pixels is levelled in them; one kept as it was, by placement
