@@ -93,6 +93,11 @@ def _joined(events: Any, engine: Any) -> None:
     _EVENTS = events
     if engine is not None:
         offline._ENGINE = engine
+    # a pool process exits the moment its parent is gone (a SIGKILL, the OOM killer): it
+    # would read on, then wait for work, with nobody left to end it
+    from pressroom.watch import leave_with_parent
+
+    leave_with_parent()
 
 
 def _ticks(key: tuple[int, int]) -> Callable[[int, int], None]:

@@ -24,16 +24,12 @@ from pressroom.watch import (
     Watcher,
     dir_mode,
     fresh_name,
-    leave_with_parent,
     watching,
 )
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
     from pressroom.cli.offline import Prepared
     from pressroom.cli.progress import Board
-    from pressroom.cli.spread import Spreader
     from pressroom.client import PressroomClient
 
 
@@ -86,36 +82,6 @@ def _placed(dest: Path) -> None:
             os.chown(path, -1, path.parent.stat().st_gid, follow_symlinks=False)
 
 
-def _joined(events: Any, engine: Any) -> None:
-    """A pool process starts as `process -j`'s do, and exits when the watcher is gone."""
-    from pressroom.cli import spread
-
-    spread._joined(events, engine)
-    leave_with_parent()
-
-
-def _spreader(processes: int) -> Spreader:
-    """`process -j`'s pool, whose processes exit when the watcher dies (a SIGKILL, the OOM
-    killer): they would read on, then wait for work, with nobody left to end them."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from pressroom.cli import offline, spread
-
-    class _Spreader(spread.Spreader):
-        def _new_pool(self) -> ProcessPoolExecutor:
-            pool = ProcessPoolExecutor(
-                max_workers=self.processes,
-                mp_context=self._context,
-                initializer=_joined,
-                initargs=(self._events, offline._ENGINE),
-            )
-            for started in [pool.submit(os.getpid) for _ in range(self.processes)]:
-                started.result()
-            return pool
-
-    return _Spreader(processes)
-
-
 def _board(show: bool) -> Board:
     """The progress board, told each file's name escaped: a name may hold a terminal's own
     escape sequences (it is drawn on stderr while the file is read)."""
@@ -155,7 +121,9 @@ class OfflineHandler:
             prepared.choice,
             mode,
         )
-        self.spreader = _spreader(args.jobs) if args.jobs > 1 else None
+        from pressroom.cli.spread import Spreader
+
+        self.spreader = Spreader(args.jobs) if args.jobs > 1 else None
 
     def close(self, *, at_once: bool = False) -> None:
         if self.spreader is not None:
