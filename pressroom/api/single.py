@@ -70,7 +70,7 @@ def json_repeated_key(body: bytes) -> str | None:
         json.loads(body, object_pairs_hook=_pairs)
     except _Repeated as exc:
         return exc.key
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return None
 
@@ -212,6 +212,8 @@ def _loads(body: bytes, what: str) -> Any:
         return json.loads(body)
     except ValueError:  # UnicodeDecodeError included
         raise BadRequest(what) from None
+    except RecursionError:  # past what the depth scan judges: still the client's mistake
+        raise _too_deep() from None
 
 
 async def _body(request: Request) -> bytes:

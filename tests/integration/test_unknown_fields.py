@@ -362,6 +362,20 @@ def test_json_nested_5000_deep_is_a_bad_request_never_a_500(
         assert "nested deeper than 32" in refused(response), content_type
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16", "utf-32"])
+def test_json_nested_deep_in_utf16_or_utf32_is_a_bad_request_never_a_500(
+    api: tuple[TestClient, dict[str, str], dict[str, str]], encoding: str
+) -> None:
+    """A JSON parser takes UTF-16 and UTF-32 bytes too: there U+2200 holds a quote's byte,
+    which a scan of the raw bytes took for a string hiding every bracket after it (a 500)."""
+    client, headers, _op = api
+    client = TestClient(client.app, raise_server_exceptions=False, client=("127.0.0.1", 50000))
+    body = ('{"manual": "\u2200", "every": ' + "[" * 5000 + "]" * 5000 + "}").encode(encoding)
+    sent = {**headers, "content-type": "application/json"}
+    response = client.post("/v1/jobs/j1/corrections", content=body, headers=sent)
+    assert "nested deeper than 32" in refused(response)
+
+
 def test_json_as_deep_as_the_bound_is_read() -> None:
     from pressroom.api.single import MAX_JSON_DEPTH, json_too_deep
 
@@ -371,3 +385,7 @@ def test_json_as_deep_as_the_bound_is_read() -> None:
     text = json.dumps({"a": "[" * 100 + '"{' * 100}).encode()
     assert not json_too_deep(text)
     assert json_too_deep(b'["\\"",' * 40 + b"1" + b"]" * 40)
+    # the scan reads the bytes as the parser will: UTF-16 and UTF-32 too
+    hidden = '{"a": "\u2200", "b": ' + "[" * 40 + "]" * 40 + "}"
+    for encoding in ("utf-8", "utf-16-le", "utf-16-be", "utf-16", "utf-32"):
+        assert json_too_deep(hidden.encode(encoding)), encoding
