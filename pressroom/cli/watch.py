@@ -205,7 +205,11 @@ class RemoteHandler:
                 return Handled(EXIT_OK, f"accepted  {name}  as {job.id}", redacted=redacted)
             job = self.client.wait(job.id, timeout_s=args.timeout)
             if job.state != "complete":
-                return Handled(EXIT[job.state], f"{job.reason}: {name}: {job.message}")
+                # a held or refused redaction's source is a redaction's source all the same:
+                # it leaves .done/ when --keep-done says
+                return Handled(
+                    EXIT[job.state], f"{job.reason}: {name}: {job.message}", redacted=redacted
+                )
             dest = self._dests.get(sha) or _outputs(args.output, [name])[0]
             self._dests[sha] = dest
             # the sidecar first: the PDF, last, says the output is whole; each made with the

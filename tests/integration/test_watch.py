@@ -550,3 +550,35 @@ def test_submit_and_watch_send_no_label_for_a_redaction_unless_asked(
             assert b'name="label"' not in body and b"Whitfield" not in body
         else:
             assert b'name="label"\r\n\r\n' + sent.encode() + b"\r\n" in body
+
+
+def test_a_held_redaction_sent_with_url_is_a_redactions_source_for_keep_done(
+    tmp_path: Path,
+) -> None:
+    """A redaction the service holds (REDACTION_LEAK) ends the file as exit 3; its source is
+    still the unredacted source of a redaction, and leaves .done/ when --keep-done says."""
+    import argparse
+
+    import httpx
+
+    from pressroom.cli.progress import Board
+    from pressroom.cli.watch import RemoteHandler
+    from pressroom.client import PressroomClient
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(202, json={"id": "j1", "state": "accepted", "redact": ["name"]})
+        held = {"id": "j1", "state": "review", "reason": "REDACTION_LEAK", "message": "held"}
+        return httpx.Response(200, json={**held, "redact": ["name"]})
+
+    path = tmp_path / "letter.pdf"
+    path.write_bytes(b"%PDF-1.7 a letter")
+    args = argparse.Namespace(
+        template=None, title=None, lane=None, redact="name", keep_pixels=False, review=None,
+        output_type=None, sidecar=None, allow_no_text=False, optimize=0, no_label=False,
+        label=None, language=None, ocr="skip", output=tmp_path / "out", timeout=60.0,
+    )  # fmt: skip
+    http = httpx.Client(base_url="http://testserver", transport=httpx.MockTransport(answer))
+    with PressroomClient("http://testserver", "k", http=http) as client:
+        handled = RemoteHandler(args, client, Board(False), 0o640)._one(path, path.name, "ab")
+    assert handled.exit_code == 3 and handled.redacted
