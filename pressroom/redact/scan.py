@@ -20,6 +20,7 @@ import pikepdf
 from PIL import Image
 
 from pressroom.engines import images, pdfium
+from pressroom.engines.pdfium import failing_as
 from pressroom.engines.prune import PageCleaner
 from pressroom.engines.straighten import level
 from pressroom.errors import Corrupt, TextLimit
@@ -154,9 +155,11 @@ class OriginalText:
         if index >= len(self.doc):
             raise Corrupt("the PDF's page tree is inconsistent")
         scale = REDACT_DPI / 72.0
-        page = self.doc[index]
+        with failing_as(f"page {index + 1} of the source cannot be read"):
+            page = self.doc[index]
         try:
-            textpage = page.get_textpage()
+            with failing_as(f"page {index + 1} of the source cannot be read"):
+                textpage = page.get_textpage()
             try:
                 chars = textpage.count_chars()
             finally:

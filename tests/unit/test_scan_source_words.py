@@ -4,6 +4,8 @@ text (issue 40, item 2)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pressroom.models import Box, PageInfo, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import name_tokens
@@ -77,3 +79,33 @@ def test_the_same_finding_from_both_readings_is_kept_once_and_believed() -> None
     sure = Hit(Finding("name", 0, 4, "Jane", "t"), (0,))
     other = Hit(Finding("name", 0, 4, "Jane", "t"), (3,))
     assert _union([doubt], [sure, other]) == [sure, other]
+
+
+def test_pdfium_failing_on_the_sources_page_is_corrupt_never_a_bug(tmp_path: Path) -> None:
+    """The source's own text is read from the flattened source, which no inspection judged:
+    a page PDFium will not load there is CORRUPT, as everywhere a page is read."""
+    from contextlib import ExitStack
+
+    import pypdfium2
+    import pytest
+
+    from pressroom.errors import Corrupt
+    from pressroom.redact.scan import OriginalText
+    from pressroom.settings import Limits
+    from pressroom.synth import text_pdf
+
+    src = text_pdf([["Dear Ann Whitfield,"]], tmp_path / "in.pdf")
+
+    class Broken:
+        def __len__(self) -> int:
+            return 1
+
+        def __getitem__(self, index: int) -> object:
+            raise pypdfium2.PdfiumError("Failed to load page.")
+
+    with ExitStack() as stack:
+        original = OriginalText(stack, src, None, Limits())
+        assert original.words(0, (2550.0, 3300.0))  # the page's words, read
+        original.doc = Broken()
+        with pytest.raises(Corrupt):
+            original.words(0, (2550.0, 3300.0))
