@@ -10,7 +10,7 @@ from typing import Any
 from pressroom.corrections import MANUAL, ReviewSheet, SheetFinding
 from pressroom.errors import TooManyFindings
 from pressroom.models import Box
-from pressroom.redact.plan import covered_words, normalise, overlaps
+from pressroom.redact.plan import BoxIndex, covered_words, normalise, overlaps
 from pressroom.redact.scan import PageScan
 
 
@@ -80,43 +80,10 @@ def page_findings(
 
 
 # De-duplication looks for an earlier finding of the same page, class and value whose box
-# overlaps: findings are bucketed by that key, and inside a bucket by the grid cells their
-# boxes touch, so a page of 12,000 copies of one name costs linear time, not quadratic (a
-# 1,240-byte page of them held a worker to its deadline when every pair was compared).
+# overlaps: findings are bucketed by that key, and inside a bucket indexed by the grid cells
+# their boxes touch, so a page of 12,000 copies of one name costs linear time, not quadratic
+# (a 1,240-byte page of them held a worker to its deadline when every pair was compared).
 _CELL = 48.0  # points: a grid cell of the index inside one bucket
-_WIDE = 64  # a box touching more cells than this is kept in the bucket's short list instead
-
-
-def _cells(box: tuple[float, float, float, float]) -> list[tuple[int, int]] | None:
-    x0, y0, x1, y1 = (int(v // _CELL) for v in box)
-    if (x1 - x0 + 1) * (y1 - y0 + 1) > _WIDE:
-        return None
-    return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
-
-
-class _Bucket:
-    """The kept findings of one page, class and value, indexed by the grid cells they touch."""
-
-    __slots__ = ("grid", "wide")
-
-    def __init__(self) -> None:
-        self.grid: dict[tuple[int, int], list[int]] = {}
-        self.wide: list[int] = []
-
-    def near(self, cells: list[tuple[int, int]] | None) -> set[int]:
-        if cells is None:  # a wide box: every kept finding of the bucket is a candidate
-            return set(self.wide).union(*self.grid.values())
-        out = set(self.wide)
-        for c in cells:
-            out.update(self.grid.get(c, ()))
-        return out
-
-    def add(self, n: int, cells: list[tuple[int, int]] | None) -> None:
-        if cells is None:
-            self.wide.append(n)
-        else:
-            for c in cells:
-                self.grid.setdefault(c, []).append(n)
 
 
 def _dedupe(found: list[DocumentFinding]) -> list[DocumentFinding]:
@@ -124,14 +91,13 @@ def _dedupe(found: list[DocumentFinding]) -> list[DocumentFinding]:
     A finding is dropped when a kept one of the same page, class and value overlaps it; where
     either reading believes the value, the mark is not doubt."""
     kept: list[DocumentFinding] = []
-    buckets: dict[tuple[int, str, str], _Bucket] = {}
+    buckets: dict[tuple[int, str, str], BoxIndex] = {}
     for f in sorted(found, key=lambda f: (f.page, f.box[1], f.box[0])):
-        bucket = buckets.setdefault((f.page, f.kind, normalise(f.value)), _Bucket())
-        cells = _cells(f.box)
+        bucket = buckets.setdefault((f.page, f.kind, normalise(f.value)), BoxIndex(_CELL))
         box = Box(*f.box)
-        same = [n for n in bucket.near(cells) if overlaps(Box(*kept[n].box), box)]
+        same = [n for n in bucket.near(box) if overlaps(Box(*kept[n].box), box)]
         if not same:
-            bucket.add(len(kept), cells)
+            bucket.add(len(kept), box)
             kept.append(f)
         elif not f.doubt:
             for n in same:

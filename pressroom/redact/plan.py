@@ -479,12 +479,60 @@ def _similar(a: str, b: str) -> bool:
 
 
 def visible_words(extracted: Sequence[Word], seen: Sequence[Word]) -> list[Word]:
-    """Extracted words that OCR also saw where they stand: what a reader can actually see."""
+    """Extracted words that OCR also saw where they stand: what a reader can actually see.
+    Each is compared with the OCR words near it only (a page of 12,000 words compared every
+    pair: 72 million comparisons)."""
+    index = BoxIndex(cell=64.0)
+    for n, o in enumerate(seen):
+        index.add(n, o.box)
     return [
         w
         for w in extracted
-        if any(overlaps(w.box, o.box) and _similar(w.text, o.text) for o in seen)
+        if any(
+            overlaps(w.box, seen[n].box) and _similar(w.text, seen[n].text)
+            for n in index.near(w.box)
+        )
     ]
+
+
+class BoxIndex:
+    """Boxes by the cells of a grid they touch, for "which of them may overlap this one": a
+    box is a candidate for every box sharing a cell with it, and a box wider than ``wide``
+    cells is kept on a short list every question sees (a page holds few such boxes)."""
+
+    __slots__ = ("cell", "grid", "wide", "wide_cells")
+
+    def __init__(self, cell: float, wide_cells: int = 64) -> None:
+        self.cell = cell
+        self.wide_cells = wide_cells
+        self.grid: dict[tuple[int, int], list[int]] = {}
+        self.wide: list[int] = []
+
+    def _cells(self, box: Box) -> list[tuple[int, int]] | None:
+        x0, y0 = int(box.x0 // self.cell), int(box.y0 // self.cell)
+        x1, y1 = int(box.x1 // self.cell), int(box.y1 // self.cell)
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > self.wide_cells:
+            return None
+        return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+
+    def add(self, key: int, box: Box) -> None:
+        cells = self._cells(box)
+        if cells is None:
+            self.wide.append(key)
+            return
+        for c in cells:
+            self.grid.setdefault(c, []).append(key)
+
+    def near(self, box: Box) -> list[int]:
+        """Keys of every box that may overlap ``box``, each once, in the order added."""
+        cells = self._cells(box)
+        if cells is None:  # a wide box: every box is a candidate
+            found = set(self.wide).union(*self.grid.values())
+        else:
+            found = set(self.wide)
+            for c in cells:
+                found.update(self.grid.get(c, ()))
+        return sorted(found)
 
 
 def remaining(words: Sequence[Word], boxes: Sequence[Box]) -> list[Word]:

@@ -1,6 +1,7 @@
-"""Findings are de-duplicated through an index (page, class, value, then grid cells), with the
-same result as comparing every pair: a property against the pairwise rule, and a count of the
-comparisons made on a page of one name repeated (the security review's 1,240-byte page)."""
+"""Findings are de-duplicated, and extracted words matched to OCR's, through an index (grid
+cells), with the same result as comparing every pair: properties against the pairwise rules,
+and a count of the comparisons made on a page of one name repeated (the security review's
+1,240-byte page)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressroom.models import Box
-from pressroom.redact import findings
+from pressroom.models import Box, Word
+from pressroom.redact import findings, plan
 from pressroom.redact.findings import DocumentFinding, _dedupe
-from pressroom.redact.plan import normalise, overlaps
+from pressroom.redact.plan import normalise, overlaps, visible_words
 
 
 def _pairwise(found: list[DocumentFinding]) -> list[DocumentFinding]:
@@ -85,3 +86,56 @@ def test_a_page_of_one_name_repeated_compares_each_finding_with_its_neighbours_o
     kept = _dedupe(found)
     assert len(kept) == len(found)  # none overlaps another: all kept
     assert 0 < calls <= bound
+
+
+def _word(text: str, x0: float, y0: float, w: float, h: float) -> Word:
+    box = Box(x0, y0, x0 + w, y0 + h)
+    return Word(text, 95.0, box, (x0, y0 + h), w, h, 0.0, 0)
+
+
+@st.composite
+def _words(draw: st.DrawFn) -> list[Word]:
+    return [
+        _word(
+            draw(st.sampled_from(["Ann", "Lee", "Ann.", "Whitfield", "Whitfie1d", "a"])),
+            draw(st.floats(-50, 2500, allow_nan=False)),
+            draw(st.floats(-50, 3300, allow_nan=False)),
+            draw(st.one_of(st.floats(1, 300), st.floats(600, 3000))),
+            draw(st.one_of(st.floats(1, 60), st.floats(600, 3000))),
+        )
+        for _ in range(draw(st.integers(0, 25)))
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_words(), _words())
+def test_visible_words_through_the_index_are_those_comparing_every_pair_finds(
+    extracted: list[Word], seen: list[Word]
+) -> None:
+    from pressroom.redact.plan import _similar
+
+    pairwise = [
+        w
+        for w in extracted
+        if any(overlaps(w.box, o.box) and _similar(w.text, o.text) for o in seen)
+    ]
+    assert visible_words(extracted, seen) == pairwise
+
+
+def test_visible_words_on_a_page_of_one_word_repeated_compares_neighbours_only(
+    monkeypatch,
+) -> None:
+    # --ocr force reads 12,000 source words against 12,000 OCR words of the same page
+    words = [_word("Ann", x * 120.0, y * 16.0, 100.0, 14.0) for y in range(600) for x in range(20)]
+    calls = 0
+    bound = 50 * len(words)
+    real = plan.overlaps
+
+    def counted(a: Box, b: Box) -> bool:
+        nonlocal calls
+        calls += 1
+        assert calls <= bound, "compared with far more than its neighbours"
+        return real(a, b)
+
+    monkeypatch.setattr(plan, "overlaps", counted)
+    assert len(visible_words(words, words)) == len(words)
