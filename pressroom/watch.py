@@ -58,7 +58,6 @@ from typing import Protocol
 
 from pressroom.errors import BadRequest, UnsafeFolder
 from pressroom.fsutil import escaped
-from pressroom.pipeline.inspect import file_sha256
 from pressroom.settings import Limits
 
 STATE = ".pressroom"
@@ -832,7 +831,10 @@ class Watcher:
                     self._refuse(path, name, _too_large(name, size, inbox.max_bytes))
                     continue
                 self._as_read[path] = _stamp(path)
-                sha = file_sha256(path)
+                sha = _sha256_within(path, inbox.max_bytes)
+                if sha is None:  # it grew past the limit after its size was judged
+                    self._refuse(path, name, _too_large(name, inbox.max_bytes + 1, inbox.max_bytes))
+                    continue
             except FileNotFoundError:
                 continue  # gone from the work folder (removed by hand): nothing to do
             except OSError as exc:  # unreadable (its mode, a vanished mount): aside, not stuck
@@ -927,6 +929,21 @@ class Watcher:
                 return
             if not handled:
                 wait(interval_s)
+
+
+def _sha256_within(path: Path, limit: int) -> str | None:
+    """The content's SHA-256, or None once more than ``limit`` bytes were read: a dropper
+    who kept the file open may grow it (``ftruncate`` to a terabyte of holes) after its size
+    was judged, and nothing past the limit is ever read."""
+    digest = hashlib.sha256()
+    read = 0
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            read += len(block)
+            if read > limit:
+                return None
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _too_large(name: str, size: int, limit: int) -> str:

@@ -302,14 +302,14 @@ def test_an_unreadable_file_goes_aside_and_a_twin_waits_for_the_first_ones_outco
     second of two equal files in one batch was called done while the first was refused."""
     import pressroom.watch as watch
 
-    real = watch.file_sha256
+    real = watch._sha256_within
 
-    def reading(path: Path) -> str:
+    def reading(path: Path, limit: int) -> str | None:
         if path.name == "locked.pdf":
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, limit)
 
-    monkeypatch.setattr(watch, "file_sha256", reading)
+    monkeypatch.setattr(watch, "_sha256_within", reading)
     recorder.codes = {"first.pdf": [2]}
     for name in ("first.pdf", "locked.pdf", "twin.pdf"):
         _drop(inbox, name, b"%PDF twins" if name != "locked.pdf" else b"%PDF locked")

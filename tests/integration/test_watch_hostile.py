@@ -262,10 +262,10 @@ def test_a_sparse_file_over_the_limit_is_refused_from_its_size_without_being_rea
 ) -> None:
     import pressroom.watch as watch
 
-    def never(path: Path) -> str:
+    def never(path: Path, limit: int) -> str:
         raise AssertionError(f"{path.name} was hashed")
 
-    monkeypatch.setattr(watch, "file_sha256", never)
+    monkeypatch.setattr(watch, "_sha256_within", never)
     with (inbox / "huge.pdf").open("wb") as fh:
         fh.truncate(10 * 2**30)  # 10 GiB, none of it on disk
     recorder = Recorder()
@@ -280,6 +280,31 @@ def test_a_sparse_file_over_the_limit_is_refused_from_its_size_without_being_rea
     watcher.step()
     assert recorder.read == []
     assert (inbox / ".failed" / "claimed.pdf.reason").read_text().startswith("TOO_LARGE: ")
+
+
+def test_a_file_grown_past_the_limit_after_its_size_was_judged_is_never_read_past_it(
+    inbox: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dropper who kept the file open grows it (holes) once its size was judged: the hash
+    stops at the limit and the file is refused TOO_LARGE."""
+    import pressroom.watch as watch
+
+    (inbox / "grows.pdf").write_bytes(b"%PDF small at first")
+    recorder = Recorder()
+    watcher = _watcher(inbox, recorder, clock, max_bytes=2**20)
+    judged = watch.Inbox.size
+
+    def then_grown(self: watch.Inbox, path: Path) -> int:
+        size = judged(self, path)  # a claimed file, judged a last time before it is read
+        with path.open("r+b") as fh:
+            fh.truncate(10 * 2**30)  # after the judgement: 10 GiB, none of it on disk
+        return size
+
+    monkeypatch.setattr(watch.Inbox, "size", then_grown)
+    _settle(watcher, clock)
+    assert recorder.read == []
+    reason = (inbox / ".failed" / "grows.pdf.reason").read_text()
+    assert reason.startswith("TOO_LARGE: grows.pdf: ")
 
 
 NASTY = "esc\x1b[31mRED\x1b[0m\x1b]0;pwned\x07 \u202efdp.\x9b2J\rline\nnext\u2028.pdf"
