@@ -308,7 +308,8 @@ def _move(src_dir: int, src: str, dst_dir: int, name: str, *, note: bool = False
         try:
             os.rename(src, dest, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
             return dest
-        except (FileExistsError, PermissionError):
+        except (FileExistsError, PermissionError, IsADirectoryError):
+            # a folder planted at the name meanwhile (a shared .done) is a name taken too
             if _free(dst_dir, dest):
                 raise  # not a name taken: the folder itself refuses
             continue  # taken meanwhile by another's file (a sticky folder): the next name
@@ -714,10 +715,13 @@ class Inbox:
         due = []
         with os.fdopen(fd, encoding="utf-8") as fh:
             for line in fh:
-                with contextlib.suppress(ValueError):
+                with contextlib.suppress(ValueError, TypeError):
                     entry = json.loads(line)
                     if isinstance(entry, dict) and {"at", "name", "ino"} <= set(entry):
-                        due.append(entry)
+                        # a line the watcher did not write is dropped, never a traceback
+                        float(entry["at"])
+                        if isinstance(entry["name"], str) and isinstance(entry["ino"], int):
+                            due.append(entry)
         return due
 
     def _write_due(self) -> None:

@@ -443,3 +443,50 @@ def test_a_watcher_killed_takes_its_pool_with_it(tmp_path: Path) -> None:
     for pid in left:  # never leave them behind, whatever the outcome
         os.kill(pid, signal.SIGKILL)
     assert left == [], "the pool outlived its watcher"
+
+
+def test_retention_lines_the_watcher_did_not_write_are_dropped_not_a_traceback(
+    inbox: Path, clock: FakeClock
+) -> None:
+    watcher = _watcher(inbox, Recorder(), clock)
+    _settle(watcher, clock)
+    due = inbox / ".pressroom" / "done-due"
+    due.write_text(
+        '{"at": "x", "name": "a.pdf", "ino": 1}\n'
+        '{"at": 1, "name": 2, "ino": "z"}\n'
+        '{"at": null, "name": "b.pdf", "ino": 2}\n'
+        "[1, 2]\nnot json\n"
+    )
+    due.chmod(0o600)
+    again = _watcher(inbox, Recorder(), clock)  # a restart reads the file
+    _settle(again, clock)
+    assert again.inbox._due == []
+
+
+def test_a_folder_planted_at_the_name_a_move_chose_is_a_name_taken(
+    inbox: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a shared .done another writer may make a folder at the very name chosen, between
+    the look and the rename: the next free name is taken, the watcher goes on."""
+    import pressroom.watch as watch
+
+    (inbox / "a.pdf").write_bytes(b"%PDF-1.7 a scan")
+    recorder = Recorder()
+    watcher = _watcher(inbox, recorder, clock)
+    real = watch._free
+    planted: list[str] = []
+
+    def then_taken(dir_fd: int, name: str) -> bool:
+        free = real(dir_fd, name)
+        done = inbox / ".done"
+        in_done = done.is_dir() and os.fstat(dir_fd).st_ino == done.stat().st_ino
+        if free and in_done and name == "a.pdf" and not planted:
+            os.mkdir(name, dir_fd=dir_fd)  # just after the watcher looked
+            planted.append(name)
+        return free
+
+    monkeypatch.setattr(watch, "_free", then_taken)
+    _settle(watcher, clock)
+    assert planted == ["a.pdf"]
+    assert (inbox / ".done" / "a.pdf").is_dir()
+    assert (inbox / ".done" / "a (2).pdf").read_bytes() == b"%PDF-1.7 a scan"
