@@ -101,6 +101,11 @@ class _Collector:
         _, params = parse_options_header(self._headers.get(b"content-disposition", b""))
         name = params.get(b"name")
         self._name = name.decode("utf-8", "replace") if name is not None else None
+        if self.known is not None and self._name is None:
+            # a part with no plain name (none, or only RFC 5987's name*=) is read by no one
+            # here, though a proxy before us may take it for a field: refused, never dropped
+            self.error = self.error or BadRequest("a form part without a name")
+            return
         if self.known is not None and self._name is not None and self._name not in self.known:
             # refused on its name, before a byte of it is read (a stray file part included)
             self.error = self.error or BadRequest(unknown_message(self._name, self.known))

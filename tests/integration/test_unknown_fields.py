@@ -189,6 +189,32 @@ def test_a_file_under_another_name_is_an_unknown_field_not_a_field_too_long(
 
 
 @pytest.mark.parametrize(
+    "disposition",
+    [b"form-data; name*=utf-8''redact", b"form-data", b'form-data; filename="x.txt"'],
+)
+def test_a_part_without_a_plain_name_is_refused_never_dropped(
+    api: tuple[TestClient, dict[str, str], dict[str, str]],
+    services: Services,
+    disposition: bytes,
+) -> None:
+    """A proxy before the API may read ``name*=`` as the field ``redact``; the form parser
+    here reads no name at all, and the part was dropped: a redaction asked for and not done."""
+    client, headers, _op = api
+    boundary = b"pressroom-test-boundary"
+    body = (
+        b"--" + boundary + b"\r\nContent-Disposition: " + disposition + b"\r\n\r\nname\r\n"
+        b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; '
+        b'filename="letter.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7 x\r\n'
+        b"--" + boundary + b"--\r\n"
+    )
+    sent = {**headers, "content-type": "multipart/form-data; boundary=" + boundary.decode()}
+    assert refused(client.post("/v1/jobs", headers=sent, content=body)) == (
+        "a form part without a name"
+    )
+    nothing_done(services)
+
+
+@pytest.mark.parametrize(
     ("path", "detail"),
     [
         ("/v1/jobs?stat=complete", "unknown query parameter 'stat': did you mean 'state'?"),
