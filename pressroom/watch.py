@@ -448,7 +448,12 @@ class Inbox:
         return folder
 
     def _private(self, parent: int, name: str, path: Path) -> _Folder:
-        return self._open(_open_folder(parent, name, path, shared=False, mode=0o700))
+        folder = self._open(_open_folder(parent, name, path, shared=False, mode=0o700))
+        if stat.S_IMODE(os.fstat(folder.fd).st_mode) & 0o077:
+            # its own, and nobody else's to read either (an older watcher left work/ 0750:
+            # the inbox's group could list what others dropped, and read the ledger)
+            os.fchmod(folder.fd, 0o700)
+        return folder
 
     def close(self) -> None:
         """Every folder's descriptor closed (the lock with them)."""

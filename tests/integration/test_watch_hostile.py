@@ -490,3 +490,15 @@ def test_a_folder_planted_at_the_name_a_move_chose_is_a_name_taken(
     assert planted == ["a.pdf"]
     assert (inbox / ".done" / "a.pdf").is_dir()
     assert (inbox / ".done" / "a (2).pdf").read_bytes() == b"%PDF-1.7 a scan"
+
+
+def test_the_watchers_own_folders_are_closed_to_readers_too(inbox: Path, clock: FakeClock) -> None:
+    """An older watcher left .pressroom and its work/ at 0750: the inbox's group could list
+    the files others dropped and read the ledger. The watcher's own folders become 0700."""
+    for folder in (".pressroom", ".pressroom/work", ".pressroom/tries"):
+        (inbox / folder).mkdir()
+        (inbox / folder).chmod(0o750)
+    watcher = _watcher(inbox, Recorder(), clock)
+    _settle(watcher, clock)
+    for folder in (".pressroom", ".pressroom/work", ".pressroom/tries"):
+        assert stat.S_IMODE((inbox / folder).stat().st_mode) == 0o700, folder
