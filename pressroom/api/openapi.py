@@ -399,6 +399,17 @@ CORRECTIONS_SCHEMA: dict[str, Any] = {
         for name in ("removed", "manual", "every")
     },
 }
+# a finding as the review sheet gives it (corrections.SheetFinding): its place, never a value
+_SHEET_FINDING: dict[str, Any] = {
+    "type": "object",
+    "required": ["page", "class", "box"],
+    "properties": {
+        "page": {"type": "integer", "minimum": 1},
+        "class": {"type": "string"},
+        "box": _AREA["properties"]["box"],
+        "doubt": {"type": "boolean"},
+    },
+}
 REVIEW_SHEET_SCHEMA: dict[str, Any] = {
     "title": "ReviewSheet",
     "type": "object",
@@ -431,19 +442,7 @@ REVIEW_SHEET_SCHEMA: dict[str, Any] = {
                 },
             },
         },
-        "findings": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["page", "class", "box"],
-                "properties": {
-                    "page": {"type": "integer", "minimum": 1},
-                    "class": {"type": "string"},
-                    "box": _AREA["properties"]["box"],
-                    "doubt": {"type": "boolean"},
-                },
-            },
-        },
+        "findings": {"type": "array", "items": _SHEET_FINDING},
         "rechecked": {
             "type": "array",
             "description": "Present only for a copy a check of the output held: what the check "
@@ -451,15 +450,7 @@ REVIEW_SHEET_SCHEMA: dict[str, Any] = {
             "page read with too little confidence), by page, class and box, never a value. "
             "The class is the finding's, or `leak`, `under-box`, `unsolid`, `low-confidence`, "
             "`unreadable`.",
-            "items": {
-                "type": "object",
-                "required": ["page", "class", "box"],
-                "properties": {
-                    "page": {"type": "integer", "minimum": 1},
-                    "class": {"type": "string"},
-                    "box": _AREA["properties"]["box"],
-                },
-            },
+            "items": _SHEET_FINDING,
         },
         "corrections": {"$ref": SCHEMAS + "Corrections"},
     },
