@@ -71,6 +71,9 @@ MEANINGS = {
     "METHOD_NOT_ALLOWED": "The path exists but does not take this method (`Allow` lists those "
     "it takes).",
     "NOT_FOUND": "No such job, artifact or path for this caller.",
+    "NAMES_IMPLAUSIBLE": "The detector found many 'names' that never appear with a given "
+    "name, a title or a person's verb: the detector is over-firing on this document. Each is "
+    "burned; the copy is held for a person.",
     "NO_TEXT": "A redaction of a document in which no page yields text, delivered only because "
     "`allow_no_text` was asked: detection had nothing to read, so the output is held for a "
     "person.",
@@ -128,6 +131,12 @@ MEANINGS = {
     "UNSUPPORTED_FORM": "An XFA form with no appearances of its own (a dynamic form: the viewer "
     "builds its pages). Pressroom keeps what a form shows by drawing it into the page, and "
     "cannot for this one; save it as a static PDF (print to PDF) and send that.",
+    "UNSUPPORTED_SCRIPT": "A redaction for names of a page whose text is mostly in a script "
+    "or language the loaded name models were not made for (Cyrillic, Arabic, CJK…; French "
+    "prose where only English models are loaded). Its text was read: it is not "
+    "`UNREADABLE_SCAN`. Per `PRESSROOM_UNSUPPORTED_SCRIPT`, held for a person after what "
+    "applies ran (accounts, addresses, names by rule; `hold`, the default), or refused "
+    "(`refuse`). The message names the script or language.",
     "UNSUPPORTED_LANGUAGE": "An OCR language whose Tesseract data is not installed where the "
     "job runs, or a code that is no Tesseract language: the message names the Debian package "
     "(`tesseract-ocr-deu`) and the languages installed. See docs/languages.md.",

@@ -94,6 +94,15 @@ class UnreadableScan(PermanentError):
     code = "UNREADABLE_SCAN"
 
 
+class UnsupportedScript(PermanentError):
+    """A redaction for names of a page whose text is mostly in a script or language the loaded
+    name models were not made for, refused (``PRESSROOM_UNSUPPORTED_SCRIPT=refuse``): its text
+    was read, so it is not an unreadable scan, and an OCR pack (``UNSUPPORTED_LANGUAGE``) would
+    not help."""
+
+    code = "UNSUPPORTED_SCRIPT"
+
+
 class UnsupportedForm(PermanentError):
     """An XFA form whose pages hold no appearances of their own: a viewer builds what it shows,
     so flattening would deliver it empty."""
@@ -147,6 +156,23 @@ class DoubtfulNames(ReviewRequired):
     held copy, where they are marked."""
 
     code = "DOUBTFUL_NAMES"
+
+
+class NamesImplausible(ReviewRequired):
+    """Many of the document's name findings never appear with a given name, a title or a
+    person's verb: the detector is over-firing on this document (a brochure's product words, a
+    table's headers). Every one is burned, and a person looks at the held copy."""
+
+    code = "NAMES_IMPLAUSIBLE"
+
+
+class UnsupportedScriptHeld(ReviewRequired):
+    """A redaction for names of a page whose text is mostly in a script or language the loaded
+    name models were not made for (``PRESSROOM_UNSUPPORTED_SCRIPT=hold``): what applies
+    (accounts, addresses, names by rule) ran and was burned, and a person looks at the held copy,
+    since nothing says the names were found."""
+
+    code = "UNSUPPORTED_SCRIPT"
 
 
 class NoText(ReviewRequired):
