@@ -1,0 +1,291 @@
+"""Which writing a page is in — the scripts of its letters and, for Latin text, a guess at the
+language — and which writings the recognisers were made for: a page in a writing they do not
+read is not unreadable, and it is not checked for names either (``redact.engine`` holds it).
+
+Scripts come from each letter's Unicode name (no dictionary, no model); the language of Latin
+text from its commonest short words, lists written here for the big European languages. Both
+are cheap enough for every page of a redaction."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pressroom.settings import DEFAULT_NER_MODEL, RedactionSettings
+
+# a page with fewer letters than this says too little to judge its writing (a form's labels,
+# a page number, a stamp): it is read as any page
+MIN_LETTERS = 30
+# a page is "mostly" in writing the recognisers do not read when this share of its letters
+# is: a few words of another script (a quoted title, an address abroad) do not hold a page;
+# a bilingual page does
+UNREAD_SHARE = 1 / 3
+# the language of Latin text is guessed from at least this many of its short words, and from
+# words that are this share of all its words at least (a table of figures and names has few)
+MIN_STOP_WORDS = 6
+MIN_STOP_SHARE = 0.08
+# another language than English is named only when its words outnumber English's by this much
+LANGUAGE_MARGIN = 1.5
+
+# Each language's commonest short words, written for this guess: a word English uses too ("in",
+# "a", "on", "so", "was", "no", "to", "as") is left out of the others' lists, so English text
+# scores nothing in them.
+STOP_WORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        "the and of to in is that for it with was on be by this are from at or an have has not "
+        "which but were his her they their will would been had we you he she there who its "
+        "what when into than them these those our your can could should may".split()
+    ),
+    "fr": frozenset(
+        "le la les des du une et est dans pour qui que sur avec pas par au aux ce cette ces "
+        "sont ont été à où il elle nous vous ils elles leur leurs mais ou se sa son ses l d qu "
+        "plus être fait comme très aussi tout tous entre depuis avait était de un".split()
+    ),
+    "de": frozenset(
+        "der die das und ist nicht mit den dem des ein eine einer eines zu von auf für sich auch "
+        "es im bei wird wurde sind aus nach oder werden wie dass zum zur über noch nur hat haben "
+        "sie er wir ich durch gegen unter vor nicht kein keine".split()
+    ),
+    "es": frozenset(
+        "el los las del y en que por con para una es se lo como más pero sus su al fue está "
+        "son ha muy también este esta entre sobre desde hasta cuando todo de un".split()
+    ),
+    "it": frozenset(
+        "il di che e è della delle dei degli per non una con sono gli nel nella al alla anche "
+        "come più ma ha da questo questa lo la del essere stato tra fra un".split()
+    ),
+    "nl": frozenset(
+        "de het een en van dat die niet zijn op te voor met ook aan er maar om wordt werd bij "
+        "naar deze dit heeft hebben worden nog wel kan uit tot ze zich geen".split()
+    ),
+    "pt": frozenset(
+        "o os da do das dos em um uma não para com que se por mais como foi ao são está também "
+        "pela pelo seu sua na e de ele ela muito já".split()
+    ),
+    "pl": frozenset(
+        "i w z na się nie do jest że jak od po przez dla ale są oraz który która które było "
+        "tym czy tak jego jej ich już".split()
+    ),
+    "sv": frozenset(
+        "och att det som en är på för med har inte av den till om ett jag var de kan sig men "
+        "vid från också eller efter".split()
+    ),
+}
+LANGUAGE_NAMES = {
+    "en": "English",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "it": "Italian",
+    "nl": "Dutch",
+    "pt": "Portuguese",
+    "pl": "Polish",
+    "sv": "Swedish",
+    "ru": "Russian",
+    "el": "Greek",
+    "ar": "Arabic",
+    "he": "Hebrew",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "th": "Thai",
+    "hi": "Hindi",
+}
+
+# the languages each script writes, as far as a model's language says which scripts it reads
+# (a model of any of them is taken to read the script's names)
+SCRIPT_LANGUAGES: dict[str, frozenset[str]] = {
+    "Latin": frozenset(STOP_WORDS) | {"ro", "cs", "sk", "hu", "fi", "da", "nb", "tr", "vi"},
+    "Cyrillic": frozenset({"ru", "uk", "bg", "sr", "mk", "be", "kk"}),
+    "Greek": frozenset({"el"}),
+    "Arabic": frozenset({"ar", "fa", "ur"}),
+    "Hebrew": frozenset({"he", "yi"}),
+    "Han": frozenset({"zh", "ja"}),
+    "Kana": frozenset({"ja"}),
+    "Hangul": frozenset({"ko"}),
+    "Thai": frozenset({"th"}),
+    "Devanagari": frozenset({"hi", "mr", "ne"}),
+}
+# how a script is named to a person, where its name alone would not say the language
+SCRIPT_NAMES = {
+    "Kana": "Japanese",
+    "Hangul": "Korean (Hangul)",
+    "Han": "Chinese (Han)",
+}
+# the words of Unicode character names that say a script (a letter's name holds one: "LATIN
+# SMALL LETTER A", "FULLWIDTH LATIN …", "HALFWIDTH KATAKANA …", "CJK UNIFIED IDEOGRAPH-4E00");
+# a letter whose name holds none ("MICRO SIGN", "MODIFIER LETTER …", "MATHEMATICAL BOLD …")
+# is counted in no script
+_NAME_SCRIPTS = {
+    **{
+        word: word.capitalize()
+        for word in (
+            "LATIN CYRILLIC GREEK ARABIC HEBREW HANGUL THAI DEVANAGARI BENGALI GURMUKHI "
+            "GUJARATI ORIYA TAMIL TELUGU KANNADA MALAYALAM SINHALA LAO TIBETAN MYANMAR "
+            "GEORGIAN ARMENIAN ETHIOPIC KHMER MONGOLIAN SYRIAC THAANA BOPOMOFO YI"
+        ).split()
+    },
+    "CJK": "Han",
+    "IDEOGRAPHIC": "Han",
+    "HIRAGANA": "Kana",
+    "KATAKANA": "Kana",
+    "KATAKANA-HIRAGANA": "Kana",
+}
+
+# the languages of the recognisers that are not the name model: addresses are found in the
+# formats of the US, Canada and the UK (``detect.addresses``)
+ADDRESS_LANGUAGES = frozenset({"en"})
+# what a model's name says of its language, where its own files do not: spaCy's packages are
+# named ``<lang>_core_…``/``<lang>_ent_…``, Pressroom's ``pressroom_names_<lang>``;
+# ``xx_ent_wiki_sm`` is WikiNER's languages
+MULTILINGUAL = {"xx": frozenset({"en", "de", "es", "fr", "it", "nl", "pl", "pt", "ru"})}
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=4096)
+def script_of(char: str) -> str | None:
+    """The script of a letter ("Latin", "Cyrillic", "Han", "Kana", "Hangul", …); None for
+    anything that is not a letter (digits, marks, punctuation)."""
+    if not char.isalpha():
+        return None
+    if char < "\x80":
+        return "Latin"
+    for word in unicodedata.name(char, "").split():
+        script = _NAME_SCRIPTS.get(word)
+        if script is not None:
+            return script
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Writing:
+    """A page's letters by script, and the language its Latin words read as (None: no
+    clear language, or too few words to say)."""
+
+    letters: int
+    scripts: Mapping[str, int]
+    language: str | None = None
+
+    @property
+    def script(self) -> str | None:
+        """The script most of its letters are in."""
+        return max(self.scripts, key=lambda s: self.scripts[s]) if self.scripts else None
+
+
+def writing_of(text: str) -> Writing:
+    """The scripts of ``text``'s letters and, where it has Latin words, their language."""
+    counts: Counter[str] = Counter()
+    for char in text:
+        script = script_of(char)
+        if script is not None:
+            counts[script] += 1
+    language = guess_language(text) if counts.get("Latin") else None
+    return Writing(sum(counts.values()), dict(counts), language)
+
+
+def guess_language(text: str) -> str | None:
+    """The language of Latin ``text`` by its short words (ISO 639-1: "en", "fr", …), or None
+    where they are too few or no language clearly leads. Another language than English is
+    named only well ahead of English: a wrong guess holds an English page."""
+    words = [w for w in _WORD.findall(text.lower()) if script_of(w[0]) == "Latin"]
+    if not words:
+        return None
+    scores = {lang: sum(w in stop for w in words) for lang, stop in STOP_WORDS.items()}
+    best = max(scores, key=lambda lang: scores[lang])
+    top = scores[best]
+    if top < MIN_STOP_WORDS or top < MIN_STOP_SHARE * len(words):
+        return None
+    if best == "en":
+        return "en"
+    return best if top >= LANGUAGE_MARGIN * scores["en"] else None
+
+
+def model_languages(model: str) -> frozenset[str]:
+    """The languages a spaCy name model reads, from its ``meta.json`` where it is a folder,
+    else from its name; English where neither says (Pressroom's own models are)."""
+    path = Path(model)
+    meta = path / "meta.json"
+    if meta.is_file():
+        try:
+            lang = json.loads(meta.read_text(encoding="utf-8")).get("lang")
+        except (OSError, ValueError):
+            lang = None
+        if isinstance(lang, str) and lang:
+            return MULTILINGUAL.get(lang, frozenset({lang}))
+    stem = path.name.lower().replace("-", "_")
+    head, _, _ = stem.partition("_")
+    if head in MULTILINGUAL:
+        return MULTILINGUAL[head]
+    if len(head) == 2 and head.isalpha() and stem != head:
+        return frozenset({head})
+    tail = stem.rpartition("_")[2]
+    if stem.startswith("pressroom_") and len(tail) == 2 and tail.isalpha():
+        return frozenset({tail})
+    return frozenset({"en"})
+
+
+def name_languages(redaction: RedactionSettings | None = None) -> frozenset[str]:
+    """The languages the loaded name models read (ISO 639-1). The default model is English."""
+    model = redaction.ner_model if redaction is not None else DEFAULT_NER_MODEL
+    return model_languages(model)
+
+
+# the classes whose recognisers are made for some languages only; account numbers are
+# digits and letters in any writing
+def language_bound(
+    classes: Iterable[str], redaction: RedactionSettings | None = None
+) -> dict[str, frozenset[str]]:
+    """For each class of ``classes`` that is looked for in some languages only, those."""
+    out: dict[str, frozenset[str]] = {}
+    for kind in classes:
+        if kind == "name":
+            out[kind] = name_languages(redaction)
+        elif kind == "address":
+            out[kind] = ADDRESS_LANGUAGES
+    return out
+
+
+def covers(languages: frozenset[str], script: str, language: str | None) -> bool:
+    """Whether recognisers of ``languages`` read letters of ``script`` (in ``language``, where
+    it is known: Latin text whose language no word gave away is read as theirs)."""
+    if script == "Latin" and language is not None:
+        return language in languages
+    return bool(SCRIPT_LANGUAGES.get(script, frozenset()) & languages)
+
+
+def unread(writing: Writing, languages: frozenset[str]) -> str | None:
+    """What a page is written in, said for a person ("Cyrillic script", "French", "Korean
+    (Hangul)"), when ``UNREAD_SHARE`` of its letters are in writing that recognisers of
+    ``languages`` do not read; None when they read it (or it has too few letters to say)."""
+    if writing.letters < MIN_LETTERS:
+        return None
+    missed = {
+        script: n
+        for script, n in writing.scripts.items()
+        if not covers(languages, script, writing.language)
+    }
+    if sum(missed.values()) < UNREAD_SHARE * writing.letters:
+        return None
+    script = max(missed, key=lambda s: missed[s])
+    return describe(script, writing)
+
+
+def describe(script: str, writing: Writing) -> str:
+    if script == "Latin" and writing.language is not None:
+        return LANGUAGE_NAMES.get(writing.language, writing.language)
+    if script == "Han" and writing.scripts.get("Kana", 0) * 10 >= writing.scripts["Han"]:
+        return "Japanese"
+    return SCRIPT_NAMES.get(script, f"{script} script")
+
+
+def languages_said(languages: frozenset[str]) -> str:
+    """``languages`` for a person: "English", "English and French"."""
+    names = sorted(LANGUAGE_NAMES.get(lang, lang) for lang in languages)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
