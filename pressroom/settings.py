@@ -136,6 +136,9 @@ class RedactionSettings:
     recognizers: tuple[str, ...] = ()  # module:callable factories
     # a redaction whose name findings are doubtful past this share is held for a person
     doubt_hold_share: float = 0.5
+    # a redaction for names (or addresses) of a page in a script or language those recognisers
+    # were not made for: "hold" it for a person after what applies ran, or "refuse" it
+    unsupported_script: str = "hold"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RedactionSettings:
@@ -826,6 +829,16 @@ VARIABLES: tuple[Var, ...] = (
         SHARE,
         "A redaction is held for a person (`DOUBTFUL_NAMES`) when more than this share of its "
         "name findings, and three or more, are doubtful; doubtful names are burned either way.",
+    ),
+    _V(
+        "PRESSROOM_UNSUPPORTED_SCRIPT",
+        "redaction.unsupported_script",
+        _choice("hold", "refuse"),
+        "A redaction for names (or addresses) of a page mostly in a script or language those "
+        "recognisers were not made for (Cyrillic, Arabic, CJK…; French prose under the English "
+        "models): `hold` runs what applies (accounts, addresses, names by rule), burns it and "
+        "holds the copy for a person; `refuse` rejects the job. Both say `UNSUPPORTED_SCRIPT` "
+        "and name the writing; neither is `UNREADABLE_SCAN`.",
     ),
     _V(
         "PRESSROOM_RECOGNIZERS",
