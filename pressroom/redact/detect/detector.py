@@ -14,6 +14,7 @@ from pressroom.redact.detect import Finding, Recognizer, valid_text
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.checks import check_policy_classes
+from pressroom.redact.detect.evidence import weigh
 from pressroom.redact.detect.name_cues import (
     HONORIFIC,
     LETTER,
@@ -92,7 +93,7 @@ class Detector:
             others = self.model.others(text)
         if "name" in self.classes:
             found += structured_names(text, found)
-        return resolve(extend_names(text, found), others)
+        return weigh(text, resolve(extend_names(text, found), others))
 
     def find_all(self, text: str) -> list[Finding]:
         """Findings in one text as one document: detection, then every other mention, with

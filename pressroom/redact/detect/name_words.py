@@ -361,7 +361,11 @@ ORG_WORDS = frozenset(
     fund institute laboratory labs clinic pharmacy studio studios gallery stadium arena water
     savings gas electric electricity telecom broadband transit transport airways airlines rail
     railway motors utilities housing homes fc cf afc sc united rovers wanderers athletic
-    athletics hotspur sporting""".split()
+    athletics hotspur sporting electronics industries technologies technology software mining
+    minerals resources petroleum pharmaceuticals pharma chemicals steel metals manufacturing
+    engineering construction developments enterprises ventures brothers bros sons associates
+    incorporated llp gmbh
+    """.split()
 )
 # titles of office before a name: burned with it never, part of it never
 TITLES = frozenset(

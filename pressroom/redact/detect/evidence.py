@@ -1,0 +1,275 @@
+"""Negative evidence for names that is not a capital letter, and the evidence that a finding is
+a person at all.
+
+A capital letter says little in a brochure, a table or a heading: "Song", "Track", "MIDI",
+"PLAY", "LinnSequencer" and "Linn Electronics" are capitalised and are not people. What the
+model and the weak shapes (a column, a results line, two words in capitals) call a name is
+weighed here against the document it stands in:
+
+- **a common noun of this document**: the word stands in lower case elsewhere in the same text
+  ("Song" beside "a song"; "CREATE SONG" beside "to create a song");
+- **an abbreviation or a label**: a word in capitals that no census lists as a name ("MIDI",
+  "LCD", "POS", "AIRFARE");
+- **a product's word**: a word with a capital inside after three letters or more
+  ("LinnSequencer", "PowerPoint"; never "McDonald", "MacArthur", "DeShawn", "FitzGerald");
+- **an organisation's word**: a word that stands before an organisation's word in this text
+  ("Linn" of "Linn Electronics, Inc.", "Northgate" of "Northgate Mining");
+- **a table's header**: a cell of a line without figures that heads a run of lines with them
+  ("Name<tab>Age<tab>Sex", then rows of people and ages);
+- **a place** on its own ("WASHINGTON", "Leeds"): the model's guess, not a person.
+
+A finding is dropped only when every word of it is such a word and no confident source calls
+it a person: a cue (a label, an honorific, "said", a signature, a speaker label, a scorecard),
+a census given name with a surname, a given name in a sentence. A confident person is never
+dropped (fail closed); a name of two words whose first is a known given name stays whatever
+its words are ("Mark Price", "Rose Green").
+
+``supported`` says whether a name finding has positive evidence of a person (a cue, a known
+given name, a title before it, a person's verb after it): a document whose findings mostly have
+none is itself evidence that the detector is over-firing (``implausible``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from importlib import resources
+
+from pressroom.redact.detect import Finding
+from pressroom.redact.detect.name_cues import HONORIFIC, LETTER, UPPER
+from pressroom.redact.detect.name_words import (
+    COMMON,
+    ORG_WORDS,
+    ROLES,
+    STOP,
+    TITLES,
+    census,
+    fold,
+)
+from pressroom.redact.detect.places import mostly_place
+
+KIND = "name"
+# sources that call a person by what surrounds the words, not by their capitals
+CONFIDENT = frozenset(
+    {
+        "label",
+        "i-comma",
+        "self",
+        "self-lower",
+        "asked",
+        "honorific",
+        "cue",
+        "sign-off",
+        "speaker",
+        "statement",
+        "news",
+        "scorecard",
+        "scorers",
+    }
+)
+# sources whose call is weighed against the document (the model, and the shapes a capital
+# letter alone makes)
+WEIGHED = frozenset({"ner", "initial-caps", "results", "column", "given-name", "census"})
+
+_WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*")
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+# a capital inside a word after three letters or more: a product's or a brand's word
+_INNER_CAPITAL = re.compile(rf"^{UPPER}(?P<head>{LETTER}*?[a-zß-ÿ]{{2,}}){UPPER}")
+# the heads of names that carry a capital inside ("MacArthur", "FitzGerald", "VanDyke")
+_NAME_HEADS = frozenset(
+    """mac fitz van von der den del della ter ten dos das ben abu al el la le de di du""".split()
+)
+_TITLE_BEFORE = re.compile(rf"(?:\b(?i:{HONORIFIC})\.?|\b(?i:{'|'.join(sorted(TITLES))}))[ \t]+$")
+# what people do in news and minutes, right after their name: not "is", "has" or "will"
+_PERSON_AFTER = re.compile(
+    r"^(?:['\u2019]s?)?[ \t]*(?:,[ \t]*)?(?:\(\d{1,3}\)|,?[ \t]*\d{1,3},|"
+    r"(?:said|says|told|asked|added|explained|wrote|writes|recalled|replied|noted|argued|"
+    r"insisted|admitted|warned|thanked|praised|resigned|retired|died|married|scored|"
+    r"who|whose|aged|himself|herself|and[ \t]+(?:his|her)|(?:his|her)[ \t]+(?:wife|husband|"
+    r"son|daughter|mother|father|brother|sister))\b)"
+)
+_PERSON_BEFORE = re.compile(
+    r"\b(?:according[ \t]+to|thanks?[ \t]+to|thanked|told|met|married|interviewed|"
+    r"(?:son|daughter|wife|husband|widow|mother|father)[ \t]+of|signed[ \t]+by|"
+    r"written[ \t]+by|by)[ \t]+$",
+    re.IGNORECASE,
+)
+
+
+@cache
+def english() -> frozenset[str]:
+    """Lower-case English words (SCOWL, ``english.txt.gz``; ``scripts/build_english.py``)."""
+    raw = resources.files("pressroom.redact.detect").joinpath("english.txt.gz").read_bytes()
+    lines = gzip.decompress(raw).decode("utf-8").splitlines()
+    return frozenset(line for line in lines if line and line[0] != "#")
+
+
+def lowercase_words(text: str) -> frozenset[str]:
+    """The words that stand in lower case somewhere in ``text``, folded."""
+    return frozenset(fold(m.group()) for m in _WORD.finditer(text) if m.group().islower())
+
+
+def organisation_words(text: str) -> frozenset[str]:
+    """Words of this text that stand in an organisation's name: the capitalised words right
+    before an organisation's word ("Linn Electronics", "NORTHGATE MINING LTD")."""
+    out: set[str] = set()
+    words = list(_WORD.finditer(text))
+    for i, m in enumerate(words):
+        if fold(m.group()) not in ORG_WORDS or i == 0:
+            continue
+        j = i - 1
+        while j >= 0 and i - j <= 3:
+            prev = words[j]
+            between = text[prev.end() : words[j + 1].start()]
+            if "\n" in between or "\t" in between or not prev.group()[:1].isupper():
+                break
+            key = fold(prev.group())
+            if key in ORG_WORDS:
+                break
+            out.add(key)
+            j -= 1
+    return frozenset(out)
+
+
+def header_lines(text: str) -> list[tuple[int, int]]:
+    """Spans of lines that head a table: three or more cells, no figure, and the next line
+    of as many cells holds figures."""
+    spans: list[tuple[int, int]] = []
+    lines = text.split("\n")
+    at = 0
+    starts = []
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    for i, line in enumerate(lines[:-1]):
+        cells = [c for c in line.split("\t") if c.strip()]
+        if len(cells) < 3 or any(ch.isdigit() for ch in line):
+            continue
+        after = [c for c in lines[i + 1].split("\t") if c.strip()]
+        if len(after) >= len(cells) - 1 and any(ch.isdigit() for ch in lines[i + 1]):
+            spans.append((starts[i], starts[i] + len(line)))
+    return spans
+
+
+class Evidence:
+    """What one text says about the words of its name findings."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lower = lowercase_words(text)
+        self.orgs = organisation_words(text)
+        self.headers = header_lines(text)
+        self.first, self.last = census()
+        self.english = english()
+
+    def ordinary(self, word: str, start: int) -> bool:
+        """Whether one word of a finding is a word of this document rather than a name."""
+        bare = _POSSESSIVE.sub("", word)
+        key = fold(bare)
+        if len(key) < 2:
+            return True
+        if key in STOP or key in ROLES or key in ORG_WORDS or key in self.orgs:
+            return True
+        if key in self.lower:
+            return True  # "Song" beside "a song", "CREATE" beside "to create"
+        if key in self.first:
+            return False  # a given name is more than a dictionary's word
+        if key in self.english:
+            return True  # "Stabilizer", "AIRFARE"
+        if bare.isupper() and len(key) <= 4 and key not in self.last:
+            return True  # an abbreviation or a label: "MIDI", "LCD", "POS"
+        head = _INNER_CAPITAL.match(bare)
+        if head and fold(bare[: head.end("head")]) not in _NAME_HEADS:
+            return True  # "LinnSequencer"
+        return any(a <= start < b for a, b in self.headers)
+
+    def person_shaped(self, value: str) -> bool:
+        """Two words or more, the first a known given name ("Mark Price", "JOHN SMITH"): a
+        person's shape whatever the words are."""
+        words = [fold(_POSSESSIVE.sub("", w)) for w in value.split()]
+        return (
+            len(words) >= 2
+            and words[0] in self.first
+            and words[0] not in COMMON
+            and words[0] not in self.orgs
+            and words[0] not in self.lower
+        )
+
+    def in_context(self, start: int, end: int) -> bool:
+        """A title before the words, or a person's verb or age after them."""
+        before = self.text[max(0, start - 40) : start]
+        after = self.text[end : end + 40]
+        return bool(
+            _TITLE_BEFORE.search(before)
+            or _PERSON_AFTER.match(after)
+            or _PERSON_BEFORE.search(before)
+        )
+
+    def against(self, f: Finding) -> bool:
+        """Whether the document's own words speak against this finding being a person: every
+        word of it is one of the document's ordinary words, or it is, as a whole, a place."""
+        if self.in_context(f.start, f.end):
+            return False
+        if mostly_place(f.value):
+            return True
+        if self.person_shaped(f.value):
+            return False
+        words = list(_WORD.finditer(f.value))
+        if not words:
+            return True
+        if any(fold(_POSSESSIVE.sub("", m.group())) in self.orgs for m in words):
+            return True  # "LINN UR" beside "Linn Electronics, Inc."
+        return all(self.ordinary(m.group(), f.start + m.start()) for m in words)
+
+    def supported(self, f: Finding) -> bool:
+        """Positive evidence of a person: a confident source, a known given name in it, a
+        title before it, a person's verb after it."""
+        if f.recognizer in CONFIDENT:
+            return True
+        if self.in_context(f.start, f.end):
+            return True
+        words = [fold(_POSSESSIVE.sub("", m.group())) for m in _WORD.finditer(f.value)]
+        return len(words) >= 2 and any(w in self.first and w not in COMMON for w in words)
+
+
+def weigh(text: str, found: Sequence[Finding]) -> list[Finding]:
+    """Name findings that only a capital letter called are dropped where the document's own
+    words speak against them and no confident finding holds the same words; every other
+    finding is kept as it is."""
+    weighed = [f for f in found if f.kind == KIND and f.recognizer in WEIGHED]
+    if not weighed:
+        return list(found)
+    evidence = Evidence(text)
+    confident = [(f.start, f.end) for f in found if f.kind == KIND and f.recognizer not in WEIGHED]
+    out: list[Finding] = []
+    for f in found:
+        if (
+            f.kind == KIND
+            and f.recognizer in WEIGHED
+            and not any(a < f.end and f.start < b for a, b in confident)
+            and evidence.against(f)
+        ):
+            continue
+        out.append(f)
+    return out
+
+
+def unsupported(text: str, found: Iterable[Finding]) -> set[str]:
+    """The distinct name values (folded) of this text with no positive evidence of a person."""
+    evidence: Evidence | None = None
+    out: set[str] = set()
+    have: set[str] = set()
+    for f in found:
+        if f.kind != KIND:
+            continue
+        key = fold(f.value.strip())
+        if f.recognizer == "propagated":
+            continue
+        evidence = evidence or Evidence(text)
+        if evidence.supported(f):
+            have.add(key)
+        else:
+            out.add(key)
+    return out - have
