@@ -19,7 +19,16 @@ from pathlib import Path
 
 from pressroom.corrections import ReviewSheet, SheetFinding
 from pressroom.engines.straighten import STRAIGHTEN_MIN
-from pressroom.errors import DoubtfulNames, NoText, RedactionLeak, ReviewRequired
+from pressroom.errors import (
+    DoubtfulNames,
+    NoText,
+    OutputCheckFailed,
+    PressroomError,
+    RedactionLeak,
+    ReviewRequired,
+    UnsupportedScript,
+    UnsupportedScriptHeld,
+)
 from pressroom.models import Box, DocumentInfo
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.flatten import flattened
@@ -44,6 +53,7 @@ from pressroom.redact.scan import (
     document_values,
     scan_pages,
 )
+from pressroom.redact.writing import MIN_LETTERS, Unread, language_bound, unread_pages
 from pressroom.settings import RedactionSettings
 
 __all__ = [
@@ -114,6 +124,10 @@ def redact_document(
                 by_kind, _found_tokens = document_values(scans)
                 applied = apply_corrections(options.corrections, scans, by_kind)
                 found = _Found(by_kind, _tokens(by_kind), applied)
+                # a reviewer's rebuild goes back to them anyway: they were told at the hold
+                unread = _unread(scans, policy, options) if options.corrections is None else None
+            if unread is not None:
+                _refuse_unread(unread, options)
             try:
                 built = _build_and_read_back(
                     stack,
@@ -122,7 +136,9 @@ def redact_document(
                     scans,
                     found,
                     output,
-                    options,
+                    # text OCR of the job's languages could not read is not "no text": the
+                    # copy is built, and held below, however little OCR made of its pages
+                    options if unread is None else replace(options, allow_no_text=True),
                     engine,
                     detector,
                     ocr,
@@ -133,10 +149,17 @@ def redact_document(
                 # what a reviewer needs to judge the held copy: every finding, with its place,
                 # and where the check that held it found what it found again
                 again = rechecked(exc)
-                exc.findings = _findings(scans, found)
-                sheet = review_sheet(scans, exc.findings, options.corrections)
-                exc.sheet = replace(sheet, rechecked=again)
-                raise
+                held = exc
+                if unread is not None and _unread_only(exc, again, unread):
+                    # OCR of the job's languages read the page's writing poorly: that is
+                    # what the hold is for, said as such
+                    held = UnsupportedScriptHeld(_held_reason(unread))
+                held.findings = _findings(scans, found)
+                sheet = review_sheet(scans, held.findings, options.corrections)
+                held.sheet = replace(sheet, rechecked=again)
+                if held is exc:
+                    raise
+                raise held from None
     result = built.assembly.result(
         info,
         output,
@@ -146,6 +169,12 @@ def redact_document(
     )
     findings = _findings(scans, found)
     sheet = review_sheet(scans, findings, options.corrections)
+    if unread is not None:
+        held = UnsupportedScriptHeld(_held_reason(unread))
+        held.findings = list(findings)
+        held.sheet = sheet
+        held.result = {"text_layer": result.text_layer}
+        raise held
     if result.text_layer == "empty":  # allowed to have no text: then a person must look
         held = NoText("no page yields text: nothing could be checked for what must go")
         held.findings = list(findings)
@@ -156,6 +185,45 @@ def redact_document(
         hold_past_cap(findings, sheet, options.limits.max_page_findings)
         _hold_for_doubt(findings, sheet, RedactionSettings.given(options.redaction))
     return replace(result, sheet=sheet, overridden=found.applied.overridden)
+
+
+def _unread(
+    scans: Sequence[PageScan], policy: RedactionPolicy, options: JobOptions
+) -> Unread | None:
+    """The pages whose writing the recognisers of the policy's names (or addresses) do not
+    read (``redact.writing``), each read in its own text, or OCR's where it has none."""
+    bound = language_bound(policy.classes, RedactionSettings.given(options.redaction))
+    return unread_pages((_page_text(scan) for scan in scans), bound) if bound else None
+
+
+def _page_text(scan: PageScan) -> str:
+    own = " ".join(w.text for w in scan.extracted)
+    if sum(c.isalpha() for c in own) >= MIN_LETTERS:
+        return own
+    return " ".join(w.text for w in scan.ocr)
+
+
+def _held_reason(unread: Unread) -> str:
+    return (
+        f"{unread.reason()}: every finding is burned, but nothing says every one was found "
+        "there; held for a person"
+    )
+
+
+def _refuse_unread(unread: Unread, options: JobOptions) -> None:
+    """``UNSUPPORTED_SCRIPT`` where the operator refuses such documents rather than hold them."""
+    if RedactionSettings.given(options.redaction).unsupported_script == "refuse":
+        raise UnsupportedScript(f"{unread.reason()} (PRESSROOM_UNSUPPORTED_SCRIPT=refuse)")
+
+
+def _unread_only(exc: ReviewRequired, places: Sequence[SheetFinding], unread: Unread) -> bool:
+    """Whether a hold says only that pages in writing the job could not read were read with
+    too little confidence (OCR of other languages than theirs): the script hold says it."""
+    return (
+        type(exc) is OutputCheckFailed
+        and bool(places)
+        and all(p.kind == "low-confidence" and p.page in unread.pages for p in places)
+    )
 
 
 # a redaction is held for doubt only with at least this many doubtful names
@@ -316,8 +384,11 @@ def detect_document(
     options: JobOptions,
     *,
     progress: Progress | None = None,
+    warnings: list[PressroomError] | None = None,
 ) -> list[DocumentFinding]:
-    """The dry run: what redaction would remove, page by page, and nothing redacted."""
+    """The dry run: what redaction would remove, page by page, and nothing redacted.
+    ``warnings``: filled with what a redaction of it would be held or refused for that the
+    dry run can tell (pages in writing the recognisers do not read), to be said, not raised."""
     detector = detector_for(policy, options.redaction)
     timer = StageTimer()  # nothing records a dry run's stages
     with ExitStack() as stack:
@@ -345,5 +416,13 @@ def detect_document(
             timer,
             original=text,
         )
+    if warnings is not None:
+        unread = _unread(scans, policy, options)
+        if unread is not None:
+            try:
+                _refuse_unread(unread, options)
+                warnings.append(UnsupportedScriptHeld(_held_reason(unread)))
+            except UnsupportedScript as refused:
+                warnings.append(refused)
     values, tokens = document_values(scans)
     return [f for scan in scans for f in page_findings(scan, values, tokens)]

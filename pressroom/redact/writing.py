@@ -289,3 +289,57 @@ def languages_said(languages: frozenset[str]) -> str:
     """``languages`` for a person: "English", "English and French"."""
     names = sorted(LANGUAGE_NAMES.get(lang, lang) for lang in languages)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# what a class's recognisers are called where a reason names them
+RECOGNISERS = {"name": "the name model", "address": "the address recognisers"}
+MAX_PAGES_SAID = 8  # a reason lists this many pages of a writing, then says how many more
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """Pages whose writing the recognisers of a class do not read: each page (from 1) with
+    what it is written in, and each class that misses one with the languages it reads."""
+
+    pages: Mapping[int, str]
+    kinds: Mapping[str, frozenset[str]]
+
+    def reason(self) -> str:
+        """For a person, without a word of the document: "written in Cyrillic script (page 1),
+        which the name model (English) does not read"."""
+        by_writing: dict[str, list[int]] = {}
+        for page, said in sorted(self.pages.items()):
+            by_writing.setdefault(said, []).append(page)
+        where = ", ".join(
+            f"{said} ({_pages_said(pages)})" for said, pages in sorted(by_writing.items())
+        )
+        readers = " and ".join(
+            f"{RECOGNISERS.get(kind, kind)} ({languages_said(langs)})"
+            for kind, langs in sorted(self.kinds.items(), key=lambda item: item[0] != "name")
+        )
+        verb = "does" if len(self.kinds) == 1 else "do"
+        return f"written in {where}, which {readers} {verb} not read"
+
+
+def _pages_said(pages: list[int]) -> str:
+    shown = ", ".join(map(str, pages[:MAX_PAGES_SAID]))
+    more = len(pages) - MAX_PAGES_SAID
+    return ("page " if len(pages) == 1 else "pages ") + shown + (f" and {more} more" * (more > 0))
+
+
+def unread_pages(texts: Iterable[str], bound: Mapping[str, frozenset[str]]) -> Unread | None:
+    """Of pages' texts (in order), those mostly in writing that a class of ``bound`` (class ->
+    the languages its recognisers read: ``language_bound``) does not read; None when every
+    page is read (or nothing is bound)."""
+    if not bound:
+        return None
+    pages: dict[int, str] = {}
+    kinds: dict[str, frozenset[str]] = {}
+    for n, text in enumerate(texts, 1):
+        writing = writing_of(text)
+        for kind, languages in bound.items():
+            said = unread(writing, languages)
+            if said is not None:
+                pages.setdefault(n, said)
+                kinds[kind] = languages
+    return Unread(pages, kinds) if pages else None
