@@ -1,0 +1,877 @@
+"""The kinds of text, each a function that writes one document into a ``Text`` from a ``Cast``.
+
+Every entity a function puts in is labelled: people (``PERSON``: the name as printed, without
+a title), organisations, clubs and brands (``ORG``), places (``LOC``), products (``PRODUCT``),
+dates, money, competitions and country codes (``MISC``). Everything else is not an entity: the
+table headers, the capitalised words of product copy and UI labels, roles ("Chair"), events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from corpora.news import vocab as vc
+from corpora.news.cast import Cast, Person, Piece, Text, variants
+
+PR = "PRODUCT"
+
+
+def per(s: str) -> tuple[str, str]:
+    return (s, "PERSON")
+
+
+def org(s: str) -> tuple[str, str]:
+    return (s, "ORG")
+
+
+def loc(s: str) -> tuple[str, str]:
+    return (s, "LOC")
+
+
+def misc(s: str) -> tuple[str, str]:
+    return (s, "MISC")
+
+
+def name(c: Cast, p: Person, key: str, forms: tuple[str, ...]) -> tuple[str, str]:
+    """One of a person's printed forms, the phrasing chosen for the half."""
+    return per(getattr(p, c.phrase(key, forms)))
+
+
+def _minutes(c: Cast, k: int) -> list[int]:
+    return sorted(c.rng.sample(range(2, 95), k))
+
+
+# ------------------------------------------------------------------------------- standings
+
+
+def standings(t: Text, c: Cast) -> None:
+    comp = c.competition()
+    title = c.variant("standings.title", 4)
+    if title == 0:
+        t.line(misc(comp), " table")
+    elif title == 1:
+        t.line("STANDINGS")
+    elif title == 2:
+        t.line(misc(comp.upper()))
+    else:
+        t.line(misc(comp), ": how they stand after ", misc(c.date()))
+    header = vc.HEADERS[c.variant("standings.header", len(vc.HEADERS))].split()
+    t.row(*header)
+    clubs = [c.club() for _ in range(c.rng.randint(6, 14))]
+    played = c.rng.randint(8, 30)
+    caps = c.rng.random() < 0.25
+    rows = []
+    for club in clubs:
+        w = c.rng.randint(0, played)
+        d = c.rng.randint(0, played - w)
+        lo = played - w - d
+        gf, ga = c.rng.randint(w, 3 * w + d + 2), c.rng.randint(lo, 3 * lo + d + 2)
+        rows.append((3 * w + d, gf - ga, club, w, d, lo, gf, ga))
+    rows.sort(key=lambda r: (-r[0], -r[1]))
+    for rank, (pts, gd, club, w, d, lo, gf, ga) in enumerate(rows, 1):
+        cells: list[str | tuple[str, str]] = []
+        for h in header:
+            key = h.upper()
+            if key in ("POS", "#", "RK"):
+                cells.append(str(rank))
+            elif key in ("TEAM", "CLUB"):
+                cells.append(org(club.upper() if caps else club))
+            elif key in ("P", "PLD", "GP", "MP", "PL"):
+                cells.append(str(played))
+            elif key == "W":
+                cells.append(str(w))
+            elif key == "D":
+                cells.append(str(d))
+            elif key in ("L",):
+                cells.append(str(lo))
+            elif key == "OTL":
+                cells.append(str(c.rng.randint(0, 3)))
+            elif key in ("GF", "F", "FOR"):
+                cells.append(str(gf))
+            elif key in ("GA", "A", "AG"):
+                cells.append(str(ga))
+            elif key in ("GD", "+/-"):
+                cells.append(f"{gd:+d}" if gd else "0")
+            else:
+                cells.append(str(pts))
+        t.row(*cells)
+    if c.rng.random() < 0.7:
+        t.line()
+        t.line(c.phrase("standings.scorers", ("Top scorers", "Leading scorers", "GOALS")))
+        goals = sorted((c.rng.randint(3, 25) for _ in range(c.rng.randint(3, 7))), reverse=True)
+        form = c.variant("standings.scorerform", 4)
+        for g in goals:
+            p, club = c.person(), c.rng.choice(clubs)
+            if form == 0:
+                t.line(per(p.full), " (", org(club), ") ", str(g))
+            elif form == 1:
+                t.row(str(g), per(p.full), org(club))
+            elif form == 2:
+                t.row(per(p.sports), org(club), str(g))
+            else:
+                t.line(str(g), " - ", per(p.short), " (", org(club), ")")
+
+
+# --------------------------------------------------------------------------------- results
+
+
+def _scorers(c: Cast, k: int) -> list[tuple[str, str] | str]:
+    out: list[tuple[str, str] | str] = []
+    people = [c.person() for _ in range(max(1, k - c.rng.randint(0, 1)))]
+    for i, minute in enumerate(_minutes(c, k)):
+        if i:
+            out.append(", ")
+        p = people[i % len(people)]
+        shown = p.initial if c.rng.random() < 0.15 else p.short
+        tail = c.rng.choice(("", "", "", " pen", " og", "+2" if minute > 44 else ""))
+        out += [per(shown), f" {minute}{tail}"]
+    return out
+
+
+def results(t: Text, c: Cast) -> None:
+    t.line(misc(c.competition()), c.phrase("results.head", (" results", ": ", " - latest")))
+    if c.rng.random() < 0.5:
+        t.line(misc(c.pick(vc.WEEKDAYS)), ", ", misc(c.date()))
+    form = c.variant("results.form", 5)
+    for _ in range(c.rng.randint(3, 8)):
+        home, away = c.club(), c.club()
+        hs, as_ = c.rng.randint(0, 4), c.rng.randint(0, 3)
+        if form == 0:
+            # Northgate United 2 (Okafor 23, Nilsen 67 pen) Kelbridge Rovers 1 (Berg 88)
+            t.add(org(home), f" {hs}")
+            if hs:
+                t.add(" (", *_scorers(c, hs), ")")
+            t.add(" ", org(away), f" {as_}")
+            if as_:
+                t.add(" (", *_scorers(c, as_), ")")
+            t.line()
+        elif form == 1:
+            t.row(org(home), f"{hs}-{as_}", org(away))
+            if hs + as_:
+                t.line("   Scorers: ", *_scorers(c, hs + as_))
+        elif form == 2:
+            t.line(org(home.upper()), f" {hs} ", org(away.upper()), f" {as_}")
+            if hs:
+                t.line(*_scorers(c, hs))
+            if as_:
+                t.line(*_scorers(c, as_))
+        elif form == 3:
+            t.add(org(home), " v ", org(away), f": {hs}-{as_}.")
+            if hs + as_:
+                t.add(" Goals: ", *_scorers(c, hs + as_), ".")
+            ref = c.person()
+            t.line(f" Att: {c.rng.randint(800, 60000):,}. Ref: ", per(ref.full), ".")
+        else:
+            t.row(org(home), str(hs), str(as_), org(away))
+        if c.rng.random() < 0.3 and form != 3:
+            ref = c.person()
+            t.line(
+                c.phrase("results.ref", ("Referee: ", "Ref: ", "Match official: ")),
+                per(ref.full if c.rng.random() < 0.7 else ref.initial),
+                " (",
+                loc(c.place()),
+                ")",
+            )
+
+
+# ------------------------------------------------------------------------ line-ups and cards
+
+
+FORMATIONS = ("4-4-2", "4-3-3", "3-5-2", "4-2-3-1", "5-3-2", "3-4-3")
+
+
+def lineup(t: Text, c: Cast) -> None:
+    form = c.variant("lineup.form", 3)
+    for _side in range(2):
+        club = c.club()
+        players = c.people(11)
+        if form in (0, 1):
+            shape = c.pick(FORMATIONS)
+            t.add(org(club.upper() if form == 0 else club), f" ({shape}): ")
+            t.add(per(players[0].short), "; ")
+            at = 1
+            lines = [int(x) for x in shape.split("-")]
+            for j, n in enumerate(lines):
+                for i in range(n):
+                    if i:
+                        t.add(", ")
+                    p = players[at]
+                    at += 1
+                    t.add(per(p.short))
+                    if c.rng.random() < 0.15:
+                        sub = c.person()
+                        t.add(" (", per(sub.short), f" {c.rng.randint(46, 90)})")
+                t.add("; " if j < len(lines) - 1 else ".")
+            t.line()
+            subs = c.people(c.rng.randint(2, 5))
+            t.add(c.phrase("lineup.subs", ("Subs not used: ", "Substitutes: ", "Bench: ")))
+            for i, s in enumerate(subs):
+                t.add(", " if i else "", per(s.short))
+            t.line(".")
+            if c.rng.random() < 0.6:
+                t.add("Booked: ")
+                for i, b in enumerate(c.rng.sample(players, 2)):
+                    t.add(", " if i else "", per(b.short))
+                t.line(".")
+            mgr = c.person()
+            t.line(
+                c.phrase("lineup.mgr", ("Manager: ", "Head coach: ", "Coach: ")),
+                per(mgr.full),
+            )
+        else:
+            t.line(org(club))
+            t.row("No", "Player", "Pos")
+            for i, p in enumerate(players, 1):
+                pos = "GK" if i == 1 else c.pick(("DF", "MF", "FW"))
+                t.row(str(i), per(p.sports), pos)
+        t.line()
+    if c.rng.random() < 0.5:
+        t.line("Referee: ", per(c.person().full), ".")
+
+
+def scorecard(t: Text, c: Cast) -> None:
+    team, other = c.club(), c.club()
+    t.line(org(team), c.phrase("scorecard.head", (" innings", " 1st innings", " - batting")))
+    t.row("Batter", "", "R", "B", "4s", "6s")
+    bat = c.people(c.rng.randint(6, 11))
+    bowlers = c.people(4)
+    fielders = c.people(3)
+    total = 0
+    for p in bat:
+        how = c.rng.random()
+        b = c.rng.choice(bowlers)
+        if how < 0.35:
+            out: list[str | tuple[str, str]] = [
+                "c ",
+                per(c.rng.choice(fielders).short),
+                " b ",
+                per(b.short),
+            ]
+        elif how < 0.6:
+            out = ["b ", per(b.short)]
+        elif how < 0.75:
+            out = ["lbw b ", per(b.short)]
+        elif how < 0.85:
+            out = ["run out (", per(c.rng.choice(fielders).short), ")"]
+        else:
+            out = ["not out"]
+        r = c.rng.randint(0, 90)
+        total += r
+        shown = p.initial.replace(".", "") if c.variant("scorecard.names", 2) else p.full
+        t.row(per(shown), out, str(r), str(r + c.rng.randint(0, 40)), str(r // 8), str(r // 30))
+    extras = c.rng.randint(2, 20)
+    t.row(
+        "Extras",
+        f"(b {extras // 3}, lb {extras // 3}, w {extras - 2 * (extras // 3)})",
+        str(extras),
+    )
+    t.row("Total", f"({len(bat)} wkts, {c.rng.randint(20, 50)} overs)", str(total + extras))
+    t.line()
+    t.line(c.phrase("scorecard.bowl", ("Bowling", "BOWLING", "Bowling (for " + other + ")")))
+    t.row("", "O", "M", "R", "W")
+    for b in bowlers:
+        t.row(
+            per(b.short),
+            str(c.rng.randint(2, 10)),
+            str(c.rng.randint(0, 3)),
+            str(c.rng.randint(10, 60)),
+            str(c.rng.randint(0, 5)),
+        )
+
+
+# ---------------------------------------------------------------------------- race results
+
+
+def race(t: Text, c: Cast) -> None:
+    event = c.pick(("100m", "400m hurdles", "1500m", "5000m", "10,000m", "marathon", "long jump"))
+    who = c.pick(("Women's", "Men's"))
+    sex = "f" if who == "Women's" else "m"
+    t.line(who, " ", event, c.phrase("race.head", (" final", " - result", ", final")))
+    form = c.variant("race.form", 4)
+    for rank in range(1, c.rng.randint(5, 10)):
+        p = c.person(sex)
+        country, code = c.country()
+        mark = f"{c.rng.randint(9, 59)}.{c.rng.randint(0, 99):02d}"
+        if form == 0:
+            t.line(str(rank), " ", per(p.sports), " (", misc(code), ") ", mark)
+        elif form == 1:
+            t.row(f"{rank}.", per(p.inverted), misc(code), mark)
+        elif form == 2:
+            t.line(f"{rank}. ", per(p.full), " (", loc(country), ") ", mark)
+        else:
+            t.row(str(rank), per(p.full.upper()), loc(country.upper()), mark)
+
+
+def medals(t: Text, c: Cast) -> None:
+    t.line(
+        c.phrase("medals.head", ("Medal table", "MEDALS", "Medals after day ")),
+        str(c.rng.randint(2, 9)) if c.rng.random() < 0.3 else "",
+    )
+    form = c.variant("medals.form", 3)
+    t.row(
+        *(
+            ("POS", "NOC", "G", "S", "B", "TOT")
+            if form != 2
+            else ("", "Gold", "Silver", "Bronze", "Total")
+        )
+    )
+    rows = sorted(
+        ((c.rng.randint(0, 9), c.rng.randint(0, 9), c.rng.randint(0, 9)) for _ in range(8)),
+        reverse=True,
+    )
+    for rank, (g, s, b) in enumerate(rows, 1):
+        country, code = c.country()
+        first: tuple[str, str] = misc(code) if form == 0 else loc(country)
+        if form == 2:
+            t.row(loc(country), str(g), str(s), str(b), str(g + s + b))
+        else:
+            t.row(str(rank), first, str(g), str(s), str(b), str(g + s + b))
+
+
+def cities(t: Text, c: Cast) -> None:
+    form = c.variant("cities.form", 3)
+    if form == 0:
+        t.line(c.phrase("cities.wx", ("WEATHER", "Around the world", "Today's forecast")))
+        t.row("CITY", "HIGH", "LOW", "SKY")
+        for _ in range(c.rng.randint(6, 12)):
+            hi = c.rng.randint(-5, 38)
+            sky = c.pick(("sunny", "cloudy", "rain", "showers", "fog", "snow", "Sunny", "Cloudy"))
+            t.row(loc(c.place()), str(hi), str(hi - c.rng.randint(2, 12)), sky)
+    elif form == 1:
+        t.line("DEPARTURES")
+        t.row("TIME", "DESTINATION", "FLIGHT", "STATUS")
+        for _ in range(c.rng.randint(5, 10)):
+            code = c.pick(("NX", "LB", "KQ", "SV", "AZ")) + str(c.rng.randint(100, 999))
+            status = c.pick(("BOARDING", "DELAYED", "ON TIME", "CANCELLED", "GATE CLOSED"))
+            place = c.place()
+            t.row(
+                f"{c.rng.randint(5, 23):02d}:{c.rng.randint(0, 59):02d}",
+                loc(place.upper()),
+                code,
+                status,
+            )
+    else:
+        party = [c.org() for _ in range(2)]
+        t.line(c.phrase("cities.vote", ("Results by city", "How the cities voted", "RESULTS")))
+        t.row("", org(party[0]), org(party[1]), "Turnout")
+        for _ in range(c.rng.randint(5, 10)):
+            a = c.rng.randint(20, 70)
+            t.row(loc(c.place()), f"{a}%", f"{100 - a}%", f"{c.rng.randint(40, 80)}%")
+        if c.rng.random() < 0.5:
+            country, _code = c.country()
+            t.line("Nationwide (", loc(country), f"): turnout {c.rng.randint(40, 80)}%")
+
+
+# ------------------------------------------------------------------------------ news prose
+
+
+SAID = ("said", "told reporters", "said on " + "{day}", "added", "said in a statement")
+NEWS_SENTENCES = (
+    "{a} , {arole} of {org}, said the company would open a new plant in {place} next year.",
+    "{a} , who joined {org} in 2019, has led the talks since {date}.",
+    "The deal values {org} at {money}, {ashort} said.",
+    "{ashort} declined to comment on the figures, which were first reported by {org2}.",
+    '"We have done what we said we would do," {ashort} told {org2}.',
+    "Speaking in {place}, {b} , a spokesperson for {org2}, said the plan had been agreed.",
+    "{bshort} said the board would meet again in {place} on {date}.",
+    "Shares in {org} rose 4 per cent after {ashort} set out the plan.",
+    "{a} won the {comp} title in {place} on {date}, beating {b} in the final.",
+    "{ashort} , who trains with {club}, said the track had been fast.",
+    "{bshort} finished second, ahead of {c} of {club2}.",
+    "The match in {place} was watched by a crowd of 21,000, the club said.",
+    "According to {org2}, the new rules take effect on {date}.",
+    "{titlea} {ashort} was not available for comment.",
+)
+
+
+def _byline(t: Text, c: Cast, writer: Person) -> None:
+    form = c.variant("news.byline", 5)
+    if form == 0:
+        t.line("By ", per(writer.full.upper()))
+    elif form == 1:
+        t.line("By ", per(writer.full))
+    elif form == 2:
+        t.line(
+            per(writer.full), ", ", c.pick(("Business", "Sports", "Political")), " Correspondent"
+        )
+    elif form == 3:
+        t.line("By ", per(writer.full), " in ", loc(c.place()))
+    else:
+        t.line("Words: ", per(writer.full), " | Pictures: ", per(c.person().full))
+
+
+def _dateline(t: Text, c: Cast, place: str) -> None:
+    form = c.variant("news.dateline", 4)
+    if form == 0:
+        t.add(loc(place.upper()), " (", org(c.agency()), ") - ")
+    elif form == 1:
+        t.add(loc(place.upper()), ", ", misc(c.date()), " - ")
+    elif form == 2:
+        t.add(loc(place), " \u2014 ")
+    else:
+        t.add(loc(place.upper()), ": ")
+
+
+def news(t: Text, c: Cast) -> None:
+    section = c.pick(("BUSINESS", "SPORT", "NEWS", "WORLD", "MARKETS", "Business", "Sport"))
+    t.line(section)
+    a, b, d = c.person(), c.person(), c.person()
+    o, o2 = c.company(), c.org()
+    place = c.place()
+    t.fill(
+        c.phrase(
+            "news.head",
+            (
+                "{o} plans expansion as profits rise",
+                "Board backs new strategy after record year",
+                "Title decided on final day",
+                "Talks resume as deadline nears",
+            ),
+        ),
+        o=org(o.split()[0]),
+    ).line()
+    writer = c.person()
+    _byline(t, c, writer)
+    t.line()
+    _dateline(t, c, place)
+    values: dict[str, Piece] = {
+        "a": per(a.full),
+        "arole": c.pick(("chief executive", "chair", "finance director", "head coach", "captain")),
+        "org": org(o),
+        "org2": org(o2),
+        "place": loc(c.place()),
+        "date": misc(c.date()),
+        "money": misc(c.money()),
+        "ashort": per(a.short),
+        "b": per(b.full),
+        "bshort": per(b.short),
+        "c": per(d.full),
+        "comp": misc(c.competition()),
+        "club": org(c.club()),
+        "club2": org(c.club()),
+        "titlea": a.title,
+        "day": misc(c.pick(vc.WEEKDAYS)),
+    }
+    allowed = [i for i in range(len(NEWS_SENTENCES)) if i in _news_ok(c)]
+    first = [i for i in allowed if "{a}" in NEWS_SENTENCES[i]] or [0]
+    chosen = [c.rng.choice(first)]
+    rest = [i for i in allowed if i not in chosen]
+    chosen += c.rng.sample(rest, min(len(rest), c.rng.randint(3, 6)))
+    # a full name comes before its surname alone: sentences with {a} or {b} first
+    seen_b = False
+    for n, i in enumerate(chosen):
+        s = NEWS_SENTENCES[i]
+        if "{bshort}" in s and not seen_b:
+            s = s.replace("{bshort}", "{b}", 1)
+        seen_b = seen_b or "{b}" in s or "{bshort}" in s
+        s = s.replace(" , ", ", ").replace("{a} ,", "{a},").replace("{ashort} ,", "{ashort},")
+        s = s.replace("{b} ,", "{b},")
+        t.fill(s, **values)
+        t.add("\n" if n % 2 else " ")
+    t.line()
+    quote = c.phrase(
+        "news.quote",
+        (
+            '"It is a good day for {place}," {ashort} said.',
+            "{ashort} said the team's form in the spring had been the key.",
+        ),
+    )
+    t.fill(quote, **values).line()
+    if c.rng.random() < 0.5:
+        t.line("\u00a9 ", org(c.agency()), " ", misc(str(2026)))
+
+
+def _news_ok(c: Cast) -> set[int]:
+    return set(variants("news.sentences", len(NEWS_SENTENCES), c.half))
+
+
+# -------------------------------------------------------------------------------- captions
+
+
+def captions(t: Text, c: Cast) -> None:
+    for _ in range(c.rng.randint(2, 4)):
+        form = c.variant("caption.form", 5)
+        a, b = c.person(), c.person()
+        photo = c.person()
+        credit = c.phrase("caption.credit", ("Photograph: ", "Photo: ", "Picture: ", "(Photo: "))
+        if form == 0:
+            t.fill(
+                "{a} (left) and {b} at the opening of {org}'s new site in {place} on {day}. ",
+                a=per(a.full),
+                b=per(b.full),
+                org=org(c.company()),
+                place=loc(c.place()),
+                day=misc(c.pick(vc.WEEKDAYS)),
+            )
+        elif form == 1:
+            t.fill(
+                "Pictured: {a}, chair of {org}, with {b}. ",
+                a=per(a.full),
+                b=per(b.full),
+                org=org(c.org()),
+            )
+        elif form == 2:
+            k = c.people(c.rng.randint(2, 3))
+            t.add("From left: ")
+            for i, p in enumerate([a, *k]):
+                t.add(", " if 0 < i < len(k) else (" and " if i else ""), per(p.full))
+            t.add(". ")
+        elif form == 3:
+            t.fill(
+                "{a} celebrates scoring against {club} at {place}. ",
+                a=per(a.full.upper() if c.rng.random() < 0.4 else a.full),
+                club=org(c.club()),
+                place=loc(c.place()),
+            )
+        else:
+            t.fill(
+                "{ashort} with the {product} at the launch in {place}. ",
+                ashort=per(a.full),
+                product=(c.product(), PR),
+                place=loc(c.place()),
+            )
+        if c.rng.random() < 0.5:
+            t.add(credit, per(photo.full), "/", org(c.agency()))
+        else:
+            t.add(credit, per(photo.full.upper()))
+        t.line(")" if credit.startswith("(") else "")
+        t.line()
+
+
+# --------------------------------------------------------------------- officials and boards
+
+
+ROLES = (
+    "Chair",
+    "Chief Executive",
+    "Finance Director",
+    "Company Secretary",
+    "Non-executive Director",
+    "Senior Independent Director",
+    "Treasurer",
+    "Vice-Chair",
+)
+
+
+def board(t: Text, c: Cast) -> None:
+    form = c.variant("board.form", 4)
+    o = c.org()
+    if form == 0:
+        t.line(c.phrase("board.head", ("Board of Directors", "BOARD OF DIRECTORS", "Directors")))
+        t.line(org(o))
+        for role in c.rng.sample(ROLES, c.rng.randint(4, 7)):
+            p = c.person()
+            t.row(per(p.full), role)
+    elif form == 1:
+        t.line(org(o), " - officers for ", misc(str(c.rng.randint(2024, 2027))))
+        for role in c.rng.sample(ROLES, c.rng.randint(4, 7)):
+            t.line(role, ": ", per(c.person().full))
+    elif form == 2:
+        t.line(c.phrase("board.match", ("Match officials", "MATCH OFFICIALS", "Officials")))
+        t.line("Referee: ", per(c.person().full), " (", loc(c.place()), ")")
+        t.add("Assistants: ")
+        t.line(per(c.person().full), ", ", per(c.person().full))
+        t.line("Fourth official: ", per(c.person().full))
+        if c.rng.random() < 0.6:
+            t.line("VAR: ", per(c.person().full))
+    else:
+        t.line(org(o.upper()))
+        t.line(c.phrase("board.committee", ("Committee members", "MEMBERS OF THE BOARD")))
+        for p in c.people(c.rng.randint(4, 8)):
+            t.row(per(p.inverted), loc(c.place()) if c.rng.random() < 0.5 else "")
+
+
+# ------------------------------------------------------------------------ company news
+
+
+def company(t: Text, c: Cast) -> None:
+    brand = c.brand()
+    co = c.company()
+    prod, prod2 = c.product(brand), c.product(brand)
+    boss, analyst = c.person(), c.person()
+    firm = c.firm()
+    values: dict[str, Piece] = {
+        "co": org(co),
+        "brand": org(brand),
+        "prod": (prod, PR),
+        "prod2": (prod2, PR),
+        "boss": per(boss.full),
+        "bshort": per(boss.short),
+        "analyst": per(analyst.full),
+        "ashort": per(analyst.short),
+        "firm": org(firm),
+        "money": misc(c.money()),
+        "money2": misc(c.money()),
+        "place": loc(c.place()),
+        "date": misc(c.date()),
+        "rival": org(c.company()),
+    }
+    t.line("COMPANY NEWS")
+    t.fill(
+        c.phrase(
+            "company.head",
+            (
+                "{co} unveils {prod}",
+                "{brand} maker lifts forecast",
+                "{co}: results for the year to {date}",
+            ),
+        ),
+        **values,
+    ).line()
+    t.line()
+    body = (
+        "{co}, which sells the {brand} range, said on {date} that sales of the {prod} had "
+        "passed expectations. ",
+        "Revenue rose to {money}, from {money2} a year earlier. ",
+        "{boss}, the chief executive, said the {prod2} would reach shops in {place} in the "
+        "spring. ",
+        '"Customers want a track they can play again and again," {bshort} said. ',
+        "{analyst}, an analyst at {firm}, said {rival} would find it hard to keep up. ",
+        "{ashort} kept a buy rating on the shares. ",
+        "{firm} advised {co} on the sale of its {place} unit for {money2}. ",
+        "The {brand} app adds a Song mode and a Track view; users can record a song and "
+        "share the track. ",
+        "{rival} said it was not in talks with {co}. ",
+    )
+    allowed = variants("company.body", len(body), c.half)
+    picked = [i for i in range(len(body)) if i in allowed or i in (0, 2)]
+    keep = sorted(c.rng.sample(picked, min(len(picked), c.rng.randint(4, 7))))
+    if 2 not in keep:
+        keep = [k for k in keep if k not in (3,)]
+    if 4 not in keep:
+        keep = [k for k in keep if k != 5]
+    for i in keep:
+        t.fill(body[i], **values)
+    t.line()
+
+
+# ------------------------------------------------------------------- brochures (no people)
+
+
+def brochure(t: Text, c: Cast) -> None:
+    brand = c.brand()
+    prod = c.product(brand)
+    nouns = c.rng.sample(vc.COPY_NOUNS, 6)
+    labels = c.rng.sample(vc.UI_LABELS, 5)
+    t.line(org(brand.upper()) if c.rng.random() < 0.5 else org(brand))
+    t.line((prod, PR))
+    t.line()
+    t.fill(
+        c.phrase(
+            "brochure.open",
+            (
+                "The {prod} puts every {n0}, {n1} and {n2} at your fingertips.",
+                "Meet the {prod}: one box for every {n0} and {n1}.",
+                "With the {prod}, each {n0} becomes a {n1} you can shape.",
+            ),
+        ),
+        prod=(prod, PR),
+        n0=nouns[0],
+        n1=nouns[1],
+        n2=nouns[2],
+    ).line()
+    t.line(
+        f"Press {labels[0]} to start the {nouns[0].lower()}; hold {labels[1]} and turn the "
+        f"{nouns[3]} knob to change it. {labels[2]} stores the {nouns[1].lower()} in one of "
+        f"64 slots."
+    )
+    t.line()
+    t.line(c.phrase("brochure.feat", ("Features", "FEATURES", "Key features", "What's new")))
+    for n in nouns[3:]:
+        t.line(
+            c.pick(("- ", "\u2022 ", "* ")),
+            n,
+            c.pick((" editing", " on every pad", " with 16 steps", " memory")),
+        )
+    t.line()
+    t.row("SPEC", "")
+    t.row(labels[3], c.pick(("IN/OUT", "Type-C", "3.5 mm", "5-pin DIN")))
+    t.row(labels[4], c.pick(("yes", "no", "2 x", "24-bit")))
+    t.row("Weight", f"{c.rng.randint(1, 9)}.{c.rng.randint(0, 9)} kg")
+    t.line()
+    if c.rng.random() < 0.6:
+        made = c.phrase(
+            "brochure.made", ("Designed in {place} by {brand}.", "Made for {brand} in {place}.")
+        )
+        t.fill(made, place=loc(c.place()), brand=org(brand)).line()
+    t.add("\u00a9 ", misc("2026"), " ", org(f"{brand} {c.pick(vc.ORG_FORM)}"), ". ")
+    t.line(f"{nouns[0]} and {nouns[1]} are trademarks of their owners.")
+
+
+# --------------------------------------------------------------------- letters and minutes
+
+
+def letter(t: Text, c: Cast) -> None:
+    sender, to = c.person(), c.person()
+    o_from, o_to = c.org(), c.org()
+    t.line(org(o_from))
+    t.line(loc(c.place()))
+    t.line()
+    t.line(misc(c.date()))
+    t.line()
+    t.line(per(to.full))
+    t.line(c.pick(("Director of Operations", "Head of Procurement", "Secretary")))
+    t.line(org(o_to))
+    t.line()
+    form = c.variant("letter.greet", 3)
+    if form == 0:
+        t.line("Dear ", to.title, " ", per(to.short), ",")
+    elif form == 1:
+        t.line("Dear ", per(to.full), ",")
+    else:
+        t.line("Dear ", per(to.given), ",")
+    t.line()
+    other = c.person()
+    t.fill(
+        c.phrase(
+            "letter.body",
+            (
+                "Thank you for your letter of {date} about the contract with {org}. ",
+                "Further to our meeting in {place}, I write about the contract with {org}. ",
+                "I am writing on behalf of {org} about the supply agreement. ",
+            ),
+        ),
+        date=misc(c.date()),
+        org=org(c.company()),
+        place=loc(c.place()),
+    ).line()
+    t.fill(
+        "My colleague {o} will send the signed copies; please contact {os} directly with "
+        "any questions.",
+        o=per(other.full),
+        os=per(other.short),
+    ).line()
+    t.line()
+    t.line(
+        c.phrase(
+            "letter.close",
+            ("Yours sincerely,", "Kind regards,", "Yours faithfully,", "Best wishes,"),
+        )
+    )
+    t.line()
+    t.line(per(sender.full if c.rng.random() < 0.8 else sender.full.upper()))
+    t.line(c.pick(("Chief Executive", "Managing Director", "Head of Legal", "Chair")))
+    t.line(org(o_from))
+    if c.rng.random() < 0.6:
+        t.line()
+        cc = c.people(c.rng.randint(1, 3))
+        t.add("cc: ")
+        for i, p in enumerate(cc):
+            t.add(", " if i else "", per(p.full))
+        t.line()
+
+
+def minutes(t: Text, c: Cast) -> None:
+    o = c.org()
+    people = c.people(c.rng.randint(5, 8))
+    chair, sec = people[0], people[1]
+    t.fill(
+        c.phrase(
+            "minutes.head",
+            (
+                "Minutes of the meeting of the board of {org}, held on {date} in {place}",
+                "MINUTES - {org} committee meeting, {date}, {place}",
+                "{org}: minutes of the meeting held {date} at {place}",
+            ),
+        ),
+        org=org(o),
+        date=misc(c.date()),
+        place=loc(c.place()),
+    ).line()
+    t.line()
+    t.add("Present: ", per(chair.full), " (Chair)")
+    for p in people[2:-2]:
+        t.add(", ", per(p.full))
+    t.line()
+    t.line("In attendance: ", per(sec.full), " (Secretary)")
+    t.add("Apologies: ")
+    for i, p in enumerate(people[-2:]):
+        t.add(", " if i else "", per(p.full))
+    t.line()
+    t.line()
+    t.line("1. Minutes of the previous meeting")
+    t.line("The minutes were agreed as a true record.")
+    t.line("2. Matters arising")
+    speaker = c.rng.choice(people[2:-2] or people)
+    t.fill(
+        "{s} reported on the contract with {org2}. The board noted the report.",
+        s=per(speaker.short),
+        org2=org(c.company()),
+    ).line()
+    t.line("3. Finance")
+    t.fill(
+        "{s} presented the accounts; the budget of {money} was approved.",
+        s=per(sec.short),
+        money=misc(c.money()),
+    ).line()
+    t.add(c.phrase("minutes.action", ("ACTION: ", "Action: ", "Action - ")))
+    t.line(per(speaker.short.upper() if c.rng.random() < 0.4 else speaker.short))
+    t.line("4. Date of next meeting")
+    t.line(misc(c.date()))
+    t.line()
+    t.line("Signed: ________ (Chair)  ", per(chair.full))
+
+
+# --------------------------------------------------------------------- names in capitals
+
+
+def caps_list(t: Text, c: Cast) -> None:
+    form = c.variant("caps.form", 3)
+    if form == 0:
+        t.line(c.phrase("caps.donors", ("DONORS", "OUR SUPPORTERS", "THANK YOU TO OUR DONORS")))
+        t.row("NAME", "AMOUNT")
+        for _ in range(c.rng.randint(6, 14)):
+            if c.rng.random() < 0.25:
+                t.row(org(c.company().upper()), misc(c.money(1, 50)))
+            elif c.rng.random() < 0.08:
+                t.row("ANONYMOUS", misc(c.money(1, 50)))
+            else:
+                p = c.person()
+                t.row(per(p.full.upper()), misc(c.money(1, 50)))
+    elif form == 1:
+        t.line("SPEAKERS")
+        for p in c.people(c.rng.randint(2, 4)):
+            t.line(per(p.full.upper()), ", ", org(c.org()))
+        t.line()
+        for _ in range(c.rng.randint(3, 6)):
+            p = c.rng.choice([x for x in c.people(1)])
+            t.line(
+                per(p.short.upper()),
+                ": ",
+                c.pick(
+                    (
+                        "Thank you. We SHOULD start with the figures.",
+                        "The Stop button was pressed twice; then PLAY.",
+                        "I agree with the Chair on this point.",
+                        "Next slide, please.",
+                    )
+                ),
+            )
+    else:
+        t.line(c.phrase("caps.roll", ("ROLL OF HONOUR", "PRIZE WINNERS", "GRADUATES")))
+        for _ in range(c.rng.randint(6, 12)):
+            p = c.person()
+            t.row(per(p.inverted.upper()), c.pick(("FIRST", "MERIT", "DISTINCTION", "PASS")))
+
+
+# ------------------------------------------------------------------------------- registry
+
+
+Write = Callable[[Text, Cast], None]
+KINDS: dict[str, Write] = {
+    "standings": standings,
+    "results": results,
+    "lineup": lineup,
+    "scorecard": scorecard,
+    "race": race,
+    "medals": medals,
+    "cities": cities,
+    "news": news,
+    "captions": captions,
+    "board": board,
+    "company": company,
+    "brochure": brochure,
+    "letter": letter,
+    "minutes": minutes,
+    "caps": caps_list,
+}
