@@ -473,10 +473,13 @@ def cmd_detect(args: argparse.Namespace) -> int:
                 # a redaction's scan pass alone: its steps are half a redaction's
                 board.step(path, path.name, steps // 2)
 
+            warned: list[PressroomError] = []  # what a redaction would be held or refused for
             try:
                 if not path.is_file():
                     raise FileNotFoundError
-                found = detect_document(path, policy, engine, options, progress=scanned)
+                found = detect_document(
+                    path, policy, engine, options, progress=scanned, warnings=warned
+                )
             except FileNotFoundError:
                 print(f"NOT_FOUND: {escaped(str(path))}: no such file", file=sys.stderr)
                 code = max(code, 2)
@@ -510,6 +513,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
                     "is held for a person",
                     file=sys.stderr,
                 )
+            for warning in warned:  # said, never the exit code: the dry run reports
+                print(f"{warning.code}: {escaped(path.name)}: {warning.message}", file=sys.stderr)
     return code
 
 
