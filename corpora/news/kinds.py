@@ -303,10 +303,8 @@ def race(t: Text, c: Cast) -> None:
 
 
 def medals(t: Text, c: Cast) -> None:
-    t.line(
-        c.phrase("medals.head", ("Medal table", "MEDALS", "Medals after day ")),
-        str(c.rng.randint(2, 9)) if c.rng.random() < 0.3 else "",
-    )
+    head = c.phrase("medals.head", ("Medal table", "MEDALS", "Medals after day"))
+    t.line(head, f" {c.rng.randint(2, 9)}" if head.endswith("day") else "")
     form = c.variant("medals.form", 3)
     t.row(
         *(
@@ -652,6 +650,8 @@ def brochure(t: Text, c: Cast) -> None:
     brand = c.brand()
     prod = c.product(brand)
     nouns = c.rng.sample(vc.COPY_NOUNS, 6)
+    if c.rng.random() < 0.5:  # the words a real brochure burned: "Song", "Track"
+        nouns[:2] = ["Song", "Track"]
     labels = c.rng.sample(vc.UI_LABELS, 5)
     t.line(org(brand.upper()) if c.rng.random() < 0.5 else org(brand))
     t.line((prod, PR))
@@ -815,6 +815,16 @@ def minutes(t: Text, c: Cast) -> None:
 # --------------------------------------------------------------------- names in capitals
 
 
+LINES = (
+    "Thank you. We SHOULD start with the figures.",
+    "The Stop button was pressed twice; then PLAY.",
+    "I agree with the Chair on this point.",
+    "Next slide, please.",
+    "The song was on Track 4 of the Sequence, not the Pattern.",
+    "Yes. The Board said NO to that in March.",
+)
+
+
 def caps_list(t: Text, c: Cast) -> None:
     form = c.variant("caps.form", 3)
     if form == 0:
@@ -822,7 +832,8 @@ def caps_list(t: Text, c: Cast) -> None:
         t.row("NAME", "AMOUNT")
         for _ in range(c.rng.randint(6, 14)):
             if c.rng.random() < 0.25:
-                t.row(org(c.company().upper()), misc(c.money(1, 50)))
+                donor = c.registered() if c.rng.random() < 0.6 else c.company()
+                t.row(org(donor.upper()), misc(c.money(1, 50)))
             elif c.rng.random() < 0.08:
                 t.row("ANONYMOUS", misc(c.money(1, 50)))
             else:
@@ -830,28 +841,200 @@ def caps_list(t: Text, c: Cast) -> None:
                 t.row(per(p.full.upper()), misc(c.money(1, 50)))
     elif form == 1:
         t.line("SPEAKERS")
-        for p in c.people(c.rng.randint(2, 4)):
+        speakers = c.people(c.rng.randint(2, 4))
+        for p in speakers:
             t.line(per(p.full.upper()), ", ", org(c.org()))
         t.line()
         for _ in range(c.rng.randint(3, 6)):
-            p = c.rng.choice([x for x in c.people(1)])
-            t.line(
-                per(p.short.upper()),
-                ": ",
-                c.pick(
-                    (
-                        "Thank you. We SHOULD start with the figures.",
-                        "The Stop button was pressed twice; then PLAY.",
-                        "I agree with the Chair on this point.",
-                        "Next slide, please.",
-                    )
-                ),
-            )
+            p = c.rng.choice(speakers)
+            said = c.pick(LINES)
+            t.line(per(p.short.upper()), ": ", said)
     else:
         t.line(c.phrase("caps.roll", ("ROLL OF HONOUR", "PRIZE WINNERS", "GRADUATES")))
         for _ in range(c.rng.randint(6, 12)):
             p = c.person()
             t.row(per(p.inverted.upper()), c.pick(("FIRST", "MERIT", "DISTINCTION", "PASS")))
+
+
+# ------------------------------------------------------------------ more prose and tables
+
+
+def appointments(t: Text, c: Cast) -> None:
+    """People moves: a person between two organisations, one of them named after people."""
+    t.line(c.phrase("appointments.head", ("APPOINTMENTS", "People moves", "On the move")))
+    t.line()
+    for _ in range(c.rng.randint(2, 4)):
+        p, before = c.person(), c.person()
+        o, frm = c.org(), c.firm() if c.rng.random() < 0.5 else c.org()
+        role = c.pick(
+            (
+                "chief financial officer",
+                "head of research",
+                "managing director",
+                "general counsel",
+                "chair",
+                "head of sales for Europe",
+            )
+        )
+        form = c.variant("appointments.form", 4)
+        if form == 0:
+            t.fill(
+                "{o} has appointed {p} as {role}. {ps} joins from {frm}, where {pr} was "
+                "head of strategy, and succeeds {b}, who retires in {when}.",
+                o=org(o),
+                p=per(p.full),
+                role=role,
+                ps=per(p.short),
+                frm=org(frm),
+                pr="she" if p.sex == "f" else "he",
+                b=per(before.full),
+                when=misc(c.pick(vc.MONTHS)),
+            )
+        elif form == 1:
+            t.fill(
+                "{p} becomes {role} of {o} on {date}. {ps}, previously at {frm}, takes "
+                "over from {bs}.",
+                p=per(p.full),
+                role=role,
+                o=org(o),
+                date=misc(c.date()),
+                ps=per(p.short),
+                frm=org(frm),
+                bs=per(before.full),
+            )
+        elif form == 2:
+            t.fill(
+                "{frm} said {p} would leave to join {o}. {title} {ps} was not available.",
+                frm=org(frm),
+                p=per(p.full),
+                o=org(o),
+                title=p.title,
+                ps=per(p.short),
+            )
+        else:
+            t.fill(
+                "{P} ({o}) - {role}, from {frm}.",
+                P=per(p.sports),
+                o=org(o),
+                role=role,
+                frm=org(frm),
+            )
+        t.line()
+        t.line()
+
+
+def markets(t: Text, c: Cast) -> None:
+    """Companies in a table, often in capitals: none of them is a person."""
+    t.line(c.phrase("markets.head", ("MARKETS", "Shares", "Stock market: biggest movers")))
+    form = c.variant("markets.form", 3)
+    t.row(*(("COMPANY", "PRICE", "CHG", "%") if form != 1 else ("", "Close", "Change", "Vol")))
+    caps = form == 0 or c.rng.random() < 0.3
+    for _ in range(c.rng.randint(6, 12)):
+        r = c.rng.random()
+        name = c.company() if r < 0.5 else c.firm() if r < 0.75 else c.registered()
+        if c.rng.random() < 0.3:  # listings drop the legal form
+            name = name.rsplit(" ", 1)[0] if len(name.split()) > 2 else name
+        price = c.rng.randint(10, 9000) / 10
+        chg = c.rng.randint(-300, 300) / 10
+        t.row(
+            org(name.upper() if caps else name),
+            f"{price:.1f}",
+            f"{chg:+.1f}",
+            f"{100 * chg / price:+.1f}",
+        )
+    t.line()
+    p = c.person()
+    t.fill(
+        "{p}, a strategist at {firm}, said the {idx} had its best week since {month}.",
+        p=per(p.full),
+        firm=org(c.firm()),
+        idx=c.pick(("index", "market", "Index")),
+        month=misc(c.pick(vc.MONTHS)),
+    ).line()
+
+
+def candidates(t: Text, c: Cast) -> None:
+    """Election results: people and parties in a table, places in its heading."""
+    place = c.place()
+    t.line(
+        c.phrase("candidates.head", ("Election results", "RESULT", "Declaration of result")),
+        ": ",
+        loc(place.upper() if c.rng.random() < 0.3 else place),
+    )
+    form = c.variant("candidates.form", 3)
+    parties = [c.party() for _ in range(3)]
+    t.row(*(("Candidate", "Party", "Votes", "%") if form != 2 else ("NAME", "PARTY", "VOTES")))
+    votes = sorted((c.rng.randint(200, 30000) for _ in range(c.rng.randint(3, 7))), reverse=True)
+    total = sum(votes)
+    for i, v in enumerate(votes):
+        p = c.person()
+        party: str | tuple[str, str] = org(parties[i % 3]) if i < 5 else "Independent"
+        if form == 0:
+            t.row(per(p.full), party, f"{v:,}", f"{100 * v / total:.1f}")
+        elif form == 1:
+            t.row(per(p.inverted), party, f"{v:,}", f"{100 * v / total:.1f}")
+        else:
+            t.row(per(p.inverted.upper()), party, str(v))
+    t.line(f"Turnout {c.rng.randint(30, 80)}%. Electorate {c.rng.randint(20, 90) * 1000:,}.")
+    w = c.person()
+    t.fill("Returning officer: {w}", w=per(w.full)).line()
+
+
+def profile(t: Text, c: Cast) -> None:
+    """A feature: one person introduced in full, then by the surname alone many times, with
+    the words of the trade in lower case and in capitals."""
+    p, q = c.person(), c.person()
+    club, brand = c.club(), c.brand()
+    prod = c.product(brand)
+    t.line(c.phrase("profile.head", ("PROFILE", "The interview", "Feature")))
+    t.fill(
+        "{P}: the {what} who made {place} listen",
+        P=per(p.full),
+        what=c.pick(("producer", "striker", "engineer", "founder")),
+        place=loc(c.place()),
+    )
+    t.line()
+    t.line()
+    sents: tuple[str, ...] = (
+        "{p} was nine when she first heard a song on the radio that she could not forget.",
+        "{ps} grew up in {place}, where her father ran a shop selling the {prod}.",
+        "Today {ps} plays for {club} and writes music on the side; the Track and Song "
+        "buttons on her sampler are worn smooth.",
+        '"I record a track, then I play it back until it is right," {ps} says.',
+        "{ps}'s coach, {q}, says she is the hardest worker he has seen.",
+        "{qs} first saw {ps} play at a youth tournament in {place2}.",
+        "It was {qs} who sent her to {club}.",
+        "Ask {ps} about the {brand} deal and she laughs.",
+        '"PLAY is the only button I need," {ps} says, pointing at the Sequence screen.',
+    )
+    if p.sex == "m":
+        sents = tuple(
+            x.replace("she ", "he ").replace("her ", "his ").replace(" she", " he") for x in sents
+        )
+    ok = variants("profile.sentences", len(sents), c.half)
+    keep = [i for i in range(len(sents)) if i in ok or i in (0, 4)]
+    values: dict[str, Piece] = {
+        "p": per(p.full),
+        "ps": per(p.short),
+        "q": per(q.full),
+        "qs": per(q.short),
+        "club": org(club),
+        "brand": org(brand),
+        "prod": (prod, PR),
+        "place": loc(c.place()),
+        "place2": loc(c.place()),
+    }
+    seen_q = False
+    for n, i in enumerate(keep):
+        x = sents[i]
+        if "{qs}" in x and not seen_q:
+            x = x.replace("{qs}", "{q}", 1)
+        seen_q = seen_q or "{q" in x
+        if n == 0:
+            x = x.replace("{ps}", "{p}", 1)
+        t.fill(x, **values)
+        t.add("\n" if n % 3 == 2 else " ")
+    t.line()
 
 
 # ------------------------------------------------------------------------------- registry
@@ -874,4 +1057,8 @@ KINDS: dict[str, Write] = {
     "letter": letter,
     "minutes": minutes,
     "caps": caps_list,
+    "appointments": appointments,
+    "markets": markets,
+    "candidates": candidates,
+    "profile": profile,
 }

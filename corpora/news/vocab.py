@@ -1,6 +1,7 @@
 """Word parts for organisations, clubs, products and brands (own lists, CC0), the hard
-negatives (capitalised common nouns of product copy, UI labels, table headers), and the places
-(GeoNames, CC BY 4.0, read from the detector's own list).
+negatives (capitalised common nouns of product copy, UI labels, table headers), real
+organisations' names from the Open Funder Registry (Crossref, CC0 1.0: ``orgs.txt``), and the
+places (GeoNames, CC BY 4.0, read from the detector's own list).
 
 Organisation names are built from parts so that no real company is named on purpose: a prefix
 ("Northgate"), a trade ("Mining") and a legal form ("Ltd"); a club from a made-up town and a
@@ -123,6 +124,26 @@ AGENCY_FORM = _w(
     News
     Press
     Agency
+    """
+)
+
+PARTY = _w(
+    """
+    Party
+    Alliance
+    Movement
+    Democrats
+    Labour Party
+    Greens
+    Union
+    List
+    """
+)
+PARTY_BEFORE = _w(
+    """
+    Party of
+    Alliance for
+    Movement for
     """
 )
 
@@ -275,6 +296,17 @@ def places() -> tuple[str, ...]:
             continue
         out.append(name)
     return tuple(out)
+
+
+ORGS_FILE = Path(__file__).with_name("orgs.txt")
+
+
+@cache
+def registry_orgs() -> tuple[str, ...]:
+    """Real organisations' names from the Open Funder Registry (Crossref, CC0 1.0): companies,
+    foundations, societies, non-profits (``build_orgs.py`` wrote the list)."""
+    lines = ORGS_FILE.read_text(encoding="utf-8").splitlines()
+    return tuple(x for x in lines if x and not x.startswith("#"))
 
 
 COUNTRIES = _w(
