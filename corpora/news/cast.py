@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -164,18 +165,21 @@ _SLOT = re.compile(r"\{(\w+)\}")
 class Text:
     """A document's text as it is written, with the span of every entity put in."""
 
-    def __init__(self) -> None:
+    def __init__(self, nfd: bool = False) -> None:
         self.parts: list[str] = []
         self.n = 0
         self.spans: list[Span] = []
+        self.nfd = nfd  # letters written decomposed: a base letter and combining marks
 
     def add(self, *pieces: Piece) -> Text:
         for p in pieces:
             if isinstance(p, tuple):
                 text, label = p
+                if self.nfd:
+                    text = unicodedata.normalize("NFD", text)
                 self.spans.append(Span(self.n, self.n + len(text), label))
             else:
-                text = p
+                text = unicodedata.normalize("NFD", p) if self.nfd else p
                 # "Corp." at the end of a sentence takes no second full stop
                 if text.startswith(".") and self.parts and self.parts[-1].endswith("."):
                     text = text[1:]

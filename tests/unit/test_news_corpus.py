@@ -126,6 +126,14 @@ def test_the_kinds_that_fail_are_there(halves: dict[str, list[Doc]]) -> None:
     assert "PLAY" not in labelled and "Song" not in labelled
 
 
+def test_some_documents_are_written_decomposed() -> None:
+    docs = documents("train", 120, seed=1)
+    nfd = [d for d in docs if d.text != unicodedata.normalize("NFC", d.text)]
+    assert nfd and len(nfd) < len(docs) // 3
+    for d in nfd:
+        assert d.text == unicodedata.normalize("NFD", d.text)
+
+
 def test_licences_recorded() -> None:
     assert any("CC0" in v for v in LICENCES.values())
     assert any("GeoNames" in v for v in LICENCES.values())
