@@ -8,6 +8,7 @@ table headers, the capitalised words of product copy and UI labels, roles ("Chai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from corpora.news import vocab as vc
@@ -35,6 +36,35 @@ def misc(s: str) -> tuple[str, str]:
 def name(c: Cast, p: Person, key: str, forms: tuple[str, ...]) -> tuple[str, str]:
     """One of a person's printed forms, the phrasing chosen for the half."""
     return per(getattr(p, c.phrase(key, forms)))
+
+
+def headline(t: Text, c: Cast, template: str, **values: Piece) -> None:
+    """A headline as papers set it: sentence case, Title Case (every word capitalised, a trap
+    for a detector that reads capitals as names) or all capitals; then a line end."""
+    style = c.rng.choice(("sentence", "title", "title", "caps"))
+    if style == "sentence":
+        t.fill(template, **values).line()
+        return
+    parts = re.split(r"(\{\w+\})", template)
+    out = []
+    for part in parts:
+        if part.startswith("{"):
+            out.append(part)
+        elif style == "caps":
+            out.append(part.upper())
+        else:
+            out.append(re.sub(r"\b([a-z])", lambda m: m.group(1).upper(), part))
+    if style == "title":
+        values = {
+            k: re.sub(r"\b([a-z])", lambda m: m.group(1).upper(), v) if isinstance(v, str) else v
+            for k, v in values.items()
+        }
+    if style == "caps":
+        values = {
+            k: (v[0].upper(), v[1]) if isinstance(v, tuple) else v.upper()
+            for k, v in values.items()
+        }
+    t.fill("".join(out), **values).line()
 
 
 def _minutes(c: Cast, k: int) -> list[int]:
@@ -416,18 +446,15 @@ def news(t: Text, c: Cast) -> None:
     a, b, d = c.person(), c.person(), c.person()
     o, o2 = c.company(), c.org()
     place = c.place()
-    t.fill(
-        c.phrase(
-            "news.head",
-            (
-                "{o} plans expansion as profits rise",
-                "Board backs new strategy after record year",
-                "Title decided on final day",
-                "Talks resume as deadline nears",
-            ),
-        ),
-        o=org(o.split()[0]),
-    ).line()
+    heads = (
+        "{o} plans expansion as profits rise",
+        "Board backs new strategy after record year",
+        "Title decided on final day",
+        "Talks resume as deadline nears",
+        "Record crowd sees late winner",
+        "Strike talks break down over pay",
+    )
+    headline(t, c, c.phrase("news.head", heads), o=org(o.split()[0]))
     writer = c.person()
     _byline(t, c, writer)
     t.line()
@@ -605,17 +632,13 @@ def company(t: Text, c: Cast) -> None:
         "rival": org(c.company()),
     }
     t.line("COMPANY NEWS")
-    t.fill(
-        c.phrase(
-            "company.head",
-            (
-                "{co} unveils {prod}",
-                "{brand} maker lifts forecast",
-                "{co}: results for the year to {date}",
-            ),
-        ),
-        **values,
-    ).line()
+    heads = (
+        "{co} unveils {prod}",
+        "{brand} maker lifts forecast",
+        "{co}: results for the year to {date}",
+        "Record sales as {brand} adds new line",
+    )
+    headline(t, c, c.phrase("company.head", heads), **values)
     t.line()
     body = (
         "{co}, which sells the {brand} range, said on {date} that sales of the {prod} had "
@@ -987,13 +1010,14 @@ def profile(t: Text, c: Cast) -> None:
     club, brand = c.club(), c.brand()
     prod = c.product(brand)
     t.line(c.phrase("profile.head", ("PROFILE", "The interview", "Feature")))
-    t.fill(
+    headline(
+        t,
+        c,
         "{P}: the {what} who made {place} listen",
         P=per(p.full),
         what=c.pick(("producer", "striker", "engineer", "founder")),
         place=loc(c.place()),
     )
-    t.line()
     t.line()
     sents: tuple[str, ...] = (
         "{p} was nine when she first heard a song on the radio that she could not forget.",
@@ -1008,9 +1032,8 @@ def profile(t: Text, c: Cast) -> None:
         '"PLAY is the only button I need," {ps} says, pointing at the Sequence screen.',
     )
     if p.sex == "m":
-        sents = tuple(
-            x.replace("she ", "he ").replace("her ", "his ").replace(" she", " he") for x in sents
-        )
+        swap = {"she": "he", "her": "his"}
+        sents = tuple(re.sub(r"\b(she|her)\b", lambda m: swap[m.group(1)], x) for x in sents)
     ok = variants("profile.sentences", len(sents), c.half)
     keep = [i for i in range(len(sents)) if i in ok or i in (0, 4)]
     values: dict[str, Piece] = {
@@ -1037,6 +1060,51 @@ def profile(t: Text, c: Cast) -> None:
     t.line()
 
 
+def ui(t: Text, c: Cast) -> None:
+    """Screens, menus and release notes: capitalised words and labels in capitals, a product
+    and its maker, and at most one person (the registered owner)."""
+    brand = c.brand()
+    prod = c.product(brand)
+    nouns = c.rng.sample(vc.COPY_NOUNS, 5)
+    labels = c.rng.sample(vc.UI_LABELS, 4)
+    form = c.variant("ui.form", 3)
+    if form == 0:
+        t.line(c.pick(("File\tEdit\tView\tTools\tHelp", "FILE  EDIT  VIEW  HELP")))
+        t.line(f"Settings > {nouns[0]} > {nouns[1]} {c.pick(('Level', 'Mode', 'Time'))}")
+        for n in nouns[2:]:
+            t.row(n, c.pick(("On", "Off", "Auto", "ON", "OFF", "High", "Low")))
+        t.row(*labels[:2])
+        t.line("About this device: ", (prod, PR), " by ", org(brand))
+        if c.rng.random() < 0.5:
+            owner = c.person()
+            t.line(c.pick(("Registered to: ", "Owner: ", "Licensed to ")), per(owner.full))
+    elif form == 1:
+        version = f"{c.rng.randint(1, 9)}.{c.rng.randint(0, 12)}.{c.rng.randint(0, 9)}"
+        t.line((prod, PR), " firmware ", version, " - release notes")
+        t.line(f"- Fixed: {nouns[0]} Mode stopped when {nouns[1]} 16 was armed.")
+        t.line(f"- New: {labels[0]} and {labels[1]} work in the {nouns[2]} view.")
+        t.line(
+            f"- Changed: hold {labels[2]} to copy a {nouns[3].lower()} to another "
+            f"{nouns[4].lower()}."
+        )
+        t.line("Thanks to the ", org(brand), " community for the reports.")
+    else:
+        t.line(c.pick(("Error", "WARNING", "Notice")))
+        t.line(
+            f"The {nouns[0]} could not be saved. Check the {nouns[1]} and press {labels[0]} "
+            f"to try again, or {labels[1]} to cancel."
+        )
+        t.row("OK", "Cancel", "Retry")
+        t.line(
+            "Support: ",
+            org(brand),
+            " customer care, ",
+            (prod, PR),
+            " manual p. ",
+            str(c.rng.randint(4, 90)),
+        )
+
+
 # ------------------------------------------------------------------------------- registry
 
 
@@ -1061,4 +1129,5 @@ KINDS: dict[str, Write] = {
     "markets": markets,
     "candidates": candidates,
     "profile": profile,
+    "ui": ui,
 }
