@@ -106,6 +106,18 @@ def english() -> frozenset[str]:
     return frozenset(line for line in lines if line and line[0] != "#")
 
 
+# a word among this many of the census's most common surnames is a surname before it is a
+# dictionary's word ("Brown", "Turner", "Bush"; not "Record", rank 10,030, nor "Age")
+SURNAME_RANK = 10_000
+
+
+@cache
+def surnames() -> frozenset[str]:
+    """The census's ``SURNAME_RANK`` most common surnames, folded."""
+    lines = resources.files("names").joinpath("dist.all.last").read_text().splitlines()
+    return frozenset(line.split()[0].lower() for line in lines[:SURNAME_RANK] if line.strip())
+
+
 def lowercase_words(text: str) -> frozenset[str]:
     """The words that stand in lower case somewhere in ``text``, folded."""
     return frozenset(fold(m.group()) for m in _WORD.finditer(text) if m.group().islower())
@@ -116,17 +128,19 @@ def organisation_words(text: str) -> frozenset[str]:
     before an organisation's word ("Linn Electronics", "NORTHGATE MINING LTD")."""
     out: set[str] = set()
     words = list(_WORD.finditer(text))
+    plain = english()
     for i, m in enumerate(words):
         if fold(m.group()) not in ORG_WORDS or i == 0:
             continue
         j = i - 1
-        while j >= 0 and i - j <= 3:
+        while j >= 0 and i - j <= 2:
             prev = words[j]
             between = text[prev.end() : words[j + 1].start()]
-            if "\n" in between or "\t" in between or not prev.group()[:1].isupper():
+            if not prev.group()[:1].isupper() or between.strip(" -&") != "":
                 break
             key = fold(prev.group())
-            if key in ORG_WORDS:
+            # "Social Media", "Reaches": a dictionary's word is the organisation's kind
+            if key in ORG_WORDS or key in plain:
                 break
             out.add(key)
             j -= 1
@@ -176,8 +190,8 @@ class Evidence:
             return True  # "Song" beside "a song", "CREATE" beside "to create"
         if key in self.first:
             return False  # a given name is more than a dictionary's word
-        if key in self.english:
-            return True  # "Stabilizer", "AIRFARE"
+        if key in self.english and key not in surnames():
+            return True  # "Stabilizer", "AIRFARE"; not "Brown", "Turner", "Park"
         if bare.isupper() and len(key) <= 4 and key not in self.last:
             return True  # an abbreviation or a label: "MIDI", "LCD", "POS"
         head = _INNER_CAPITAL.match(bare)
