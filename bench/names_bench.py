@@ -281,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--presidio-venv", type=Path, default=PRESIDIO_VENV)
     ap.add_argument("--own", type=int, default=18, help="documents of each half of our corpus")
     ap.add_argument(
-        "--news", type=int, default=150, help="documents of our generated news's held-out half"
+        "--news", type=int, default=300, help="documents of our generated news's held-out half"
     )
     ap.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
     ap.add_argument("--hold-share", type=float, default=0.5)
@@ -313,6 +313,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         systems["presidio"] = presidio_command(args.presidio_venv, 0.0)
         print(f"presidio-analyzer {presidio_version(args.presidio_venv)} on en_core_web_sm 3.8.0")
     results: dict[str, dict[str, Tally]] = {}
+    by_doc: dict[str, dict[str, Tally]] = {}  # system, kind of document of our news
     for system, command in systems.items():
         t0 = time.perf_counter()
         run = run_jsonl(command, sets, system)
@@ -321,6 +322,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             tally = Tally(seconds=run.seconds[key])
             for d, found in zip(ds, run.findings[key], strict=True):
                 tally.add(d, found, args.hold_share)
+                if d.corpus == nc.NEWS_OWN:  # our news: also by kind of document
+                    doc_kind = d.id.split(":")[1]
+                    by_doc.setdefault(system, {}).setdefault(doc_kind, Tally()).add(
+                        d, found, args.hold_share
+                    )
             results.setdefault(key, {})[system] = tally
     figures: dict[str, Any] = {}
     for key in sorted(results, key=lambda k: (k.split("/")[1], k)):
@@ -338,6 +344,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "held": tally.held,
                 "by_kind": {k: [tally.full[k], tally.gold[k]] for k in KINDS},
             }
+        if key.split("/")[0] == nc.NEWS_OWN:
+            for system, kinds in by_doc.items():
+                print(f"  {system:<9} by document (full/mentions, prec/findings):")
+                for k, t in sorted(kinds.items()):
+                    print(
+                        f"  {'':<11}{k:<13} {_r(t.full['all'], t.gold['all'])}/{t.gold['all']:<4}"
+                        f" {_r(t.on_person, t.findings)}/{t.findings}"
+                    )
         if args.examples:
             mine = results[key]["pressroom"]
             for label, items in (("missed", mine.misses), ("false", mine.false)):

@@ -367,7 +367,7 @@ NEWS_OWN = "news-own"
 _NEWS_KINDS = {"PERSON": PERSON, "ORG": ORG, "LOC": PLACE, "PRODUCT": OTHER, "MISC": OTHER}
 
 
-def news_own(count: int = 150, seed: int = 0) -> list[Doc]:
+def news_own(count: int = 300, seed: int = 0) -> list[Doc]:
     """The held-out half of our generated news and business text (``corpora.news``: own name
     lists and word parts, CC0; places from GeoNames, CC BY 4.0): results tables, line-ups,
     bylines, captions, boards, company news, letters, minutes, names in capitals. No training
