@@ -395,20 +395,40 @@ def cities(t: Text, c: Cast) -> None:
 
 SAID = ("said", "told reporters", "said on " + "{day}", "added", "said in a statement")
 NEWS_SENTENCES = (
-    "{a} , {arole} of {org}, said the company would open a new plant in {place} next year.",
-    "{a} , who joined {org} in 2019, has led the talks since {date}.",
+    "{a}, {arole} of {org}, said the company would open a new plant in {place} next year.",
+    "{a}, who joined {org} in 2019, has led the talks since {date}.",
     "The deal values {org} at {money}, {ashort} said.",
     "{ashort} declined to comment on the figures, which were first reported by {org2}.",
     '"We have done what we said we would do," {ashort} told {org2}.',
-    "Speaking in {place}, {b} , a spokesperson for {org2}, said the plan had been agreed.",
+    "Speaking in {place}, {b}, a spokesperson for {org2}, said the plan had been agreed.",
     "{bshort} said the board would meet again in {place} on {date}.",
     "Shares in {org} rose 4 per cent after {ashort} set out the plan.",
     "{a} won the {comp} title in {place} on {date}, beating {b} in the final.",
-    "{ashort} , who trains with {club}, said the track had been fast.",
+    "{ashort}, who trains with {club}, said the track had been fast.",
     "{bshort} finished second, ahead of {c} of {club2}.",
     "The match in {place} was watched by a crowd of 21,000, the club said.",
     "According to {org2}, the new rules take effect on {date}.",
     "{titlea} {ashort} was not available for comment.",
+    "{a}, 34, was appointed in {month} after a decade at {org2}.",
+    "Police in {place} said {b} had been released without charge.",
+    "{ashort}'s lawyer, {c}, said the ruling would be appealed.",
+    "The court heard that {bshort} had written to {org} twice.",
+    "{a} and {b} will meet in {place} next week.",
+    "Among those at the launch were {a}, {b} and {c}.",
+    'Asked about the song, {ashort} smiled: "It is only a track on an album."',
+    "{c}, an economist at {org2}, expects prices to fall.",
+    "Goals from {ashort} and {bshort} gave {club} the lead before half-time.",
+    "{titlea} {ashort}, who lives in {place}, has two children.",
+    'According to {c}, a professor at {org2}, the figures are "not surprising".',
+    "The {day} meeting in {place} was chaired by {b}.",
+    "Minister {c} said the government would not step in.",
+    "Dr {c} of {org2} led the study; {cshort} said more work was needed.",
+    "Coach {b} named an unchanged side for the trip to {place}.",
+    "Sales of the {prod} rose in {place}, {org} said.",
+    "It was the first time {ashort} had spoken since {day}.",
+    "{bshort}, {ashort} and {cshort} all declined to comment.",
+    "The report, written by {c} for {org2}, runs to 300 pages.",
+    "Fans in {place} waited for {ashort} outside the ground.",
 )
 
 
@@ -476,21 +496,31 @@ def news(t: Text, c: Cast) -> None:
         "club2": org(c.club()),
         "titlea": a.title,
         "day": misc(c.pick(vc.WEEKDAYS)),
+        "month": misc(c.pick(vc.MONTHS)),
+        "cshort": per(d.short),
+        "prod": (c.product(), PR),
     }
     allowed = [i for i in range(len(NEWS_SENTENCES)) if i in _news_ok(c)]
     first = [i for i in allowed if "{a}" in NEWS_SENTENCES[i]] or [0]
     chosen = [c.rng.choice(first)]
     rest = [i for i in allowed if i not in chosen]
     chosen += c.rng.sample(rest, min(len(rest), c.rng.randint(3, 6)))
-    # a full name comes before its surname alone: sentences with {a} or {b} first
-    seen_b = False
+    # a full name comes before its surname alone: the first surname becomes the full name
+    seen: set[str] = set()
     for n, i in enumerate(chosen):
         s = NEWS_SENTENCES[i]
-        if "{bshort}" in s and not seen_b:
-            s = s.replace("{bshort}", "{b}", 1)
-        seen_b = seen_b or "{b}" in s or "{bshort}" in s
-        s = s.replace(" , ", ", ").replace("{a} ,", "{a},").replace("{ashort} ,", "{ashort},")
-        s = s.replace("{b} ,", "{b},")
+        for x in ("a", "b", "c"):
+            if x not in seen and f"{{{x}short}}" in s:
+                at_full = s.find(f"{{{x}}}")
+                at_short = s.find(f"{{{x}short}}")
+                if at_full < 0 or at_short < at_full:
+                    s = s.replace(f"{{{x}short}}", f"{{{x}}}", 1)
+                    if at_full >= 0:
+                        s = s.replace(f"{{{x}}}", f"{{{x}short}}", 2).replace(
+                            f"{{{x}short}}", f"{{{x}}}", 1
+                        )
+            if f"{{{x}}}" in s or f"{{{x}short}}" in s:
+                seen.add(x)
         t.fill(s, **values)
         t.add("\n" if n % 2 else " ")
     t.line()

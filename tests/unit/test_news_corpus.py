@@ -10,6 +10,7 @@ import pytest
 
 from corpora.news import KINDS, LICENCES, Doc, Span, documents
 from corpora.news.cast import PARTICLES, pools, variants
+from corpora.news.kinds import NEWS_SENTENCES
 
 N = 3 * len(KINDS)
 LABELS = {"PERSON", "ORG", "LOC", "PRODUCT", "MISC"}
@@ -64,6 +65,18 @@ def test_deterministic_for_a_seed() -> None:
     assert [d.text for d in a] != [d.text for d in c]
 
 
+def test_a_surname_alone_follows_the_full_name(halves: dict[str, list[Doc]]) -> None:
+    """In prose, a person's surname alone comes after the full name, as a writer puts it."""
+    for d in _all(halves):
+        if d.kind not in ("news", "profile", "letter", "minutes", "appointments"):
+            continue
+        people = [d.text[s.start : s.end] for s in sorted(d.spans, key=lambda s: s.start)
+                  if s.label == "PERSON"]  # fmt: skip
+        for i, name in enumerate(people):
+            if " " not in name and any(name in p.split() for p in people if " " in p):
+                assert any(name in p.split() for p in people[:i] if " " in p), (d.id, name)
+
+
 def test_every_kind_in_both_halves(halves: dict[str, list[Doc]]) -> None:
     for docs in halves.values():
         assert {d.kind for d in docs} == set(KINDS)
@@ -91,8 +104,9 @@ def test_halves_share_no_person_organisation_or_phrasing(halves: dict[str, list[
     pt, ph = pools("train"), pools("held-out")
     assert not set(pt.org_prefix) & set(ph.org_prefix)
     assert not set(pt.places) & set(ph.places)
-    assert set(variants("news.sentences", 14, "train")).isdisjoint(
-        variants("news.sentences", 14, "held-out")
+    n = len(NEWS_SENTENCES)
+    assert set(variants("news.sentences", n, "train")).isdisjoint(
+        variants("news.sentences", n, "held-out")
     )
     assert {d.text for d in train}.isdisjoint({d.text for d in held})
 
