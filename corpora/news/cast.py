@@ -371,9 +371,10 @@ class Cast:
             return f"{m} {d}, {year}"
         return f"{d:02d}/{vc.MONTHS.index(m) + 1:02d}/{year}"
 
-    def money(self, lo: int = 1, hi: int = 900) -> str:
+    def money(self, lo: int = 1, hi: int = 900, plain: bool = False) -> str:
+        """An amount: "$645.1m", "NOK 41 million", "€12,345"; ``plain``: no millions."""
         sign = self.pick(("£", "$", "€", "NOK ", "USD "))
-        unit = self.pick(("m", "bn", " million", ""))
+        unit = "" if plain else self.pick(("m", "bn", " million", ""))
         if unit:
             return f"{sign}{self.rng.randint(lo, hi)}{'.' + str(self.rng.randint(1, 9)) if self.rng.random() < 0.5 else ''}{unit}"  # noqa: E501
         return f"{sign}{self.rng.randint(lo * 100, hi * 1000):,}"

@@ -886,12 +886,12 @@ def caps_list(t: Text, c: Cast) -> None:
         for _ in range(c.rng.randint(6, 14)):
             if c.rng.random() < 0.25:
                 donor = c.registered() if c.rng.random() < 0.6 else c.company()
-                t.row(org(donor.upper()), misc(c.money(1, 50)))
+                t.row(org(donor.upper()), misc(c.money(1, 50, plain=True)))
             elif c.rng.random() < 0.08:
-                t.row("ANONYMOUS", misc(c.money(1, 50)))
+                t.row("ANONYMOUS", misc(c.money(1, 50, plain=True)))
             else:
                 p = c.person()
-                t.row(per(p.full.upper()), misc(c.money(1, 50)))
+                t.row(per(p.full.upper()), misc(c.money(1, 50, plain=True)))
     elif form == 1:
         t.line("SPEAKERS")
         speakers = c.people(c.rng.randint(2, 4))
@@ -1135,6 +1135,133 @@ def ui(t: Text, c: Cast) -> None:
         )
 
 
+def votes(t: Text, c: Cast) -> None:
+    """A roll-call vote of a council: members in a column, often family name first and in
+    capitals, with a title before some that is not part of the name."""
+    body = c.body() if c.rng.random() < 0.5 else c.org()
+    t.fill(
+        c.phrase(
+            "votes.head",
+            ("{o}: record of votes, {date}", "ROLL CALL - {o}", "Division list: {o}, {date}"),
+        ),
+        o=org(body),
+        date=misc(c.date()),
+    ).line()
+    t.line(
+        c.pick(
+            (
+                "Motion: to approve the budget",
+                "Item 4 - Planning application",
+                "Resolution 12: Harbour works",
+            )
+        )
+    )
+    form = c.variant("votes.form", 3)
+    t.row(*(("Member", "Vote") if form != 2 else ("MEMBER", "WARD", "VOTE")))
+    tally = {"Aye": 0, "No": 0, "Abstain": 0}
+    for p in c.people(c.rng.randint(6, 14)):
+        v = c.pick(tuple(tally))
+        tally[v] += 1
+        if form == 0:
+            t.row(["Cllr ", per(p.full)], v)
+        elif form == 1:
+            t.row(per(p.inverted), v.upper())
+        else:
+            t.row(per(p.inverted.upper()), loc(c.place()), v.upper())
+    t.line(", ".join(f"{k} {n}" for k, n in tally.items()), ". ", c.pick(("Carried.", "Lost.")))
+
+
+def expenses(t: Text, c: Cast) -> None:
+    """Payments to people and firms in one table: the payee column holds both."""
+    o = c.body() if c.rng.random() < 0.5 else c.org()
+    t.line(
+        org(o),
+        c.phrase("expenses.head", (" - payments over £500", ": expenditure", " spending report")),
+    )
+    form = c.variant("expenses.form", 3)
+    t.row(
+        *(
+            ("Date", "Payee", "Purpose", "Amount")
+            if form != 1
+            else ("DATE", "SUPPLIER", "DESCRIPTION", "NET")
+        )
+    )
+    for _ in range(c.rng.randint(6, 14)):
+        r = c.rng.random()
+        payee: tuple[str, str]
+        if r < 0.4:
+            p = c.person()
+            payee = per(p.full.upper() if form == 1 else p.inverted if form == 2 else p.full)
+        elif r < 0.6:
+            payee = org(c.firm())
+        else:
+            name = c.company() if c.rng.random() < 0.6 else c.registered()
+            payee = org(name.upper() if form == 1 else name)
+        what = c.pick(
+            (
+                "Travel",
+                "Consultancy",
+                "Catering",
+                "Legal fees",
+                "Printing",
+                "Room hire",
+                "Software licence",
+                "Training",
+                "TRAVEL",
+                "Grant",
+            )
+        )
+        t.row(misc(c.date()), payee, what, misc(c.money(1, 90, plain=True)))
+    approver = c.person()
+    t.line("Approved by ", per(approver.full), ", ", c.pick(("Finance Director", "Treasurer")))
+
+
+def transcript(t: Text, c: Cast) -> None:
+    """A hearing or interview transcript: speaker labels in capitals, a title before some."""
+    chair, witness, member = c.person(), c.person(), c.person()
+    o = c.org()
+    t.fill(
+        c.phrase(
+            "transcript.head",
+            ("Transcript of evidence - {o}", "{o}: hearing, {date}", "VERBATIM RECORD"),
+        ),
+        o=org(o),
+        date=misc(c.date()),
+    ).line()
+    t.line()
+    t.add("Witness: ", per(witness.full), ", ", c.pick(("Chief Executive", "Director")), ", ")
+    t.line(org(c.company()))
+    t.line()
+    form = c.variant("transcript.form", 3)
+
+    def label(p: Person) -> list[Piece]:
+        if form == 0:
+            return [p.title.upper() + " ", per(p.short.upper()), ": "]
+        if form == 1:
+            return [per(p.full.upper()), ": "]
+        return [per(p.short), ": "]
+
+    lines = (
+        "Thank you for coming. Can you tell us when the board first heard of this?",
+        "In {month}. The Track record of the project was good until then.",
+        "And who at {o2} signed the contract?",
+        "I did, with {x}. We both read it.",
+        "Is {xs} still with the company?",
+        "No. That contract ended in the spring. I have the letter here.",
+        "Press PLAY on the recording, please. Thank you.",
+    )
+    x = c.person()
+    said: list[Person] = [chair, witness, member, witness, chair, witness, member]
+    for who, line_ in zip(said, lines, strict=True):
+        if form == 2 and who is chair:
+            t.add("THE CHAIR: ")
+        else:
+            t.add(*label(who))
+        t.fill(
+            line_, month=misc(c.pick(vc.MONTHS)), o2=org(c.org()), x=per(x.full), xs=per(x.short)
+        ).line()
+
+
 # ------------------------------------------------------------------------------- registry
 
 
@@ -1160,4 +1287,7 @@ KINDS: dict[str, Write] = {
     "candidates": candidates,
     "profile": profile,
     "ui": ui,
+    "votes": votes,
+    "expenses": expenses,
+    "transcript": transcript,
 }
