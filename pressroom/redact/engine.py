@@ -39,7 +39,13 @@ from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output
 from pressroom.redact.detect.detector import Detector, name_tokens
-from pressroom.redact.findings import DocumentFinding, hold_past_cap, page_findings
+from pressroom.redact.findings import (
+    DocumentFinding,
+    hold_implausible,
+    hold_past_cap,
+    names_implausible,
+    page_findings,
+)
 from pressroom.redact.leaks import LABEL_HELD, carries_value
 from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
@@ -149,11 +155,7 @@ def redact_document(
                 # what a reviewer needs to judge the held copy: every finding, with its place,
                 # and where the check that held it found what it found again
                 again = rechecked(exc)
-                held = exc
-                if unread is not None and _unread_only(exc, again, unread):
-                    # OCR of the job's languages read the page's writing poorly: that is
-                    # what the hold is for, said as such
-                    held = UnsupportedScriptHeld(_held_reason(unread))
+                held = _unread_hold(exc, again, unread) if unread is not None else exc
                 held.findings = _findings(scans, found)
                 sheet = review_sheet(scans, held.findings, options.corrections)
                 held.sheet = replace(sheet, rechecked=again)
@@ -183,6 +185,7 @@ def redact_document(
         raise held
     if options.corrections is None:  # a reviewer's rebuild goes back to them anyway
         hold_past_cap(findings, sheet, options.limits.max_page_findings)
+        hold_implausible(scans, findings, sheet)
         _hold_for_doubt(findings, sheet, RedactionSettings.given(options.redaction))
     return replace(result, sheet=sheet, overridden=found.applied.overridden)
 
@@ -216,13 +219,22 @@ def _refuse_unread(unread: Unread, options: JobOptions) -> None:
         raise UnsupportedScript(f"{unread.reason()} (PRESSROOM_UNSUPPORTED_SCRIPT=refuse)")
 
 
-def _unread_only(exc: ReviewRequired, places: Sequence[SheetFinding], unread: Unread) -> bool:
-    """Whether a hold says only that pages in writing the job could not read were read with
-    too little confidence (OCR of other languages than theirs): the script hold says it."""
-    return (
-        type(exc) is OutputCheckFailed
-        and bool(places)
-        and all(p.kind == "low-confidence" and p.page in unread.pages for p in places)
+def _unread_hold(
+    exc: ReviewRequired, places: Sequence[SheetFinding], unread: Unread
+) -> ReviewRequired:
+    """The hold of a document with pages in writing the recognisers do not read, when a check
+    held it first: ``UNSUPPORTED_SCRIPT``, the cause of the rest — OCR in other languages reads
+    such a page with little confidence, and what it misreads is found again on the output.
+    What the check said follows the reason. The label's hold stays itself: the worker
+    withholds the label by it."""
+    if exc.message == LABEL_HELD:
+        return exc
+    if type(exc) is OutputCheckFailed and all(
+        p.kind == "low-confidence" and p.page in unread.pages for p in places
+    ):
+        return UnsupportedScriptHeld(_held_reason(unread))
+    return UnsupportedScriptHeld(
+        f"{_held_reason(unread)}; the checks also held it: {exc.one_line()}"
     )
 
 
@@ -424,5 +436,8 @@ def detect_document(
                 warnings.append(UnsupportedScriptHeld(_held_reason(unread)))
             except UnsupportedScript as refused:
                 warnings.append(refused)
+        implausible = names_implausible(scans)
+        if implausible is not None:
+            warnings.append(implausible)
     values, tokens = document_values(scans)
     return [f for scan in scans for f in page_findings(scan, values, tokens)]
