@@ -304,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     sets, groups = as_sets(docs)
     print(
         "names_bench: "
-        + ", ".join(f"{repo}@{c[:12]}" for repo, c in commits.items())
+        + (", ".join(f"{repo}@{c[:12]}" for repo, c in commits.items()) or "no mirror read")
         + f"; {len(docs)} documents, {sum(len(d.people) for d in docs)} person mentions, "
         + f"{sum(len(d.text) for d in docs):,} characters"
     )

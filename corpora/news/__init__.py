@@ -3,8 +3,9 @@ measuring the names model on the kinds of mention that fail: results tables and 
 scorers in brackets, line-ups and scorecards, race results and medal tables, lists of cities
 and countries, bylines and datelines, photo captions, boards and officials, company news with
 company, product and brand names, product copy with capitalised common nouns and UI labels,
-letters and minutes, names in capitals, appointments, share prices, election results and
-profiles where a surname stands alone after the first mention.
+letters and minutes, names in capitals, appointments, share prices, election results,
+profiles where a surname stands alone after the first mention, screens and release notes,
+roll-call votes, expenditure tables and hearing transcripts (``KINDS``).
 
 ``documents(half, n, seed)`` writes ``n`` documents of one half, the kinds in turn. The halves
 (``train`` and ``held-out``) draw from disjoint pools: every given name, family name,
