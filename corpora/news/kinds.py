@@ -295,9 +295,12 @@ def scorecard(t: Text, c: Cast) -> None:
         f"(b {extras // 3}, lb {extras // 3}, w {extras - 2 * (extras // 3)})",
         str(extras),
     )
-    t.row("Total", f"({len(bat)} wkts, {c.rng.randint(20, 50)} overs)", str(total + extras))
+    t.row(
+        "Total", f"({min(len(bat), 10)} wkts, {c.rng.randint(20, 50)} overs)", str(total + extras)
+    )
     t.line()
-    t.line(c.phrase("scorecard.bowl", ("Bowling", "BOWLING", "Bowling (for " + other + ")")))
+    bowl = c.phrase("scorecard.bowl", ("Bowling", "BOWLING", "Bowling (for {other})"))
+    t.fill(bowl, other=org(other)).line()
     t.row("", "O", "M", "R", "W")
     for b in bowlers:
         t.row(

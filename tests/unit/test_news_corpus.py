@@ -4,11 +4,14 @@ that is an organisation's or a product's string."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
 
 from corpora.news import KINDS, LICENCES, Doc, Span, documents
+from corpora.news import names as nm
+from corpora.news import vocab as vc
 from corpora.news.cast import PARTICLES, pools, variants
 from corpora.news.kinds import NEWS_SENTENCES
 
@@ -146,6 +149,24 @@ def test_some_documents_are_written_decomposed() -> None:
     assert nfd and len(nfd) < len(docs) // 3
     for d in nfd:
         assert d.text == unicodedata.normalize("NFD", d.text)
+
+
+def test_no_name_or_organisation_word_left_unlabelled() -> None:
+    """Everything unlabelled is not an entity: no word of a person's name, an organisation's
+    or club's made-up part, a brand or a country stands outside a span."""
+    words: set[str] = set()
+    for o in nm.ORIGINS:
+        for w in (*o.given_f, *o.given_m, *o.family, *o.family_f, *o.family_m):
+            words.update(w.split())
+    words |= {*vc.ORG_PREFIX, *vc.TOWN, *vc.BRAND, *vc.FOUNDERS, *vc.AGENCY, *vc.COUNTRIES}
+    words = {w for w in words if len(w) > 2 and w.casefold() not in PARTICLES}
+    n = 8 * len(KINDS)
+    more = documents("train", n, seed=11) + documents("held-out", n, seed=11)
+    for d in more:
+        covered = {i for s in d.spans for i in range(s.start, s.end)}
+        for m in re.finditer(r"[^\W\d_][\w'\u2019-]*", d.text):
+            if m.group() in words:
+                assert m.start() in covered, (d.id, d.kind, m.group())
 
 
 def test_licences_recorded() -> None:
