@@ -26,7 +26,9 @@ from pathlib import Path
 import pytest
 
 from corpora.world_names import NAMES, REQUIRED_LETTERS, WorldName
+from pressroom.redact.detect import Finding, detection_text, plain_letters
 from pressroom.redact.detect.detector import Detector
+from pressroom.redact.detect.name_cues import NEWS_RE, PAIR_RE, SIGN_OFF_RE
 
 SHAPES = ("prose", "table", "byline", "caption", "signature", "surname", "caps", "nfd")
 GOAL = 0.97
@@ -253,3 +255,44 @@ def test_the_cli_finds_what_the_detector_finds(detector: Detector) -> None:
         want = [(f.kind, f.start, f.end) for f in detector.find_all(case.text)]
         assert got == want, case.text
         assert all(case.text[f["start"] : f["end"]] == f["value"] for f in answer["findings"])
+
+
+def test_detection_text_composes_and_maps_back() -> None:
+    """Decomposed letters read composed, Yoruba tone marks folded into their letter, and a
+    finding on the text read maps back to the whole name in the text given, marks and all."""
+    source = "Report by " + _nfd("Émile Lefèvre") + " and Adébáyọ̀ Ọ̀ṣúntókun."
+    view = detection_text(source)
+    assert view.text == "Report by Émile Lefèvre and Adébáyọ Ọṣúntókun."
+    for name in ("Émile Lefèvre", "Adébáyọ Ọṣúntókun"):
+        at = view.text.index(name)
+        (f,) = view.back([Finding("name", at, at + len(name), name, "test")])
+        assert unicodedata.normalize("NFC", f.value).replace("\u0300", "") == name
+        assert f.value == source[f.start : f.end]
+    assert source[view.span(0, len(view.text))[1] - 1] == "."
+    # nothing to compose: the same text, offset for offset, a lone surrogate still replaced
+    for plain in ("Øyvind Sørensen", "Nguyễn Thị Ánh", "plain ASCII", "हिन्दी"):
+        assert detection_text(plain).spans is None and detection_text(plain).text == plain
+    assert detection_text("a\ud800b").text == "a\ufffdb"
+
+
+def test_plain_letters_keep_every_offset() -> None:
+    for written, plain in (
+        ("Kjersti Ødegård", "Kjersti Odegard"),
+        ("Nguyễn Thị Ánh, Đặng", "Nguyen Thi Anh, Dang"),
+        ("Kwabena Ɔpɔku, Nyamekyɛ", "Kwabena Opoku, Nyamekye"),
+        ("Łukasz Weiß, Işıl Țurcanu", "Lukasz Weis, Isil Turcanu"),  # noqa: RUF001
+        ("Москва, Ελλάδα", "Москва, Ελλάδα"),
+    ):
+        assert plain_letters(written) == plain and len(plain) == len(written)
+
+
+def test_name_patterns_take_combining_marks() -> None:
+    """A name written decomposed, or with a tone mark Unicode has no composed letter for, is
+    one name to the patterns: its marks inside the match, never cut at them."""
+    yoruba = "Olúwaṣeun Adébáyọ̀"
+    m = NEWS_RE.search(f"The plan was approved, said {yoruba}.")
+    assert m is not None and m["after"] == yoruba
+    m = SIGN_OFF_RE.search("Yours sincerely,\n" + _nfd("Ödön Szőke") + "\nChair")
+    assert m is not None and m["name"] == _nfd("Ödön Szőke")
+    pairs = [m["pair"] for m in PAIR_RE.finditer("Present: " + _nfd("Émile Lefèvre") + " only")]
+    assert _nfd("Émile Lefèvre") in pairs

@@ -5,13 +5,37 @@ labels. Compiled once here; ``names.NameRecognizer`` runs them and filters what 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-# Upper- and lower-case letters of the Latin, Greek and Cyrillic blocks: Python's re has no \p{Lu}
-_SCRIPTS = (*range(0x41, 0x530), *range(0x1E00, 0x1F00))  # Latin (with Vietnamese), Greek, Cyrillic
-UPPER_LETTERS = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.isupper() and c.isalpha()}))
-LOWER_LETTERS = "".join(sorted({c for c in map(chr, _SCRIPTS) if c.islower() and c.isalpha()}))
-UPPER = f"[{re.escape(UPPER_LETTERS)}]"
+# Upper- and lower-case letters of the Latin, Greek and Cyrillic blocks: Python's re has no \p{Lu}.
+# Latin with Vietnamese and the African letters (ɔ ɛ ŋ, Ɔ Ɛ Ŋ), Latin Extended-C and -D, Greek
+# (with its extended block) and Cyrillic; the title-case digraphs (ǅ, ǈ) count as capitals.
+_SCRIPTS = (
+    *range(0x41, 0x530),
+    *range(0x1E00, 0x2000),
+    *range(0x2C60, 0x2C80),
+    *range(0xA720, 0xA800),
+)
+UPPER_LETTERS = "".join(
+    sorted({c for c in map(chr, _SCRIPTS) if (c.isupper() or c.istitle()) and c.isalpha()})
+)
+# combining marks: an accent written after its letter (text in NFD, "E" + U+0301 for "É") and
+# the tone marks Unicode has no composed letter for (Yoruba "ọ̀" is "ọ" + U+0300 even in NFC).
+# A mark is part of the word it sits on: never a capital, so it is kept with the lower-case
+# letters, which every module uses only joined to the capitals, as "a letter of a word"
+MARKS = "".join(
+    chr(c)
+    for c in (*range(0x300, 0x370), *range(0x1AB0, 0x1B00), *range(0x1DC0, 0x1E00))
+    if unicodedata.combining(chr(c))
+)
+LOWER_LETTERS = (
+    "".join(sorted({c for c in map(chr, _SCRIPTS) if c.islower() and c.isalpha()})) + MARKS
+)
+MARK = f"[{re.escape(MARKS)}]"
+UPPER = f"(?:[{re.escape(UPPER_LETTERS)}]{MARK}*)"
 LETTER = f"[{re.escape(UPPER_LETTERS + LOWER_LETTERS)}]"
+# what may not follow a name's last letter (``\b`` is no help after a mark: a mark is no \w)
+_END = f"(?![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}])"
 APOSTROPHES = "'\u2019"
 # a name token: a capital, then letters, apostrophes or hyphens (O'Neill, Okafor-Smith, DE LA CRUZ)
 _TOKEN = (
@@ -88,7 +112,7 @@ NEWS_RE = re.compile(
     rf"(?P<name>{_FULL}[ \t]+(?:{UPPER}\.?[ \t]+)?{_FULL}),[ \t]+(?:who|whose|aged|a|an|the)\b"
     rf"|(?P<before>{_FULL}[ \t]+{_FULL})[ \t]+(?:said|says|told|added|explained|recalled|wrote|"
     r"argued|admitted|insisted|warned|noted)\b"
-    rf"|\b(?:said|says|according\s+to|added|wrote)[ \t]+(?P<after>{_FULL}[ \t]+{_FULL})\b"
+    rf"|\b(?:said|says|according\s+to|added|wrote)[ \t]+(?P<after>{_FULL}[ \t]+{_FULL}){_END}"
 )
 # a name asked for and given: "What's your last name? Arcuri", "maiden name is nyberg"
 ASKED_RE = re.compile(
@@ -107,7 +131,7 @@ HONORIFIC_RE = re.compile(rf"(?<![0-9][ \t])(?<!\d)\b(?i:{HONORIFIC})\.?[ \t]+(?
 STREET_BEFORE = re.compile(r"\d+[A-Za-z]?[ \t]+(?:[A-Z][\w'\-]*[ \t]+){1,3}$")
 # bank statements: the payee after the transaction type ("BILL PAYMENT BRATHEN", "SEPA CT
 # <IBAN> SJOBERG", "PAYMENT TO T YAMAMOTO")
-_CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(UPPER_LETTERS)}'\u2019\-]+|{UPPER}\.?)"
+_CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(UPPER_LETTERS + MARKS)}'\u2019\-]+|{UPPER}\.?)"
 STATEMENT_RE = re.compile(
     r"(?:\bBILL\s+PAYMENT(?:\s+TO)?|\bPAYMENT\s+(?:TO|FROM)|\bTRANSFER\s+(?:TO|FROM)|\bTFR(?:\s+TO)?"
     r"|\bSTANDING\s+ORDER(?:\s+TO)?|\bCHEQUE(?:\s+TO)?"
@@ -116,7 +140,7 @@ STATEMENT_RE = re.compile(
     rf"(?P<name>{_CAPS_TOKEN}(?:[ \t]+{_CAPS_TOKEN}){{0,3}})"
 )
 # "T YAMAMOTO", "SIDDIQUI A", "R IBANEZ" in capitals: an initial beside a surname
-_CAPS_WORD = rf"{UPPER}[{re.escape(UPPER_LETTERS)}'\u2019\-]{{2,}}"
+_CAPS_WORD = rf"{UPPER}[{re.escape(UPPER_LETTERS + MARKS)}'\u2019\-]{{2,}}"
 INITIAL_CAPS_RE = re.compile(
     rf"(?<![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}])(?P<name>[B-HJ-Z]\.?[ \t]+{_CAPS_WORD}"
     rf"|{_CAPS_WORD}[ \t]+[B-HJ-Z](?![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}.]))"
