@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pressroom.corrections import MANUAL, ReviewSheet, SheetFinding
-from pressroom.errors import TooManyFindings
+from pressroom.errors import NamesImplausible, TooManyFindings
 from pressroom.models import Box
+from pressroom.redact.detect.evidence import implausible
 from pressroom.redact.plan import BoxIndex, covered_words, normalise, overlaps
 from pressroom.redact.scan import PageScan
 
@@ -124,6 +125,32 @@ def hold_past_cap(findings: Sequence[DocumentFinding], sheet: ReviewSheet, cap: 
         + ", ".join(f"page {page}: {n}" for page, n in crowded.items())
         + f"; at most {cap:,} a page): each is burned, and the copy is held for a person"
     )
+    held.findings = list(findings)
+    held.sheet = sheet
+    raise held
+
+
+def names_implausible(scans: Sequence[PageScan]) -> NamesImplausible | None:
+    """The hold for a document whose name findings are mostly words with no evidence of a
+    person anywhere in it (``evidence.implausible``): the detector over-firing, said as such."""
+    counted = implausible(h.finding for s in scans for h in (*s.hits_ocr, *s.hits_text))
+    if counted is None:
+        return None
+    bad, total = counted
+    return NamesImplausible(
+        f"{bad} of the {total} names found never stand with a given name, a title or a "
+        "person's verb: the detector is over-firing on this document (product words, "
+        "headers?); each is burned, and the copy is held for a person"
+    )
+
+
+def hold_implausible(
+    scans: Sequence[PageScan], findings: Sequence[DocumentFinding], sheet: ReviewSheet
+) -> None:
+    """Hold the output (``NAMES_IMPLAUSIBLE``) when its names are implausible as people."""
+    held = names_implausible(scans)
+    if held is None:
+        return
     held.findings = list(findings)
     held.sheet = sheet
     raise held

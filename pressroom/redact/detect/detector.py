@@ -238,24 +238,27 @@ def merge_spans(text: str, found: Iterable[Finding]) -> list[Finding]:
     doubtful name joined to a believed one is believed)."""
     out: list[Finding] = []
     for kind in CLASSES:
-        spans = sorted((f.start, f.end, f.recognizer, f.score) for f in found if f.kind == kind)
+        spans = sorted(
+            (f.start, f.end, f.recognizer, f.score, f.support) for f in found if f.kind == kind
+        )
         current: list[Any] = []
-        for start, end, source, score in spans:
+        for start, end, source, score, support in spans:
             if current and start <= current[1]:
                 current[1] = max(current[1], end)
                 current[3] = max(current[3], score)
+                current[4] = current[4] or support
                 continue
             if current:
                 out.append(_merged(text, kind, current))
-            current = [start, end, source, score]
+            current = [start, end, source, score, support]
         if current:
             out.append(_merged(text, kind, current))
     return sorted(out, key=lambda f: (f.start, f.end))
 
 
 def _merged(text: str, kind: str, current: list[Any]) -> Finding:
-    start, end, source, score = current
-    return Finding(kind, start, end, text[start:end], source, score)
+    start, end, source, score, support = current
+    return Finding(kind, start, end, text[start:end], source, score, support)
 
 
 def _vetoed(others: _Spans, span: tuple[int, int], source: str) -> bool:
@@ -338,7 +341,8 @@ def propagate_text(text: str, found: Sequence[Finding]) -> list[Finding]:
                 text[max(0, m.start() - 3) : m.start()] or "\n"
             ):
                 continue
-            out.append(Finding("name", m.start(), m.end(), word, "propagated"))
+            # another mention is no evidence of a person of its own
+            out.append(Finding("name", m.start(), m.end(), word, "propagated", support=False))
     mapped: tuple[str, list[int]] | None = None
     for kind, minimum in (("account-number", 6), ("address", 12)):
         values = {f.value for f in found if f.kind == kind}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import gzip
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 
@@ -86,12 +87,14 @@ _TITLE_BEFORE = re.compile(rf"(?:\b(?i:{HONORIFIC})\.?|\b(?i:{'|'.join(sorted(TI
 _PERSON_AFTER = re.compile(
     r"^(?:['\u2019]s?)?[ \t]*(?:,[ \t]*)?(?:\(\d{1,3}\)|,?[ \t]*\d{1,3},|"
     r"(?:said|says|told|asked|added|explained|wrote|writes|recalled|replied|noted|argued|"
-    r"insisted|admitted|warned|thanked|praised|resigned|retired|died|married|scored|"
+    r"insisted|admitted|warned|thanked|praised|resigned|retired|died|married|scored|agreed|"
+    r"spoke|phoned|emailed|"
     r"who|whose|aged|himself|herself|and[ \t]+(?:his|her)|(?:his|her)[ \t]+(?:wife|husband|"
     r"son|daughter|mother|father|brother|sister))\b)"
 )
 _PERSON_BEFORE = re.compile(
-    r"\b(?:according[ \t]+to|thanks?[ \t]+to|thanked|told|met|married|interviewed|"
+    r"\b(?:according[ \t]+to|thanks?[ \t]+to|thanked|told|met|married|interviewed|asked|"
+    r"spoke[ \t]+(?:to|with)|phoned|emailed|wrote[ \t]+to|"
     r"(?:son|daughter|wife|husband|widow|mother|father)[ \t]+of|signed[ \t]+by|"
     r"written[ \t]+by|by)[ \t]+$",
     re.IGNORECASE,
@@ -259,31 +262,36 @@ def weigh(text: str, found: Sequence[Finding]) -> list[Finding]:
     confident = [(f.start, f.end) for f in found if f.kind == KIND and f.recognizer not in WEIGHED]
     out: list[Finding] = []
     for f in found:
-        if (
-            f.kind == KIND
-            and f.recognizer in WEIGHED
-            and not any(a < f.end and f.start < b for a, b in confident)
-            and evidence.against(f)
-        ):
+        if f.kind != KIND or f.recognizer not in WEIGHED:
+            out.append(f)
             continue
+        held = any(a < f.end and f.start < b for a, b in confident)
+        if not held and evidence.against(f):
+            continue
+        if not held and not evidence.supported(f):
+            f = replace(f, support=False)
         out.append(f)
     return out
 
 
-def unsupported(text: str, found: Iterable[Finding]) -> set[str]:
-    """The distinct name values (folded) of this text with no positive evidence of a person."""
-    evidence: Evidence | None = None
-    out: set[str] = set()
-    have: set[str] = set()
+# a document is held NAMES_IMPLAUSIBLE when at least this many of its distinct name values,
+# and this share of them, have no evidence of a person anywhere in it
+IMPLAUSIBLE_MIN = 12
+IMPLAUSIBLE_SHARE = 2 / 3
+
+
+def implausible(found: Iterable[Finding]) -> tuple[int, int] | None:
+    """(names without evidence, names) counted as distinct values, when a document's name
+    findings are mostly words that never stand with a given name, a title or a person's verb:
+    the detector over-firing (a brochure, a table of products), not a document of people. A
+    value counts as supported when any of its findings is. None: the names are plausible."""
+    support: dict[str, bool] = {}
     for f in found:
-        if f.kind != KIND:
+        if f.kind != KIND or f.recognizer == "propagated":
             continue
         key = fold(f.value.strip())
-        if f.recognizer == "propagated":
-            continue
-        evidence = evidence or Evidence(text)
-        if evidence.supported(f):
-            have.add(key)
-        else:
-            out.add(key)
-    return out - have
+        support[key] = support.get(key, False) or f.support
+    bad = sum(1 for ok in support.values() if not ok)
+    if bad < IMPLAUSIBLE_MIN or bad < IMPLAUSIBLE_SHARE * len(support):
+        return None
+    return bad, len(support)
