@@ -24,9 +24,6 @@ class Finding:
     # a name with positive evidence of a person (a cue, a known given name, a title, a
     # person's verb): a document whose names mostly lack it is held (``evidence.implausible``)
     support: bool = True
-    # a name with positive evidence of a person (a cue, a known given name, a title, a
-    # person's verb): a document whose names mostly lack it is held (``evidence.implausible``)
-    support: bool = True
 
     @property
     def doubt(self) -> bool:
