@@ -40,6 +40,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -81,8 +82,10 @@ class Result:
     pages: int = 0
     outcome: str = ""
     code: str = ""  # the reason code of a hold, a refusal or a crash
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall-clock
+    cpu_seconds: float | None = None  # the process run's own CPU (children's, parallel 1 only)
     held_findings: int | None = None  # what the held copy's note lists
+    reason: str = ""  # the held copy's note's reason (Pressroom's words, no document text)
     source_words: int = 0
     words_lost: float | None = None  # share of the source's words the delivered output lacks
     detect_code: str = ""  # a refusal or crash of detect
@@ -132,16 +135,23 @@ def first_code(stderr: str, default: str) -> str:
     return m.group(1) if m else default
 
 
-def held_count(review: Path) -> int | None:
-    """The findings the held copy's note lists (``review/NAME.findings.json``)."""
+def held_note(review: Path) -> tuple[int | None, str]:
+    """The findings the held copy's note lists (``review/NAME.findings.json``), and its reason."""
     for note in review.glob("*.findings.json"):
         try:
             data = json.loads(note.read_text())
         except (OSError, ValueError):
-            return None
-        found = data.get("findings") if isinstance(data, dict) else None
-        return len(found) if isinstance(found, list) else None
-    return None
+            return None, ""
+        if not isinstance(data, dict):
+            return None, ""
+        found = data.get("findings")
+        return (len(found) if isinstance(found, list) else None), str(data.get("reason", ""))[:200]
+    return None, ""
+
+
+def children_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
 
 
 def run_process(doc: Doc, pdf: Path, work: Path, timeout: float, res: Result) -> None:
@@ -149,7 +159,7 @@ def run_process(doc: Doc, pdf: Path, work: Path, timeout: float, res: Result) ->
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     cmd = [*pressroom_cmd(), "process", "--redact", REDACT, "-o", str(out), str(pdf)]
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), children_cpu()
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -157,6 +167,7 @@ def run_process(doc: Doc, pdf: Path, work: Path, timeout: float, res: Result) ->
         res.outcome = "timed out"
         return
     res.seconds = round(time.monotonic() - t0, 1)
+    res.cpu_seconds = round(children_cpu() - cpu0, 1)
     delivered = out / doc.name
     if run.returncode == 0 and delivered.is_file():
         res.outcome = "delivered"
@@ -166,7 +177,7 @@ def run_process(doc: Doc, pdf: Path, work: Path, timeout: float, res: Result) ->
             res.words_lost = round(share_lost(source, words(pdftext(delivered))), 4)
     elif run.returncode == 3:
         res.outcome, res.code = "held", first_code(run.stderr, "?")
-        res.held_findings = held_count(out / "review")
+        res.held_findings, res.reason = held_note(out / "review")
     elif run.returncode == 2:
         res.outcome, res.code = "refused", first_code(run.stderr, "?")
     else:
@@ -346,6 +357,24 @@ def print_table(halves: dict[str, dict[str, Any]]) -> None:
         print(f"{label:{w0}}  " + "  ".join(f"{v:>{ws[i]}}" for i, v in enumerate(vals)))
 
 
+def print_kinds(rs: Sequence[Result]) -> None:
+    """Outcomes and findings per kind of document, both halves pooled."""
+    print(
+        f"\n{'kind':13}  {'docs':>4}  {'dlv':>3}  {'held':>4}  {'ref':>3}  {'crash':>5}  "
+        f"{'t/o':>3}  {'names/doc med':>13}  {'findings/doc max':>16}"
+    )
+    for kind in sorted({r.kind for r in rs}):
+        ks = [r for r in rs if r.kind == kind]
+        n = {o: sum(1 for r in ks if r.outcome == o) for o in OUTCOMES}
+        ok = [r for r in ks if not r.detect_code]
+        names = fmt(median(r.findings.get("name", 0) for r in ok))
+        most = max((sum(r.findings.values()) for r in ok), default=0)
+        print(
+            f"{kind:13}  {len(ks):4}  {n['delivered']:3}  {n['held']:4}  {n['refused']:3}  "
+            f"{n['crashed']:5}  {n['timed out']:3}  {names:>13}  {most:16}"
+        )
+
+
 def write_sample(
     results: Sequence[Result], paths: dict[str, Path], n: int, seed: int, dest: Path
 ) -> list[dict[str, Any]]:
@@ -416,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_process(doc, pdf, work, args.timeout, res)
         print(
             f"{doc.half:8}  {doc.kind:13}  {doc.name}  {res.pages:2} p  {res.outcome:9}  "
-            f"{res.code:24}  {res.seconds:6.1f} s",
+            f"{res.code:24}  {res.seconds:6.1f} s  ({res.cpu_seconds or 0:.1f} s CPU)",
             file=sys.stderr,
             flush=True,
         )
@@ -434,6 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.half == "all":
         halves["all"] = summarise(rs)
     print_table(halves)
+    print_kinds(rs)
     print(
         f"\n{len(rs)} documents, {len(missing)} left out; process {t_process:.0f} s, "
         f"process and detect {t_all:.0f} s in all (nice -n 10, parallel {args.parallel})"
