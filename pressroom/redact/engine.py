@@ -59,7 +59,13 @@ from pressroom.redact.scan import (
     document_values,
     scan_pages,
 )
-from pressroom.redact.writing import MIN_LETTERS, Unread, language_bound, unread_pages
+from pressroom.redact.writing import (
+    MIN_LETTERS,
+    Unread,
+    language_bound,
+    ocr_languages,
+    unread_pages,
+)
 from pressroom.settings import RedactionSettings
 
 __all__ = [
@@ -132,6 +138,7 @@ def redact_document(
                 found = _Found(by_kind, _tokens(by_kind), applied)
                 # a reviewer's rebuild goes back to them anyway: they were told at the hold
                 unread = _unread(scans, policy, options) if options.corrections is None else None
+                misread = _misread(scans, engine, options) if unread is None else None
             if unread is not None:
                 _refuse_unread(unread, options)
             try:
@@ -144,7 +151,9 @@ def redact_document(
                     output,
                     # text OCR of the job's languages could not read is not "no text": the
                     # copy is built, and held below, however little OCR made of its pages
-                    options if unread is None else replace(options, allow_no_text=True),
+                    options
+                    if unread is None and misread is None
+                    else replace(options, allow_no_text=True),
                     engine,
                     detector,
                     ocr,
@@ -155,7 +164,12 @@ def redact_document(
                 # what a reviewer needs to judge the held copy: every finding, with its place,
                 # and where the check that held it found what it found again
                 again = rechecked(exc)
-                held = _unread_hold(exc, again, unread) if unread is not None else exc
+                held = exc
+                if unread is not None:
+                    held = _unread_hold(exc, again, unread)
+                elif misread is not None and _low_confidence_only(exc, again, misread):
+                    _refuse_unread(misread, options)
+                    held = UnsupportedScriptHeld(_misread_reason(misread))
                 held.findings = _findings(scans, found)
                 sheet = review_sheet(scans, held.findings, options.corrections)
                 held.sheet = replace(sheet, rechecked=again)
@@ -177,6 +191,14 @@ def redact_document(
         held.sheet = sheet
         held.result = {"text_layer": result.text_layer}
         raise held
+    if misread is not None and result.text_layer == "empty":
+        # a page with text of its own, that OCR made nothing of: not "no text"
+        _refuse_unread(misread, options)
+        held = UnsupportedScriptHeld(_misread_reason(misread))
+        held.findings = list(findings)
+        held.sheet = sheet
+        held.result = {"text_layer": "empty"}
+        raise held
     if result.text_layer == "empty":  # allowed to have no text: then a person must look
         held = NoText("no page yields text: nothing could be checked for what must go")
         held.findings = list(findings)
@@ -197,6 +219,34 @@ def _unread(
     read (``redact.writing``), each read in its own text, or OCR's where it has none."""
     bound = language_bound(policy.classes, RedactionSettings.given(options.redaction))
     return unread_pages((_page_text(scan) for scan in scans), bound) if bound else None
+
+
+def _misread(scans: Sequence[PageScan], engine: OcrEngine, options: JobOptions) -> Unread | None:
+    """The pages whose own text is in a script OCR of the job's languages does not read. OCR
+    cannot tell which of such a page's words a reader sees, so the page is rebuilt from its
+    pixels with what OCR made of it: little, and with little confidence."""
+    codes = options.languages or tuple(getattr(engine, "languages", ("eng",)))
+    bound = {"ocr": ocr_languages(codes)}
+    return unread_pages((" ".join(w.text for w in scan.extracted) for scan in scans), bound)
+
+
+def _misread_reason(misread: Unread) -> str:
+    return (
+        f"{misread.reason()}: the words of those pages cannot be told seen from hidden, so "
+        "they are rebuilt from their pixels with what OCR read as their text; held for a person"
+    )
+
+
+def _low_confidence_only(
+    exc: ReviewRequired, places: Sequence[SheetFinding], unread: Unread
+) -> bool:
+    """Whether a check held the copy only for pages of ``unread`` read with too little
+    confidence."""
+    return (
+        type(exc) is OutputCheckFailed
+        and bool(places)
+        and all(p.kind == "low-confidence" and p.page in unread.pages for p in places)
+    )
 
 
 def _page_text(scan: PageScan) -> str:
@@ -229,9 +279,7 @@ def _unread_hold(
     withholds the label by it."""
     if exc.message == LABEL_HELD:
         return exc
-    if type(exc) is OutputCheckFailed and all(
-        p.kind == "low-confidence" and p.page in unread.pages for p in places
-    ):
+    if _low_confidence_only(exc, places, unread):
         return UnsupportedScriptHeld(_held_reason(unread))
     return UnsupportedScriptHeld(
         f"{_held_reason(unread)}; the checks also held it: {exc.one_line()}"

@@ -112,6 +112,16 @@ SCRIPT_LANGUAGES: dict[str, frozenset[str]] = {
     "Thai": frozenset({"th"}),
     "Devanagari": frozenset({"hi", "mr", "ne"}),
 }
+NON_LATIN = frozenset().union(*(v for k, v in SCRIPT_LANGUAGES.items() if k != "Latin"))
+# Tesseract's codes of the languages above (ISO 639-2/T, its Chinese by variant)
+TESSERACT_LANGUAGES = {
+    "eng": "en", "fra": "fr", "deu": "de", "spa": "es", "ita": "it", "nld": "nl", "por": "pt",
+    "pol": "pl", "swe": "sv", "ron": "ro", "ces": "cs", "slk": "sk", "hun": "hu", "fin": "fi",
+    "dan": "da", "nor": "nb", "tur": "tr", "vie": "vi", "rus": "ru", "ukr": "uk", "bul": "bg",
+    "srp": "sr", "mkd": "mk", "bel": "be", "kaz": "kk", "ell": "el", "ara": "ar", "fas": "fa",
+    "urd": "ur", "heb": "he", "yid": "yi", "chi_sim": "zh", "chi_tra": "zh", "jpn": "ja",
+    "kor": "ko", "tha": "th", "hin": "hi", "mar": "mr", "nep": "ne",
+}  # fmt: skip
 # how a script is named to a person, where its name alone would not say the language
 SCRIPT_NAMES = {
     "Kana": "Japanese",
@@ -254,22 +264,30 @@ def language_bound(
 
 def covers(languages: frozenset[str], script: str, language: str | None) -> bool:
     """Whether recognisers of ``languages`` read letters of ``script`` (in ``language``, where
-    it is known: Latin text whose language no word gave away is read as theirs)."""
-    if script == "Latin" and language is not None:
-        return language in languages
+    it is known: Latin text whose language no word gave away is read as theirs). A language
+    this module does not know is taken to be written in Latin letters."""
+    if script == "Latin":
+        if language is not None:
+            return language in languages
+        return bool(languages - NON_LATIN)
     return bool(SCRIPT_LANGUAGES.get(script, frozenset()) & languages)
 
 
-def unread(writing: Writing, languages: frozenset[str]) -> str | None:
+def unread(
+    writing: Writing, languages: frozenset[str], *, scripts_only: bool = False
+) -> str | None:
     """What a page is written in, said for a person ("Cyrillic script", "French", "Korean
     (Hangul)"), when ``UNREAD_SHARE`` of its letters are in writing that recognisers of
-    ``languages`` do not read; None when they read it (or it has too few letters to say)."""
+    ``languages`` do not read; None when they read it (or it has too few letters to say).
+    ``scripts_only``: the reader reads any language of a script it reads (OCR: English
+    Tesseract data reads French prose)."""
     if writing.letters < MIN_LETTERS:
         return None
+    language = None if scripts_only else writing.language
     missed = {
         script: n
         for script, n in writing.scripts.items()
-        if not covers(languages, script, writing.language)
+        if not covers(languages, script, language)
     }
     if sum(missed.values()) < UNREAD_SHARE * writing.letters:
         return None
@@ -292,8 +310,14 @@ def languages_said(languages: frozenset[str]) -> str:
 
 
 # what a class's recognisers are called where a reason names them
-RECOGNISERS = {"name": "the name model", "address": "the address recognisers"}
+RECOGNISERS = {"name": "the name model", "address": "the address recognisers", "ocr": "OCR"}
 MAX_PAGES_SAID = 8  # a reason lists this many pages of a writing, then says how many more
+
+
+def ocr_languages(codes: Iterable[str]) -> frozenset[str]:
+    """The languages (ISO 639-1) of Tesseract language codes; a code not known here stands for
+    itself (and is taken to read Latin letters)."""
+    return frozenset(TESSERACT_LANGUAGES.get(code, code) for code in codes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +354,7 @@ def _pages_said(pages: list[int]) -> str:
 def unread_pages(texts: Iterable[str], bound: Mapping[str, frozenset[str]]) -> Unread | None:
     """Of pages' texts (in order), those mostly in writing that a class of ``bound`` (class ->
     the languages its recognisers read: ``language_bound``) does not read; None when every
-    page is read (or nothing is bound)."""
+    page is read (or nothing is bound). The class ``"ocr"`` reads by script alone."""
     if not bound:
         return None
     pages: dict[int, str] = {}
@@ -338,7 +362,7 @@ def unread_pages(texts: Iterable[str], bound: Mapping[str, frozenset[str]]) -> U
     for n, text in enumerate(texts, 1):
         writing = writing_of(text)
         for kind, languages in bound.items():
-            said = unread(writing, languages)
+            said = unread(writing, languages, scripts_only=kind == "ocr")
             if said is not None:
                 pages.setdefault(n, said)
                 kinds[kind] = languages

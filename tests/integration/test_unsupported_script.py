@@ -143,6 +143,24 @@ def test_a_short_page_in_another_script_is_not_an_unreadable_scan(
     assert not isinstance(held.value, UnreadableScan)
 
 
+def test_an_accounts_only_redaction_of_a_page_ocr_cannot_read_is_held_not_unreadable(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    # no name is looked for, but OCR in English cannot tell which of the page's words a reader
+    # sees: the page is rebuilt from its pixels, and OCR makes little of them
+    src = dejavu_pdf(tmp_path / "in.pdf", ["Получатель: Иван Петрович Сидоров", f"IBAN {ACCOUNT}"])
+    out = tmp_path / "out.pdf"
+    with pytest.raises(UnsupportedScriptHeld) as held:
+        redact(src, out, engine, policy="account-number")
+    assert "written in Cyrillic script (page 1), which OCR (English) does not read" in (
+        held.value.message
+    )
+    assert "name model" not in held.value.message
+    assert find_leaks(out, [ACCOUNT]) == []
+    with pytest.raises(UnsupportedScript):
+        redact(src, out, engine, policy="account-number", refuse=True)
+
+
 def test_the_refuse_setting_refuses_it_with_its_own_code(
     tmp_path: Path, engine: TesseractEngine
 ) -> None:

@@ -17,8 +17,10 @@ from pressroom.redact.writing import (
     languages_said,
     model_languages,
     name_languages,
+    ocr_languages,
     script_of,
     unread,
+    unread_pages,
     writing_of,
 )
 from pressroom.settings import RedactionSettings
@@ -200,3 +202,37 @@ def test_only_names_and_addresses_are_bound_to_languages() -> None:
 def test_languages_are_said_by_name() -> None:
     assert languages_said(ENGLISH) == "English"
     assert languages_said(frozenset({"en", "fr"})) == "English and French"
+
+
+def test_ocr_reads_by_script_not_by_language() -> None:
+    english_ocr = ocr_languages(("eng",))
+    assert english_ocr == ENGLISH
+    assert unread(writing_of(PROSE["fr"]), english_ocr, scripts_only=True) is None
+    assert unread(writing_of(OTHER_SCRIPTS["Cyrillic script"]), english_ocr, scripts_only=True)
+    assert (
+        unread(writing_of(OTHER_SCRIPTS["Cyrillic script"]), ocr_languages(("eng", "rus"))) is None
+    )
+    assert (
+        unread(
+            writing_of(OTHER_SCRIPTS["Cyrillic script"]), ocr_languages(("rus",)), scripts_only=True
+        )
+        is None
+    )
+    # a code not known here stands for itself, and is taken to read Latin letters
+    assert ocr_languages(("xyz",)) == frozenset({"xyz"})
+    assert unread(writing_of(PROSE["en"]), ocr_languages(("xyz",)), scripts_only=True) is None
+
+
+def test_the_reason_names_the_writing_the_pages_and_the_readers() -> None:
+    pages = [OTHER_SCRIPTS["Cyrillic script"], PROSE["en"], PROSE["fr"]] + [
+        OTHER_SCRIPTS["Cyrillic script"]
+    ] * 10
+    found = unread_pages(pages, {"name": ENGLISH, "address": ENGLISH})
+    assert found is not None
+    assert sorted(found.pages)[:3] == [1, 3, 4] and 2 not in found.pages
+    assert found.reason() == (
+        "written in Cyrillic script (pages 1, 4, 5, 6, 7, 8, 9, 10 and 3 more), French (page 3), "
+        "which the name model (English) and the address recognisers (English) do not read"
+    )
+    assert unread_pages([PROSE["en"]] * 3, {"name": ENGLISH}) is None
+    assert unread_pages([OTHER_SCRIPTS["Japanese"]], {}) is None
