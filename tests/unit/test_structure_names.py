@@ -5,6 +5,7 @@ places and document parts those shapes must not take for people."""
 from __future__ import annotations
 
 from pressroom.redact.detect import Finding
+from pressroom.redact.detect.detector import Detector
 from pressroom.redact.detect.structure import STRONG, WEAK, structured_names
 
 
@@ -62,3 +63,29 @@ def test_a_column_of_names_is_evidence_for_its_neighbours() -> None:
         Finding("name", table.index("Lwazi"), table.index("Lwazi") + 10, "x", "ner", 0.9),
     ]
     assert _found(table, names) == {}
+
+
+def test_a_column_headed_for_people_is_read_whole_and_its_header_is_no_name() -> None:
+    """A roll of votes or a donor list: names in capitals, surname first, under a header that
+    says whose column it is; the header's words are never a name."""
+    text = (
+        "MEMBER\tWARD\tVOTE\n"
+        "AGYƐMAN, ABENA\tAksaray\tAYE\n"
+        "REDDY, ADITYA\tItaperuna\tABSTAIN\n"
+        "KWON YU-NA\tArtux\tNO\n"
+        "KREJČÍ, KATEŘINA\tCabanatuan City\tAYE\n"
+    )
+    found = Detector.for_classes(["name"]).find_all(text)
+    names = [f.value for f in found if f.kind == "name"]
+    for person in ("AGYƐMAN, ABENA", "REDDY, ADITYA", "KWON YU-NA", "KREJČÍ, KATEŘINA"):
+        assert person in names, names
+    assert not any(word in value for value in names for word in ("MEMBER", "WARD", "VOTE", "AYE"))
+    # no header: a column is read once two of its cells hold a name found otherwise
+    plain = "Mr Olu Bakare\t2,000\nMrs Ines Duarte\t1,500\nTomasz Wrzesień\t900\n"
+    values = [f.value for f in structured_names(plain, Detector.for_classes(["name"]).find(plain))]
+    assert "Tomasz Wrzesień" in values
+
+
+def test_an_own_goal_or_a_penalty_keeps_the_scorers_in_brackets() -> None:
+    text = "Kalnėnai Celtic 2 (Pärn 26 pen, Ó Riordáin 37 og)"
+    assert sorted(_found(text)) == ["Pärn", "Ó Riordáin"]

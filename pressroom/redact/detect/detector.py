@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pressroom.redact.detect import Finding, Recognizer, valid_text
@@ -27,7 +27,7 @@ from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
 from pressroom.redact.detect.places import mostly_place
 from pressroom.redact.detect.plugins import installed_recognizers
-from pressroom.redact.detect.structure import structured_names
+from pressroom.redact.detect.structure import people_headers, structured_names
 from pressroom.redact.policy import CLASSES
 from pressroom.settings import RedactionSettings
 
@@ -93,6 +93,7 @@ class Detector:
             others = self.model.others(text)
         if "name" in self.classes:
             found += structured_names(text, found)
+            found = _outside(text, found, people_headers(text))
         return weigh(text, resolve(extend_names(text, found), others))
 
     def find_all(self, text: str) -> list[Finding]:
@@ -107,6 +108,27 @@ class Detector:
 # a name grows over spaces, never over a tab: a tab is the gap between two cells of a table
 _PREV_TOKEN = re.compile(rf"({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?) +$")
 _NEXT_TOKEN = re.compile(rf"^ +({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?)")
+
+
+def _outside(text: str, found: list[Finding], heads: Sequence[tuple[int, int]]) -> list[Finding]:
+    """Name findings without what lies in a table's header line ("MEMBER<tab>WARD<tab>VOTE"
+    heads a column of people; none of its words is one): a finding inside one is dropped, one
+    that runs out of it keeps the part after it."""
+    if not heads:
+        return found
+    out: list[Finding] = []
+    for f in found:
+        kept: Finding | None = f
+        for a, b in heads:
+            if kept is None or kept.kind != "name" or kept.end <= a or b <= kept.start:
+                continue
+            if kept.start < a or kept.end <= b + 1:
+                kept = None
+            else:
+                kept = replace(kept, start=b + 1, value=text[b + 1 : kept.end])
+        if kept is not None:
+            out.append(kept)
+    return out
 
 
 def extend_names(text: str, found: Sequence[Finding]) -> list[Finding]:

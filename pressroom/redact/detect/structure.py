@@ -56,7 +56,7 @@ _DISMISSAL = re.compile(
     rf")[ \t]+\d{{1,3}}\b"
 )
 # a scorer and their minutes, the next ones after a comma; at most twelve of them
-_GOAL = r"\d{1,3}(?:\+\d)?'?(?:[ \t]*pen\.?)?"
+_GOAL = r"\d{1,3}(?:\+\d)?'?(?:[ \t]*(?:pen\.?|og|o\.g\.|\(?pen\)?|\(?og\)?))?"
 _SCORE_BRACKET = re.compile(
     rf"\b\d{{1,2}}[ \t]*\((?P<inside>(?>[ \t]*{NAME}[ \t]+{_GOAL}"
     rf"(?:[ \t]*[,;][ \t]*(?:{NAME}[ \t]+)?{_GOAL}){{0,11}})[ \t]*)\)"
@@ -119,7 +119,118 @@ def structured_names(text: str, found: Sequence[Finding] = ()) -> list[Finding]:
         score = STRONG if telling and " " in m.group("who") else WEAK
         out.append(_finding(text, m.start("who"), m.end("who"), "results", score))
     out += _columns(text, found)
+    out += table_columns(text, found)
     return [f for f in out if f is not None]
+
+
+# a column headed by one of these holds people ("MEMBER", "Donor", "Full name")
+PERSON_HEADERS = frozenset(
+    """name names member members donor donors contributor contributors payee payees recipient
+    recipients employee employees staff candidate candidates player players athlete athletes
+    driver drivers rider riders speaker speakers attendee attendees voter voters councillor
+    councillors director directors trustee trustees witness witnesses defendant defendants
+    applicant applicants patient patients student students pupil pupils author authors client
+    clients tenant tenants surname surnames forename forenames person people individual
+    individuals contact representative delegate delegates nominee nominees winner winners
+    signatory signatories volunteer volunteers""".split()
+) | frozenset(
+    [
+        "full name",
+        "last name",
+        "first name",
+        "given name",
+        "family name",
+        "donor name",
+        "member name",
+        "employee name",
+        "name of donor",
+        "name of member",
+        "contributor name",
+    ]
+)
+# a cell that may be a person: letters, with the commas, stops, hyphens and apostrophes of
+# "OKAFOR, Adaeze", "A. N. Other", "O'Neill-Brown"; one to six words
+_CELL_NAME = re.compile(rf"^{LETTER}[{LETTER[1:-1]}.,'\u2019\- ]*$")
+
+
+def _cells(line: str) -> list[tuple[int, int]]:
+    """Each tab-separated cell of a line as its stripped span in the line."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for cell in line.split("\t"):
+        a = at + len(cell) - len(cell.lstrip())
+        b = at + len(cell.rstrip())
+        spans.append((a, b))
+        at += len(cell) + 1
+    return spans
+
+
+def _person_cell(value: str) -> bool:
+    words = value.replace(",", " ").split()
+    if not 1 <= len(words) <= 6 or not _CELL_NAME.match(value):
+        return False
+    if sum(c.isalpha() for c in value) < 2:
+        return False
+    return not _ordinary(value)
+
+
+def table_runs(text: str) -> list[list[tuple[int, list[tuple[int, int]]]]]:
+    """Runs of three or more consecutive lines of one number of tab-separated cells (two or
+    more): each line as (its offset, its cells' spans in the text)."""
+    runs: list[list[tuple[int, list[tuple[int, int]]]]] = []
+    run: list[tuple[int, list[tuple[int, int]]]] = []
+    at = 0
+    for line in [*text.split("\n"), None]:
+        cells = _cells(line) if line is not None and "\t" in line else None
+        if cells is not None and run and len(cells) == len(run[-1][1]):
+            run.append((at, [(at + a, at + b) for a, b in cells]))
+        else:
+            if len(run) >= 3:
+                runs.append(run)
+            run = [(at, [(at + a, at + b) for a, b in cells])] if cells is not None else []
+        at += (len(line) if line is not None else 0) + 1
+    return runs
+
+
+def people_headers(text: str) -> list[tuple[int, int]]:
+    """The header lines of tables with a column of people: no figure in them, and a cell
+    that names people ("MEMBER<tab>WARD<tab>VOTE"). Nothing in such a line is a person."""
+    out: list[tuple[int, int]] = []
+    for run in table_runs(text):
+        at, cells = run[0]
+        line = text[at : cells[-1][1]]
+        if not any(c.isdigit() for c in line) and any(_header(text[a:b]) for a, b in cells):
+            out.append((at, cells[-1][1]))
+    return out
+
+
+def _header(value: str) -> bool:
+    return " ".join(fold(value).strip(" :.#*").split()) in PERSON_HEADERS
+
+
+def table_columns(text: str, found: Sequence[Finding] = ()) -> list[Finding | None]:
+    """The cells of a table's column of people: every cell under a header that names people
+    (believed), or, with no such header, the rest of a column where two cells or more hold a
+    name found otherwise (doubtful)."""
+    believed = [(f.start, f.end) for f in found if f.kind == KIND and not f.doubt]
+    out: list[Finding | None] = []
+    for run in table_runs(text):
+        head_at, head = run[0]
+        headed = not any(c.isdigit() for c in text[head_at : head[-1][1]])
+        for c in range(len(head)):
+            rows = run[1:] if headed else run
+            column = [cells[c] for _at, cells in rows]
+            if headed and _header(text[head[c][0] : head[c][1]]):
+                score = STRONG
+            else:
+                held = sum(any(a < e and s < b for a, b in believed) for s, e in column)
+                if held < 2:
+                    continue
+                score = WEAK
+            for s, e in column:
+                if e > s and _person_cell(text[s:e]):
+                    out.append(Finding(KIND, s, e, text[s:e], "table-column", score))
+    return out
 
 
 def _columns(text: str, found: Sequence[Finding]) -> list[Finding | None]:
