@@ -131,12 +131,13 @@ MEANINGS = {
     "UNSUPPORTED_FORM": "An XFA form with no appearances of its own (a dynamic form: the viewer "
     "builds its pages). Pressroom keeps what a form shows by drawing it into the page, and "
     "cannot for this one; save it as a static PDF (print to PDF) and send that.",
-    "UNSUPPORTED_SCRIPT": "A redaction for names of a page whose text is mostly in a script "
-    "or language the loaded name models were not made for (Cyrillic, Arabic, CJK…; French "
-    "prose where only English models are loaded). Its text was read: it is not "
+    "UNSUPPORTED_SCRIPT": "A redaction for names or addresses of a page whose text is mostly "
+    "in a script or language those recognisers were not made for (Cyrillic, Arabic, CJK…; "
+    "French prose where only English models are loaded), or of a page whose own text is in a "
+    "script the job's OCR languages do not read. Its text was read: it is not "
     "`UNREADABLE_SCAN`. Per `PRESSROOM_UNSUPPORTED_SCRIPT`, held for a person after what "
-    "applies ran (accounts, addresses, names by rule; `hold`, the default), or refused "
-    "(`refuse`). The message names the script or language.",
+    "applies ran and was burned (`hold`, the default), or refused (`refuse`). The message "
+    "names the writing, the pages and the recognisers.",
     "UNSUPPORTED_LANGUAGE": "An OCR language whose Tesseract data is not installed where the "
     "job runs, or a code that is no Tesseract language: the message names the Debian package "
     "(`tesseract-ocr-deu`) and the languages installed. See docs/languages.md.",

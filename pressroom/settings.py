@@ -836,9 +836,10 @@ VARIABLES: tuple[Var, ...] = (
         _choice("hold", "refuse"),
         "A redaction for names (or addresses) of a page mostly in a script or language those "
         "recognisers were not made for (Cyrillic, Arabic, CJK…; French prose under the English "
-        "models): `hold` runs what applies (accounts, addresses, names by rule), burns it and "
-        "holds the copy for a person; `refuse` rejects the job. Both say `UNSUPPORTED_SCRIPT` "
-        "and name the writing; neither is `UNREADABLE_SCAN`.",
+        "models), or whose own text is in a script the job's OCR languages do not read: `hold` "
+        "runs what applies (accounts, addresses, names by rule), burns it and holds the copy "
+        "for a person; `refuse` rejects the job. Both say `UNSUPPORTED_SCRIPT` and name the "
+        "writing; neither is `UNREADABLE_SCAN`.",
     ),
     _V(
         "PRESSROOM_RECOGNIZERS",
