@@ -44,7 +44,7 @@ def page(medium: str) -> Document:
     x, y = 72.0, 90.0
     b.line(p, x, y, [b.keep("Harbour board names its new chair")], size=16, face="serif-bold")
     y += 22
-    b.line(p, x, y, ["By", b.value("name", BYLINE.full, "full")], size=10)
+    b.line(p, x, y, ["By ", b.value("name", BYLINE.full, "full")], size=10)
     y += 20
     y = b.para(
         p,
@@ -52,11 +52,11 @@ def page(medium: str) -> Document:
         y,
         460,
         [
-            "The board met on Tuesday and chose",
+            "The board met on Tuesday and chose ",
             b.value("name", PROSE.full, "full"),
-            "as its chair for the next three years. In her first remarks",
+            " as its chair for the next three years. In her first remarks ",
             b.value("name", PROSE.alone, "surname"),
-            "thanked the staff of the harbour office.",
+            " thanked the staff of the harbour office.",
         ],
     )
     y += 10
@@ -75,12 +75,12 @@ def page(medium: str) -> Document:
         p,
         x,
         y,
-        [b.value("name", CAPTION.full, "full"), "inspects the new ferry terminal on Friday."],
+        [b.value("name", CAPTION.full, "full"), " inspects the new ferry terminal on Friday."],
         size=9,
         face="serif",
     )
     y += 24
-    b.line(p, x, y, ["DONORS:", b.value("name", CAPITALS.full.upper(), "capitals"), "250"])
+    b.line(p, x, y, ["DONORS: ", b.value("name", CAPITALS.full.upper(), "capitals"), " 250"])
     y += 30
     for line in (
         ["Yours sincerely,"],
