@@ -242,9 +242,10 @@ def model_languages(model: str) -> frozenset[str]:
 
 
 def name_languages(redaction: RedactionSettings | None = None) -> frozenset[str]:
-    """The languages the loaded name models read (ISO 639-1). The default model is English."""
+    """The languages the loaded name models read (ISO 639-1): those of any of the pipelines
+    ``PRESSROOM_NER_MODEL`` names (``a+b``). The default model is English."""
     model = redaction.ner_model if redaction is not None else DEFAULT_NER_MODEL
-    return model_languages(model)
+    return frozenset().union(*(model_languages(m) for m in model.split("+") if m.strip()))
 
 
 # the classes whose recognisers are made for some languages only; account numbers are

@@ -191,6 +191,9 @@ def test_the_default_name_model_is_english() -> None:
     assert name_languages() == ENGLISH
     assert name_languages(RedactionSettings()) == ENGLISH
     assert name_languages(RedactionSettings(ner_model="de_core_news_md")) == frozenset({"de"})
+    # several pipelines joined by "+": what any of them reads
+    pair = RedactionSettings(ner_model="pressroom_names_en+fr_core_news_md")
+    assert name_languages(pair) == frozenset({"en", "fr"})
 
 
 def test_only_names_and_addresses_are_bound_to_languages() -> None:
