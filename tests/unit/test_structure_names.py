@@ -89,3 +89,31 @@ def test_a_column_headed_for_people_is_read_whole_and_its_header_is_no_name() ->
 def test_an_own_goal_or_a_penalty_keeps_the_scorers_in_brackets() -> None:
     text = "Kalnėnai Celtic 2 (Pärn 26 pen, Ó Riordáin 37 og)"
     assert sorted(_found(text)) == ["Pärn", "Ó Riordáin"]
+
+
+def test_scorers_on_a_line_of_their_own_line_ups_and_leaders() -> None:
+    text = (
+        "CARROWMORE HARRIERS 0 DEPORTIVO FARNLEY 3\n"
+        "de Groot 41 pen, Sepúlveda 67, Bjørklund 86\n"
+        "WESTMARCH (5-3-2): Hwang; Rahman, O'Donoghue (Ndiaye 56); Bălan, Shackleton.\n"
+        "Bench: Chaouki, Agyɛman.\n"
+        "25 - Diop (Torrefría United)\n"
+        "Extras 12\n"
+        "Section 4, Article 12\n"
+    )
+    assert sorted(_found(text)) == sorted(
+        [
+            "de Groot",
+            "Sepúlveda",
+            "Bjørklund",
+            "Hwang",
+            "Rahman",
+            "O'Donoghue",
+            "Ndiaye",
+            "Bălan",
+            "Shackleton",
+            "Chaouki",
+            "Agyɛman",
+            "Diop",
+        ]
+    )

@@ -62,6 +62,23 @@ _SCORE_BRACKET = re.compile(
     rf"(?:[ \t]*[,;][ \t]*(?:{NAME}[ \t]+)?{_GOAL}){{0,11}})[ \t]*)\)"
 )
 _SCORER = re.compile(rf"(?P<who>{NAME})[ \t]+\d")
+# a name with a lower-case particle before it ("de Groot", "van Dijk")
+_PNAME = rf"(?:(?:de|van|von|da|di|du|le|la|del|der|den|ten|ter|dos|das)[ ])?{NAME}"
+# a line of scorers with no bracket: "de Groot 41 pen, Sepúlveda 67, Bjørklund 86"
+_SCORER_LINE = re.compile(
+    rf"(?m)^[ \t]*(?:{_PNAME}[ \t]+{_GOAL}(?:[ \t]*,[ \t]*{_GOAL})*[ \t]*(?:[,;][ \t]*|$))+$"
+)
+_SCORER_ITEM = re.compile(rf"(?P<who>{_PNAME})[ \t]+{_GOAL}")
+# a team's line-up after its formation, and the lists a match report labels: "WESTMARCH
+# (4-4-2): Hwang; Rahman, O'Donoghue (Ndiaye 56); …", "Bench: Chaouki, Byaruhanga."
+_LINEUP = re.compile(
+    r"(?m)(?:\(\d(?:[-\u2013]\d){2,3}\)[ \t]*:|^[ \t]*(?:Bench|Substitutes|Subs|Unused[ \t]+subs"
+    r"|Booked|Cautioned|Sent[ \t]+off|Yellow[ \t]+cards?|Red[ \t]+cards?|Scorers?|Goals"
+    r"|Starting[ \t]+(?:XI|eleven)|Line-?up)[ \t]*:)(?P<list>[^\n]*)"
+)
+_LIST_ITEM = re.compile(rf"(?:^|(?<=[,;(:]))[ \t]*(?P<who>{_PNAME})(?=[ \t]*(?:[,;.()]|\d|$))")
+# a leaders' list: "25 - Diop (Torrefría United)", "12 - A. Kowalski (Poland)"
+_LEADER = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-\u2013\u2014][ \t]*(?P<who>{_PNAME})[ \t]*\(")
 _RESULT = re.compile(
     rf"(?m)^[ \t]*\d{{1,3}}[.)]?[ \t]+(?P<who>{NAME})[ \t]*\((?P<team>[^()\n]{{2,40}})\)"
     rf"[ \t,]+[\d:.,]+"
@@ -74,7 +91,9 @@ _LINE_RANK = re.compile(rf"^[ \t]*\d{{1,3}}[.)]?[ \t]+(?P<who>{NAME})(?=[ \t]|\(
 PARTS = frozenset(
     """section article chapter page pages clause paragraph para item rule part schedule annex
     appendix figure fig table note line lines room gate platform level floor step stage round
-    week day year group class grade question exercise verse act scene""".split()
+    week day year group class grade question exercise verse act scene extras extra total
+    totals overs over wickets wicket innings runs bowling batting points score half time
+    attendance minute minutes""".split()
 )
 
 
@@ -113,6 +132,16 @@ def structured_names(text: str, found: Sequence[Finding] = ()) -> list[Finding]:
             out.append(
                 _finding(text, base + s.start("who"), base + s.end("who"), "scorers", STRONG)
             )
+    for m in _SCORER_LINE.finditer(text):
+        for s in _SCORER_ITEM.finditer(m.group()):
+            a, b = m.start() + s.start("who"), m.start() + s.end("who")
+            out.append(_finding(text, a, b, "scorers", STRONG))
+    for m in _LINEUP.finditer(text):
+        for s in _LIST_ITEM.finditer(m.group("list")):
+            a, b = m.start("list") + s.start("who"), m.start("list") + s.end("who")
+            out.append(_finding(text, a, b, "line-up", STRONG))
+    for m in _LEADER.finditer(text):
+        out.append(_finding(text, m.start("who"), m.end("who"), "results", STRONG))
     for m in _RESULT.finditer(text):
         team = m.group("team").strip()
         telling = bool(_CODE.fullmatch(team)) or mostly_place(team)
