@@ -72,7 +72,21 @@ CONFIDENT = frozenset(
 )
 # sources whose call is weighed against the document (the model, and the shapes a capital
 # letter alone makes)
-WEIGHED = frozenset({"ner", "initial-caps", "results", "column", "given-name", "census"})
+WEIGHED = frozenset(
+    {"ner", "initial-caps", "results", "column", "given-name", "census", "table-column", "line-up"}
+)
+# the legal forms that end a company's name, written without their stops
+ORG_SUFFIXES = frozenset(
+    """sa nv bv ag se ab asa oy oyj spa srl sarl pty kk co inc ltd plc llc llp lp gmbh kg
+    aps sl sas bhd sdn ltda cia""".split()
+)
+
+
+def organisation_suffix(value: str) -> bool:
+    """Whether a value ends in a company's legal form ("N.V.", "S.A.", "GmbH", "Ltd.")."""
+    words = value.split()
+    return len(words) >= 2 and fold(words[-1].replace(".", "").strip(",;")) in ORG_SUFFIXES
+
 
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*")
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
@@ -236,6 +250,8 @@ class Evidence:
         words = list(_WORD.finditer(f.value))
         if not words:
             return True
+        if organisation_suffix(f.value):
+            return True  # "Keystone Solar N.V.", "Nettlebed Plastics S.A."
         if any(fold(_POSSESSIVE.sub("", m.group())) in self.orgs for m in words):
             return True  # "LINN UR" beside "Linn Electronics, Inc."
         return all(self.ordinary(m.group(), f.start + m.start()) for m in words)
@@ -261,17 +277,47 @@ def weigh(text: str, found: Sequence[Finding]) -> list[Finding]:
     evidence = Evidence(text)
     confident = [(f.start, f.end) for f in found if f.kind == KIND and f.recognizer not in WEIGHED]
     out: list[Finding] = []
-    for f in found:
-        if f.kind != KIND or f.recognizer not in WEIGHED:
-            out.append(f)
+    for whole in found:
+        if whole.kind != KIND or whole.recognizer not in WEIGHED:
+            out.append(whole)
             continue
+        out += _weigh_one(whole, text, evidence, confident)
+    return out
+
+
+def _lines(f: Finding, text: str) -> list[Finding]:
+    """A finding as its parts on each line ("SKY\nLabé": a weather word over a town)."""
+    if "\n" not in f.value:
+        return [f]
+    parts: list[Finding] = []
+    at = f.start
+    for piece in f.value.split("\n"):
+        a = at + len(piece) - len(piece.lstrip())
+        b = at + len(piece.rstrip())
+        if b > a:
+            parts.append(replace(f, start=a, end=b, value=text[a:b]))
+        at += len(piece) + 1
+    return parts
+
+
+def _weigh_one(
+    whole: Finding, text: str, evidence: Evidence, confident: list[tuple[int, int]]
+) -> list[Finding]:
+    """A weighed finding as what of it stands: a finding over two lines is judged line by
+    line, and kept whole when every line of it stands."""
+    parts = [whole] if evidence.in_context(whole.start, whole.end) else _lines(whole, text)
+    kept: list[Finding] = []
+    for f in parts:
         held = any(a < f.end and f.start < b for a, b in confident)
         if not held and evidence.against(f):
             continue
         if not held and not evidence.supported(f):
             f = replace(f, support=False)
-        out.append(f)
-    return out
+        kept.append(f)
+    if len(kept) == len(parts) and len(parts) > 1:
+        support = all(f.support for f in kept)
+        return [whole if support else replace(whole, support=False)]
+    return kept
 
 
 # a document is held NAMES_IMPLAUSIBLE when at least this many of its distinct name values,
