@@ -4,9 +4,9 @@ delivered as if its names had been looked for: held ``UNSUPPORTED_SCRIPT`` after
 ran, or refused ``UNSUPPORTED_SCRIPT`` under ``PRESSROOM_UNSUPPORTED_SCRIPT=refuse``; an
 English page is redacted as before (issue 41, item 6).
 
-No CJK font is installed where these run (only DejaVu and URW's), so Korean and Japanese are
-covered by the unit tests of ``redact.writing`` only; DejaVu Sans draws Cyrillic, Greek and
-Arabic."""
+No CJK font is installed where these run (only DejaVu and URW's): Korean and Japanese come as
+an invisible text layer over a page that shows nothing (as a scanner's "searchable PDF" carries
+its OCR); DejaVu Sans draws Cyrillic, Greek and Arabic."""
 
 # ruff: noqa: RUF001  (Cyrillic and Greek letters that look like Latin ones are the point here)
 
@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pikepdf
 import pytest
 from fpdf import FPDF
+from pikepdf import Array, Dictionary, Name
 
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import (
@@ -27,6 +29,7 @@ from pressroom.errors import (
     UnsupportedScriptHeld,
 )
 from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.textlayer import glyphless_font, to_unicode
 from pressroom.redact.engine import redact_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
@@ -58,6 +61,16 @@ ARABIC = [
     "تقرير اجتماع مجلس الإدارة",
     "افتتح محمد أحمد الاجتماع في الساعة العاشرة.",
     "قدمت فاطمة علي التقرير السنوي للشركة.",
+]
+KOREAN = [
+    "이사회 회의록",
+    "김철수 대표이사가 오전 열 시에 회의를 열었습니다.",
+    "박영희 이사가 회사의 연간 보고서를 발표했습니다.",
+]
+JAPANESE = [
+    "取締役会議事録",
+    "田中太郎社長が午前十時に会議を開きました。",
+    "山田花子取締役が会社の年次報告書を説明しました。",
 ]
 FRENCH = [
     "Le conseil municipal s'est réuni lundi à la mairie pour discuter du budget.",
@@ -119,6 +132,43 @@ def test_a_page_in_another_script_is_held_naming_it(
     assert "name model (English)" in exc.message
     # the held copy is there for a person, with what was found marked on the sheet
     assert out.is_file() and exc.sheet is not None
+
+
+def cjk_layer_pdf(path: Path, lines: list[str]) -> Path:
+    """A page under an invisible text layer in Korean or Japanese (what a scanner's
+    "searchable PDF" leaves), drawn in the glyphless font Pressroom's own layers use. No CJK
+    font is installed where these tests run, so the page shows nothing: the writing comes from
+    its text layer alone."""
+    pdf = pikepdf.new()
+    font = glyphless_font(pdf)
+    font.ToUnicode = pdf.make_stream(to_unicode(ord(c) for line in lines for c in line))
+    ops = ["BT 3 Tr /F1 12 Tf 14 TL 72 720 Td"]
+    ops += [f"<{''.join(f'{ord(c):04X}' for c in line)}> Tj T*" for line in lines]
+    ops.append("ET")
+    pdf.pages.append(
+        pikepdf.Page(
+            Dictionary(
+                Type=Name.Page,
+                MediaBox=Array([0, 0, 612, 792]),
+                Contents=pdf.make_stream("\n".join(ops).encode()),
+                Resources=Dictionary(Font=Dictionary(F1=font)),
+            )
+        )
+    )
+    pdf.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"), [(KOREAN, "Korean (Hangul)"), (JAPANESE, "Japanese")], ids=["ko", "ja"]
+)
+def test_a_page_with_a_korean_or_japanese_text_layer_is_held_naming_it(
+    tmp_path: Path, engine: TesseractEngine, lines: list[str], said: str
+) -> None:
+    src = cjk_layer_pdf(tmp_path / "in.pdf", lines)
+    with pytest.raises(UnsupportedScriptHeld) as held:
+        redact(src, tmp_path / "out.pdf", engine)
+    assert f"written in {said} (page 1)" in held.value.message
 
 
 def test_what_applies_is_burned_in_the_held_copy(tmp_path: Path, engine: TesseractEngine) -> None:
