@@ -30,12 +30,15 @@ UNREAD_SHARE = 1 / 3
 # words that are this share of all its words at least (a table of figures and names has few)
 MIN_STOP_WORDS = 6
 MIN_STOP_SHARE = 0.08
+MAX_PER_WORD = 5
+MIN_DISTINCT = 4
 # another language than English is named only when its words outnumber English's by this much
 LANGUAGE_MARGIN = 1.5
 
 # Each language's commonest short words, written for this guess: a word English uses too ("in",
 # "a", "on", "so", "was", "no", "to", "as") is left out of the others' lists, so English text
-# scores nothing in them.
+# scores nothing in them; so is every word of one letter ("y", "e", "o", "à", "i", "w"): letter-
+# spaced headings ("N O T I C E"), initials and labels ("a1 a2") are full of them.
 STOP_WORDS: dict[str, frozenset[str]] = {
     "en": frozenset(
         "the and of to in is that for it with was on be by this are from at or an have has not "
@@ -44,7 +47,7 @@ STOP_WORDS: dict[str, frozenset[str]] = {
     ),
     "fr": frozenset(
         "le la les des du une et est dans pour qui que sur avec pas par au aux ce cette ces "
-        "sont ont été à où il elle nous vous ils elles leur leurs mais ou se sa son ses l d qu "
+        "sont ont été où il elle nous vous ils elles leur leurs mais ou se sa son ses qu "
         "plus être fait comme très aussi tout tous entre depuis avait était de un".split()
     ),
     "de": frozenset(
@@ -53,11 +56,11 @@ STOP_WORDS: dict[str, frozenset[str]] = {
         "sie er wir ich durch gegen unter vor nicht kein keine".split()
     ),
     "es": frozenset(
-        "el los las del y en que por con para una es se lo como más pero sus su al fue está "
+        "el los las del en que por con para una es se lo como más pero sus su al fue está "
         "son ha muy también este esta entre sobre desde hasta cuando todo de un".split()
     ),
     "it": frozenset(
-        "il di che e è della delle dei degli per non una con sono gli nel nella al alla anche "
+        "il di che della delle dei degli per non una con sono gli nel nella al alla anche "
         "come più ma ha da questo questa lo la del essere stato tra fra un".split()
     ),
     "nl": frozenset(
@@ -65,12 +68,22 @@ STOP_WORDS: dict[str, frozenset[str]] = {
         "naar deze dit heeft hebben worden nog wel kan uit tot ze zich geen".split()
     ),
     "pt": frozenset(
-        "o os da do das dos em um uma não para com que se por mais como foi ao são está também "
-        "pela pelo seu sua na e de ele ela muito já".split()
+        "os da do das dos em um uma não para com que se por mais como foi ao são está também "
+        "pela pelo seu sua na de ele ela muito já".split()
     ),
     "pl": frozenset(
-        "i w z na się nie do jest że jak od po przez dla ale są oraz który która które było "
+        "na się nie do jest że jak od po przez dla ale są oraz który która które było "
         "tym czy tak jego jej ich już".split()
+    ),
+    # Latin, for the placeholder text (lorem ipsum) documents carry: told apart so that it is
+    # not taken for French or Italian, and read as any Latin text (``PLACEHOLDER``)
+    "la": frozenset(
+        "lorem ipsum dolor sit amet consectetur consetetur adipiscing adipisicing elit sed eiusmod "
+        "tempor incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud "
+        "exercitation ullamco laboris nisi aliquip ex ea commodo consequat duis aute irure "
+        "reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat "
+        "cupidatat non proident sunt culpa qui officia deserunt mollit anim id est laborum "
+        "diam nonumy eirmod invidunt erat sadipscing".split()
     ),
     "sv": frozenset(
         "och att det som en är på för med har inte av den till om ett jag var de kan sig men "
@@ -87,6 +100,7 @@ LANGUAGE_NAMES = {
     "pt": "Portuguese",
     "pl": "Polish",
     "sv": "Swedish",
+    "la": "Latin (placeholder text)",
     "ru": "Russian",
     "el": "Greek",
     "ar": "Arabic",
@@ -112,6 +126,9 @@ SCRIPT_LANGUAGES: dict[str, frozenset[str]] = {
     "Thai": frozenset({"th"}),
     "Devanagari": frozenset({"hi", "mr", "ne"}),
 }
+# languages a page is told to be in only so that it is named rightly: placeholder text (lorem
+# ipsum) names no one, so recognisers of any Latin-script language read it
+PLACEHOLDER = frozenset({"la"})
 NON_LATIN = frozenset().union(*(v for k, v in SCRIPT_LANGUAGES.items() if k != "Latin"))
 # Tesseract's codes of the languages above (ISO 639-2/T, its Chinese by variant)
 TESSERACT_LANGUAGES = {
@@ -205,12 +222,21 @@ def guess_language(text: str) -> str | None:
     where they are too few or no language clearly leads. Another language than English is
     named only well ahead of English: a wrong guess holds an English page."""
     words = [w for w in _WORD.findall(text.lower()) if script_of(w[0]) == "Latin"]
+    scored = [w for w in words if len(w) > 1]
     if not words:
         return None
-    scores = {lang: sum(w in stop for w in words) for lang, stop in STOP_WORDS.items()}
+    counts = Counter(scored)
+    # a word repeated down a table's column ("na", "sus") is one word: it counts a few times
+    # at most, and a language needs several different words of its own
+    scores = {
+        lang: sum(min(n, MAX_PER_WORD) for w, n in counts.items() if w in stop)
+        for lang, stop in STOP_WORDS.items()
+    }
     best = max(scores, key=lambda lang: scores[lang])
     top = scores[best]
     if top < MIN_STOP_WORDS or top < MIN_STOP_SHARE * len(words):
+        return None
+    if sum(w in STOP_WORDS[best] for w in counts) < MIN_DISTINCT:
         return None
     if best == "en":
         return "en"
@@ -268,7 +294,7 @@ def covers(languages: frozenset[str], script: str, language: str | None) -> bool
     it is known: Latin text whose language no word gave away is read as theirs). A language
     this module does not know is taken to be written in Latin letters."""
     if script == "Latin":
-        if language is not None:
+        if language is not None and language not in PLACEHOLDER:
             return language in languages
         return bool(languages - NON_LATIN)
     return bool(SCRIPT_LANGUAGES.get(script, frozenset()) & languages)

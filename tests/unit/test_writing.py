@@ -239,3 +239,31 @@ def test_the_reason_names_the_writing_the_pages_and_the_readers() -> None:
     )
     assert unread_pages([PROSE["en"]] * 3, {"name": ENGLISH}) is None
     assert unread_pages([OTHER_SCRIPTS["Japanese"]], {}) is None
+
+
+def test_letter_spaced_headings_and_initials_say_no_other_language() -> None:
+    # one-letter words ("o", "e", "a", "i", "y") are Portuguese, Italian, Polish or Spanish
+    # words too, and letter-spaced type and initials are full of them
+    text = "N O T I C E O F P U B L I C H E A R I N G  T h e  S o u t h  C a r o l i n a " * 3
+    assert unread(writing_of(text), ENGLISH) is None
+    text = "J. R. R. Tolkien, C. S. Lewis, E. M. Forster, A. A. Milne, P. G. Wodehouse " * 3
+    assert unread(writing_of(text), ENGLISH) is None
+
+
+def test_a_word_repeated_down_a_column_is_one_word() -> None:
+    # "na" (not available) down a column is Portuguese and Polish for "on"
+    rows = " ".join(f"Measure {n} na na na" for n in range(40))
+    text = PROSE["en"] + " " + rows
+    assert unread(writing_of(text), ENGLISH) is None
+    assert guess_language("Forster sus 11 " * 20 + "von und ein") is None
+
+
+def test_placeholder_latin_is_named_but_read_as_any_latin_text() -> None:
+    lorem = (
+        "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
+        "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud "
+        "exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat."
+    )
+    assert guess_language(lorem) == "la"
+    assert unread(writing_of(lorem), ENGLISH) is None
+    assert unread(writing_of(lorem), frozenset({"ru"})) is not None
