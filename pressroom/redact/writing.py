@@ -30,6 +30,8 @@ UNREAD_SHARE = 1 / 3
 # words that are this share of all its words at least (a table of figures and names has few)
 MIN_STOP_WORDS = 6
 MIN_STOP_SHARE = 0.08
+# a word repeated down a table's column counts this many times at most, and a language is
+# named only on this many different words of its own
 MAX_PER_WORD = 5
 MIN_DISTINCT = 4
 # another language than English is named only when its words outnumber English's by this much
@@ -222,10 +224,9 @@ def guess_language(text: str) -> str | None:
     where they are too few or no language clearly leads. Another language than English is
     named only well ahead of English: a wrong guess holds an English page."""
     words = [w for w in _WORD.findall(text.lower()) if script_of(w[0]) == "Latin"]
-    scored = [w for w in words if len(w) > 1]
     if not words:
         return None
-    counts = Counter(scored)
+    counts = Counter(w for w in words if len(w) > 1)
     # a word repeated down a table's column ("na", "sus") is one word: it counts a few times
     # at most, and a language needs several different words of its own
     scores = {
