@@ -73,7 +73,20 @@ CONFIDENT = frozenset(
 # sources whose call is weighed against the document (the model, and the shapes a capital
 # letter alone makes)
 WEIGHED = frozenset(
-    {"ner", "initial-caps", "results", "column", "given-name", "census", "table-column", "line-up"}
+    {
+        "ner",
+        "initial-caps",
+        "results",
+        "column",
+        "given-name",
+        "census",
+        "table-column",
+        "line-up",
+        "context",
+        "caption",
+        "byline",
+        "life",
+    }
 )
 # the legal forms that end a company's name, written without their stops
 ORG_SUFFIXES = frozenset(

@@ -360,9 +360,12 @@ class NameRecognizer:
         if source == "speaker":
             first_names, last_names = census()
             known = any(w in first_names or w in last_names for w in words)
-            repeated = _speaker_labels(text)[name] >= 2
+            labels = _speaker_labels(text)
+            repeated = labels[name] >= 2
             if len(words) > 1:
-                return known
+                # minutes and transcripts label several speakers: a name of two or three
+                # words among them is a person ("ØRJAN HÅKONSEN:" beside "CHAIR:")
+                return known or (sum(labels.values()) >= 2 and len(words) <= 3)
             given = words[0] in first_names and words[0] not in COMMON
             return given or (repeated and (known or name.isupper()))
         if source == "cue" and len(words) == 1:

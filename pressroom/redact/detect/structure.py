@@ -79,6 +79,48 @@ _LINEUP = re.compile(
 _LIST_ITEM = re.compile(rf"(?:^|(?<=[,;(:]))[ \t]*(?P<who>{_PNAME})(?=[ \t]*(?:[,;.()]|\d|$))")
 # a leaders' list: "25 - Diop (Torrefría United)", "12 - A. Kowalski (Poland)"
 _LEADER = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-\u2013\u2014][ \t]*(?P<who>{_PNAME})[ \t]*\(")
+# a byline: "By Øyvind Sørensen", "By Ana Ruiz, Staff Reporter", "By A. Okafor and B. Diallo"
+_BYLINE = re.compile(
+    rf"(?m)^[ \t]*(?:By|BY)[ \t]+(?P<who>{_PNAME})(?:[ \t]+(?:and|&)[ \t]+(?P<also>{_PNAME}))?"
+    r"[ \t]*(?:,[^\n]*)?$"
+)
+# a caption: "Pictured: NAME …", "Above, NAME (left) …", or a line that opens with a name and
+# ends with its picture's credit "(Photo: …)"
+_CAPTION = re.compile(
+    rf"(?m)(?:^|[.!?][ \t]+)(?:Pictured|Photo|Above|Below|Left|Right|Inset|Main picture)"
+    rf"[ \t]*[:,][ \t]*(?P<who>{_PNAME})(?=[ \t]|,|\(|$)"
+    rf"|^[ \t]*(?P<first>{_PNAME})(?=[ \t]+[a-z][^\n]*\((?:Photo|Picture|Image)[ \t]*:)"
+)
+# a signature: the name on the first line after a letter's sign-off, blank lines between
+_SIGNATURE = re.compile(
+    r"(?im)^[ \t]*(?:yours[ \t]+(?:sincerely|faithfully|truly)|(?:kind|best|warm|with[ \t]+best)"
+    r"[ \t]+(?:regards|wishes)|regards|sincerely|many[ \t]+thanks|with[ \t]+thanks|respectfully)"
+    rf"[ \t]*,?[ \t]*\n(?:[ \t]*\n){{0,3}}[ \t]*(?-i:(?P<who>{_PNAME}))[ \t]*$"
+)
+# a person by what is said of them: "appointed NAME as", "NAME, who chairs", "NAME opened";
+# two or three capitalised words (the shape's NAME), judged by ``_ordinary`` as every shape is
+_BEFORE_PERSON = (
+    r"(?:appointed|thanked|congratulated|elected|named|welcomed|interviewed|praised|hired|"
+    r"awarded[ \t]+to|presented[ \t]+to|went[ \t]+to|given[ \t]+to|according[ \t]+to|"
+    r"told|met|married|joined[ \t]+by|led[ \t]+by|chaired[ \t]+by|signed[ \t]+by|"
+    r"written[ \t]+by|report[ \t]+by)"
+)
+_AFTER_PERSON = (
+    r"(?:,[ \t]+(?:who|whose|aged)\b|[ \t]+(?:said|says|told|opened|joined|won|wins|"
+    r"inspects|inspected|visited|visits|thanked|resigned|retired|died|married|announced|"
+    r"explained|added|wrote|was[ \t]+named|was[ \t]+appointed|has[ \t]+been)\b)"
+)
+_WORD_CAP = rf"{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))+"
+_TWO = rf"{_WORD_CAP}(?:[ ]{_WORD_CAP}){{1,2}}"
+_CONTEXT = re.compile(
+    rf"\b{_BEFORE_PERSON}[ \t]+(?P<who>{_TWO})\b"
+    rf"|(?P<first>{_TWO})(?={_AFTER_PERSON})"
+)
+# a name on a line of its own over the years of a life: "IN MEMORIAM / NAME / 1948 - 2025"
+_LIFE = re.compile(
+    rf"(?m)^[ \t]*(?P<who>{_PNAME})[ \t]*\n[ \t]*\(?(?:b\.[ \t]*)?\d{{4}}[ \t]*[-\u2013\u2014]"
+    r"[ \t]*\d{4}\)?[ \t]*$"
+)
 _RESULT = re.compile(
     rf"(?m)^[ \t]*\d{{1,3}}[.)]?[ \t]+(?P<who>{NAME})[ \t]*\((?P<team>[^()\n]{{2,40}})\)"
     rf"[ \t,]+[\d:.,]+"
@@ -140,6 +182,17 @@ def structured_names(text: str, found: Sequence[Finding] = ()) -> list[Finding]:
         for s in _LIST_ITEM.finditer(m.group("list")):
             a, b = m.start("list") + s.start("who"), m.start("list") + s.end("who")
             out.append(_finding(text, a, b, "line-up", STRONG))
+    for regex, source in (
+        (_BYLINE, "byline"),
+        (_CAPTION, "caption"),
+        (_SIGNATURE, "signature"),
+        (_CONTEXT, "context"),
+        (_LIFE, "life"),
+    ):
+        for m in regex.finditer(text):
+            for group, value in m.groupdict().items():
+                if value:
+                    out.append(_finding(text, m.start(group), m.end(group), source, STRONG))
     for m in _LEADER.finditer(text):
         out.append(_finding(text, m.start("who"), m.end("who"), "results", STRONG))
     for m in _RESULT.finditer(text):
