@@ -119,9 +119,10 @@ ASKED_RE = re.compile(
     r"(?i:\b(?:first|last|middle|family|given|full|maiden|sur|fore|christian)\s*names?)"
     r"(?:\s+(?:is|was))?[ \t]*[?:]?[ \t]+(?P<name>[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,})?)"
 )
+# a signed letter leaves a blank line or two for the signature between the closing and the name
 SIGN_OFF_RE = re.compile(
     r"(?i:\b(?:yours\s+(?:sincerely|faithfully|truly)|(?:kind|best|warm)\s+regards|regards"
-    rf"|best\s+wishes|sincerely))[ \t]*+,?+[ \t]*+\n?+[ \t]*+(?P<name>{_NAME})"
+    rf"|best\s+wishes|sincerely))[ \t]*+,?+[ \t]*+(?:\r?\n[ \t]*+){{0,3}}+(?P<name>{_NAME})"
     r"|(?i:\b(?:cheers|thanks|many\s+thanks|love|warmly|respectfully))[ \t]*+,?+[ \t]*+\n[ \t]*+"
     rf"(?P<alone>{_NAME})[ \t]*(?:\n|$)"
 )
