@@ -38,6 +38,7 @@ from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.redact.detect.detector import Detector, name_tokens
+from pressroom.redact.detect.evidence import spreads
 from pressroom.redact.faint import faint_words
 from pressroom.redact.plan import Hit, covered_words, detect, turn_words, visible_words
 from pressroom.redact.text import extracted_words, page_to_pixels
@@ -394,8 +395,9 @@ def _check_read(index: int, seen: Sequence[Word], words: Sequence[Word], limits:
 def document_values(scans: Sequence[PageScan]) -> tuple[dict[str, set[str]], frozenset[str]]:
     """Every value found anywhere (by class), and the name tokens of every person found
     anywhere: once a person is found, every mention on every page goes too. A doubtful name
-    is burned where it was found (its hit) and never spread: it is not among these."""
-    hits = [h for s in scans for h in s.hits_ocr + s.hits_text if not h.finding.doubt]
+    is burned where it was found (its hit) and never spread: it is not among these, nor is one
+    word that only the model or a capital letter called (``evidence.spreads``)."""
+    hits = [h for s in scans for h in s.hits_ocr + s.hits_text if spreads(h.finding)]
     values: dict[str, set[str]] = {}
     for h in hits:
         values.setdefault(h.finding.kind, set()).add(h.finding.value)

@@ -14,7 +14,7 @@ from pressroom.redact.detect import Finding, Recognizer, valid_text
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.checks import check_policy_classes
-from pressroom.redact.detect.evidence import weigh
+from pressroom.redact.detect.evidence import spreads, weigh
 from pressroom.redact.detect.name_cues import (
     HONORIFIC,
     LETTER,
@@ -350,7 +350,7 @@ def propagate_text(text: str, found: Sequence[Finding]) -> list[Finding]:
     out: list[Finding] = []
     # a half-believed name stays where it was found: one wrong call must not burn every
     # mention of a city or a club
-    tokens = name_tokens(f.value for f in found if f.kind == "name" and not f.doubt)
+    tokens = name_tokens(f.value for f in found if f.kind == "name" and spreads(f))
     if tokens:
         common = (_lowercase_words(text) | COMMON) & tokens
         for m in _WORD.finditer(text):

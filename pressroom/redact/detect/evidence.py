@@ -148,6 +148,16 @@ def surnames() -> frozenset[str]:
     return frozenset(line.split()[0].lower() for line in lines[:SURNAME_RANK] if line.strip())
 
 
+def spreads(f: Finding) -> bool:
+    """Whether a finding is spread to the other mentions of its words: every class's value is,
+    a name only when believed and a person by evidence (a cue, a given name, a title, a
+    person's verb) or a name of two words or more. One word that only the model or a capital
+    letter called ("Caloi", "ISIL") is burned where it stands, never multiplied."""
+    if f.kind != KIND:
+        return True
+    return not f.doubt and (f.support or len(f.value.split()) >= 2)
+
+
 def lowercase_words(text: str) -> frozenset[str]:
     """The words that stand in lower case somewhere in ``text``, folded."""
     return frozenset(fold(m.group()) for m in _WORD.finditer(text) if m.group().islower())
