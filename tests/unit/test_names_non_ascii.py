@@ -10,6 +10,13 @@ letter followed by its combining marks) — and read by what ``pressroom detect 
 through the real CLI. A (name, shape) pair counts as found when every letter of every mention of
 the name (combining marks included: an accent left readable is part of the name) lies inside a
 finding of class ``name``. At least 97 % of the pairs must be found; the message lists the misses.
+
+The sentences around the names are a measuring instrument, not a specification: a rule written
+to match them (their verbs, their headers, their layout) passes this test without finding names
+anywhere else. Several templates of each shape rotate over the names; on 6 December 2026 rules
+then being written from the first half of them found 1474 of 1496 pairs on that half and 883 on
+the second half, unseen by them (that half has been added since). Fix what makes a kind of name
+missed, then check on sentences of your own.
 """
 
 from __future__ import annotations
@@ -72,6 +79,11 @@ PROSE = (
     "On Tuesday evening {F} opened the exhibition of boat models at the library.",
     "The council has appointed {F} as its new head of planning from 1 June.",
     "Residents thanked {F} for organising the clean-up of the beach after the storm.",
+    "Last week {F} presented the findings of the survey to the parish committee.",
+    "A petition started by {F} has gathered four thousand signatures.",
+    "The bakery on Quay Street is run by {F} and her brother.",
+    "For a decade {F} has coached the under-twelves on Saturday mornings.",
+    "Police would like to speak to {F} about the incident near the station.",
 )
 TABLE = (
     "Pos\tName\tClub\tTime\n1\t{X}\tHarbour AC\t2:14:05\n2\t{F}\tNorth Bay RC\t2:15:41\n"
@@ -80,29 +92,45 @@ TABLE = (
     "3\t{Y}\tGhana\t1,150\n",
     "Ward\tCandidate\tVotes\tShare\nNorth\t{X}\t2,310\t41.2%\nNorth\t{Y}\t1,982\t35.4%\n"
     "North\t{F}\t1,305\t23.4%\n",
+    "Seat\tMember\tParty\nHarbour East\t{X}\tIndependent\nHarbour West\t{F}\tLabour\n"
+    "Uplands\t{Y}\tGreen\n",
+    "Lane\tSwimmer\tNation\tTime\n4\t{F}\tNOR\t52.31\n5\t{X}\tPOL\t52.77\n3\t{Y}\tGHA\t53.02\n",
+    "Date\tVisitor\tPurpose\n3 May\t{X}\tDelivery\n3 May\t{Y}\tInspection\n4 May\t{F}\tInterview\n",
 )
 BYLINE = (
     "Ferry fares to rise in spring\nBy {F}\nHARBOUR TOWN, 4 May - The operator said fares "
     "would rise by four per cent from April.",
     "Library to stay open on Sundays\nBy {F}, Staff Reporter\nThe county has found the money "
     "to keep the reading room open for another year.",
+    "Council tax to rise again\nWords: {F}\nThe increase is the third in as many years.",
+    "Storm damage worse than feared\n{F} | Local Democracy Reporter\nRepairs to the sea wall "
+    "will take months.",
 )
 CAPTION = (
     "{F} inspects the new ferry terminal on Friday. (Photo: Harbour Post)",
     "Pictured: {F} with the winning quilt at the county show.",
     "Above, {F} (left) and the mayor at the opening of the footbridge.",
+    "{F}, 34, at her workshop in the old town.",
+    "From left: {F} and the head teacher outside the new classrooms.",
+    "Winner {F} receives the trophy from the club president.",
 )
 SIGNATURE = (
     "Thank you for your letter of 3 March. We will reply in full within ten days.\n\n"
     "Yours sincerely,\n\n{F}\nHead of Planning\nHarbour District Council",
     "The minutes are attached for your records.\n\nKind regards,\n{F}\nOffice Manager",
     "Please find the signed lease enclosed.\n\nBest wishes,\n{F}",
+    "I look forward to hearing from you.\n\nWith best wishes,\n\n{F}\nChairperson",
+    "Thanks again for your help with the move.\n\nAll the best,\n{F}",
+    "Please call if anything is unclear.\n\n{F}\nDirector of Finance\nTel. 01632 960123",
 )
 SURNAME = (
     "{F} joined the board in 2019. Three years later {A} was named chair, and the plan {A} "
     "drew up for the port was adopted.",
     "{F} won the first stage by two minutes. Afterwards {A} said the wind had helped.",
     "The report by {F} was published on Monday. {A}'s findings surprised the committee.",
+    "{F} has run the ferry for a decade. Asked about the new timetable, {A} laughed.",
+    "{F} took over the shop in 2020. Since then {A} has doubled its opening hours.",
+    "The appeal was lodged by {F} in March. A spokesperson for {A} declined to comment.",
 )
 CAPS = (
     "Donor\tAmount\n{XU}\t€250\n{FU}\t€100\n{YU}\t€75\n",
@@ -110,6 +138,10 @@ CAPS = (
     "Minutes of the meeting of 12 March\n{FU}: The committee met twice in March.\n"
     "CHAIR: Thank you.",
     "SIGNED: {FU}\nDATE: 14 MARCH 2026",
+    "ATTENDEES: {FU}, {XU}\nAPOLOGIES: {YU}",
+    "WINNER OF THE SHORT STORY PRIZE\n{FU}",
+    "{FU}\nCHIEF EXECUTIVE\nHARBOUR TRUST",
+    "PAYEE NAME\t{FU}\nSORT CODE\t20-00-00",
 )
 BASE = {
     "prose": PROSE,
