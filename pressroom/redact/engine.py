@@ -273,17 +273,16 @@ def _unread_hold(
     exc: ReviewRequired, places: Sequence[SheetFinding], unread: Unread
 ) -> ReviewRequired:
     """The hold of a document with pages in writing the recognisers do not read, when a check
-    held it first: ``UNSUPPORTED_SCRIPT``, the cause of the rest — OCR in other languages reads
-    such a page with little confidence, and what it misreads is found again on the output.
-    What the check said follows the reason. The label's hold stays itself: the worker
-    withholds the label by it."""
-    if exc.message == LABEL_HELD:
-        return exc
+    held it first. Pages OCR read with too little confidence (OCR in other languages reads such
+    a page so) are what ``UNSUPPORTED_SCRIPT`` says already: that hold, in its place. Any other
+    check keeps its code (the desk asks a leak's reviewer to acknowledge it, by its code) and
+    says the writing after its own reason; the label's hold stays as it is (the worker
+    withholds the label by its message)."""
     if _low_confidence_only(exc, places, unread):
         return UnsupportedScriptHeld(_held_reason(unread))
-    return UnsupportedScriptHeld(
-        f"{_held_reason(unread)}; the checks also held it: {exc.one_line()}"
-    )
+    if exc.message != LABEL_HELD:
+        exc.args = (f"{exc.message}; and {_held_reason(unread)}", *exc.args[1:])
+    return exc
 
 
 # a redaction is held for doubt only with at least this many doubtful names
