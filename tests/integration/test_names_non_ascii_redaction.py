@@ -8,7 +8,8 @@ Welsh, Akan and Vietnamese letters. The page is redacted for names as a born-dig
 300-dpi scan, and the output is read back by PDFium, poppler and OCR of its pixels
 (``corpora.documents.scoring``): no word of any name may be readable. The unit property test
 (``tests/unit/test_names_non_ascii.py``) covers the whole list and the decomposed forms; this one
-keeps CI time small."""
+keeps CI time small. Its sentences are none of the unit test's: like those, they measure, and a
+rule written to match them proves nothing."""
 
 from __future__ import annotations
 
@@ -52,16 +53,16 @@ def page(medium: str) -> Document:
         y,
         460,
         [
-            "The board met on Tuesday and chose ",
+            "After a long meeting the members chose ",
             b.value("name", PROSE.full, "full"),
-            " as its chair for the next three years. In her first remarks ",
+            " to lead the trust until 2029. Speaking afterwards, ",
             b.value("name", PROSE.alone, "surname"),
-            " thanked the staff of the harbour office.",
+            " promised a review of the ferry timetable.",
         ],
     )
     y += 10
     for cells in (
-        ["Name", "Club", "Time"],
+        ["Runner", "Club", "Time"],
         *[
             [b.value("name", n.full, "full"), "Harbour AC", f"2:1{k}:05"]
             for k, n in enumerate(TABLE)
@@ -75,15 +76,17 @@ def page(medium: str) -> Document:
         p,
         x,
         y,
-        [b.value("name", CAPTION.full, "full"), " inspects the new ferry terminal on Friday."],
+        [b.value("name", CAPTION.full, "full"), " at the launch of the lifeboat on Saturday."],
         size=9,
         face="serif",
     )
     y += 24
-    b.line(p, x, y, ["DONORS: ", b.value("name", CAPITALS.full.upper(), "capitals"), " 250"])
+    b.line(
+        p, x, y, ["GIFTS RECEIVED: ", b.value("name", CAPITALS.full.upper(), "capitals"), " 250"]
+    )
     y += 30
     for line in (
-        ["Yours sincerely,"],
+        ["With thanks,"],
         [b.value("name", SIGNATURE.full, "full")],
         [b.keep("Head of Planning")],
     ):
