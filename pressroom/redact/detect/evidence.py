@@ -158,6 +158,21 @@ def spreads(f: Finding) -> bool:
     return not f.doubt and (f.support or len(f.value.split()) >= 2)
 
 
+# a given name among this many of the census's commonest (by the rank in either list) is a
+# name before it is a dictionary's word ("Mark", "Rose", "Will"; not "Honey", "Gala", "Marry")
+GIVEN_RANK = 1_000
+
+
+@cache
+def common_given() -> frozenset[str]:
+    """The census's ``GIVEN_RANK`` commonest male and female given names, folded."""
+    out: set[str] = set()
+    for name in ("dist.male.first", "dist.female.first"):
+        lines = resources.files("names").joinpath(name).read_text().splitlines()
+        out.update(line.split()[0].lower() for line in lines[:GIVEN_RANK] if line.strip())
+    return frozenset(out)
+
+
 def lowercase_words(text: str) -> frozenset[str]:
     """The words that stand in lower case somewhere in ``text``, folded."""
     return frozenset(fold(m.group()) for m in _WORD.finditer(text) if m.group().islower())
@@ -217,6 +232,7 @@ class Evidence:
         self.headers = header_lines(text)
         self.first, self.last = census()
         self.english = english()
+        self.given = common_given()
 
     def ordinary(self, word: str, start: int) -> bool:
         """Whether one word of a finding is a word of this document rather than a name."""
@@ -228,7 +244,7 @@ class Evidence:
             return True
         if key in self.lower:
             return True  # "Song" beside "a song", "CREATE" beside "to create"
-        if key in self.first:
+        if key in self.first and (key in self.given or key not in self.english):
             return False  # a given name is more than a dictionary's word
         if key in self.english and key not in surnames():
             return True  # "Stabilizer", "AIRFARE"; not "Brown", "Turner", "Park"
@@ -275,8 +291,15 @@ class Evidence:
             return True
         if organisation_suffix(f.value):
             return True  # "Keystone Solar N.V.", "Nettlebed Plastics S.A."
-        if any(fold(_POSSESSIVE.sub("", m.group())) in self.orgs for m in words):
+        keys = [fold(_POSSESSIVE.sub("", m.group())) for m in words]
+        if any(key in self.orgs for key in keys):
             return True  # "LINN UR" beside "Linn Electronics, Inc."
+        if (
+            len(keys) >= 2
+            and all(key in self.english or key in STOP or len(key) < 2 for key in keys)
+            and not any(key in self.given for key in keys)
+        ):
+            return True  # "Dark Horse", "Marry Him": a phrase, not "Mark Price"
         return all(self.ordinary(m.group(), f.start + m.start()) for m in words)
 
     def supported(self, f: Finding) -> bool:
