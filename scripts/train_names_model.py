@@ -4,7 +4,7 @@ the train halves of permissively licensed corpora and of our own generated text,
 third-party corpora's tune halves.
 
     .venv-test/bin/python scripts/train_names_model.py [--out pressroom/redact/detect/names_en]
-        [--steps 1600] [--own 60] [--news 1200] [--ner-datasets-repo PATH] [--work DIR]
+        [--steps 3000] [--own 60] [--news 1200] [--ner-datasets-repo PATH] [--work DIR]
 
 Data (``bench/names_corpora.py``; licences in its ``LICENCES`` and the README's data table):
 WNUT-17, the Broad Twitter Corpus, WikiGold and re3d's public-domain and OGL sources (CC BY 4.0,
@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "names-en")
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "names-model")
-    ap.add_argument("--steps", type=int, default=1600)
+    ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--own", type=int, default=OWN_TRAIN_DOCS)
     ap.add_argument("--news", type=int, default=NEWS_TRAIN_DOCS, help="news generator documents")
     ap.add_argument("--ner-datasets-repo", type=Path, default=nc.default_mirror(nc.NER_DATASETS))
