@@ -296,7 +296,7 @@ class Evidence:
             return True  # "LINN UR" beside "Linn Electronics, Inc."
         if (
             len(keys) >= 2
-            and all(key in self.english or key in STOP or len(key) < 2 for key in keys)
+            and all(key in self.english or key in STOP for key in keys)
             and not any(key in self.given for key in keys)
         ):
             return True  # "Dark Horse", "Marry Him": a phrase, not "Mark Price"
