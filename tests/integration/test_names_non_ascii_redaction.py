@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from corpora.documents.layout import Builder
+from corpora.documents.layout import Builder, Run
 from corpora.documents.model import DIGITAL, SCAN, Document
 from corpora.world_names import NAMES, WorldName
 from pressroom.engines.tesseract import TesseractEngine
@@ -61,13 +61,11 @@ def page(medium: str) -> Document:
         ],
     )
     y += 10
-    for cells in (
-        ["Runner", "Club", "Time"],
-        *[
-            [b.value("name", n.full, "full"), "Harbour AC", f"2:1{k}:05"]
-            for k, n in enumerate(TABLE)
-        ],
-    ):
+    rows: list[list[Run]] = [["Runner", "Club", "Time"]]
+    rows += [
+        [b.value("name", n.full, "full"), "Harbour AC", f"2:1{k}:05"] for k, n in enumerate(TABLE)
+    ]
+    for cells in rows:
         for col, cell in zip((x, x + 190, x + 330), cells, strict=True):
             b.line(p, col, y, [cell], size=10)
         y += 15
