@@ -313,6 +313,7 @@ def test_plain_letters_keep_every_offset() -> None:
         ("Nguyễn Thị Ánh, Đặng", "Nguyen Thi Anh, Dang"),
         ("Kwabena Ɔpɔku, Nyamekyɛ", "Kwabena Opoku, Nyamekye"),
         ("Łukasz Weiß, Işıl Țurcanu", "Lukasz Weis, Isil Turcanu"),  # noqa: RUF001
+        ("Marcel·lí Domènech, col·lega", "Marcel-li Domenech, col-lega"),
         ("Москва, Ελλάδα", "Москва, Ελλάδα"),
     ):
         assert plain_letters(written) == plain and len(plain) == len(written)
@@ -326,5 +327,7 @@ def test_name_patterns_take_combining_marks() -> None:
     assert m is not None and m["after"] == yoruba
     m = SIGN_OFF_RE.search("Yours sincerely,\n" + _nfd("Ödön Szőke") + "\nChair")
     assert m is not None and m["name"] == _nfd("Ödön Szőke")
+    m = SIGN_OFF_RE.search("Kind regards,\nMarcel·lí Domènech\nOffice Manager")
+    assert m is not None and m["name"] == "Marcel·lí Domènech"  # the Catalan l·l
     pairs = [m["pair"] for m in PAIR_RE.finditer("Present: " + _nfd("Émile Lefèvre") + " only")]
     assert _nfd("Émile Lefèvre") in pairs

@@ -164,15 +164,20 @@ _PLAIN = str.maketrans(
 )
 
 
+_CATALAN_DOT = re.compile("(?<=[lL])\u00b7(?=[lL])")
+
+
 def plain_letters(text: str) -> str:
     """``text`` with every Latin letter beyond ASCII written as the plain letter it is built on
-    ("Ødegård" -> "Odegard", "Nguyễn" -> "Nguyen", "Ɔpɔku" -> "Opoku"), one character for one:
-    every offset into it is an offset into ``text``. Other scripts, marks and symbols stay. For
-    a model that learned names from English text, where a letter it has rarely seen makes a
-    person's name an unknown word."""
+    ("Ødegård" -> "Odegard", "Nguyễn" -> "Nguyen", "Ɔpɔku" -> "Opoku", "Marcel·lí" ->
+    "Marcel-li"), one character for one: every offset into it is an offset into ``text``. Other
+    scripts, marks and symbols stay. For a model that learned names from English text, where a
+    letter it has rarely seen makes a person's name an unknown word."""
     if text.isascii():
         return text
     out = []
+    # the Catalan "l·l" as a hyphenated word ("Marcel·lí" -> "Marcel-li"), one for one
+    text = _CATALAN_DOT.sub("-", text)
     for c in text.translate(_PLAIN):
         if c.isascii() or not c.isalpha() or not _latin(c):
             out.append(c)

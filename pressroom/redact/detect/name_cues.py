@@ -37,10 +37,11 @@ LETTER = f"[{re.escape(UPPER_LETTERS + LOWER_LETTERS)}]"
 # what may not follow a name's last letter (``\b`` is no help after a mark: a mark is no \w)
 _END = f"(?![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}])"
 APOSTROPHES = "'\u2019"
+# what joins the letters of one word of a name: an apostrophe, a hyphen, and the Catalan middle
+# dot of "l·l" (Marcel·lí, Gal·la)
+_JOIN = rf"(?:[{APOSTROPHES}\-]|(?<=[lL])\u00b7(?=[lL]))"
 # a name token: a capital, then letters, apostrophes or hyphens (O'Neill, Okafor-Smith, DE LA CRUZ)
-_TOKEN = (
-    rf"(?:{UPPER}(?:{LETTER}|[{APOSTROPHES}\-](?={LETTER}))+|{UPPER}\.|{UPPER}(?=[ \t]+{UPPER}))"
-)
+_TOKEN = rf"(?:{UPPER}(?:{LETTER}|{_JOIN}(?={LETTER}))+|{UPPER}\.|{UPPER}(?=[ \t]+{UPPER}))"
 # lower-case particles inside a name: "Ludwig van Beethoven", "Maria de la Cruz", "Ali bin Said"
 PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|bin|binti|ibn|al|el|ter|ten)"
 _NAME = rf"{_TOKEN}(?:[ \t]+(?:{PARTICLE}[ \t]+)*{_TOKEN}){{0,3}}"
@@ -107,7 +108,7 @@ CUE_RE = re.compile(
     rf"[ \t]*:?[ \t]+(?P<name>{_NAME})"
 )
 # news prose: "Priyanka Raghunathan, who …", "… said Priyanka Raghunathan", "according to …"
-_FULL = rf"{UPPER}{LETTER}+(?:[{APOSTROPHES}\-]{LETTER}+)?"
+_FULL = rf"{UPPER}{LETTER}+(?:{_JOIN}{LETTER}+)?"
 NEWS_RE = re.compile(
     rf"(?P<name>{_FULL}[ \t]+(?:{UPPER}\.?[ \t]+)?{_FULL}),[ \t]+(?:who|whose|aged|a|an|the)\b"
     rf"|(?P<before>{_FULL}[ \t]+{_FULL})[ \t]+(?:said|says|told|added|explained|recalled|wrote|"
@@ -151,5 +152,5 @@ SPEAKER_RE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME})[ \t]*:[ \t]")
 # a lookahead, so pairs overlap: in "Contact Mary Johnson" the pair "Mary Johnson" is tried too
 PAIR_RE = re.compile(
     rf"(?=\b(?P<pair>(?P<first>{UPPER}{LETTER}+)[ \t]+(?:{UPPER}\.[ \t]+)?"
-    rf"(?P<last>{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))+)))"
+    rf"(?P<last>{UPPER}(?:{LETTER}|{_JOIN}(?={LETTER}))+)))"
 )
