@@ -82,7 +82,7 @@ WEIGHED = frozenset(
         "census",
         "table-column",
         "line-up",
-        "context",
+        "verb-context",
         "caption",
         "byline",
         "life",
