@@ -173,6 +173,12 @@ def common_given() -> frozenset[str]:
     return frozenset(out)
 
 
+# the items of a comma list on either side of a word: "France, <word>", "<word>, the Netherlands"
+_ITEM = rf"{UPPER}{LETTER}+(?:[ \t]{UPPER}{LETTER}+){{0,2}}"
+_LIST_BEFORE = re.compile(rf"(?P<item>{_ITEM}),[ \t]+(?P<and>and[ \t]+)?(?:the[ \t]+)?$")
+_LIST_AFTER = re.compile(rf",[ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?P<item>{_ITEM})")
+
+
 def lowercase_words(text: str) -> frozenset[str]:
     """The words that stand in lower case somewhere in ``text``, folded."""
     return frozenset(fold(m.group()) for m in _WORD.finditer(text) if m.group().islower())
@@ -277,12 +283,22 @@ class Evidence:
             or _PERSON_BEFORE.search(before)
         )
 
+    def among_places(self, start: int, end: int) -> bool:
+        """A word in a list of places: the items on both sides of it are places ("Denmark,
+        France, Jordan, the Netherlands"), or the one before it where it ends the list."""
+        before = _LIST_BEFORE.search(self.text, max(0, start - 60), start)
+        after = _LIST_AFTER.match(self.text, end)
+        sides = [m.group("item") for m in (before, after) if m is not None]
+        if not sides or not all(mostly_place(i) or mostly_place(f"the {i}") for i in sides):
+            return False
+        return len(sides) == 2 or bool(after is None and before and before.group("and"))
+
     def against(self, f: Finding) -> bool:
         """Whether the document's own words speak against this finding being a person: every
         word of it is one of the document's ordinary words, or it is, as a whole, a place."""
         if self.in_context(f.start, f.end):
             return False
-        if mostly_place(f.value):
+        if mostly_place(f.value) or self.among_places(f.start, f.end):
             return True
         if self.person_shaped(f.value):
             return False
