@@ -239,6 +239,7 @@ class Evidence:
         self.first, self.last = census()
         self.english = english()
         self.given = common_given()
+        self._context: dict[tuple[int, int], bool] = {}
 
     def ordinary(self, word: str, start: int) -> bool:
         """Whether one word of a finding is a word of this document rather than a name."""
@@ -274,14 +275,19 @@ class Evidence:
         )
 
     def in_context(self, start: int, end: int) -> bool:
-        """A title before the words, or a person's verb or age after them."""
-        before = self.text[max(0, start - 40) : start]
-        after = self.text[end : end + 40]
-        return bool(
-            _TITLE_BEFORE.search(before)
-            or _PERSON_AFTER.match(after)
-            or _PERSON_BEFORE.search(before)
-        )
+        """A title before the words, or a person's verb or age after them (asked once a span:
+        a page of names asks it thousands of times)."""
+        known = self._context.get((start, end))
+        if known is None:
+            before = self.text[max(0, start - 40) : start]
+            after = self.text[end : end + 40]
+            known = bool(
+                (before[-1:].isspace() and _TITLE_BEFORE.search(before))
+                or _PERSON_AFTER.match(after)
+                or (before[-1:].isspace() and _PERSON_BEFORE.search(before))
+            )
+            self._context[(start, end)] = known
+        return known
 
     def among_places(self, start: int, end: int) -> bool:
         """A word in a list of places: the items on both sides of it are places ("Denmark,

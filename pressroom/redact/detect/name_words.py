@@ -6,7 +6,7 @@ Shared by the cue detectors, the named-entity model's filters and the redaction 
 from __future__ import annotations
 
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 # Words the census lists share with ordinary English that start sentences and headings.
@@ -434,7 +434,11 @@ def census() -> tuple[frozenset[str], frozenset[str]]:
     return first, read("dist.all.last", 88799)
 
 
+@lru_cache(maxsize=1 << 16)
 def fold(text: str) -> str:
-    """Accents folded, case folded: how name tokens are compared."""
+    """Accents folded, case folded: how name tokens are compared. Cached: a page of names
+    folds the same words thousands of times."""
+    if text.isascii():
+        return text.replace("\u2019", "'").casefold()
     decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
