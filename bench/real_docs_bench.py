@@ -405,6 +405,32 @@ def write_sample(
     return sample
 
 
+def halves_of(rs: Sequence[Result], half: str) -> dict[str, dict[str, Any]]:
+    halves = {h: summarise([r for r in rs if r.half == h]) for h in HALVES if half in (h, "all")}
+    if half == "all":
+        halves["all"] = summarise(rs)
+    return halves
+
+
+def again(earlier: Path, half: str, dest: Path | None) -> int:
+    """An earlier run's figures printed again, its documents in the manifest's halves of now."""
+    data = json.loads(earlier.read_text())
+    now = {d.sha256: d.half for d in select()}
+    rs = [Result(**d) for d in data["documents"]]
+    for r in rs:
+        r.half = now.get(r.sha256, r.half)
+    for s in data.get("sample", []):
+        s["half"] = next((r.half for r in rs if r.name == s["doc"]), s["half"])
+    rs = [r for r in rs if half in (r.half, "all")]
+    data["halves"] = halves_of(rs, half)
+    print_table(data["halves"])
+    print_kinds(rs)
+    print(f"\n{len(rs)} documents, as measured by {data.get('pressroom')}")
+    if dest:
+        dest.write_text(json.dumps(data, indent=1, ensure_ascii=False))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--half", choices=(*HALVES, "all"), default="all")
@@ -420,7 +446,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--mirrors", type=Path, default=MIRRORS)
     ap.add_argument("--work", type=Path, help="keep the outputs here (default: a temporary folder)")
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        help="run nothing: print the figures of an earlier --json again, each document in the "
+        "half the manifest gives it now (and with --json, write them so)",
+    )
     args = ap.parse_args(argv)
+    if args.from_json:
+        return again(args.from_json, args.half, args.json)
 
     docs = select(args.half, [k for k in args.kinds.split(",") if k])
     if args.only:
@@ -457,11 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t_all = time.monotonic() - t0
 
     rs = list(results.values())
-    halves = {
-        h: summarise([r for r in rs if r.half == h]) for h in HALVES if args.half in (h, "all")
-    }
-    if args.half == "all":
-        halves["all"] = summarise(rs)
+    halves = halves_of(rs, args.half)
     print_table(halves)
     print_kinds(rs)
     print(
