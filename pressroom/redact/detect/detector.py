@@ -14,7 +14,7 @@ from pressroom.redact.detect import Finding, Recognizer, detection_text, valid_t
 from pressroom.redact.detect.accounts import AccountNumberRecognizer
 from pressroom.redact.detect.addresses import AddressRecognizer
 from pressroom.redact.detect.checks import check_policy_classes
-from pressroom.redact.detect.evidence import spreads, weigh
+from pressroom.redact.detect.evidence import WEIGHED, spreads, weigh
 from pressroom.redact.detect.name_cues import (
     HONORIFIC,
     LETTER,
@@ -22,7 +22,7 @@ from pressroom.redact.detect.name_cues import (
     PARTICLE,
     UPPER_LETTERS,
 )
-from pressroom.redact.detect.name_words import COMMON, ROLES, STOP, census, fold
+from pressroom.redact.detect.name_words import COMMON, ORG_WORDS, ROLES, STOP, census, english, fold
 from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
 from pressroom.redact.detect.places import mostly_place
@@ -123,16 +123,24 @@ def _outside(text: str, found: list[Finding], heads: Sequence[tuple[int, int]]) 
         return found
     out: list[Finding] = []
     for f in found:
-        kept: Finding | None = f
+        if f.kind != "name":
+            out.append(f)
+            continue
+        pieces = [(f.start, f.end)]
         for a, b in heads:
-            if kept is None or kept.kind != "name" or kept.end <= a or b <= kept.start:
-                continue
-            if kept.start < a or kept.end <= b + 1:
-                kept = None
-            else:
-                kept = replace(kept, start=b + 1, value=text[b + 1 : kept.end])
-        if kept is not None:
-            out.append(kept)
+            cut: list[tuple[int, int]] = []
+            for s, e in pieces:
+                if e <= a or b <= s:
+                    cut.append((s, e))
+                    continue
+                cut += [(s, a - 1)] if a - 1 > s else []
+                cut += [(b + 1, e)] if e > b + 1 else []
+            pieces = cut
+        for s, e in pieces:
+            value = text[s:e].strip()
+            if value:
+                s += len(text[s:e]) - len(text[s:e].lstrip())
+                out.append(replace(f, start=s, end=s + len(value), value=value))
     return out
 
 
@@ -150,7 +158,7 @@ def extend_names(text: str, found: Sequence[Finding]) -> list[Finding]:
         start, end = f.start, f.end
         for _ in range(3):
             m = _PREV_TOKEN.search(text, max(0, start - 40), start)
-            if not m or not _grows(m.group(1), first, known):
+            if not m or not (_grows(m.group(1), first, known) or _given_like(m.group(1))):
                 break
             start = m.start(1)
         for _ in range(3):
@@ -169,6 +177,26 @@ def extend_names(text: str, found: Sequence[Finding]) -> list[Finding]:
             f = Finding(f.kind, start, end, text[start:end], f.recognizer, f.score)
         out.append(f)
     return out
+
+
+def _given_like(word: str) -> bool:
+    """A capitalised word before a found surname that reads as a given name no census lists
+    ("Thandiwe" of "Thandiwe Mokoena"): not a dictionary's word, a field's, a role's, an
+    organisation's or a place's, and no initial."""
+    bare = word.rstrip(".")
+    key = fold(bare)
+    return (
+        len(bare) >= 3
+        and bare[:1].isupper()
+        and not bare.isupper()
+        and bare[1:].islower()
+        and key not in english()
+        and key not in STOP
+        and key not in ROLES
+        and key not in COMMON
+        and key not in ORG_WORDS
+        and not mostly_place(bare)
+    )
 
 
 def _grows(word: str, *name_sets: frozenset[str] | set[str]) -> bool:
@@ -302,7 +330,10 @@ def _unique(found: Iterable[Finding]) -> list[Finding]:
     model's doubt on the same words)."""
     seen: set[tuple[str, int, int]] = set()
     out: list[Finding] = []
-    for f in sorted(found, key=lambda f: (f.start, -f.end, f.kind, -f.score)):
+    # a shape's or a cue's call before the model's on the same words: it is not weighed
+    for f in sorted(
+        found, key=lambda f: (f.start, -f.end, f.kind, f.recognizer in WEIGHED, -f.score)
+    ):
         key = (f.kind, f.start, f.end)
         if key not in seen:
             seen.add(key)

@@ -31,7 +31,6 @@ none is itself evidence that the detector is over-firing (``implausible``).
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -47,9 +46,11 @@ from pressroom.redact.detect.name_words import (
     STOP,
     TITLES,
     census,
+    english,
     fold,
 )
 from pressroom.redact.detect.places import mostly_place
+from pressroom.redact.detect.structure import AFTER_PERSON, BEFORE_PERSON
 
 KIND = "name"
 # sources that call a person by what surrounds the words, not by their capitals
@@ -70,6 +71,9 @@ CONFIDENT = frozenset(
         "scorers",
     }
 )
+# shapes that say "a person" by themselves: a byline, a caption, a signature, a line-up, a
+# column under a header that names people, a person's verb, the years of a life
+TELLING = frozenset({"byline", "caption", "line-up", "verb-context", "life", "table-column"})
 # sources whose call is weighed against the document (the model, and the shapes a capital
 # letter alone makes)
 WEIGHED = frozenset(
@@ -81,7 +85,6 @@ WEIGHED = frozenset(
         "given-name",
         "census",
         "table-column",
-        "line-up",
         "verb-context",
         "caption",
         "byline",
@@ -128,14 +131,6 @@ _PERSON_BEFORE = re.compile(
 )
 
 
-@cache
-def english() -> frozenset[str]:
-    """Lower-case English words (SCOWL, ``english.txt.gz``; ``scripts/build_english.py``)."""
-    raw = resources.files("pressroom.redact.detect").joinpath("english.txt.gz").read_bytes()
-    lines = gzip.decompress(raw).decode("utf-8").splitlines()
-    return frozenset(line for line in lines if line and line[0] != "#")
-
-
 # a word among this many of the census's most common surnames is a surname before it is a
 # dictionary's word ("Brown", "Turner", "Bush"; not "Record", rank 10,030, nor "Age")
 SURNAME_RANK = 10_000
@@ -155,7 +150,20 @@ def spreads(f: Finding) -> bool:
     letter called ("Caloi", "ISIL") is burned where it stands, never multiplied."""
     if f.kind != KIND:
         return True
-    return not f.doubt and (f.support or len(f.value.split()) >= 2)
+    if f.doubt:
+        return False
+    if f.support or len(f.value.split()) >= 2:
+        return True
+    # one word that reads as a name, not as a word ("Okonkwo", not "Stabilizer" or "ISIL"):
+    # spread, so that a person the model found once is burned on every page
+    word = _POSSESSIVE.sub("", f.value.strip(" .,;:"))
+    key = fold(word)
+    return (
+        not word.isupper()
+        and key not in english()
+        and _INNER_CAPITAL.match(word) is None
+        and not mostly_place(word)
+    )
 
 
 # a given name among this many of the census's commonest (by the rank in either list) is a
@@ -179,15 +187,28 @@ _LIST_BEFORE = re.compile(rf"(?P<item>{_ITEM}),[ \t]+(?P<and>and[ \t]+)?(?:the[ 
 _LIST_AFTER = re.compile(rf",[ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?P<item>{_ITEM})")
 
 
+# an e-mail or a web address: its words are lower case whatever the name ("okafor@…")
+_ADDRESS_TOKEN = re.compile(r"\S*[@/]\S*|\bwww\.\S+|\S+\.(?:com|org|net|gov|edu|info|io)\b\S*")
+
+
+# the verbs the shapes of structure.py read a person by ("went to", "lodged by", "opened")
+_SHAPE_BEFORE = re.compile(rf"\b(?i:{BEFORE_PERSON})[ \t]+$")
+_SHAPE_AFTER = re.compile(AFTER_PERSON)
+
+
 def lowercase_words(text: str) -> frozenset[str]:
-    """The words that stand in lower case somewhere in ``text``, folded."""
-    return frozenset(fold(m.group()) for m in _WORD.finditer(text) if m.group().islower())
+    """The words that stand in lower case somewhere in ``text`` as words of its prose (not
+    inside an e-mail or a web address), folded."""
+    prose = _ADDRESS_TOKEN.sub(" ", text)
+    return frozenset(fold(m.group()) for m in _WORD.finditer(prose) if m.group().islower())
 
 
-def organisation_words(text: str) -> frozenset[str]:
-    """Words of this text that stand in an organisation's name: the capitalised words right
-    before an organisation's word ("Linn Electronics", "NORTHGATE MINING LTD")."""
-    out: set[str] = set()
+def organisation_words(text: str) -> frozenset[int]:
+    """Where words of this text stand in an organisation's name (their offsets): the
+    capitalised words right before an organisation's word ("Linn" of "Linn Electronics",
+    "NORTHGATE" of "NORTHGATE MINING LTD"). Only there: the same word elsewhere may be the
+    person the organisation is named after ("Thandiwe Mokoena" of "Mokoena Mining")."""
+    out: set[int] = set()
     words = list(_WORD.finditer(text))
     plain = english()
     for i, m in enumerate(words):
@@ -203,7 +224,7 @@ def organisation_words(text: str) -> frozenset[str]:
             # "Social Media", "Reaches": a dictionary's word is the organisation's kind
             if key in ORG_WORDS or key in plain:
                 break
-            out.add(key)
+            out.add(prev.start())
             j -= 1
     return frozenset(out)
 
@@ -240,6 +261,7 @@ class Evidence:
         self.english = english()
         self.given = common_given()
         self._context: dict[tuple[int, int], bool] = {}
+        self.named: frozenset[str] = frozenset()
 
     def ordinary(self, word: str, start: int) -> bool:
         """Whether one word of a finding is a word of this document rather than a name."""
@@ -247,7 +269,9 @@ class Evidence:
         key = fold(bare)
         if len(key) < 2:
             return True
-        if key in STOP or key in ROLES or key in ORG_WORDS or key in self.orgs:
+        if key in self.named:
+            return False  # a surname of a person found here
+        if key in STOP or key in ROLES or key in ORG_WORDS or start in self.orgs:
             return True
         if key in self.lower:
             return True  # "Song" beside "a song", "CREATE" beside "to create"
@@ -255,22 +279,27 @@ class Evidence:
             return False  # a given name is more than a dictionary's word
         if key in self.english and key not in surnames():
             return True  # "Stabilizer", "AIRFARE"; not "Brown", "Turner", "Park"
-        if bare.isupper() and len(key) <= 4 and key not in self.last:
+        if bare.isupper() and len(key) <= 4 and key not in surnames():
             return True  # an abbreviation or a label: "MIDI", "LCD", "POS"
         head = _INNER_CAPITAL.match(bare)
         if head and fold(bare[: head.end("head")]) not in _NAME_HEADS:
             return True  # "LinnSequencer"
-        return any(a <= start < b for a, b in self.headers)
+        # a header cell that is a dictionary's word ("Price", "Young"), not a candidate's
+        # surname over their votes ("Precinct<tab>Kowalczyk<tab>Brandt")
+        return key in self.english and any(a <= start < b for a, b in self.headers)
 
-    def person_shaped(self, value: str) -> bool:
+    def person_shaped(self, value: str, start: int) -> bool:
         """Two words or more, the first a known given name ("Mark Price", "JOHN SMITH"): a
         person's shape whatever the words are."""
         words = [fold(_POSSESSIVE.sub("", w)) for w in value.split()]
+        if len(words) < 2:
+            return False
+        if words[0] in self.given:
+            return True  # "Mark Price", "Rose Green": a common given name first
         return (
-            len(words) >= 2
-            and words[0] in self.first
+            words[0] in self.first
             and words[0] not in COMMON
-            and words[0] not in self.orgs
+            and start not in self.orgs
             and words[0] not in self.lower
         )
 
@@ -281,10 +310,12 @@ class Evidence:
         if known is None:
             before = self.text[max(0, start - 40) : start]
             after = self.text[end : end + 40]
+            spaced = before[-1:].isspace()
             known = bool(
-                (before[-1:].isspace() and _TITLE_BEFORE.search(before))
+                (spaced and _TITLE_BEFORE.search(before))
                 or _PERSON_AFTER.match(after)
-                or (before[-1:].isspace() and _PERSON_BEFORE.search(before))
+                or _SHAPE_AFTER.match(after)
+                or (spaced and (_PERSON_BEFORE.search(before) or _SHAPE_BEFORE.search(before)))
             )
             self._context[(start, end)] = known
         return known
@@ -306,7 +337,7 @@ class Evidence:
             return False
         if mostly_place(f.value) or self.among_places(f.start, f.end):
             return True
-        if self.person_shaped(f.value):
+        if self.person_shaped(f.value, f.start):
             return False
         words = list(_WORD.finditer(f.value))
         if not words:
@@ -314,8 +345,6 @@ class Evidence:
         if organisation_suffix(f.value):
             return True  # "Keystone Solar N.V.", "Nettlebed Plastics S.A."
         keys = [fold(_POSSESSIVE.sub("", m.group())) for m in words]
-        if any(key in self.orgs for key in keys):
-            return True  # "LINN UR" beside "Linn Electronics, Inc."
         if (
             len(keys) >= 2
             and all(key in self.english or key in STOP for key in keys)
@@ -327,12 +356,19 @@ class Evidence:
     def supported(self, f: Finding) -> bool:
         """Positive evidence of a person: a confident source, a known given name in it, a
         title before it, a person's verb after it."""
-        if f.recognizer in CONFIDENT:
+        if f.recognizer in CONFIDENT or f.recognizer in TELLING:
             return True
         if self.in_context(f.start, f.end):
             return True
-        words = [fold(_POSSESSIVE.sub("", m.group())) for m in _WORD.finditer(f.value)]
-        return len(words) >= 2 and any(w in self.first and w not in COMMON for w in words)
+        found = list(_WORD.finditer(f.value))
+        words = [fold(_POSSESSIVE.sub("", m.group())) for m in found]
+        if len(words) >= 2 and any(w in self.first and w not in COMMON for w in words):
+            return True
+        # two words or more, none of them a word of the document ("Nguyễn Văn An", "Adaeze
+        # Okafor"): a name's shape in any language
+        return len(words) >= 2 and not any(
+            self.ordinary(m.group(), f.start + m.start()) for m in found
+        )
 
 
 def weigh(text: str, found: Sequence[Finding]) -> list[Finding]:
@@ -344,9 +380,22 @@ def weigh(text: str, found: Sequence[Finding]) -> list[Finding]:
         return list(found)
     evidence = Evidence(text)
     confident = [(f.start, f.end) for f in found if f.kind == KIND and f.recognizer not in WEIGHED]
+    # the words of names of two words or more found here: one of them alone is that person
+    # ("Hunt presented the accounts" after "Jordan Hunt", the hunt for a buyer aside)
+    evidence.named = frozenset(
+        fold(_POSSESSIVE.sub("", w))
+        for f in found
+        if f.kind == KIND
+        and not f.doubt
+        and len(f.value.split()) >= 2
+        and (f.recognizer not in WEIGHED or not evidence.against(f))
+        for w in f.value.split()[1:]
+    )
     out: list[Finding] = []
     for whole in found:
-        if whole.kind != KIND or whole.recognizer not in WEIGHED:
+        # a cell under a header that names people is believed as the header says
+        believed_cell = whole.recognizer == "table-column" and not whole.doubt
+        if whole.kind != KIND or whole.recognizer not in WEIGHED or believed_cell:
             out.append(whole)
             continue
         out += _weigh_one(whole, text, evidence, confident)

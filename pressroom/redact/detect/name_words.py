@@ -5,6 +5,7 @@ Shared by the cue detectors, the named-entity model's filters and the redaction 
 
 from __future__ import annotations
 
+import gzip
 import unicodedata
 from functools import cache, lru_cache
 from importlib import resources
@@ -442,3 +443,11 @@ def fold(text: str) -> str:
         return text.replace("\u2019", "'").casefold()
     decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+@cache
+def english() -> frozenset[str]:
+    """Lower-case English words (SCOWL, ``english.txt.gz``; ``scripts/build_english.py``)."""
+    raw = resources.files("pressroom.redact.detect").joinpath("english.txt.gz").read_bytes()
+    lines = gzip.decompress(raw).decode("utf-8").splitlines()
+    return frozenset(line for line in lines if line and line[0] != "#")

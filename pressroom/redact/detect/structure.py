@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.name_cues import HONORIFIC, LETTER, UPPER
-from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, TITLES, fold
+from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, TITLES, english, fold
 from pressroom.redact.detect.places import mostly_place
 
 STRONG, WEAK = 0.85, 0.6
@@ -105,7 +105,7 @@ _SIGNATURE = re.compile(
 )
 # a person by what is said of them: "appointed NAME as", "NAME, who chairs", "NAME opened";
 # two or three capitalised words (the shape's NAME), judged by ``_ordinary`` as every shape is
-_BEFORE_PERSON = (
+BEFORE_PERSON = (
     r"(?:appointed|thanked|congratulated|elected|named|welcomed|interviewed|praised|hired|"
     r"awarded[ \t]+to|presented[ \t]+to|went[ \t]+to|given[ \t]+to|according[ \t]+to|"
     r"told|met|married|joined[ \t]+by|led[ \t]+by|chaired[ \t]+by|signed[ \t]+by|"
@@ -115,18 +115,20 @@ _BEFORE_PERSON = (
     r"(?:speak|spoke|talk|talked|wrote|write|writes)[ \t]+to|"
     r"spokesperson[ \t]+for|lawyer[ \t]+for|on[ \t]+behalf[ \t]+of)"
 )
-_AFTER_PERSON = (
+AFTER_PERSON = (
     r"(?:,[ \t]+(?:who|whose|aged)\b|,[ \t]*\d{1,3}[ \t]*,|[ \t]+\(\d{1,3}\)"
     r"|[ \t]+(?:said|says|told|opened|joined|won|wins|presented|presents|received|receives|"
     r"took|takes|coached|coaches|laughed|smiled|has[ \t]+run|runs|ran|lodged|"
     r"inspects|inspected|visited|visits|thanked|resigned|retired|died|married|announced|"
     r"explained|added|wrote|was[ \t]+named|was[ \t]+appointed|has[ \t]+been)\b)"
 )
-_WORD_CAP = rf"{UPPER}(?:{LETTER}|['\u2019\-](?={LETTER}))+"
+# a capitalised word from its start, read once (no backtracking into it: a page of capitals
+# with no spaces must not cost the square of its length)
+_WORD_CAP = rf"(?<![\w'\u2019\-]){UPPER}(?>(?:{LETTER}|['\u2019\-](?={LETTER}))+)"
 _TWO = rf"{_WORD_CAP}(?:[ ]{_WORD_CAP}){{1,2}}"
 _CONTEXT = re.compile(
-    rf"\b(?i:{_BEFORE_PERSON})[ \t]+(?P<who>{_TWO})\b"
-    rf"|(?P<first>{_TWO})(?={_AFTER_PERSON})"
+    rf"\b(?i:{BEFORE_PERSON})[ \t]+(?P<who>{_TWO})\b"
+    rf"|(?P<first>{_TWO})(?={AFTER_PERSON})"
 )
 # a name on a line of its own over the years of a life: "IN MEMORIAM / NAME / 1948 - 2025"
 _LIFE = re.compile(
@@ -227,7 +229,34 @@ def structured_names(text: str, found: Sequence[Finding] = ()) -> list[Finding]:
         out.append(_finding(text, m.start("who"), m.end("who"), "results", score))
     out += _columns(text, found)
     out += table_columns(text, found)
+    out += candidate_headers(text)
     return [f for f in out if f is not None]
+
+
+def candidate_headers(text: str) -> list[Finding | None]:
+    """Results by candidate: a header line without figures over lines of figures, whose cells
+    after the first are names ("Precinct<tab>Kowalczyk<tab>Brandt", then votes). A cell that
+    is a table's label or a dictionary's word ("Total", "Turnout") is none; the rest are
+    doubtful names, burned and marked."""
+    out: list[Finding | None] = []
+    plain = english()
+    for run in table_runs(text):
+        head_at, head = run[0]
+        line = text[head_at : head[-1][1]]
+        if any(c.isdigit() for c in line) or len(head) < 3:
+            continue
+        rows = [cells for _at, cells in run[1:]]
+        if not all(any(ch.isdigit() for ch in text[a:b]) for cells in rows for a, b in cells[1:]):
+            continue
+        for a, b in head[1:]:
+            cell = text[a:b]
+            words = cell.split()
+            if not 1 <= len(words) <= 3 or _label(cell) or _header(cell):
+                continue
+            if not all(w[:1].isupper() for w in words) or all(fold(w) in plain for w in words):
+                continue
+            out.append(_finding(text, a, b, "candidates", WEAK))
+    return out
 
 
 # a column headed by one of these holds people ("MEMBER", "Donor", "Full name")
@@ -306,9 +335,33 @@ def people_headers(text: str) -> list[tuple[int, int]]:
     for run in table_runs(text):
         at, cells = run[0]
         line = text[at : cells[-1][1]]
-        if not any(c.isdigit() for c in line) and any(_header(text[a:b]) for a, b in cells):
+        if _header_line(line, [text[a:b] for a, b in cells]):
             out.append((at, cells[-1][1]))
     return out
+
+
+def _header_line(line: str, cells: list[str]) -> bool:
+    """A table's header: no figure, every cell a label of three words or fewer, each word
+    capitalised ("Full name", "MEMBER"), and one of them names people. "Name<tab>John Smith"
+    is a form's label and its value, not a header: its second cell is no label."""
+    if any(c.isdigit() for c in line) or not any(_header(c) for c in cells):
+        return False
+    return all(_header(c) or _label(c) for c in cells)
+
+
+_LABEL_WORDS = frozenset(
+    """ward seat party club team country nation constituency district county region division
+    votes vote share amount total date time position pos rank no number id ref reference
+    occupation role title age sex gender status result results place points pts score class
+    category department office address city town state postcode zip phone email notes note
+    remarks comment comments purpose type group lane heat event year years term from to""".split()
+)
+
+
+def _label(value: str) -> bool:
+    """A header cell that is not about people: a word a table's header is made of."""
+    words = fold(value).strip(" :.#*").split()
+    return 1 <= len(words) <= 3 and all(w.strip("()/") in _LABEL_WORDS for w in words)
 
 
 def _header(value: str) -> bool:
@@ -323,7 +376,7 @@ def table_columns(text: str, found: Sequence[Finding] = ()) -> list[Finding | No
     out: list[Finding | None] = []
     for run in table_runs(text):
         head_at, head = run[0]
-        headed = not any(c.isdigit() for c in text[head_at : head[-1][1]])
+        headed = _header_line(text[head_at : head[-1][1]], [text[a:b] for a, b in head])
         for c in range(len(head)):
             rows = run[1:] if headed else run
             column = [cells[c] for _at, cells in rows]
