@@ -1,7 +1,9 @@
 """A scanned page for the review desk's tests, made here with its ground truth: a person detection
-finds ("Margaret Okafor"), a building detection takes for a person ("Grace Hopper": a false
-positive a reviewer removes), and a code word no recogniser knows ("ZEPHYR": a miss a reviewer
-boxes by hand). Word places are known from the drawing, in points of the upright page."""
+finds ("Margaret Okafor"), a building detection takes for a person ("Ada Lovelace" of the Ada
+Lovelace Building: a false positive a reviewer removes; "Grace Hopper Building" was one until
+issue 41's model and evidence stopped taking it for a person), and a code word no recogniser
+knows ("ZEPHYR": a miss a reviewer boxes by hand). Word places are known from the drawing, in
+points of the upright page."""
 
 from __future__ import annotations
 
@@ -20,12 +22,12 @@ from tests.readers import read_all
 DPI = 300
 LINES = (
     "Payout approved for Margaret Okafor on 3 May.",
-    "The form was checked by Grace Hopper Building staff.",
+    "The form was checked by Ada Lovelace Building staff.",
     "Meeting held in the east wing, Room 4.",
     "Project codeword ZEPHYR stays internal.",
 )
 PERSON = "Margaret Okafor"
-FALSE_POSITIVE = "Grace Hopper"
+FALSE_POSITIVE = "Ada Lovelace"
 MISSED = "ZEPHYR"
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 

@@ -120,7 +120,7 @@ def test_a_reviewer_corrects_applies_approves_and_downloads_in_the_browser(
     row.get_by_test_id("job-link").click()
     page.wait_for_selector('[data-testid="sheet-1"] button.box')
     html = page.content()
-    for word in ("Okafor", "Hopper", MISSED, "codeword"):
+    for word in ("Okafor", "Lovelace", MISSED, "codeword"):
         assert word not in html
     page.locator('[data-testid="sheet-1"] img').evaluate("img => img.decode()")
     shot(page, "desk-3-job")

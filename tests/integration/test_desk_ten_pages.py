@@ -168,7 +168,7 @@ def drive(page: Page, item: str, shown: str, source: Path, name: str) -> None:
     assert page.get_by_test_id("zoom-level").inner_text() == "fit"
 
     # remove the false box, draw the missed word, apply
-    false_box = visible_box(page, 1, word_box(source, 1, "Hopper"))
+    false_box = visible_box(page, 1, word_box(source, 1, "Lovelace"))
     false_box.click()
     assert false_box.get_attribute("aria-pressed") == "true"
     state = "state-" + (false_box.get_attribute("data-testid") or "")[4:]
