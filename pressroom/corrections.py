@@ -181,6 +181,14 @@ class SheetFinding:
     kind: str
     box: tuple[float, float, float, float]
     doubt: bool = False  # a half-believed name: burned all the same, marked at the desk
+    # the finding's words line by line, one box each (what the build burns: a name wrapped
+    # over two lines is two boxes, never the two whole lines); empty: one line, ``box``
+    lines: tuple[tuple[float, float, float, float], ...] = ()
+
+    @property
+    def parts(self) -> tuple[tuple[float, float, float, float], ...]:
+        """One box per line of the finding's words (``box`` itself for a one-line finding)."""
+        return self.lines if len(self.lines) > 1 else (self.box,)
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -190,6 +198,8 @@ class SheetFinding:
         }
         if self.doubt:
             out["doubt"] = True
+        if len(self.lines) > 1:
+            out["lines"] = [[round(v, 2) for v in b] for b in self.lines]
         return out
 
 
@@ -263,7 +273,13 @@ class ReviewSheet:
             for p in raw.get("pages", [])
         )
         findings = tuple(
-            SheetFinding(int(f["page"]), str(f["class"]), _box(f["box"]), f.get("doubt") is True)
+            SheetFinding(
+                int(f["page"]),
+                str(f["class"]),
+                _box(f["box"]),
+                f.get("doubt") is True,
+                _lines(f.get("lines")),
+            )
             for f in raw.get("findings", [])
         )
         rechecked = tuple(
@@ -290,16 +306,94 @@ def _box(raw: Sequence[float]) -> tuple[float, float, float, float]:
     return (x0, y0, x1, y1)
 
 
+def _lines(raw: object) -> tuple[tuple[float, float, float, float], ...]:
+    """A stored finding's line boxes; none (one line) for a sheet from before them."""
+    if not isinstance(raw, list) or len(raw) < 2:
+        return ()
+    return tuple(_box(b) for b in raw)
+
+
+def removed_findings(sheet: ReviewSheet, corrections: Corrections | None = None) -> frozenset[int]:
+    """Which of ``sheet.findings`` (indexes) the removed boxes of ``corrections`` (the sheet's
+    own when None) take out: each removed box the one finding of its page it matches
+    (``removed_match``), as the build decides. The desk draws these kept, and counts only
+    the others."""
+    corrections = sheet.corrections if corrections is None else corrections
+    on_page: dict[int, list[int]] = {}
+    for i, f in enumerate(sheet.findings):
+        on_page.setdefault(f.page, []).append(i)
+    gone: set[int] = set()
+    for area in corrections.removed:
+        mine = on_page.get(area.page, [])
+        match = removed_match([sheet.findings[i].box for i in mine], area.box)
+        if match is not None:
+            gone.add(mine[match])
+    return frozenset(gone)
+
+
+def burned_counts(
+    sheet: ReviewSheet, corrections: Corrections | None = None
+) -> dict[int, dict[str, int]]:
+    """What a copy built from ``sheet`` with ``corrections`` (the sheet's own when None)
+    burns: findings by page (from 1) and class, a removed one left out. The one count of
+    "what will be burned": the desk's header, rail, thumbnails and approve step, and the held
+    reason a rebuild writes, all say this."""
+    gone = removed_findings(sheet, corrections)
+    out: dict[int, dict[str, int]] = {}
+    for i, f in enumerate(sheet.findings):
+        if i not in gone:
+            on = out.setdefault(f.page, {})
+            on[f.kind] = on.get(f.kind, 0) + 1
+    # a box drawn by hand is a finding of class manual in every sheet a build writes; one a
+    # sheet lacks is burned all the same
+    for area in unlisted_manual(sheet):
+        on = out.setdefault(area.page, {})
+        on[MANUAL] = on.get(MANUAL, 0) + 1
+    return {page: dict(sorted(kinds.items())) for page, kinds in sorted(out.items())}
+
+
+def unlisted_manual(sheet: ReviewSheet) -> list[Area]:
+    """The sheet's applied manual boxes that are no finding of it (a build lists each as a
+    ``manual`` finding; a sheet written otherwise may not)."""
+    listed = {(f.page, f.box) for f in sheet.findings if f.kind == MANUAL}
+    return [a for a in sheet.corrections.manual if (a.page, a.box) not in listed]
+
+
+def total_counts(by_page: Mapping[int, Mapping[str, int]]) -> dict[str, int]:
+    """``burned_counts`` summed over the pages, by class."""
+    out: dict[str, int] = {}
+    for kinds in by_page.values():
+        for kind, n in kinds.items():
+            out[kind] = out.get(kind, 0) + n
+    return dict(sorted(out.items()))
+
+
+def said(counts: Mapping[str, int]) -> str:
+    """Counts by class as the held reason and the desk write them: "address 3, name 19"."""
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())) or "nothing"
+
+
 def corrected_reason(
-    corrections: Corrections, burned: int, overridden: Sequence[tuple[int, str]] = ()
+    corrections: Corrections,
+    burned: int,
+    overridden: Sequence[tuple[int, str]] = (),
+    *,
+    sheet: ReviewSheet | None = None,
 ) -> str:
     """What a rebuild with a reviewer's corrections did, for the held job's reason: counts
-    and classes only. A removed box still burned because another finding covers its words is
-    said, page and class, instead of a plain pass."""
+    and classes only. With the rebuilt copy's ``sheet``, what is burned is counted as the desk
+    counts it (``burned_counts``: findings by class), so the reason and the desk agree; without
+    it, ``burned`` boxes. A removed box still burned because another finding covers its words
+    is said, page and class, instead of a plain pass."""
     n = corrections.counts()
+    if sheet is not None:
+        totals = total_counts(burned_counts(sheet))
+        what = f"burned: {said(totals)} ({sum(totals.values())} finding(s))"
+    else:
+        what = f"{burned} box(es) burned"
     head = (
         f"corrections applied ({n['removed']} removed, {n['manual']} drawn, {n['every']} "
-        f"everywhere); {burned} box(es) burned"
+        f"everywhere); {what}"
     )
     if overridden:
         where = ", ".join(f"page {page}: {kind}" for page, kind in overridden)

@@ -31,8 +31,12 @@ from pressroom.corrections import (
     RECHECK_KINDS,
     Corrections,
     ReviewSheet,
+    burned_counts,
     parse_json,
+    removed_findings,
     removed_match,
+    total_counts,
+    unlisted_manual,
 )
 from pressroom.desk import session as sessions
 from pressroom.desk.backend import DeadLetters, DeskBackend, HeldDetail, HeldItem, Viewer, Which
@@ -421,6 +425,7 @@ async def approve(request: Request, item_id: str) -> Response:
             viewer=s.viewer,
             token=token,
             item=detail.item,
+            **_published(detail),
             unapplied=min(unapplied, 9999),
             held_version=_held_version(detail),
             found_again=found_again,
@@ -465,6 +470,18 @@ def _dead_letters(cfg: DeskConfig) -> DeadLetters:
     if not isinstance(cfg.backend, DeadLetters):
         raise NotFound("this desk has no queue to redrive from")
     return cfg.backend
+
+
+def _published(detail: HeldDetail) -> dict[str, Any]:
+    """What the held copy burns, as the approve step names it: by class over the document
+    and by page (``burned_counts``, the count the desk and the held reason use)."""
+    if detail.sheet is None:
+        return {"counts": dict(detail.item.counts), "by_page": []}
+    by_page = burned_counts(detail.sheet)
+    return {
+        "counts": total_counts(by_page),
+        "by_page": [{"page": p, "counts": kinds} for p, kinds in by_page.items()],
+    }
 
 
 # what the approve step's checkbox sends for a copy a check found something again in
@@ -671,74 +688,206 @@ def _list_page(
     )
 
 
-def _box_attr(box: tuple[float, float, float, float]) -> str:
+Points = tuple[float, float, float, float]
+
+
+def _box_attr(box: Points) -> str:
     return " ".join(f"{round(v, 2):g}" for v in box)
 
 
-def _box(
-    page: int,
-    number: int,
-    kind: str,
-    box: tuple[float, float, float, float],
-    *,
-    origin: str,
-    removed: bool,
-    doubt: bool = False,
-) -> dict[str, Any]:
-    """One box over the page as the template draws it: a button with no text on it (the class
-    is named in the findings rail beside the page and in the button's accessible name)."""
-    name = "finding" if origin == "kept" else kind
-    what = {"every": "every-occurrence area", MANUAL: "manual box"}.get(kind, f"{kind} box")
-    # a half-believed name: burned like any other, marked so the reviewer looks at it
-    what = f"doubtful {what}" if doubt else what
-    ident = f"{what} {number} on page {page}"
-    aria = (
-        f"{ident}: removed, the text stays; press to redact it again"
-        if removed
-        else f"{ident}: press to remove; the text stays"
+@dataclass(slots=True)
+class _Item:
+    """One thing the reviewer may press on a page: a finding, a removed area no finding
+    matches any more, or an every-occurrence area applied before. Drawn as one box per line
+    of its words; listed once in the rail."""
+
+    kind: str
+    box: Points  # its whole box: what a removed correction sends
+    parts: tuple[Points, ...]  # one box per line: what is drawn (what the build burns)
+    finding: str  # the id its boxes share (``data-finding``)
+    origin: str  # finding | kept | applied
+    removed: bool = False
+    doubt: bool = False
+    counted: bool = True  # counted in what will be burned (an every area's words are)
+    locked: bool = False  # burned for another correction's sake: not a toggle of its own
+    group: str = ""
+
+
+def _items(sheet: ReviewSheet, page: int) -> list[_Item]:
+    """What stands on a page for the reviewer, in the order the rail lists it: findings (a
+    removed one shown kept, as ``removed_findings`` decides for the build), removed areas no
+    finding matches any more, and the every-occurrence areas applied before. A box drawn by
+    hand before is a finding of class ``manual`` in the sheet: shown once, as applied."""
+    applied = sheet.corrections
+    gone = removed_findings(sheet)
+    drawn = {a.box for a in applied.manual if a.page == page}
+    out: list[_Item] = []
+    matched: list[Points] = []
+    for i, f in enumerate(sheet.findings):
+        if f.page != page:
+            continue
+        removed = i in gone
+        if removed:
+            matched.append(f.box)
+        by_hand = f.kind == MANUAL and f.box in drawn
+        out.append(
+            _Item(
+                f.kind,
+                f.box,
+                f.parts,
+                "",
+                "applied" if by_hand else "finding",
+                removed=removed,
+                doubt=f.doubt,
+                # the words of an every-occurrence area: burned while the area stands
+                locked=f.kind == MANUAL and not by_hand,
+            )
+        )
+    for a in unlisted_manual(sheet):
+        if a.page == page:
+            out.append(_Item(MANUAL, a.box, (a.box,), "", "applied"))
+    for r in (a.box for a in applied.removed if a.page == page):
+        if removed_match(matched, r) is None:
+            out.append(_Item("finding", r, (r,), "", "kept", removed=True, counted=False))
+    for a in applied.every:
+        if a.page == page:
+            out.append(_Item("every", a.box, (a.box,), "", "applied", counted=False))
+    for n, item in enumerate(out, 1):
+        prefix = {"kept": "k", "applied": "e" if item.kind == "every" else "m"}.get(
+            item.origin, "f"
+        )
+        item.finding = f"{prefix}{page}-{n}"
+    _group(out, page)
+    return out
+
+
+def _group(items: list[_Item], page: int) -> None:
+    """Findings whose boxes overlap (an address and the postcode found inside it) form one
+    group, ``g{page}-{k}``: listed together, each still its own toggle."""
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(items):
+        for j in range(i + 1, len(items)):
+            if _overlap(a.box, items[j].box):
+                parent[root(j)] = root(i)
+    sizes: dict[int, int] = {}
+    for i in range(len(items)):
+        sizes[root(i)] = sizes.get(root(i), 0) + 1
+    names: dict[int, str] = {}
+    for i, item in enumerate(items):
+        r = root(i)
+        if sizes[r] > 1:
+            item.group = names.setdefault(r, f"g{page}-{len(names) + 1}")
+
+
+def _overlap(a: Points, b: Points) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _state(item: _Item) -> str:
+    return "kept" if item.removed else "doubt" if item.doubt else "burned"
+
+
+def _what(item: _Item) -> str:
+    what = {"every": "every-occurrence area", MANUAL: "manual box"}.get(
+        item.kind, f"{item.kind} box"
     )
+    return f"doubtful {what}" if item.doubt else what
+
+
+def _box(page: int, number: int, item: _Item, line: int, part: Points) -> dict[str, Any]:
+    """One box over the page as the template draws it: a button with no text on it (the class
+    is named in the findings rail beside the page and in the button's accessible name), one
+    per line of its finding, all pressed together."""
+    ident = f"{_what(item)} {number} on page {page}"
+    if item.locked:
+        aria = f"{ident}: burned for an every-occurrence area; remove that area to keep it"
+    elif item.removed:
+        aria = f"{ident}: removed, the text stays; press to redact it again"
+    else:
+        aria = f"{ident}: press to remove; the text stays"
     classes = (
-        f"box {kind_class(kind)}" + (" doubt" if doubt else "") + (" removed" if removed else "")
+        f"box {kind_class(item.kind)}"
+        + (" doubt" if item.doubt else "")
+        + (" removed" if item.removed else "")
+        + (" member" if item.group else "")
     )
     return {
         "number": number,
-        "kind": kind,
-        "name": name,
-        "origin": origin,
-        "box": _box_attr(box),
+        "line": line,
+        "testid": f"box-{page}-{number}" + (f"-{line}" if line > 1 else ""),
+        "kind": item.kind,
+        "name": "finding" if item.origin == "kept" else item.kind,
+        "origin": item.origin,
+        "box": _box_attr(part),
+        "removes": _box_attr(item.box),
+        "finding": item.finding,
+        "group": item.group,
+        "counted": 1 if item.counted else 0,
+        "locked": item.locked,
         "ident": ident,
         "aria": aria,
         "classes": classes,
-        "removed": removed,
-        "state": "kept" if removed else "doubt, burned" if doubt else "burned",
+        "removed": item.removed,
+        "state": _state(item),
+        "shown": "kept" if item.removed else "doubt, burned" if item.doubt else "burned",
     }
 
 
-def _boxes(sheet: ReviewSheet, page: int) -> list[dict[str, Any]]:
-    """The boxes over a page: findings (a removed one shown kept), removed areas no finding
-    matches any more, and the manual and every-occurrence boxes applied before."""
-    applied = sheet.corrections
-    removed_here = [a.box for a in applied.removed if a.page == page]
-    out: list[dict[str, Any]] = []
-    matched: list[tuple[float, float, float, float]] = []
-    mine = [f for f in sheet.findings if f.page == page]
-    # each removed area takes out the one finding the build takes out for it
-    taken = {removed_match([f.box for f in mine], r) for r in removed_here} - {None}
-    for n, f in enumerate(mine):
-        gone = n in taken
-        if gone:
-            matched.append(f.box)
-        out.append(
-            _box(page, len(out) + 1, f.kind, f.box, origin="finding", removed=gone, doubt=f.doubt)
-        )
-    for r in removed_here:
-        if removed_match(matched, r) is None:
-            out.append(_box(page, len(out) + 1, "finding", r, origin="kept", removed=True))
-    for kind, areas in ((MANUAL, applied.manual), ("every", applied.every)):
-        for a in areas:
-            if a.page == page:
-                out.append(_box(page, len(out) + 1, kind, a.box, origin="applied", removed=False))
-    return out
+def _entry(page: int, number: int, item: _Item, members: int) -> dict[str, Any]:
+    """A finding's line in the rail: its class, page and state, and the place of its words
+    for a crop of the page picture (never the words themselves)."""
+    return {
+        "number": number,
+        "testid": f"finding-{page}-{number}",
+        "for": f"box-{page}-{number}",
+        "kind": item.kind,
+        "name": "finding" if item.origin == "kept" else item.kind,
+        "finding": item.finding,
+        "crop": _box_attr(item.box),
+        "group": item.group,
+        "members": members,
+        "locked": item.locked,
+        "state": _state(item),
+        "shown": "kept" if item.removed else "doubt, burned" if item.doubt else "burned",
+    }
+
+
+def _page_items(sheet: ReviewSheet, page: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The page's boxes (one per line) and its rail entries (one per item, a group's members
+    together, the group's first carrying how many there are)."""
+    items = _items(sheet, page)
+    boxes = [
+        _box(page, n, item, line, part)
+        for n, item in enumerate(items, 1)
+        for line, part in enumerate(item.parts, 1)
+    ]
+    size: dict[str, int] = {}
+    for item in items:
+        if item.group:
+            size[item.group] = size.get(item.group, 0) + 1
+    order: list[tuple[int, _Item]] = []
+    placed: set[str] = set()
+    numbered = list(enumerate(items, 1))
+    for n, item in numbered:
+        if not item.group:
+            order.append((n, item))
+        elif item.group not in placed:
+            placed.add(item.group)
+            order += [(m, other) for m, other in numbered if other.group == item.group]
+    entries = []
+    seen: set[str] = set()
+    for n, item in order:
+        first = bool(item.group) and item.group not in seen
+        seen.add(item.group)
+        entries.append(_entry(page, n, item, size[item.group] if first else 0))
+    return boxes, entries
 
 
 def _again(sheet: ReviewSheet, page: int) -> list[dict[str, Any]]:
@@ -754,6 +903,8 @@ def _again(sheet: ReviewSheet, page: int) -> list[dict[str, Any]]:
                 "number": number,
                 "kind": f.kind,
                 "box": _box_attr(f.box),
+                "finding": f"a{page}-{number}",
+                "state": "leak",
                 "classes": f"box again {kind_class(f.kind)}",
                 "ident": f"found again {number} on page {page}: {what}",
             }
@@ -769,6 +920,7 @@ def _job_page(
     sheet = detail.sheet
     rebuilding = item.state == "rebuilding"
     count = len(sheet.pages) if sheet is not None and sheet.pages else (item.pages or 1)
+    by_page = burned_counts(sheet) if sheet is not None else {}
     pages = []
     for n in range(1, count + 1):
         sp = sheet.pages[n - 1] if sheet is not None and n <= len(sheet.pages) else None
@@ -776,11 +928,14 @@ def _job_page(
         # the output's page cut to the page as the redaction read it (its factor and offset
         # on the output page undone): a box lies on the same words in both pictures
         output = f"{url}/pages/{n}/redacted.png" + ("?frame=sheet" if sp is not None else "")
+        boxes, entries = _page_items(sheet, n) if sheet is not None and sp is not None else ([], [])
         pages.append(
             {
                 "n": n,
                 "size": (f"{sp.width_pt:g}", f"{sp.height_pt:g}") if sp is not None else None,
-                "boxes": _boxes(sheet, n) if sheet is not None and sp is not None else [],
+                "boxes": boxes,
+                "entries": entries,
+                "count": sum(by_page.get(n, {}).values()),
                 "again": _again(sheet, n) if sheet is not None and sp is not None else [],
                 "source": source,
                 "output": output,
@@ -804,6 +959,8 @@ def _job_page(
         editable=detail.can_apply and sheet is not None,
         can_apply=detail.can_apply,
         pages=pages,
+        counts=total_counts(by_page) if sheet is not None else dict(item.counts),
+        by_page=[{"page": p, "counts": kinds} for p, kinds in by_page.items()],
         again=len(sheet.rechecked) if sheet is not None else 0,
         corrections_json=json.dumps(current, separators=(",", ":")),
     )

@@ -25,10 +25,12 @@ class DocumentFinding:
     box: tuple[float, float, float, float]
     value: str
     doubt: bool = False  # a half-believed name: burned, and marked for the reviewer
+    # its words line by line, one box each, when they stand on more than one line
+    lines: tuple[tuple[float, float, float, float], ...] = ()
 
     def sheet(self) -> SheetFinding:
-        """As the desk shows it: its place, class and doubt, never its value."""
-        return SheetFinding(self.page, self.kind, self.box, self.doubt)
+        """As the desk shows it: its place, class, doubt and lines, never its value."""
+        return SheetFinding(self.page, self.kind, self.box, self.doubt, self.lines)
 
     def as_json(self, *, values: bool = True) -> dict[str, Any]:
         out = self.sheet().as_json()
@@ -48,16 +50,21 @@ def page_findings(
             if not h.words:
                 continue
             claimed.update(h.words)
-            boxes = [words[i].box for i in h.words]
-            box = (
-                min(b.x0 for b in boxes) * k,
-                min(b.y0 for b in boxes) * k,
-                max(b.x1 for b in boxes) * k,
-                max(b.y1 for b in boxes) * k,
+            box = _points([words[i].box for i in h.words], k)
+            by_line: dict[int, list[Box]] = {}
+            for i in h.words:
+                by_line.setdefault(words[i].line, []).append(words[i].box)
+            lines = (
+                tuple(_points(b, k) for _, b in sorted(by_line.items())) if len(by_line) > 1 else ()
             )
             out.append(
                 DocumentFinding(
-                    scan.info.index + 1, h.finding.kind, box, h.finding.value, h.finding.doubt
+                    scan.info.index + 1,
+                    h.finding.kind,
+                    box,
+                    h.finding.value,
+                    h.finding.doubt,
+                    lines,
                 )
             )
         # mentions found by propagation: a surname alone, a value written again elsewhere
@@ -78,6 +85,16 @@ def page_findings(
                     )
                 )
     return _dedupe(out)
+
+
+def _points(boxes: Sequence[Box], k: float) -> tuple[float, float, float, float]:
+    """The box around ``boxes`` (scan pixels), in points (``k`` points a pixel)."""
+    return (
+        min(b.x0 for b in boxes) * k,
+        min(b.y0 for b in boxes) * k,
+        max(b.x1 for b in boxes) * k,
+        max(b.y1 for b in boxes) * k,
+    )
 
 
 # De-duplication looks for an earlier finding of the same page, class and value whose box

@@ -111,16 +111,16 @@ def test_a_review_sheet_reads_back_as_written() -> None:
 
 
 def test_the_desk_marks_a_doubtful_name_and_names_it_to_a_screen_reader() -> None:
-    from pressroom.desk.web import _boxes
+    from pressroom.desk.web import _page_items
 
-    doubtful = [b for b in _boxes(SHEET, 2) if "doubt" in b["classes"].split()]
+    doubtful = [b for b in _page_items(SHEET, 2)[0] if "doubt" in b["classes"].split()]
     assert len(doubtful) == 1
     [box] = doubtful
     assert box["classes"] == "box k-name doubt"
     assert box["aria"].startswith("doubtful name box 2 on page 2: press to remove")
     # the state the findings rail shows beside the page (no label on the page itself)
-    assert box["state"] == "doubt, burned" and box["name"] == "name"
-    assert not [b for b in _boxes(SHEET, 1) if "doubt" in b["classes"]]
+    assert box["state"] == "doubt" and box["shown"] == "doubt, burned" and box["name"] == "name"
+    assert not [b for b in _page_items(SHEET, 1)[0] if "doubt" in b["classes"]]
 
 
 def test_a_sheet_rounds_once_and_then_reads_back_the_same() -> None:
