@@ -346,17 +346,19 @@ def burned_counts(
             on[f.kind] = on.get(f.kind, 0) + 1
     # a box drawn by hand is a finding of class manual in every sheet a build writes; one a
     # sheet lacks is burned all the same
-    for area in unlisted_manual(sheet):
+    for area in unlisted_manual(sheet, corrections):
         on = out.setdefault(area.page, {})
         on[MANUAL] = on.get(MANUAL, 0) + 1
     return {page: dict(sorted(kinds.items())) for page, kinds in sorted(out.items())}
 
 
-def unlisted_manual(sheet: ReviewSheet) -> list[Area]:
-    """The sheet's applied manual boxes that are no finding of it (a build lists each as a
-    ``manual`` finding; a sheet written otherwise may not)."""
+def unlisted_manual(sheet: ReviewSheet, corrections: Corrections | None = None) -> list[Area]:
+    """The manual boxes of ``corrections`` (the sheet's own when None) that are no finding of
+    the sheet: boxes drawn and not applied yet, or a sheet written otherwise (a build lists
+    each box it drew as a ``manual`` finding)."""
+    corrections = sheet.corrections if corrections is None else corrections
     listed = {(f.page, f.box) for f in sheet.findings if f.kind == MANUAL}
-    return [a for a in sheet.corrections.manual if (a.page, a.box) not in listed]
+    return [a for a in corrections.manual if (a.page, a.box) not in listed]
 
 
 def total_counts(by_page: Mapping[int, Mapping[str, int]]) -> dict[str, int]:

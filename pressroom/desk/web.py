@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+from urllib.parse import unquote
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -163,10 +164,18 @@ def _templates_of(request: Request) -> str | None:
 
 
 def _refusal(request: Request, exc: PressroomError) -> Response:
-    """A page a person reads for a page they asked for; a problem for a form sent or a
-    picture, with the same code and, for a failure of the moment, when to come back."""
-    if request.method == "GET" and not request.url.path.endswith(".png"):
+    """A page a person reads for a page they asked for, and for a form a browser sent (a
+    second Apply while the first rebuilds: said, with the way back to the job); a problem
+    for a program's request or a picture, with the same code and status, and for a failure
+    of the moment when to come back."""
+    picture = request.url.path.endswith(".png")
+    browser = "text/html" in request.headers.get("accept", "")
+    if not picture and (request.method == "GET" or browser):
         heading = "Not found" if exc.http_status == 404 else "Not possible"
+        parts = request.url.path.split("/")
+        back = None
+        if request.method == "POST" and len(parts) >= 5 and parts[2] == "jobs":
+            back = _item_url(unquote(parts[3]))
         return _page(
             "refusal.html",
             "Pressroom review",
@@ -174,6 +183,7 @@ def _refusal(request: Request, exc: PressroomError) -> Response:
             status=exc.http_status,
             code=exc.code,
             message=exc.message,
+            back=back,
         )
     headers = None
     if isinstance(exc, Refused):
