@@ -408,6 +408,13 @@ _SHEET_FINDING: dict[str, Any] = {
         "class": {"type": "string"},
         "box": _AREA["properties"]["box"],
         "doubt": {"type": "boolean"},
+        "lines": {
+            "type": "array",
+            "description": "Where the finding's words stand on more than one line: one box "
+            "per line (what is burned); absent for a finding on one line.",
+            "items": _AREA["properties"]["box"],
+            "minItems": 2,
+        },
     },
 }
 REVIEW_SHEET_SCHEMA: dict[str, Any] = {
