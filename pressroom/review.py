@@ -11,7 +11,7 @@ from typing import BinaryIO
 
 from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.errors import BadRequest, Conflict, NotFound
-from pressroom.jobs.model import Job, JobState
+from pressroom.jobs.model import UNFINISHED, Job, JobState
 from pressroom.jobs.store import Queue
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
@@ -22,6 +22,14 @@ from pressroom.storage import (
     is_artifact_key,
     sidecar_key,
 )
+
+REBUILDING = "a rebuild with corrections is running; wait for it to finish"
+
+
+def rebuilding(job: Job) -> bool:
+    """A held job a reviewer sent back with corrections, not held again yet: it keeps its
+    review sheet while it waits for a worker and runs."""
+    return job.state.value in UNFINISHED and job.review_sheet is not None
 
 
 def held_digest(held_key: str) -> str:
@@ -52,6 +60,8 @@ class Reviews:
 
     def _held(self, job_id: str, tenant: str) -> tuple[Job, str]:
         job = self.queue.get(job_id, tenant=tenant)
+        if job is not None and rebuilding(job):  # decided on once it is held again
+            raise Conflict(REBUILDING)
         if job is None or job.state is not JobState.REVIEW or not job.artifact_key:
             raise NotFound("no held output for this job")
         return job, job.artifact_key
@@ -125,7 +135,10 @@ class Reviews:
             now=self.clock(),
             key_id=key_id,
         )
-        if not ok:
+        if not ok:  # decided, or another Apply reopened it, since it was read
+            now = self.queue.get(job_id, tenant=tenant)
+            if now is not None and rebuilding(now):
+                raise Conflict(REBUILDING)
             raise NotFound("the job is no longer in review")
         if not is_artifact_key(held):  # a reviewer-only copy: the rebuild makes the next one
             self.blobs.delete(held)
@@ -134,6 +147,8 @@ class Reviews:
     def reject(self, job_id: str, tenant: str, *, key_id: str) -> Job:
         """The job ends rejected; the held copy and the source go. ``key_id`` is recorded."""
         job = self.queue.get(job_id, tenant=tenant)
+        if job is not None and rebuilding(job):
+            raise Conflict(REBUILDING)
         if job is None or job.state is not JobState.REVIEW:
             raise NotFound("no such job in review")
         # what was held, by its digest: the copy itself goes, so the record names it

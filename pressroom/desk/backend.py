@@ -37,6 +37,32 @@ class HeldItem:
     state: Literal["review", "rebuilding"] = "review"
     label: str | None = None  # the client's name for it (a file name, a case number)
     title: str | None = None
+    # while rebuilding: (steps done, steps in all) as the redaction reports them — it reads
+    # every page, then builds every page, so a document of N pages has 2N steps; None before
+    # the first page is done (waiting for a worker, or for another rebuild to finish)
+    progress: tuple[int, int] | None = None
+    # the reason code of the last Apply when its rebuild failed (the item held as it was
+    # before); None when it did not, or while a rebuild runs
+    apply_failed: str | None = None
+    # when the copy held now was rebuilt with the reviewer's corrections (epoch seconds);
+    # None when the held copy is not the outcome of the last Apply
+    rebuilt_at: float | None = None
+
+    @property
+    def rebuild_step(self) -> tuple[str, int, int] | None:
+        """The progress in words a page understands: ("reading" | "building", page, pages);
+        None when there is none to show."""
+        if self.progress is None:
+            return None
+        done, total = self.progress
+        if total <= 0:
+            return None
+        if total % 2 or (self.pages and total != 2 * self.pages):
+            return ("processing", min(done, total), total)  # not a redaction's two passes
+        pages = total // 2
+        if done <= pages:
+            return ("reading", max(done, 1), pages)
+        return ("building", min(done - pages, pages), pages)
 
 
 @dataclass(frozen=True, slots=True)

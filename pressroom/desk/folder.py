@@ -12,8 +12,10 @@ file moved into place; the folder is 0700 and its files 0600.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import json
+import logging
 import os
 import re
 import tempfile
@@ -33,13 +35,22 @@ from pressroom.desk.backend import (
     Viewer,
     Which,
 )
-from pressroom.errors import BadRequest, Conflict, Corrected, NotFound, ReviewRequired
+from pressroom.errors import (
+    BadRequest,
+    Conflict,
+    Corrected,
+    NotFound,
+    PressroomError,
+    ReviewRequired,
+)
 from pressroom.fsutil import place_copy
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
     from pressroom.pipeline.ocr import OcrEngine
     from pressroom.redact.policy import RedactionPolicy
+
+log = logging.getLogger(__name__)
 
 TITLE = "Pressroom review (offline)"
 NOTE_SUFFIX = ".findings.json"
@@ -51,6 +62,14 @@ TEMP_PREFIX = ".pressroom-"
 # folder, never a path.
 STEM_RE = re.compile(r"\w(?:[\w .-]{0,126}[\w.-])?")
 MAX_WIDTH_PX = 4000
+REBUILDING = "a rebuild with corrections is running; wait for it to finish"
+# a failed rebuild's code in the note, until the next rebuild holds the item again
+APPLY_FAILED = "apply_failed"
+# when the held copy was rebuilt with the reviewer's corrections
+REBUILT_AT = "rebuilt_at"
+# the last Apply was recorded, and no rebuild held the item since nor failed: the desk was
+# stopped while it ran
+INTERRUPTED = "APPLY_INTERRUPTED"
 
 
 def safe_stem(stem: str) -> bool:
@@ -146,6 +165,7 @@ def hold(
     *,
     now: float | None = None,
     keep_previous: bool = False,
+    rebuilt_at: float | None = None,
 ) -> Path:
     """``built`` (when there is one) and its note into ``folder`` as ``STEM.pdf`` and
     ``STEM.findings.json``: the copy first, then the note, each moved into place whole. With no
@@ -169,6 +189,8 @@ def hold(
         **rebuild.as_json(),
         "held_at": time.time() if now is None else now,
     }
+    if rebuilt_at is not None:  # a desk's rebuild: the page says when it happened
+        note[REBUILT_AT] = rebuilt_at
     write_json(folder / f"{stem}{NOTE_SUFFIX}", note)
     return folder
 
@@ -219,8 +241,14 @@ class FolderDesk:
         self.outdir = folder.parent
         self.settings = settings
         self._engine = engine
+        # held by a request while it reads and changes an item (never while a rebuild runs)
         self._lock = threading.Lock()
-        self._rebuilding: set[str] = set()
+        # the rebuilds under way, by item, with their progress (changed under ``_lock``)
+        self._rebuilding: dict[str, _Rebuilding] = {}
+        # rebuilds run one at a time: the OCR engine is one per process, and not thread-safe
+        self._one_rebuild = threading.Lock()
+        # the reason codes of rebuilds that failed, by item (also written into the note)
+        self._failed: dict[str, str] = {}
         # a source's SHA-256 by path, with the size, mtime and inode it was read at
         self._hashed: dict[Path, tuple[tuple[int, int, int], str]] = {}
 
@@ -260,11 +288,23 @@ class FolderDesk:
 
     def detail(self, viewer: Viewer, item_id: str) -> HeldDetail:
         note = self._note(item_id)
+        item = self._item(item_id, note)
+        decisions = tuple(self._decisions(item_id))
+        applied = [d.at for d in decisions if d.action == "apply"]
+        if (
+            applied
+            and item.state == "review"
+            and item.apply_failed is None
+            and (item.rebuilt_at is None or item.rebuilt_at < applied[-1])
+        ):
+            # an Apply was recorded, and neither held the item again nor failed: the desk
+            # stopped while it ran (the held copy is the one from before it)
+            item = dataclasses.replace(item, apply_failed=INTERRUPTED)
         return HeldDetail(
-            item=self._item(item_id, note),
+            item=item,
             sheet=_sheet(note),
-            can_apply=self._can_apply(note),
-            decisions=tuple(self._decisions(item_id)),
+            can_apply=item.state == "review" and self._can_apply(note),
+            decisions=decisions,
         )
 
     def page_image(
@@ -309,11 +349,18 @@ class FolderDesk:
     # -- deciding ------------------------------------------------------------------------
 
     def apply(self, viewer: Viewer, item_id: str, corrections: Corrections) -> None:
-        """Rebuild from the source with ``corrections`` (the whole set) the way ``process``
-        builds: a clean result is held again as ``CORRECTED``; a doubted one with its reason.
-        Any other refusal propagates and leaves the item as it was."""
+        """Check ``corrections`` (the whole set) and start the rebuild from the source with
+        them, the way ``process`` builds, in the background; the answer comes at once. While
+        it runs the item shows ``rebuilding`` with its progress; then a clean result is held
+        again as ``CORRECTED``, a doubted one with its reason. A rebuild that fails leaves the
+        item held as it was, with the failure's code in its note (``apply_failed``). A page
+        or box outside the document, a source moved or changed, or a rebuild already running
+        (``Conflict``) is refused here, and nothing changes."""
         with self._lock:
+            if item_id in self._rebuilding:
+                raise Conflict(REBUILDING)
             note = self._note(item_id)
+            self._held_copy(item_id)
             rebuild = Rebuild.parse(note)
             if rebuild is None or not rebuild.policy.get("redact"):
                 raise Conflict("this held copy does not say how it was made; it cannot be rebuilt")
@@ -321,24 +368,92 @@ class FolderDesk:
             if sheet is not None:  # a page or box outside the document: refused, nothing run
                 sheet.check(corrections)
             source = self._source(note)
-            self._rebuilding.add(item_id)
+            held_at = note.get("held_at")  # held since it was first held
+            run = _Rebuilding()
+            self._rebuilding[item_id] = run
+            self._failed.pop(item_id, None)
             try:
-                held_at = note.get("held_at")  # held since it was first held
-                self._rebuild(
-                    item_id,
-                    source,
-                    rebuild,
-                    corrections,
-                    float(held_at) if isinstance(held_at, int | float) else None,
+                self._decide("apply", item_id, corrections=corrections.counts())
+                run.thread = threading.Thread(
+                    target=self._run_rebuild,
+                    args=(
+                        item_id,
+                        source,
+                        rebuild,
+                        corrections,
+                        float(held_at) if isinstance(held_at, int | float) else None,
+                        run,
+                    ),
+                    name=f"rebuild-{item_id}"[:60],
+                    daemon=True,  # the desk stops on Ctrl-C; the held copy stays as it was
                 )
-            finally:
-                self._rebuilding.discard(item_id)
-            self._decide("apply", item_id, corrections=corrections.counts())
+                run.thread.start()
+            except BaseException:
+                del self._rebuilding[item_id]
+                raise
+
+    def wait(self, item_id: str, timeout: float | None = None) -> bool:
+        """Wait for ``item_id``'s rebuild (if one runs) to end; False when it still runs after
+        ``timeout`` seconds. For the command line and tests: the desk itself never waits."""
+        with self._lock:
+            run = self._rebuilding.get(item_id)
+        if run is None or run.thread is None:
+            return True
+        run.thread.join(timeout)
+        return not run.thread.is_alive()
+
+    def _run_rebuild(
+        self,
+        item_id: str,
+        source: Path,
+        rebuild: Rebuild,
+        corrections: Corrections,
+        held_at: float | None,
+        run: _Rebuilding,
+    ) -> None:
+        """The background half of ``apply``: one rebuild at a time, its outcome held; a
+        failure kept (memory and note) and logged by its code only."""
+        started = time.monotonic()
+        failed: str | None = None
+        try:
+            with self._one_rebuild:
+                self._rebuild(item_id, source, rebuild, corrections, held_at, run)
+        except PressroomError as exc:
+            failed = exc.code
+        except Exception:
+            log.exception("desk rebuild failed", extra={"job_id": item_id})
+            failed = "INTERNAL_ERROR"
+        finally:
+            with self._lock:
+                if failed is not None:
+                    self._failed[item_id] = failed
+                    self._note_failure(item_id, failed)
+                self._rebuilding.pop(item_id, None)
+        log.info(
+            "desk rebuild ended",
+            extra={
+                "job_id": item_id,
+                "code": failed or "HELD",
+                "seconds": round(time.monotonic() - started, 3),
+            },
+        )
+
+    def _note_failure(self, item_id: str, code: str) -> None:
+        """The failed rebuild's code in the note, so a desk started again still says it (the
+        item may have gone meanwhile: then there is nothing to say it on)."""
+        try:
+            note = self._note(item_id)
+        except NotFound:
+            return
+        note[APPLY_FAILED] = code
+        with contextlib.suppress(OSError):
+            write_json(self.folder / f"{item_id}{NOTE_SUFFIX}", note)
 
     def approve(self, viewer: Viewer, item_id: str) -> Approved:
         """The held copy becomes ``OUTDIR/STEM.pdf`` in one step (a hard link, then the held
         name goes), never over a file already there."""
         with self._lock:
+            self._not_rebuilding(item_id)
             note = self._note(item_id)
             held = self._held_copy(item_id)
             dest = self.outdir / f"{item_id}.pdf"
@@ -360,10 +475,17 @@ class FolderDesk:
 
     def reject(self, viewer: Viewer, item_id: str) -> None:
         with self._lock:
+            self._not_rebuilding(item_id)
             self._note(item_id)
             self._held_copy(item_id)
             self._remove(item_id)
             self._decide("reject", item_id)
+
+    def _not_rebuilding(self, item_id: str) -> None:
+        """A decision waits for the rebuild under way: what it would decide is about to be
+        replaced."""
+        if item_id in self._rebuilding:
+            raise Conflict(f"{REBUILDING}: the copy you would decide on is about to be replaced")
 
     # -- the parts -----------------------------------------------------------------------
 
@@ -401,6 +523,9 @@ class FolderDesk:
         held_at = note.get("held_at")
         if not isinstance(held_at, int | float):
             held_at = (self.folder / f"{item_id}{NOTE_SUFFIX}").stat().st_mtime
+        run = self._rebuilding.get(item_id)
+        failed = self._failed.get(item_id) or note.get(APPLY_FAILED)
+        rebuilt_at = note.get(REBUILT_AT)
         return HeldItem(
             id=item_id,
             tenant=None,
@@ -410,7 +535,14 @@ class FolderDesk:
             pages=len(sheet.pages) if sheet is not None else None,
             held_since=float(held_at),
             deadline=None,
-            state="rebuilding" if item_id in self._rebuilding else "review",
+            state="rebuilding" if run is not None else "review",
+            progress=run.progress if run is not None else None,
+            apply_failed=str(failed) if failed and run is None else None,
+            rebuilt_at=(
+                float(rebuilt_at)
+                if isinstance(rebuilt_at, int | float) and run is None and not failed
+                else None
+            ),
         )
 
     def _can_apply(self, note: Mapping[str, Any]) -> bool:
@@ -476,6 +608,7 @@ class FolderDesk:
         rebuild: Rebuild,
         corrections: Corrections,
         held_at: float | None,
+        run: _Rebuilding | None = None,
     ) -> None:
         from pressroom.pipeline.core import JobOptions
         from pressroom.pipeline.ocrmode import ocr_mode
@@ -514,17 +647,39 @@ class FolderDesk:
                 from pressroom.pipeline.ocr import engine_for
 
                 result = processing(
-                    source, built, options, engine_for(self._engine_for(), options.languages)
+                    source,
+                    built,
+                    options,
+                    engine_for(self._engine_for(), options.languages),
+                    progress=run.step if run is not None else None,
                 )
             except ReviewRequired as exc:  # held again, with the reason its checks give
-                hold(self.folder, item_id, built, exc, rebuild, now=held_at, keep_previous=True)
+                with self._lock:
+                    hold(
+                        self.folder,
+                        item_id,
+                        built,
+                        exc,
+                        rebuild,
+                        now=held_at,
+                        keep_previous=True,
+                        rebuilt_at=time.time(),
+                    )
                 return
             done = Corrected(
-                corrected_reason(corrections, sum(result.redacted.values()), result.overridden)
+                corrected_reason(
+                    corrections,
+                    sum(result.redacted.values()),
+                    result.overridden,
+                    sheet=result.sheet,  # what is burned, counted as the desk counts it
+                )
             )
             done.sheet = result.sheet
             done.findings = []
-            hold(self.folder, item_id, built, done, rebuild, now=held_at)
+            with self._lock:
+                hold(
+                    self.folder, item_id, built, done, rebuild, now=held_at, rebuilt_at=time.time()
+                )
 
     def _remove(self, item_id: str) -> None:
         """The note first (the item is gone from the list at once), then the held copy."""
@@ -559,6 +714,18 @@ class FolderDesk:
                     float(entry.get("at") or 0.0),
                     str(entry.get("key_id") or KEY_ID),
                 )
+
+
+class _Rebuilding:
+    """One rebuild under way: its thread, and how far it got (told by the redaction, page by
+    page, from the rebuild's thread; read by the desk's requests)."""
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.progress: tuple[int, int] | None = None
+
+    def step(self, done: int, total: int) -> None:
+        self.progress = (done, total)  # one tuple, replaced whole: a reader sees a pair
 
 
 def _deliver(held: Path, dest: Path) -> None:

@@ -21,9 +21,9 @@ from pressroom.desk.backend import (
 )
 from pressroom.engines import pdfium
 from pressroom.errors import Conflict, Forbidden, NotFound
-from pressroom.jobs.model import UNFINISHED, Job, JobState
+from pressroom.jobs.model import Job, JobState
 from pressroom.models import SourceKind
-from pressroom.review import Reviews
+from pressroom.review import Reviews, rebuilding
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.signing import binding
@@ -170,7 +170,7 @@ class ServiceDesk:
 
     def _job(self, viewer: Viewer, item_id: str) -> Job:
         job = self.services.store.queue.get(item_id, tenant=viewer.tenant)
-        if job is None or not (job.state is JobState.REVIEW or _rebuilding(job)):
+        if job is None or not (job.state is JobState.REVIEW or rebuilding(job)):
             raise NotFound("no such job in review")
         return job
 
@@ -181,6 +181,13 @@ class ServiceDesk:
             counts[f.kind] = counts.get(f.kind, 0) + 1
         held = job.state is JobState.REVIEW
         since = job.finished_at if held else job.updated_at
+        # the copy held now is the last Apply's outcome: it was held after that Apply
+        applied = [d.at for d in job.decisions if d.action == "apply"]
+        rebuilt_at = (
+            job.finished_at
+            if held and applied and job.finished_at is not None and job.finished_at >= applied[-1]
+            else None
+        )
         return HeldItem(
             id=job.id,
             tenant=job.tenant,
@@ -195,6 +202,9 @@ class ServiceDesk:
                 else None
             ),
             state="review" if held else "rebuilding",
+            # the worker's, while its attempt runs (a retry waiting shows none)
+            progress=job.progress if job.state is JobState.RUNNING else None,
+            rebuilt_at=rebuilt_at,
             label=self.services.labels.open(job.id, job.label),
             title=self.services.labels.open(job.id, job.title, purpose="title"),
         )
@@ -202,10 +212,6 @@ class ServiceDesk:
 
 def _sheet(job: Job) -> ReviewSheet | None:
     return ReviewSheet.parse(job.review_sheet) if job.review_sheet else None
-
-
-def _rebuilding(job: Job) -> bool:
-    return job.state.value in UNFINISHED and job.review_sheet is not None
 
 
 def _cover(path: Path, content_pages: int) -> int:

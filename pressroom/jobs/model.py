@@ -93,6 +93,9 @@ class Job:
     # what became of the document (``text_layer``, ``flattened``, ``notes``): counts only
     result: dict[str, Any] | None = None
     label: str | None = None  # as stored (sealed or ``p:``): ``Services.labels.open`` reads it
+    # how far the running attempt got: (steps done, steps in all) as the pipeline reports them
+    # (a redaction: every page read, then every page built); None while it waits
+    progress: tuple[int, int] | None = None
     timings: dict[str, float] = field(default_factory=dict)
     decisions: tuple[ReviewDecision, ...] = ()
 

@@ -158,6 +158,17 @@ class SqlQueue:
             )
             return done.rowcount == 1
 
+    def set_progress(self, job_id: str, owner: str, done: int, total: int) -> bool:
+        """How far the owned job's attempt got; False once the lease is not ``owner``'s. The
+        row's ``updated_at`` stays: it is not a heartbeat."""
+        with self.db.tx() as conn:
+            changed = conn.execute(
+                update(jobs)
+                .where(owned(job_id, owner))
+                .values(progress_done=done, progress_total=total)
+            )
+            return changed.rowcount == 1
+
     def record_timing(
         self, job_id: str, attempt: int, stage: str, seconds: float, *, now: float
     ) -> None:
@@ -180,6 +191,8 @@ class SqlQueue:
                 .values(
                     state=state.value,
                     stage=None,
+                    progress_done=None,
+                    progress_total=None,
                     finished_at=now,
                     updated_at=now,
                     lease_owner=None,
@@ -679,6 +692,8 @@ def _fresh_round(now: float) -> dict[str, Any]:
         "artifact_key": None,
         "next_eligible_at": now,
         "updated_at": now,
+        "progress_done": None,
+        "progress_total": None,
         "deadline_at": case(
             (jobs.c.deadline_at.is_(None), None),
             else_=now + (jobs.c.deadline_at - jobs.c.created_at),

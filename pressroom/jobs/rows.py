@@ -101,6 +101,11 @@ def _row_job(row: Any, timings: dict[str, float], decisions: tuple[ReviewDecisio
         review_sheet=dict(row["review_sheet"]) if row["review_sheet"] else None,
         result=dict(row["result"]) if row["result"] else None,
         label=row["label"],
+        progress=(
+            (int(row["progress_done"]), int(row["progress_total"]))
+            if row["progress_done"] is not None and row["progress_total"] is not None
+            else None
+        ),
         timings=timings,
         decisions=decisions,
     )

@@ -67,6 +67,10 @@ jobs = Table(
     # the client's label, ``p:`` + text or sealed (``labels``), and its keyed digest
     Column("label", Text),
     Column("label_digest", String(64)),
+    # how far the running attempt got: steps done of steps in all, as the pipeline reports
+    # them page by page (a reviewer's desk shows a rebuild's); none while it waits
+    Column("progress_done", Integer),
+    Column("progress_total", Integer),
     UniqueConstraint("tenant", "idempotency_key", name="uq_jobs_tenant_idempotency"),
     UniqueConstraint("artifact_key", name="uq_jobs_artifact_key"),
 )

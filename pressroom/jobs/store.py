@@ -110,6 +110,10 @@ class WorkerQueue(Protocol):
 
     def set_stage(self, job_id: str, owner: str, stage: str, *, now: float) -> bool: ...
 
+    def set_progress(self, job_id: str, owner: str, done: int, total: int) -> bool:
+        """How far the owned job's attempt got (steps done of steps in all, as the pipeline
+        reports them); False once the lease is not ``owner``'s."""
+
     def record_timing(
         self, job_id: str, attempt: int, stage: str, seconds: float, *, now: float
     ) -> None: ...

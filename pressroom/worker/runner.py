@@ -162,7 +162,12 @@ def _held_anyway(
         return None
     if options.corrections is not None:
         return Corrected(
-            corrected_reason(options.corrections, sum(result.redacted.values()), result.overridden)
+            corrected_reason(
+                options.corrections,
+                sum(result.redacted.values()),
+                result.overridden,
+                sheet=result.sheet,  # what is burned, counted as the desk counts it
+            )
         )
     if job.options.get("review") == "always":
         return ReviewRequested("every check passed; the job asked for a person to approve it")
@@ -236,6 +241,37 @@ class Heartbeat:
             if not alive:
                 self.lost = True
                 return
+
+
+class ProgressWriter:
+    """The pipeline's page-by-page progress onto the job's row, for the desk to show: the
+    first step at once, then at most one write a second (a fast document writes a few rows,
+    not one per page), and the last step always. A store that is down for a moment costs a
+    step shown, never the job."""
+
+    def __init__(
+        self,
+        queue: WorkerQueue,
+        job_id: str,
+        owner: str,
+        *,
+        every_s: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.queue = queue
+        self.job_id = job_id
+        self.owner = owner
+        self.every_s = every_s
+        self.clock = clock
+        self._last: float | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if done < total and self._last is not None and now - self._last < self.every_s:
+            return
+        self._last = now
+        with contextlib.suppress(TransientError):
+            self.queue.set_progress(self.job_id, self.owner, done, total)
 
 
 class TaskStopped(Exception):
@@ -416,6 +452,12 @@ class JobRunner:
                             options,
                             engine_for(self.engine, options.languages),
                             timer=timer,
+                            # a rebuild with a reviewer's corrections: they watch it at the desk
+                            progress=(
+                                ProgressWriter(queue, job.id, self.owner)
+                                if options.corrections is not None
+                                else None
+                            ),
                         )
                     except ReviewRequired as exc:
                         # a job held for review shows where its time went, like any other

@@ -68,6 +68,8 @@ def test_a_reviewer_removes_a_false_box_adds_a_missed_one_and_approves(
     work(services, engine)
     again = desk.detail(viewer, job_id)
     assert again.item.reason_code == "CORRECTED", again.item.reason
+    # held after the Apply: the page can say the copy is the rebuild's
+    assert again.item.rebuilt_at is not None and again.item.progress is None
     assert again.sheet is not None
     assert again.sheet.corrections == Corrections.parse(corrections.as_json())  # as stored
     kinds = {f.kind for f in again.sheet.findings}

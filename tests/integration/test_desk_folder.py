@@ -6,25 +6,31 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import signal
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pikepdf
 import pytest
+from fastapi.testclient import TestClient
 from PIL import Image, ImageDraw, ImageFont
 
 from pressroom.cli.offline import process_one
 from pressroom.corrections import Area, Corrections, SheetPage
 from pressroom.desk.backend import Viewer
 from pressroom.desk.folder import DECISIONS, FolderDesk, safe_stem
+from pressroom.desk.gate import OneTimeGate
+from pressroom.desk.views import render
+from pressroom.desk.web import DeskConfig, desk_app
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.errors import BadRequest, Conflict, NotFound
+from pressroom.errors import BadRequest, Conflict, NotFound, PermanentError
 from pressroom.models import SourceKind
 from pressroom.redact.policy import parse_policy
 from pressroom.settings import Settings
@@ -222,21 +228,143 @@ def test_approve_delivers_into_outdir_and_never_overwrites(desk: FolderDesk, out
     assert leftovers == []
 
 
-def test_apply_rebuilds_and_holds_again_with_the_checks_reason(
-    desk: FolderDesk, outdir: Path
+class _Gate:
+    """The redaction a rebuild runs, stopped after its first page until the test lets it go
+    (or with ``fail``, failing then): the middle of a rebuild, seen without a race."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail: Exception | None = None) -> None:
+        import pressroom.pipeline.variants as variants
+
+        self.reached = threading.Event()
+        self.release = threading.Event()
+        real, gate = variants.Processing, self
+
+        class Gated:
+            def __init__(self, policy: Any = None) -> None:
+                self.inner = real(policy)
+
+            def __call__(self, *args: Any, progress: Any = None, **kw: Any) -> Any:
+                progress(1, 2)  # the first page read, as the redaction tells it
+                gate.reached.set()
+                if not gate.release.wait(120):
+                    raise AssertionError("the test never let the rebuild go on")
+                if fail is not None:
+                    raise fail
+                return self.inner(*args, progress=progress, **kw)
+
+        monkeypatch.setattr(variants, "Processing", Gated)
+
+
+def _notice(desk: FolderDesk, item: str = "visit") -> str:
+    """The rebuild notice the job page carries for ``item`` now."""
+    detail = desk.detail(VIEWER, item)
+    return render(
+        "rebuilding.html",
+        item=detail.item,
+        rebuilding=detail.item.state == "rebuilding",
+        decisions=detail.decisions,
+    )
+
+
+def test_apply_answers_at_once_shows_the_rebuilds_progress_and_holds_again(
+    desk: FolderDesk, outdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Apply returns while the rebuild is stopped at its first page (it would never return
+    if it waited for it); meanwhile the item shows how far it got and refuses every other
+    decision; then it is held again with the reason its checks give."""
+    gate = _Gate(monkeypatch)
     before = _note(outdir)
+    held = (outdir / "review" / "visit.pdf").read_bytes()
     corrections = Corrections(manual=(Area(1, (72.0, 300.0, 200.0, 320.0)),))
     desk.apply(VIEWER, "visit", corrections)
+    assert gate.reached.wait(60)
+    detail = desk.detail(VIEWER, "visit")
+    assert detail.item.state == "rebuilding" and not detail.can_apply
+    assert detail.item.progress == (1, 2) and detail.item.rebuild_step == ("reading", 1, 1)
+    assert desk.held(VIEWER)[0].state == "rebuilding"
+    notice = _notice(desk)
+    assert 'data-testid="rebuilding"' in notice and "page 1 of 1" in notice
+    assert '<progress data-testid="rebuild-progress" value="1" max="2">' in notice
+    # the decision is recorded when Apply is accepted
+    (line,) = _decisions(outdir)
+    assert line["action"] == "apply" and line["item"] == "visit"
+    assert line["corrections"] == {"removed": 0, "manual": 1, "every": 0}
+    for decide in (
+        lambda: desk.apply(VIEWER, "visit", Corrections()),
+        lambda: desk.approve(VIEWER, "visit"),
+        lambda: desk.reject(VIEWER, "visit"),
+    ):
+        with pytest.raises(Conflict, match="a rebuild with corrections is running"):
+            decide()
+    assert (outdir / "review" / "visit.pdf").read_bytes() == held  # nothing decided
+    assert len(_decisions(outdir)) == 1 and not (outdir / "visit.pdf").exists()
+
+    gate.release.set()
+    assert desk.wait("visit", timeout=300)
     after = _note(outdir)
     assert after["code"] == "REDACTION_LEAK"  # the restless detector is never satisfied
     assert after["held_at"] == before["held_at"] and after["input"] == before["input"]
     assert (outdir / "review" / "visit.pdf").read_bytes().startswith(b"%PDF")
-    (line,) = _decisions(outdir)
-    assert line["action"] == "apply" and line["item"] == "visit"
-    assert line["corrections"] == {"removed": 0, "manual": 1, "every": 0}
     assert [d.action for d in desk.detail(VIEWER, "visit").decisions] == ["apply"]
-    assert desk.held(VIEWER)[0].state == "review"
+    item = desk.detail(VIEWER, "visit").item
+    assert (item.state, item.progress, item.apply_failed) == ("review", None, None)
+    assert item.rebuilt_at is not None and item.rebuilt_at >= float(line["at"])  # type: ignore[arg-type]
+    notice = _notice(desk)
+    assert 'data-testid="rebuilt"' in notice and "REDACTION_LEAK" in notice
+    assert desk.detail(VIEWER, "visit").can_apply  # and it can be corrected again
+
+
+def test_a_second_apply_while_one_runs_is_409_and_a_failed_rebuild_is_said(
+    desk: FolderDesk, outdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the desk's own pages: the first Apply is a redirect at once, the second a 409
+    with the reason; the rebuild then fails — the held copy and its note stay as they were,
+    and the failure's code is shown, by this desk and by one started again."""
+    gate = _Gate(monkeypatch, fail=PermanentError("unreadable", code="CORRUPT"))
+    before = _note(outdir)
+    held = (outdir / "review" / "visit.pdf").read_bytes()
+    client = TestClient(desk_app(DeskConfig(desk, OneTimeGate("t0ken"), b"s" * 32)))
+    assert client.get("/review/sign-in?token=t0ken", follow_redirects=False).status_code == 303
+    found = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/review/jobs/visit").text)
+    assert found is not None
+    form = {"csrf_token": found.group(1), "corrections": '{"manual": []}'}
+    first = client.post("/review/jobs/visit/apply", data=form, follow_redirects=False)
+    assert first.status_code == 303 and first.headers["location"] == "/review/jobs/visit"
+    assert gate.reached.wait(60)
+    page = client.get("/review/jobs/visit")
+    assert page.status_code == 200 and 'data-testid="rebuilding"' in page.text
+    second = client.post("/review/jobs/visit/apply", data=form, follow_redirects=False)
+    assert second.status_code == 409 and second.json()["code"] == "CONFLICT"
+    assert "a rebuild with corrections is running" in second.json()["detail"]
+    rejected = client.post("/review/jobs/visit/reject", data={"csrf_token": form["csrf_token"]})
+    assert rejected.status_code == 409
+    assert [d["action"] for d in _decisions(outdir)] == ["apply"]
+
+    gate.release.set()
+    assert desk.wait("visit", timeout=60)
+    item = desk.detail(VIEWER, "visit").item
+    assert (item.state, item.apply_failed, item.rebuilt_at) == ("review", "CORRUPT", None)
+    assert (outdir / "review" / "visit.pdf").read_bytes() == held
+    assert {**_note(outdir), "apply_failed": None} == {**before, "apply_failed": None}
+    assert _note(outdir)["apply_failed"] == "CORRUPT"
+    notice = _notice(desk)
+    assert 'data-testid="apply-failed"' in notice and "CORRUPT" in notice
+    assert 'data-testid="rebuilt"' not in notice
+    again = FolderDesk(outdir / "review", desk.settings)
+    assert again.detail(VIEWER, "visit").item.apply_failed == "CORRUPT"
+    assert again.detail(VIEWER, "visit").can_apply  # to be applied again
+
+
+def test_an_apply_the_desk_was_stopped_during_is_said(desk: FolderDesk, outdir: Path) -> None:
+    """An Apply recorded that neither held the item again nor failed (the desk stopped while
+    it rebuilt): the page says so, and never that it was rebuilt."""
+    review = outdir / "review"
+    line = {"action": "apply", "at": _note(outdir)["held_at"], "key_id": "offline"}
+    (review / DECISIONS).write_text(json.dumps({**line, "item": "visit"}) + "\n")
+    item = desk.detail(VIEWER, "visit").item
+    assert (item.state, item.apply_failed) == ("review", "APPLY_INTERRUPTED")
+    assert 'data-testid="apply-failed"' in _notice(desk)
+    assert desk.held(VIEWER)[0].apply_failed is None  # the list reads no decisions
 
 
 def test_a_rebuild_that_passes_is_held_as_corrected(
@@ -247,6 +375,7 @@ def test_a_rebuild_that_passes_is_held_as_corrected(
     desk = FolderDesk(outdir / "review", _settings(tmp_path, WATCH_LIST), engine=engine)
     held = (outdir / "review" / "visit.pdf").read_bytes()
     desk.apply(VIEWER, "visit", Corrections())
+    assert desk.wait("visit", timeout=300)
     note = _note(outdir)
     assert note["code"] == "CORRECTED" and note["findings"] == []
     assert "every check passed" in str(note["reason"])

@@ -4,6 +4,7 @@ sending a held job back through a worker to review again, recorded."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,10 @@ from pressroom.desk.backend import Viewer
 from pressroom.desk.service import ServiceDesk
 from pressroom.errors import Conflict, NotFound
 from pressroom.jobs.model import JobState, Lane
+from pressroom.models import OcrResult
 from pressroom.service import Services
+from pressroom.testing import FakeOcrEngine
+from pressroom.worker.runner import ProgressWriter
 from tests.integration.test_decisions import LEAKY, held_job
 from tests.integration.test_service import png_bytes, post, work
 
@@ -80,11 +84,20 @@ def test_apply_sends_the_job_to_a_worker_on_the_interactive_lane_and_back_to_rev
     assert not services.blobs.exists(before.artifact_key)  # the old held copy went
     shown = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
     assert [(d["action"], d["key_id"]) for d in shown["decisions"]] == [("apply", viewer.key_id)]
-    # a job being rebuilt is not decided meanwhile, and its pages are not shown
-    with pytest.raises(NotFound):
-        desk.approve(viewer, job_id)
+    # a job being rebuilt is not decided meanwhile, nor applied again: refused, said why
+    # (never a 404, never lost), and its pages are not shown
+    item = desk.detail(viewer, job_id).item
+    assert (item.state, item.progress, item.rebuilt_at) == ("rebuilding", None, None)
+    for decide in (
+        lambda: desk.approve(viewer, job_id),
+        lambda: desk.reject(viewer, job_id),
+        lambda: desk.apply(viewer, job_id, Corrections()),
+    ):
+        with pytest.raises(Conflict, match="a rebuild with corrections is running"):
+            decide()
     with pytest.raises(NotFound):
         desk.page_image(viewer, job_id, 1, "redacted", 400)
+    assert services.store.queue.get(job_id).options["corrections"] == corrections.as_json()  # type: ignore[union-attr]
     work(services, LEAKY)
     # the fake engine reads the account number on every page it is shown: held again
     again = services.store.queue.get(job_id)
@@ -92,6 +105,10 @@ def test_apply_sends_the_job_to_a_worker_on_the_interactive_lane_and_back_to_rev
     assert again.reason == "REDACTION_LEAK" and again.artifact_key
     assert again.artifact_key != before.artifact_key or services.blobs.exists(again.artifact_key)
     assert desk.held(viewer)[0].state == "review"
+    # the page can say the copy held now is the rebuild's: held after the Apply
+    rebuilt = desk.detail(viewer, job_id).item
+    assert rebuilt.rebuilt_at == again.finished_at and rebuilt.progress is None
+    assert rebuilt.apply_failed is None
 
 
 def test_apply_is_refused_for_a_job_that_is_not_a_redaction_or_not_held(
@@ -193,3 +210,87 @@ def test_the_service_desk_keeps_tenants_apart_and_every_change_needs_the_token(
     assert late.status_code == 401
     job = services.store.queue.get(job_id)
     assert job is not None and job.state is JobState.REVIEW
+
+
+class _Watching(FakeOcrEngine):
+    """The leaky fake engine, looking at the desk each time it reads a page: what a reviewer
+    would see at that moment of the worker's rebuild."""
+
+    def __init__(self, look: Callable[[], object]) -> None:
+        super().__init__(lines=LEAKY.lines)
+        self.look = look
+        self.seen: list[object] = []
+
+    def recognize(self, image: Any, **kw: Any) -> OcrResult:
+        self.seen.append(self.look())
+        return super().recognize(image, **kw)
+
+
+def test_the_workers_rebuild_shows_its_progress_at_the_desk(
+    two_tenants: dict[str, Any], services: Services, tmp_path: Path
+) -> None:
+    """The worker writes how far the rebuild got onto the job; the desk reads it while the
+    job runs (the page read and built, before the copy is read back), and none once held."""
+    client, headers = two_tenants["client"], two_tenants["acme"]
+    viewer = two_tenants["acme_viewer"]
+    job_id = held_job(client, headers, services, tmp_path)
+    desk = ServiceDesk(services)
+    desk.apply(viewer, job_id, Corrections(manual=(Area(1, (10.0, 10.0, 60.0, 30.0)),)))
+
+    def look() -> object:
+        item = desk.detail(viewer, job_id).item
+        return (item.state, item.progress, item.rebuild_step)
+
+    engine = _Watching(look)
+    work(services, engine)
+    assert engine.seen[0] == ("rebuilding", None, None)  # the first page, not read yet
+    # one page: two steps (read, then built); the built copy is read back after both
+    assert ("rebuilding", (2, 2), ("building", 1, 1)) in engine.seen
+    again = desk.detail(viewer, job_id).item
+    assert (again.state, again.progress) == ("review", None)
+    job = services.store.queue.get(job_id)
+    assert job is not None and job.progress is None  # cleared when it was held
+
+
+def test_progress_is_written_at_most_once_a_second_and_the_last_step_always() -> None:
+    written: list[tuple[int, int]] = []
+
+    class Queue:
+        def set_progress(self, job_id: str, owner: str, done: int, total: int) -> bool:
+            written.append((done, total))
+            return True
+
+    now = [100.0]
+    progress = ProgressWriter(Queue(), "j", "w", clock=lambda: now[0])  # type: ignore[arg-type]
+    for step, at in ((1, 100.0), (2, 100.4), (3, 100.9), (4, 101.1), (5, 101.2), (6, 101.3)):
+        now[0] = at
+        progress(step, 6)
+    assert written == [(1, 6), (4, 6), (6, 6)]
+
+
+def test_a_second_apply_at_the_service_desk_is_409_and_the_first_stands(
+    two_tenants: dict[str, Any], services: Services, tmp_path: Path
+) -> None:
+    client, headers = two_tenants["client"], two_tenants["acme"]
+    job_id = held_job(client, headers, services, tmp_path)
+    browser, token = _signed_in(services, headers["Authorization"].removeprefix("Bearer "))
+    first = '{"manual": [{"page": 1, "box": [10, 10, 60, 30]}]}'
+    sent = browser.post(
+        f"/review/jobs/{job_id}/apply",
+        data={"csrf_token": token, "corrections": first},
+        follow_redirects=False,
+    )
+    assert sent.status_code == 303
+    page = browser.get(f"/review/jobs/{job_id}")
+    assert page.status_code == 200 and "rebuilding" in page.text
+    again = browser.post(
+        f"/review/jobs/{job_id}/apply",
+        data={"csrf_token": token, "corrections": "{}"},
+        follow_redirects=False,
+    )
+    assert again.status_code == 409, again.text
+    assert again.json()["code"] == "CONFLICT"
+    assert "a rebuild with corrections is running" in again.json()["detail"]
+    job = services.store.queue.get(job_id)
+    assert job is not None and job.options["corrections"]["manual"]  # the first one's, kept
+    assert [d.action for d in job.decisions] == ["apply"]
