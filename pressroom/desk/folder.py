@@ -12,7 +12,6 @@ file moved into place; the folder is 0700 and its files 0600.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import json
 import logging
@@ -67,8 +66,9 @@ REBUILDING = "a rebuild with corrections is running; wait for it to finish"
 APPLY_FAILED = "apply_failed"
 # when the held copy was rebuilt with the reviewer's corrections
 REBUILT_AT = "rebuilt_at"
-# the last Apply was recorded, and no rebuild held the item since nor failed: the desk was
-# stopped while it ran
+# in the note from an Apply until its rebuild holds the item again or fails: found with no
+# rebuild running, the desk was stopped while it ran (said as INTERRUPTED)
+APPLYING = "apply_started"
 INTERRUPTED = "APPLY_INTERRUPTED"
 
 
@@ -289,22 +289,11 @@ class FolderDesk:
     def detail(self, viewer: Viewer, item_id: str) -> HeldDetail:
         note = self._note(item_id)
         item = self._item(item_id, note)
-        decisions = tuple(self._decisions(item_id))
-        applied = [d.at for d in decisions if d.action == "apply"]
-        if (
-            applied
-            and item.state == "review"
-            and item.apply_failed is None
-            and (item.rebuilt_at is None or item.rebuilt_at < applied[-1])
-        ):
-            # an Apply was recorded, and neither held the item again nor failed: the desk
-            # stopped while it ran (the held copy is the one from before it)
-            item = dataclasses.replace(item, apply_failed=INTERRUPTED)
         return HeldDetail(
             item=item,
             sheet=_sheet(note),
             can_apply=item.state == "review" and self._can_apply(note),
-            decisions=decisions,
+            decisions=tuple(self._decisions(item_id)),
         )
 
     def page_image(
@@ -373,6 +362,10 @@ class FolderDesk:
             self._rebuilding[item_id] = run
             self._failed.pop(item_id, None)
             try:
+                # marked in the note: a desk stopped before the rebuild ends can say so
+                marked = {k: v for k, v in note.items() if k != APPLY_FAILED}
+                marked[APPLYING] = time.time()
+                write_json(self.folder / f"{item_id}{NOTE_SUFFIX}", marked)
                 self._decide("apply", item_id, corrections=corrections.counts())
                 run.thread = threading.Thread(
                     target=self._run_rebuild,
@@ -390,6 +383,8 @@ class FolderDesk:
                 run.thread.start()
             except BaseException:
                 del self._rebuilding[item_id]
+                with contextlib.suppress(OSError):  # as it was: nothing was started
+                    write_json(self.folder / f"{item_id}{NOTE_SUFFIX}", note)
                 raise
 
     def wait(self, item_id: str, timeout: float | None = None) -> bool:
@@ -412,7 +407,7 @@ class FolderDesk:
         run: _Rebuilding,
     ) -> None:
         """The background half of ``apply``: one rebuild at a time, its outcome held; a
-        failure kept (memory and note) and logged by its code only."""
+        failure kept (memory and note) and logged by its code only (never the item's name)."""
         started = time.monotonic()
         failed: str | None = None
         try:
@@ -421,7 +416,8 @@ class FolderDesk:
         except PressroomError as exc:
             failed = exc.code
         except Exception:
-            log.exception("desk rebuild failed", extra={"job_id": item_id})
+            # the item's id is a file name, maybe a person's: the log says the code only
+            log.exception("desk rebuild failed", extra={"code": "INTERNAL_ERROR"})
             failed = "INTERNAL_ERROR"
         finally:
             with self._lock:
@@ -432,7 +428,6 @@ class FolderDesk:
         log.info(
             "desk rebuild ended",
             extra={
-                "job_id": item_id,
                 "code": failed or "HELD",
                 "seconds": round(time.monotonic() - started, 3),
             },
@@ -445,6 +440,7 @@ class FolderDesk:
             note = self._note(item_id)
         except NotFound:
             return
+        note.pop(APPLYING, None)
         note[APPLY_FAILED] = code
         with contextlib.suppress(OSError):
             write_json(self.folder / f"{item_id}{NOTE_SUFFIX}", note)
@@ -525,6 +521,8 @@ class FolderDesk:
             held_at = (self.folder / f"{item_id}{NOTE_SUFFIX}").stat().st_mtime
         run = self._rebuilding.get(item_id)
         failed = self._failed.get(item_id) or note.get(APPLY_FAILED)
+        if not failed and note.get(APPLYING) is not None and run is None:
+            failed = INTERRUPTED  # applied, and neither held again nor failed: stopped meanwhile
         rebuilt_at = note.get(REBUILT_AT)
         return HeldItem(
             id=item_id,

@@ -303,6 +303,7 @@ def test_apply_answers_at_once_shows_the_rebuilds_progress_and_holds_again(
     assert desk.wait("visit", timeout=300)
     after = _note(outdir)
     assert after["code"] == "REDACTION_LEAK"  # the restless detector is never satisfied
+    assert "apply_started" not in after and "apply_failed" not in after
     assert after["held_at"] == before["held_at"] and after["input"] == before["input"]
     assert (outdir / "review" / "visit.pdf").read_bytes().startswith(b"%PDF")
     assert [d.action for d in desk.detail(VIEWER, "visit").decisions] == ["apply"]
@@ -355,16 +356,25 @@ def test_a_second_apply_while_one_runs_is_409_and_a_failed_rebuild_is_said(
     assert again.detail(VIEWER, "visit").can_apply  # to be applied again
 
 
-def test_an_apply_the_desk_was_stopped_during_is_said(desk: FolderDesk, outdir: Path) -> None:
-    """An Apply recorded that neither held the item again nor failed (the desk stopped while
-    it rebuilt): the page says so, and never that it was rebuilt."""
-    review = outdir / "review"
-    line = {"action": "apply", "at": _note(outdir)["held_at"], "key_id": "offline"}
-    (review / DECISIONS).write_text(json.dumps({**line, "item": "visit"}) + "\n")
-    item = desk.detail(VIEWER, "visit").item
-    assert (item.state, item.apply_failed) == ("review", "APPLY_INTERRUPTED")
-    assert 'data-testid="apply-failed"' in _notice(desk)
-    assert desk.held(VIEWER)[0].apply_failed is None  # the list reads no decisions
+def test_an_apply_the_desk_was_stopped_during_is_said(
+    desk: FolderDesk, outdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An Apply whose rebuild neither held the item again nor failed (the desk was stopped
+    while it ran): a desk started again says so, never that it was rebuilt, and the copy
+    held before can be corrected again."""
+    gate = _Gate(monkeypatch, fail=PermanentError("unreadable", code="CORRUPT"))
+    desk.apply(VIEWER, "visit", Corrections())
+    assert gate.reached.wait(60)
+    stopped = _note(outdir)  # the folder as a desk stopped here leaves it
+    gate.release.set()
+    assert desk.wait("visit", timeout=60)
+    (outdir / "review" / "visit.findings.json").write_text(json.dumps(stopped))
+    again = FolderDesk(outdir / "review", desk.settings)
+    item = again.detail(VIEWER, "visit").item
+    assert (item.state, item.apply_failed, item.rebuilt_at) == ("review", "APPLY_INTERRUPTED", None)
+    assert again.held(VIEWER)[0].apply_failed == "APPLY_INTERRUPTED"
+    assert 'data-testid="apply-failed"' in _notice(again)
+    assert again.detail(VIEWER, "visit").can_apply
 
 
 def test_a_rebuild_that_passes_is_held_as_corrected(
