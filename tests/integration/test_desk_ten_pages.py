@@ -28,7 +28,7 @@ from pressroom.service import Services
 from pressroom.synth import text_pdf
 from tests.desk_browser import desk_browser, shot
 from tests.desk_docs import FALSE_POSITIVE, LINES, MISSED, PERSON, texts, work
-from tests.integration.test_desk_browser import serve
+from tests.integration.test_desk_browser import REBUILD_MS, serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -106,6 +106,23 @@ def visible_box(page: Page, n: int, phrase_box: tuple[float, float, float, float
     raise AssertionError("no box over that phrase")
 
 
+def counts(page: Page) -> dict[str, int]:
+    """What the desk says will be burned: the header's count of each class, and each page's
+    count in its rail heading and on its thumbnail."""
+    return page.evaluate(
+        """() => {
+          const out = {};
+          for (const el of document.querySelectorAll('[data-testid=counts] [data-count-kind]'))
+            out[el.dataset.countKind] = parseInt(el.querySelector('b').textContent, 10);
+          for (const el of document.querySelectorAll('[data-testid^="page-count-"]'))
+            out['page-' + el.dataset.testid.slice(11)] = parseInt(el.textContent, 10);
+          for (const el of document.querySelectorAll('[data-testid^="thumb-count-"]'))
+            out['thumb-' + el.dataset.testid.slice(12)] = parseInt(el.textContent, 10);
+          return out;
+        }"""
+    )
+
+
 def drive(page: Page, item: str, shown: str, source: Path, name: str) -> None:
     """The reviewer's walk through the held document, from the list to Apply: ``shown`` is
     what the list names the job by (its label; offline, its file's name)."""
@@ -122,6 +139,15 @@ def drive(page: Page, item: str, shown: str, source: Path, name: str) -> None:
     found = page.evaluate(OVERLAPS)
     assert found["boxes"] >= 2 and found["hits"] == [], found
     shot(page, f"ten-{name}-2-fit")
+
+    # fit page: the whole page inside the page's viewport
+    page.get_by_test_id("fit-page").click()
+    whole, view = sheet.bounding_box(), page.get_by_test_id("viewport").bounding_box()
+    assert whole is not None and view is not None
+    assert view["x"] <= whole["x"] and whole["x"] + whole["width"] <= view["x"] + view["width"]
+    assert view["y"] <= whole["y"] and whole["y"] + whole["height"] <= view["y"] + view["height"]
+    assert page.get_by_test_id("fit-page").get_attribute("aria-pressed") == "true"
+    page.get_by_test_id("zoom-fit").click()
 
     # thumbnails: every page, with its count, each jumping to its page
     assert page.locator('[data-testid^="thumb-"][data-goto]').count() == PAGES
@@ -169,10 +195,21 @@ def drive(page: Page, item: str, shown: str, source: Path, name: str) -> None:
 
     # remove the false box, draw the missed word, apply
     false_box = visible_box(page, 1, word_box(source, 1, "Lovelace"))
+    before = counts(page)
     false_box.click()
     assert false_box.get_attribute("aria-pressed") == "true"
+    assert false_box.get_attribute("data-state") == "kept"
     state = "state-" + (false_box.get_attribute("data-testid") or "")[4:]
     assert page.get_by_test_id(state).inner_text() == "kept"
+    # what will be burned is counted again at once: the header's name count, the page's rail
+    # heading and its thumbnail each drop by one, the other pages' stay
+    after = counts(page)
+    assert after == {
+        **before,
+        "name": before["name"] - 1,
+        "page-1": before["page-1"] - 1,
+        "thumb-1": before["thumb-1"] - 1,
+    }, (before, after)
     s = sheet.bounding_box()
     assert s is not None
     x0, y0, x1, y1 = word_box(source, 1, MISSED)
@@ -269,7 +306,9 @@ def test_the_offline_desk_through_ten_pages(window: Page, tmp_path: Path) -> Non
         page = window
         page.goto(link)
         drive(page, "batch", "batch", source, "offline")
-        page.wait_for_selector('[data-testid="reason"]')  # rebuilt in the desk's own process
+        # rebuilt in the desk's own process, in the background: the page reloads itself until
+        # its own "rebuilt" notice comes
+        page.get_by_test_id("rebuilt").wait_for(timeout=REBUILD_MS)
         assert "CORRECTED" in page.get_by_test_id("reason").inner_text()
         page.get_by_test_id("approve").click()
         page.get_by_test_id("confirm-approve").click()

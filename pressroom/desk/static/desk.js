@@ -276,9 +276,19 @@
     return all(pagesEl, ".sheet[data-width-pt]");
   }
 
+  // how far outside its words a box is drawn: its edge's width and a clear pixel or two (an
+  // inner member's thin edge just inside its group's outer one; a doubtful box's double edge
+  // a pixel further out)
+  function growOf(btn) {
+    if (btn.classList.contains("inner")) {
+      return 2;
+    }
+    return btn.classList.contains("doubt") ? GROW + 1 : GROW;
+  }
+
   sheets().forEach(function (sheet) {
     all(sheet, "button.box").forEach(function (btn) {
-      place(btn, sheet, btn.classList.contains("inner") ? 1 : GROW);
+      place(btn, sheet, growOf(btn));
       btn.addEventListener("click", onBox);
     });
     // what the check found again: placed like the boxes, never pressed (no correction)
@@ -373,13 +383,25 @@
   }
 
   // --- finding a finding: its page shown, its box scrolled into view and flashed ---
+  var flashing = [];
+  var flashEnd = null;
+
+  function unflash() {
+    flashing.forEach(function (box) { box.classList.remove("flash"); });
+    flashing = [];
+  }
+
   function flash(finding) {
-    boxesOf(finding).concat(all(pagesEl, '.box.again[data-finding="' + finding + '"]'))
-      .forEach(function (box) {
-        box.classList.remove("flash");
-        void box.offsetWidth; // the animation starts again
-        box.classList.add("flash");
-      });
+    unflash();
+    flashing = boxesOf(finding).concat(all(pagesEl, '.box.again[data-finding="' + finding + '"]'));
+    flashing.forEach(function (box) {
+      void box.offsetWidth; // the animation starts again
+      box.classList.add("flash");
+    });
+    if (flashEnd) {
+      clearTimeout(flashEnd);
+    }
+    flashEnd = setTimeout(unflash, 1500); // the animation's length (desk.css), and a little
   }
 
   function pageOf(el) {
@@ -706,7 +728,12 @@
     if (!list.length) {
       return;
     }
-    var at = list.indexOf(document.activeElement);
+    var active = document.activeElement;
+    var at = list.indexOf(active);
+    if (at < 0 && active && active.classList && active.classList.contains("box")) {
+      // from a box on the page: its finding's entry
+      at = list.indexOf(entriesOf(active.getAttribute("data-finding"))[0]);
+    }
     var target;
     if (at < 0) {
       var here = list.filter(function (e) { return pageOf(e) === current; });
@@ -848,7 +875,7 @@
     }
     var level = document.getElementById("zoom-level");
     if (level) {
-      level.textContent = zoom === FIT_WIDTH ? "fit" : zoom === FIT_PAGE ? "page" :
+      level.textContent = zoom === FIT_WIDTH ? "fit" : zoom === FIT_PAGE ? "fit page" :
         Math.round(zoom * 100) + " %";
       if (size[0]) {
         level.title = Math.round(100 * width / (size[0] * 4 / 3)) + " % of the page's size";
