@@ -782,9 +782,11 @@ def _group(items: list[_Item], page: int) -> None:
             i = parent[i]
         return i
 
+    # by the boxes of their lines: a wrapped name's whole box spans every word on the lines
+    # between its two parts, which are no part of it
     for i, a in enumerate(items):
         for j in range(i + 1, len(items)):
-            if _overlap(a.box, items[j].box):
+            if any(_overlap(p, q) for p in a.parts for q in items[j].parts):
                 parent[root(j)] = root(i)
     sizes: dict[int, int] = {}
     for i in range(len(items)):

@@ -220,8 +220,14 @@ def held_by_folder(tmp: Path, source: Path, engine: EchoOcrEngine) -> Held:
         offline._ENGINE = before
     assert outcome.exit_code == 3, outcome.line
     desk = FolderDesk(out / "review", settings, engine=engine)
+
+    def rebuilt() -> None:
+        # the offline Apply answers at once and rebuilds in the background: wait for it
+        if not desk.wait("doc", timeout=300):
+            pytest.fail("the offline rebuild still runs after 300 s")
+
     return Held(
-        desk, Viewer(None, "offline", "offline"), "doc", out / "review" / "doc.pdf", lambda: None
+        desk, Viewer(None, "offline", "offline"), "doc", out / "review" / "doc.pdf", rebuilt
     )
 
 
