@@ -1,8 +1,8 @@
 """Page pictures for the desk: a source page turned and levelled as the redaction read it (so
 the review sheet's boxes lie on it) and a page of the held output, as PNGs of a given width.
 
-Both desks (the service's and the offline folder's) draw in their own process, on the web
-server's thread pool, so a picture has a memory budget (security review N4: a 480 x 3000 pt
+Both desks (the service's and the offline folder's) draw in the web server's own process, so
+a picture has a memory budget (security review N4: a 480 x 3000 pt
 page at 3,999 px wide was a 100 MP bitmap and took the API from 189 MB to 1.38 GB, three at
 once to 2.55 GB, past the shipped 1.5 and 2 GiB limits):
 
@@ -20,15 +20,16 @@ once to 2.55 GB, past the shipped 1.5 and 2 GiB limits):
   A bilevel, palette or 16-bit frame is converted once at its decoded size first (Pillow cannot
   reduce those modes). Nothing made from a decode is larger than the decode, and the scaled
   frame, the picture, is within ``MAX_PICTURE_PX`` as above.
-- **Concurrency.** At most ``MAX_DRAWING`` (2) pictures are drawn at a time in a process;
-  other requests wait their turn on their thread-pool thread (Starlette's, for both desks), at
-  most ``WAIT_S`` seconds, then are refused ``OVERLOADED`` (429 with Retry-After) rather than
-  held without end.
+- **Concurrency.** At most ``MAX_DRAWING`` (2) pictures are drawn at a time in a process, on
+  the desk's own ``MAX_DRAWING`` drawing threads (so that at most two malloc arenas ever hold
+  a picture's memory); other requests wait their turn on their thread-pool thread (Starlette's,
+  for both desks), at most ``WAIT_S`` seconds, then are refused ``OVERLOADED`` (429 with
+  Retry-After) rather than held without end.
 
 So the pictures of PDF pages (every held output, and PDF sources) take at most about
 ``MAX_DRAWING`` x (a 16 MP render, its copies and its PNG) of the process's memory: about
-250 MB above the process's own for four maximal pictures asked at once, measured by
-bench/desk_picture_memory.py (2.7 GB before this budget).
+250 MiB above the process's own with four or sixteen maximal pictures asked at once, where four
+took the process to 2.8 GiB before this budget (bench/desk_picture_memory.py).
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ import io
 import math
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -58,6 +61,12 @@ MAX_DRAWING = 2  # pictures drawn at once per process
 WAIT_S = 30.0  # how long a request waits for its turn to draw before it is refused
 _N = TypeVar("_N", int, float)
 _DRAWING = threading.BoundedSemaphore(MAX_DRAWING)
+# The drawing itself runs on these threads, not on the caller's: glibc gives each thread that
+# allocates its own malloc arena and keeps what a freed picture took in it, so pictures drawn
+# on the web server's many pool threads (40 in Starlette), two at a time, still left the
+# process holding one picture's worth per thread (measured: 16 at once, 137 MiB -> 1 GiB,
+# 829 MiB after). Two threads keep it to two.
+_DRAWERS = ThreadPoolExecutor(max_workers=MAX_DRAWING, thread_name_prefix="desk-picture")
 # modes Pillow's reduce() averages correctly (not bilevel, palette or 16-bit grey)
 _REDUCIBLE = ("L", "RGB", "RGBA", "LA", "CMYK", "I", "F")
 
@@ -73,7 +82,7 @@ def source_page_png(
     ``Overloaded``)."""
     width = _width(width_px)
     with _turn():
-        return _draw_source(path, kind, index, page, width)
+        return _DRAWERS.submit(_draw_source, path, kind, index, page, width).result()
 
 
 def output_page_png(path: Path, index: int, width_px: int, frame: SheetPage | None = None) -> bytes:
@@ -85,19 +94,17 @@ def output_page_png(path: Path, index: int, width_px: int, frame: SheetPage | No
     ``MAX_PICTURE_PX``; drawn in turn, as ``source_page_png``."""
     width = _width(width_px)
     with _turn():
-        return _draw_output(path, index, width, frame)
+        return _DRAWERS.submit(_draw_output, path, index, width, frame).result()
 
 
-class _turn:
+@contextmanager
+def _turn() -> Iterator[None]:
     """One of the ``MAX_DRAWING`` places to draw, held for the block."""
-
-    def __enter__(self) -> None:
-        if not _DRAWING.acquire(timeout=WAIT_S):
-            raise Overloaded(
-                "the desk is drawing other page pictures; try again shortly", retry_after=5
-            )
-
-    def __exit__(self, *exc: object) -> None:
+    if not _DRAWING.acquire(timeout=WAIT_S):
+        raise Overloaded("the desk is drawing other pictures; try again shortly", retry_after=5)
+    try:
+        yield
+    finally:
         _DRAWING.release()
 
 
@@ -139,10 +146,10 @@ def _draw_output(path: Path, index: int, width: int, frame: SheetPage | None) ->
     with pdfium.open_pdf(path) as doc:
         pdf_page = _page(doc, index)
         try:
-            shown = tuple(float(v) for v in pdf_page.get_size())
-            shown_pt = (shown[0], shown[1])
+            shown_w, shown_h = (float(v) for v in pdf_page.get_size())
+            shown_pt = (shown_w, shown_h)
             if frame is None:
-                wide_pt = shown_pt[0]  # output points the picture's width covers
+                wide_pt = shown_w  # output points the picture's width covers
             else:
                 factor = frame.placement[0]
                 if not (factor > 0 and frame.width_pt > 0 and math.isfinite(factor)):
@@ -262,8 +269,8 @@ def _frame(
                 if factor >= 2:  # a box average down to at least the picture's size
                     frame = frame.reduce(factor)
                 frame = _plain(frame)
-                if frame is image:  # the decode itself: copied before the file closes
-                    frame = frame.copy() if frame.size == before else frame
+                if frame is image and frame.size == before:
+                    frame = frame.copy()  # the decode itself, kept past the file's closing
                 return _scaled(frame, before, f"page {index + 1}")
         except images.IMAGE_ERRORS:
             raise Corrupt("the image data is damaged or truncated") from None

@@ -269,15 +269,18 @@ def test_many_requests_at_once_never_draw_more_than_two(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Six pictures asked at once (source and output, as a job page's thumbnails are): two
-    draw, the other four wait at the semaphore; once the two go on, all six are drawn."""
+    draw, the other four wait at the semaphore; once the two go on, all six are drawn, on the
+    desk's two drawing threads."""
     changed = threading.Condition()
     go = threading.Event()
     state = {"drawing": 0, "most": 0, "drawn": 0}
+    drawers: set[str] = set()
     watched = _Watched(render._DRAWING, changed)
     monkeypatch.setattr(render, "_DRAWING", watched)
 
     def drawing(*args: Any) -> bytes:
         with changed:
+            drawers.add(threading.current_thread().name)
             state["drawing"] += 1
             state["most"] = max(state["most"], state["drawing"])
             changed.notify_all()
@@ -318,6 +321,10 @@ def test_many_requests_at_once_never_draw_more_than_two(
             thread.join(timeout=60)
     assert answers == [b"\x89PNG"] * 6
     assert state["most"] == 2 and state["drawn"] == 6 and watched.waiting == 0
+    # drawn on the desk's own two threads, not the askers' (each thread's malloc arena keeps
+    # what a picture took: two threads hold at most two pictures' worth)
+    assert len(drawers) <= render.MAX_DRAWING
+    assert all(name.startswith("desk-picture") for name in drawers), drawers
 
 
 def test_a_request_that_cannot_get_a_turn_is_refused_not_held(
