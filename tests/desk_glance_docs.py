@@ -6,7 +6,10 @@ The document is ten born-digital letter pages (``pressroom.synth.text_pdf``, Hel
 
 - a name on one line ("Margaret Okafor") and the same on every other page (counts per page);
 - a name wrapped over two lines: the given name ends one line, the surname starts the next
-  ("... to Daniel" / "Whitfield at ..."): one finding, one box per line;
+  ("... to Daniel" / "Whitfield or ..."): one finding, one box per line; the given name alone
+  is a finding too (nested in the first line's box), and "Oliver Grant" after the surname lies
+  inside the wrapped name's whole box but on neither of its lines (overlapping is judged line
+  by line);
 - a name only an operator's recogniser half believes ("Quillfeather said", through
   ``tests.operator_recognizers:hesitant``): a doubtful name (``SheetFinding.doubt``);
 - a window-envelope address block: the block is an address, and the street line with its town
@@ -55,7 +58,7 @@ PAGE_ONE = (
     "Page 1 of the payout batch.",
     "Payout approved for Margaret Okafor on 3 May.",
     "Please send any questions about the payout to Daniel",
-    "Whitfield at the finance office before the end of May.",
+    "Whitfield or Oliver Grant at the finance office before May.",
     "Quillfeather said the minutes stand.",
     "Send the cheque to:",
     "Flat 2, Rosebank House",
@@ -69,6 +72,9 @@ OTHER_PAGE = (
     "Meeting held in the east wing, Room 4.",
 )
 WRAPPED = ("Daniel", "Whitfield")  # the wrapped name: the end of line 3, the start of line 4
+# a name of its own inside the wrapped name's whole box, on neither of its line boxes: no
+# member of its group
+BETWEEN = "Oliver"
 DOUBTFUL = "Quillfeather"
 ADDRESS_LINES = ("122", "Penrith")  # words of the nested address findings (lines 8 and 9)
 LEAK_WORDS = ("Room", "4.")  # where the built leak hold says the check found a value again
@@ -148,6 +154,9 @@ def check_sheet(sheet: ReviewSheet, source: Path) -> None:
     wrapped = [f for f in first if len(f.lines) == 2 and meets(f.box, given)]
     assert wrapped, f"no finding of two lines over the wrapped name: {first}"
     assert meets(wrapped[0].lines[0], given) and meets(wrapped[0].lines[1], surname)
+    between = word_box(source, 1, BETWEEN)
+    assert meets(wrapped[0].box, between) and not any(meets(b, between) for b in wrapped[0].lines)
+    assert any(f.kind == "name" and meets(f.box, between) for f in first), "no name between"
     doubtful = word_box(source, 1, DOUBTFUL)
     assert any(f.doubt and meets(f.box, doubtful) for f in first), "no doubtful name"
     street, town = (word_box(source, 1, w) for w in ADDRESS_LINES)
