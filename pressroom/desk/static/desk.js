@@ -307,6 +307,7 @@
 
   var CROP_H = 34; // the tallest a crop is drawn, px
   var CROP_PAD = 3; // points of page around the words
+  var CROP_STACK = 64; // the tallest a crop of lines one under another is drawn, px
 
   // where an entry's words stand: one rectangle per line (the boxes of its finding), or its
   // data-crop (a place found again, or a finding with no box drawn)
@@ -346,15 +347,23 @@
       if (!lines.length) {
         return;
       }
-      // a finding over two lines: its lines one after the other, as they read
+      // a finding over two lines: its lines one after the other, as they read; stacked where
+      // side by side would draw them too small to read
       var across = 0;
+      var wide = 0;
       var tall = 0;
       lines.forEach(function (b) {
         across += b[2] - b[0];
+        wide = Math.max(wide, b[2] - b[0]);
         tall = Math.max(tall, b[3] - b[1]);
       });
       var gaps = 4 * (lines.length - 1);
       var s = Math.min((room - gaps) / across, CROP_H / tall, 3); // px per point
+      var stacked = Math.min(room / wide, CROP_H / tall, 3,
+        (CROP_STACK - 2 * (lines.length - 1)) / (lines.length * tall));
+      var stack = lines.length > 1 && s < 0.75 * stacked;
+      crop.classList.toggle("stack", stack);
+      s = stack ? stacked : s;
       widest = Math.max(widest, size[0] * s);
       plans.push([crop, lines, s]);
     });
