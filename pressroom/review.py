@@ -60,11 +60,15 @@ class Reviews:
 
     def _held(self, job_id: str, tenant: str) -> tuple[Job, str]:
         job = self.queue.get(job_id, tenant=tenant)
-        if job is not None and rebuilding(job):  # decided on once it is held again
-            raise Conflict(REBUILDING)
         if job is None or job.state is not JobState.REVIEW or not job.artifact_key:
             raise NotFound("no held output for this job")
         return job, job.artifact_key
+
+    def _not_rebuilding(self, job_id: str, tenant: str) -> None:
+        """``Conflict`` for a job a reviewer's Apply sent back that is not held again yet."""
+        job = self.queue.get(job_id, tenant=tenant)
+        if job is not None and rebuilding(job):
+            raise Conflict(REBUILDING)
 
     def open_held(self, job_id: str, tenant: str) -> tuple[BinaryIO, int]:
         """The held output's open handle and size, to be streamed to the reviewer."""
@@ -115,7 +119,9 @@ class Reviews:
         ``CORRECTED`` when every check passes, the check's reason when one does not. The copy
         held now goes; ``key_id`` and how many boxes of each kind are recorded. A correction
         naming a page the held copy does not have, or a box outside its page, is
-        ``BadRequest`` first, and nothing changes."""
+        ``BadRequest`` first, and nothing changes. A second Apply while the rebuild of the
+        first is waiting or running is ``Conflict``: the first stands, never lost."""
+        self._not_rebuilding(job_id, tenant)
         job, held = self._held(job_id, tenant)
         if not job.source_key or not job.options.get("redact"):
             raise Conflict(
@@ -147,8 +153,6 @@ class Reviews:
     def reject(self, job_id: str, tenant: str, *, key_id: str) -> Job:
         """The job ends rejected; the held copy and the source go. ``key_id`` is recorded."""
         job = self.queue.get(job_id, tenant=tenant)
-        if job is not None and rebuilding(job):
-            raise Conflict(REBUILDING)
         if job is None or job.state is not JobState.REVIEW:
             raise NotFound("no such job in review")
         # what was held, by its digest: the copy itself goes, so the record names it

@@ -23,7 +23,7 @@ from pressroom.engines import pdfium
 from pressroom.errors import Conflict, Forbidden, NotFound
 from pressroom.jobs.model import Job, JobState
 from pressroom.models import SourceKind
-from pressroom.review import Reviews, rebuilding
+from pressroom.review import REBUILDING, Reviews, rebuilding
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.signing import binding
@@ -123,7 +123,7 @@ class ServiceDesk:
         self.reviews.apply(job.id, job.tenant, corrections, key_id=viewer.key_id)
 
     def approve(self, viewer: Viewer, item_id: str) -> Approved:
-        job = self._job(viewer, item_id)
+        job = self._decidable(viewer, item_id)
         done = self.reviews.approve(job.id, job.tenant, key_id=viewer.key_id)
         assert done.artifact_key is not None
         expires, signature = self.services.signer.sign(
@@ -137,7 +137,7 @@ class ServiceDesk:
         )
 
     def reject(self, viewer: Viewer, item_id: str) -> None:
-        job = self._job(viewer, item_id)
+        job = self._decidable(viewer, item_id)
         self.reviews.reject(job.id, job.tenant, key_id=viewer.key_id)
 
     # --- an operator's redrive (DeadLetters) ---------------------------------------------------
@@ -166,6 +166,14 @@ class ServiceDesk:
         job = self.services.store.queue.get(item_id)
         if job is None or job.state is not JobState.REJECTED or job.source_key is None:
             raise NotFound("no such dead-lettered job whose source is still kept")
+        return job
+
+    def _decidable(self, viewer: Viewer, item_id: str) -> Job:
+        """A job to approve or reject: one being rebuilt is refused with the reason (the desk
+        shows it; the JSON routes answer 404 for it, as for any job not in review)."""
+        job = self._job(viewer, item_id)
+        if rebuilding(job):
+            raise Conflict(f"{REBUILDING}: the copy you would decide on is about to be replaced")
         return job
 
     def _job(self, viewer: Viewer, item_id: str) -> Job:

@@ -291,6 +291,9 @@ def test_a_second_apply_at_the_service_desk_is_409_and_the_first_stands(
     assert again.status_code == 409, again.text
     assert again.json()["code"] == "CONFLICT"
     assert "a rebuild with corrections is running" in again.json()["detail"]
+    # the JSON route a client sends corrections to says the same
+    api = client.post(f"/v1/jobs/{job_id}/corrections", headers=headers, json={"manual": []})
+    assert api.status_code == 409 and api.json()["code"] == "CONFLICT"
     job = services.store.queue.get(job_id)
     assert job is not None and job.options["corrections"]["manual"]  # the first one's, kept
     assert [d.action for d in job.decisions] == ["apply"]
