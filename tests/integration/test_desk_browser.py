@@ -283,8 +283,10 @@ def test_the_offline_desk_signs_in_once_and_approve_writes_the_file(
 def test_the_desk_is_used_from_the_keyboard_at_1280x800(
     services: Services, clock: FakeClock, desk_page: Page
 ) -> None:
-    """Two held pages (a scripted backend): n and p turn pages, Tab reaches a box and Space
-    removes it, Shift+A approves; nothing scrolls sideways at 1280x800."""
+    """Two held pages (a scripted backend): n and p turn pages, j and k walk the findings across
+    pages and Space on one presses it (the counts follow), a click on a finding only finds its
+    box, Tab reaches a box and Space removes it, Shift+A approves; nothing scrolls sideways at
+    1280x800."""
     fake = FakeDesk([_detail("j_acme1", "acme", now=clock())])
     app = create_app(services)
     app.state.desk = DeskConfig(fake, KeyGate(services), SECRET, services.clock)
@@ -304,8 +306,39 @@ def test_the_desk_is_used_from_the_keyboard_at_1280x800(
         assert not page.get_by_test_id("page-1").is_visible()
         page.keyboard.press("p")
         assert counter.inner_text() == "page 1 of 2"
-        # Tab to the first box on page 1 and remove it with Space
+        # j / k walk the findings in the rail, across pages, each box flashed where it stands
+        focused = "e => e === document.activeElement"
+        page.keyboard.press("j")
+        assert page.get_by_test_id("finding-1-1").evaluate(focused)
+        page.wait_for_selector('[data-testid="box-1-1"].flash')
+        page.keyboard.press("j")
+        page.keyboard.press("j")
+        assert counter.inner_text() == "page 2 of 2"
+        assert page.get_by_test_id("finding-2-1").evaluate(focused)
+        page.keyboard.press("k")
+        page.keyboard.press("k")
+        assert counter.inner_text() == "page 1 of 2"
+        assert page.get_by_test_id("finding-1-1").evaluate(focused)
+        # Space on the finding presses it: kept, and one fewer to burn on the page and in all
         first = page.get_by_test_id("box-1-1")
+        burn = page.get_by_test_id("page-count-1")
+        thumb = page.get_by_test_id("thumb-count-1")
+        name = page.locator('[data-testid="counts"] [data-count-kind="name"] b')
+        assert (burn.inner_text(), thumb.inner_text(), name.inner_text()) == ("1", "1", "1")
+        page.keyboard.press("Space")
+        assert first.get_attribute("aria-pressed") == "true"
+        assert first.get_attribute("data-state") == "kept"
+        assert page.get_by_test_id("state-1-1").inner_text() == "kept"
+        assert (burn.inner_text(), thumb.inner_text(), name.inner_text()) == ("0", "0", "0")
+        page.keyboard.press("Space")  # again: burned again
+        assert first.get_attribute("data-state") == "burned"
+        assert (burn.inner_text(), thumb.inner_text(), name.inner_text()) == ("1", "1", "1")
+        # a click on the entry finds its box and presses nothing
+        page.get_by_test_id("finding-1-1").click()
+        page.wait_for_selector('[data-testid="box-1-1"].flash')
+        assert first.get_attribute("data-state") == "burned"
+        page.evaluate("document.activeElement.blur()")
+        # Tab to the first box on page 1 and remove it with Space
         for _ in range(40):
             page.keyboard.press("Tab")
             if first.evaluate("b => b === document.activeElement"):
