@@ -358,8 +358,8 @@
         tall = Math.max(tall, b[3] - b[1]);
       });
       var gaps = 4 * (lines.length - 1);
-      var s = Math.min((room - gaps) / across, CROP_H / tall, 3); // px per point
-      var stacked = Math.min(room / wide, CROP_H / tall, 3,
+      var s = Math.min((room - gaps) / across, CROP_H / tall, 2.5); // px per point
+      var stacked = Math.min(room / wide, CROP_H / tall, 2.5,
         (CROP_STACK - 2 * (lines.length - 1)) / (lines.length * tall));
       var stack = lines.length > 1 && s < 0.75 * stacked;
       crop.classList.toggle("stack", stack);
@@ -370,8 +370,17 @@
     if (!plans.length) {
       return;
     }
-    // one picture for the page's crops, sharp enough for the largest
-    var url = pictureUrl(source, Math.min(widest, 2000));
+    // one picture for the page's crops, sharp enough for the largest: the page's own picture
+    // where it is the source at two thirds of that or more (a crop drawn a little larger than
+    // its pixels still reads), else one of its own
+    var url = pictureUrl(source, Math.min(widest, 1500));
+    var sheet = sheetOf(pageOf(rail));
+    var shown = sheet ? sheet.querySelector("img.pic").getAttribute("src") || "" : "";
+    var w = /[?&]w=(\d+)/.exec(shown);
+    if (shown.indexOf(source + "?") === 0 && w &&
+        parseInt(w[1], 10) >= Math.min(widest, 1500) * (window.devicePixelRatio || 1) * 2 / 3) {
+      url = shown;
+    }
     plans.forEach(function (p) {
       var crop = p[0];
       var s = p[2];
