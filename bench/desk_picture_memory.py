@@ -1,6 +1,7 @@
 """Desk picture memory benchmark (not a test): security finding N4, reproduced.
 
     .venv-test/bin/python bench/desk_picture_memory.py [--widths 3999 3998 3997 3996] [--lines 70]
+        [--images]
 
 A one-page 480 x 3000 pt PDF of text (a tall page: its height follows the width asked for) is
 held with `pressroom process --redact name --review always`, and `pressroom review` serves the
@@ -14,6 +15,12 @@ Printed: the server's resident memory before each phase, its peak during it (VmH
 before the phase through /proc/PID/clear_refs, and the highest VmRSS sampled every 5 ms), and
 after it; each request's seconds, status and picture size; and the peak against the shipped
 limits (Kubernetes 1536 MiB, systemd MemoryMax and compose mem_limit 2 GiB). Asserts nothing.
+
+``--images`` adds image-file sources, which PNG and TIFF cannot decode below their own size:
+an 8000 x 12000 px page (96 MP, just under the default per-bitmap limit) as an RGB PNG, a
+JPEG and a bilevel TIFF, each drawn by ``render.source_page_png`` at the widest, the widths
+of ``--widths`` at once on threads of a fresh child process (the desk's own code without its
+web server: what an upload of such a page costs the API at its desk). Printed as above.
 """
 
 from __future__ import annotations
@@ -189,13 +196,74 @@ def run(widths: list[int], lines: int, tmp: Path) -> None:
         server.wait(60)
 
 
+_IMAGES = """
+import sys, threading, time
+from pathlib import Path
+from pressroom.desk.render import source_page_png
+from pressroom.models import SourceKind
+
+def status(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+
+path, kind = Path(sys.argv[1]), SourceKind(sys.argv[2])
+widths = [int(w) for w in sys.argv[3:]]
+source_page_png(path, kind, 0, None, 200)  # Pillow loaded and warm
+before = status("VmRSS")
+open("/proc/self/clear_refs", "w").write("5")
+start = time.monotonic()
+threads = [
+    threading.Thread(target=source_page_png, args=(path, kind, 0, None, w)) for w in widths
+]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(before, status("VmHWM"), status("VmRSS"), time.monotonic() - start)
+"""
+
+
+def images(widths: list[int], tmp: Path) -> None:
+    from PIL import Image
+
+    page = Image.new("RGB", (8000, 12000), "white")
+    page.paste((0, 0, 0), (1000, 1000, 2000, 2000))
+    print(f"\nimage sources, 8000 x 12000 px (96 MP), {len(widths)} maximal pictures at once:")
+    for name, kind in (("RGB PNG", "png"), ("JPEG", "jpeg"), ("bilevel TIFF", "tiff")):
+        path = tmp / f"page.{kind}"
+        if kind == "png":
+            page.save(path, "PNG", compress_level=1)
+        elif kind == "jpeg":
+            page.save(path, "JPEG", quality=80)
+        else:
+            page.convert("1").save(path, "TIFF", compression="group4")
+        done = subprocess.run(
+            [sys.executable, "-c", _IMAGES, str(path), kind, *map(str, widths)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode:
+            print(f"  {name}: failed: {done.stderr[-500:]}")
+            continue
+        before, peak, after, seconds = (float(v) for v in done.stdout.split())
+        print(
+            f"  {name}: {seconds:.1f} s; RSS before {before / MIB:.0f} MiB, peak "
+            f"{peak / MIB:.0f} MiB (+{(peak - before) / MIB:.0f}), after {after / MIB:.0f} MiB"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--widths", type=int, nargs="+", default=[3999, 3998, 3997, 3996])
     parser.add_argument("--lines", type=int, default=70, help="lines of text on the tall page")
+    parser.add_argument("--images", action="store_true", help="image-file sources too")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="desk-picture-") as tmp:
         run(args.widths, args.lines, Path(tmp))
+        if args.images:
+            images(args.widths, Path(tmp))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ once to 2.55 GB, past the shipped 1.5 and 2 GiB limits):
   box average, down to at least the picture's size) before it is converted, scaled and turned.
   A bilevel, palette or 16-bit frame is converted once at its decoded size first (Pillow cannot
   reduce those modes). Nothing made from a decode is larger than the decode, and the scaled
-  frame, the picture, is within ``MAX_PICTURE_PX`` as above.
+  frame, the picture, is within ``MAX_PICTURE_PX`` as above. A frame decoded larger than
+  ``MAX_PICTURE_PX`` is decoded one at a time in the process (``_BIG_DECODE``).
 - **Concurrency.** At most ``MAX_DRAWING`` (2) pictures are drawn at a time in a process, on
   the desk's own ``MAX_DRAWING`` drawing threads (so that at most two malloc arenas ever hold
   a picture's memory); other requests wait their turn on their thread-pool thread (Starlette's,
@@ -29,18 +30,21 @@ once to 2.55 GB, past the shipped 1.5 and 2 GiB limits):
 So the pictures of PDF pages (every held output, and PDF sources) take at most about
 ``MAX_DRAWING`` x (a 16 MP render, its copies and its PNG) of the process's memory: about
 250 MiB above the process's own with four or sixteen maximal pictures asked at once, where four
-took the process to 2.8 GiB before this budget (bench/desk_picture_memory.py).
+took the process to 2.8 GiB before this budget. An image file's page takes its decode more:
+at the pixel limit, an RGB PNG about 600 MiB, a JPEG or bilevel TIFF about 200 MiB, whether
+one or four are asked at once (bench/desk_picture_memory.py --images).
 """
 
 from __future__ import annotations
 
+import ctypes
 import io
 import math
 import threading
 import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -65,8 +69,22 @@ _DRAWING = threading.BoundedSemaphore(MAX_DRAWING)
 # allocates its own malloc arena and keeps what a freed picture took in it, so pictures drawn
 # on the web server's many pool threads (40 in Starlette), two at a time, still left the
 # process holding one picture's worth per thread (measured: 16 at once, 137 MiB -> 1 GiB,
-# 829 MiB after). Two threads keep it to two.
+# 829 MiB after). Two threads keep it to two, and each trims what it kept (``_trimmed``).
 _DRAWERS = ThreadPoolExecutor(max_workers=MAX_DRAWING, thread_name_prefix="desk-picture")
+
+
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, or None where the C library has none (musl, macOS)."""
+    try:
+        return getattr(ctypes.CDLL("libc.so.6"), "malloc_trim", None)
+    except OSError:
+        return None
+
+
+_MALLOC_TRIM = _malloc_trim()
+# A frame decoded larger than a picture is decoded one at a time: an RGB frame at the pixel
+# limit is 400 MB (Pillow keeps RGB in four bytes a pixel); two at once took 1.26 GiB.
+_BIG_DECODE = threading.Lock()
 # modes Pillow's reduce() averages correctly (not bilevel, palette or 16-bit grey)
 _REDUCIBLE = ("L", "RGB", "RGBA", "LA", "CMYK", "I", "F")
 
@@ -82,7 +100,7 @@ def source_page_png(
     ``Overloaded``)."""
     width = _width(width_px)
     with _turn():
-        return _DRAWERS.submit(_draw_source, path, kind, index, page, width).result()
+        return _DRAWERS.submit(_trimmed, _draw_source, path, kind, index, page, width).result()
 
 
 def output_page_png(path: Path, index: int, width_px: int, frame: SheetPage | None = None) -> bytes:
@@ -94,7 +112,23 @@ def output_page_png(path: Path, index: int, width_px: int, frame: SheetPage | No
     ``MAX_PICTURE_PX``; drawn in turn, as ``source_page_png``."""
     width = _width(width_px)
     with _turn():
-        return _DRAWERS.submit(_draw_output, path, index, width, frame).result()
+        return _DRAWERS.submit(_trimmed, _draw_output, path, index, width, frame).result()
+
+
+def _trimmed(draw: Callable[..., bytes], *args: Any) -> bytes:
+    """``draw(*args)``, then what the picture took handed back to the system: glibc keeps freed
+    memory in the drawing thread's arena (Pillow's 16 MB blocks are under its mmap threshold),
+    so each drawing thread kept its largest picture's worth (two big image frames one after
+    the other on the two threads: 1.15 GiB peak, 0.6 GiB after; trimmed: 0.94 and 0.07)."""
+    try:
+        return draw(*args)
+    finally:
+        _trim()
+
+
+def _trim() -> None:
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 @contextmanager
@@ -248,7 +282,8 @@ def _frame(
     average down to at least the picture's size, before any conversion copies it."""
     if index < 0:
         raise BadRequest(f"no page {index + 1} in this image")
-    with images.open_image(path) as image:
+    # the lock is let go after the file, and with it the decode, is closed
+    with ExitStack() as stack, images.open_image(path) as image:
         try:
             with warnings.catch_warnings():  # a damaged tag: read on, as the redaction did
                 warnings.simplefilter("ignore")
@@ -261,6 +296,9 @@ def _frame(
                 before = _turn_size(_upright(width, page, upright_px), turned)
                 image.draft(None, before)  # JPEG: decode at 1/2, 1/4 or 1/8 where that covers
                 PixelBudget(Limits()).take(*image.size, f"page {index + 1}")
+                if _area(image.size) > MAX_PICTURE_PX:
+                    stack.enter_context(_BIG_DECODE)
+                    stack.callback(_trim)  # the decode handed back before the next may start
                 image.load()
                 frame: Image.Image = image
                 if frame.mode not in _REDUCIBLE:  # bilevel, palette, 16-bit: to L or RGB first

@@ -199,6 +199,41 @@ def test_a_big_image_source_comes_back_within_the_budget(
     assert max(w * h for name, (w, h) in bitmaps if name != "convert") <= 600 * 3750
 
 
+def test_a_frame_decoded_larger_than_a_picture_is_decoded_alone_and_handed_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decode past ``MAX_PICTURE_PX`` holds the one big-decode lock, and the memory is
+    trimmed back to the system before the lock is let go (so the next decode does not stack
+    on what this one kept); a frame no larger than a picture takes no lock."""
+    import platform
+
+    if platform.libc_ver()[0] == "glibc":  # the trim is real where the images ship
+        assert render._MALLOC_TRIM is not None
+    events: list[str] = []
+
+    class Lock:
+        def __enter__(self) -> None:
+            events.append("lock")
+
+        def __exit__(self, *exc: object) -> None:
+            events.append("unlock")
+
+    def trim(pad: int) -> int:
+        events.append("trim")
+        return 1
+
+    monkeypatch.setattr(render, "_BIG_DECODE", Lock())
+    monkeypatch.setattr(render, "_MALLOC_TRIM", trim)
+    big = _big_image(tmp_path / "big.png", "PNG")
+    render.source_page_png(big, SourceKind.PNG, 0, None, 3999)
+    assert events == ["lock", "trim", "unlock", "trim"]  # the decode, then the picture
+    events.clear()
+    small = tmp_path / "small.png"
+    Image.new("L", (1000, 6250), 255).save(small)
+    render.source_page_png(small, SourceKind.PNG, 0, None, 3999)
+    assert events == ["trim"]
+
+
 def test_a_jpeg_is_decoded_at_a_fraction_of_its_size_for_a_small_picture(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
