@@ -55,6 +55,7 @@ from tests.desk_glance_docs import (
     held_in_folder,
     held_in_service,
     meets,
+    page_words,
     word_box,
 )
 from tests.integration.test_desk_browser import serve
@@ -139,6 +140,10 @@ def desk(request: pytest.FixtureRequest, held: Held, desk_browser: Browser) -> I
 def settled(page: Page) -> None:
     """Two animation frames: the desk's script has laid the page out after a click."""
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def tag_of(desk: Desk, size: ViewportSize) -> str:
+    return f"{desk.name}-{size['width']}x{size['height']}"
 
 
 def open_job(desk: Desk, size: ViewportSize) -> Page:
@@ -261,6 +266,35 @@ def groups_of(shown: list[list[str]]) -> dict[str, str]:
     return out
 
 
+def over_other_words(page: Page, source: Path) -> list[tuple[str, str]]:
+    """The boxes of page 1 whose drawn rectangle (edge included) lies over a word that is not
+    theirs (a word of the next line, or beside them): box test id and that word's place."""
+    sheet = page.get_by_test_id("sheet-1")
+    s = rect(sheet)
+    k = s["width"] / float(sheet.get_attribute("data-width-pt") or 612)
+    words = [w.box for w in page_words(source, 1)]
+    drawn = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="sheet-1"] [data-box]')].map((b) => {
+          const r = b.getBoundingClientRect();
+          return [b.dataset.testid, b.dataset.box, [r.left, r.top, r.right, r.bottom]]; })"""
+    )
+    out = []
+    for testid, box, (left, top, right, bottom) in drawn:
+        mine = floats(box)
+        for w in words:
+            if meets(w, mine):
+                continue  # its own words: that the edge is outside them is checked apart
+            x0, y0, x1, y1 = (
+                s["x"] + w[0] * k,
+                s["y"] + w[1] * k,
+                s["x"] + w[2] * k,
+                s["y"] + w[3] * k,
+            )
+            if left < x1 - 0.5 and x0 + 0.5 < right and top < y1 - 0.5 and y0 + 0.5 < bottom:
+                out.append((testid, " ".join(f"{v:.1f}" for v in w)))
+    return out
+
+
 def line_boxes(page: Page, finding: str) -> list[Locator]:
     return page.locator(f'[data-testid="sheet-1"] button.box[data-finding="{finding}"]').all()
 
@@ -325,8 +359,8 @@ def test_every_box_says_what_it_is_and_a_wrapped_name_is_a_box_per_line_outside_
     desk: Desk, held: Held, size: ViewportSize
 ) -> None:
     page = open_job(desk, size)
-    tag = f"{desk.name}-{size['width']}x{size['height']}"
-    snap(page, f"{tag}-fit-width", doc=desk.name == "service")
+    tag = tag_of(desk, size)
+    snap(page, f"{tag}-fit-width", doc=tag == "service-1920x1080")
     marks = page.evaluate(
         """() => [...document.querySelectorAll('.sheet:not(.twin) [data-box]')].map((e) => ({
           tag: e.tagName, cls: e.className, page: e.dataset.page, kind: e.dataset.kind,
@@ -380,6 +414,7 @@ def test_every_box_says_what_it_is_and_a_wrapped_name_is_a_box_per_line_outside_
         if min(gap) < 0.5 or max(gap) > PAD_PX
     ]
     assert on_words == [], on_words
+    assert over_other_words(page, held.source) == []  # nor on a word beside or below
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
@@ -410,11 +445,26 @@ def test_no_label_or_control_lies_over_a_box(desk: Desk, size: ViewportSize) -> 
     assert covered == [], covered
 
 
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
-def test_fit_page_shows_a_whole_page_in_the_window(desk: Desk, size: ViewportSize) -> None:
+# at fit page in 1280x800 (about 0.78 px/pt) the doubtful box, grown 4 px for its 3 px edge,
+# reaches over the first letter of the next word, 2.7 px away (asked of desk.js/desk.css)
+SMALL_FIT = pytest.mark.xfail(
+    strict=True, reason="a doubtful box's edge on the next word at 0.78 px/pt (desk.css)"
+)
+
+
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param(SIZES[0], id=SIZE_IDS[0], marks=SMALL_FIT), *SIZES[1:]],
+    ids=[SIZE_IDS[0], *SIZE_IDS[1:]],
+)
+def test_fit_page_shows_a_whole_page_in_the_window(
+    desk: Desk, held: Held, size: ViewportSize
+) -> None:
     page = open_job(desk, size)
     page.get_by_test_id("fit-page").click()
     settled(page)
+    tag = tag_of(desk, size)
+    snap(page, f"{tag}-fit-page", doc=desk.name == "service" or tag == "offline-1280x800")
     sheet = rect(page.get_by_test_id("sheet-1"))
     w, h = float(size["width"]), float(size["height"])
     window: FloatRect = {"x": 0.0, "y": 0.0, "width": w, "height": h}
@@ -423,7 +473,7 @@ def test_fit_page_shows_a_whole_page_in_the_window(desk: Desk, size: ViewportSiz
     assert inside(sheet, viewport), (sheet, viewport)
     assert apart(sheet, rect(page.get_by_test_id("rail")))
     assert page.evaluate(OVERLAPS)["hits"] == []
-    snap(page, f"{desk.name}-{size['width']}x{size['height']}-fit-page", doc=True)
+    assert over_other_words(page, held.source) == []
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
@@ -454,7 +504,8 @@ def test_side_by_side_keeps_both_copies_in_view_and_clear_of_the_rail(
         assert inside(r, viewport), (r, viewport)
         assert apart(r, rail), (r, rail)
         assert r["x"] + r["width"] <= size["width"] and r["y"] + r["height"] <= size["height"]
-    snap(page, f"{desk.name}-{size['width']}x{size['height']}-side-by-side", doc=True)
+    tag = tag_of(desk, size)
+    snap(page, f"{tag}-side-by-side", doc=tag == "service-1920x1080")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
@@ -475,7 +526,10 @@ def test_a_toggled_finding_is_kept_in_every_line_and_every_count_drops(
     after = counts(page)
     for where in COUNTS:
         assert one_less(before[where], after[where]), (where, before[where], after[where])
-    snap(page, f"{desk.name}-{size['width']}x{size['height']}-kept", doc=size["width"] == 1920)
+    page.mouse.move(0, 0)  # the picture shows the boxes as they stand, none lit by hovering
+    page.wait_for_function("() => !document.querySelector('.box.lit')")
+    tag = tag_of(desk, size)
+    snap(page, f"{tag}-kept", doc=tag == "service-1920x1080")
     second.click()  # pressed again: burned again (its first line lies under the nested
     # finding of the given name alone, which takes a press there: it is a toggle of its own)
     page.wait_for_function(
