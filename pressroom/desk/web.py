@@ -67,8 +67,8 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 PRIVATE = {"Cache-Control": "private, no-store"}
-# a page picture's width in pixels: any in this range (the pixel budget bounds it too),
-# nothing outside it silently changed
+# a page picture's width in pixels: any in this range is asked for, nothing outside it (400);
+# a picture past 16 MP (a tall page) comes back narrower, its aspect kept (render.py)
 MIN_W, MAX_W, DEFAULT_W = 16, 4000, 640
 PAGE_W = 1000  # the first picture the job page asks for (desk.js asks again for its size)
 THUMB_W = 160
@@ -363,8 +363,10 @@ async def job_page(request: Request, item_id: str) -> Response:
 async def page_png(
     request: Request, item_id: str, n: int, which: str, w: int = DEFAULT_W, frame: str = "page"
 ) -> Response:
-    """A page picture ``w`` pixels wide (16 to 4,000; anything else is 400, never silently
-    changed). ``redacted.png?frame=sheet``: the output's page cut and scaled to the page as
+    """A page picture ``w`` pixels wide (16 to 4,000; anything else is 400), or narrower
+    where that width would make it more than 16 MP (a tall page: its aspect kept, the desk
+    sizes it by CSS); at most two are drawn at a time per process, a third waits its turn
+    (429 ``OVERLOADED`` with Retry-After after 30 s). ``redacted.png?frame=sheet``: the output's page cut and scaled to the page as
     the redaction read it, so the review sheet's boxes lie on it as on ``source.png``."""
     cfg = config_of(request)
     who = await _who(request, cfg)
