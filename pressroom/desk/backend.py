@@ -37,6 +37,9 @@ class HeldItem:
     state: Literal["review", "rebuilding"] = "review"
     label: str | None = None  # the client's name for it (a file name, a case number)
     title: str | None = None
+    # what the held copy burns, by class (``corrections.burned_counts``: a removed finding
+    # left out); None where there is no review sheet to count from
+    burned: dict[str, int] | None = None
     # while rebuilding: (steps done, steps in all) as the redaction reports them — it reads
     # every page, then builds every page, so a document of N pages has 2N steps; None before
     # the first page is done (waiting for a worker, or for another rebuild to finish)

@@ -25,7 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressroom.corrections import Corrections, ReviewSheet, SheetPage, corrected_reason
+from pressroom.corrections import (
+    Corrections,
+    ReviewSheet,
+    SheetPage,
+    burned_counts,
+    corrected_reason,
+    total_counts,
+)
 from pressroom.desk.backend import (
     Approved,
     Decision,
@@ -530,6 +537,7 @@ class FolderDesk:
             reason_code=str(note.get("code") or ReviewRequired.code),
             reason=str(note.get("reason") or ""),
             counts=counts,
+            burned=total_counts(burned_counts(sheet)) if sheet is not None else None,
             pages=len(sheet.pages) if sheet is not None else None,
             held_since=float(held_at),
             deadline=None,

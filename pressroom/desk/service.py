@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from pressroom.corrections import Corrections, ReviewSheet
+from pressroom.corrections import Corrections, ReviewSheet, burned_counts, total_counts
 from pressroom.desk.backend import (
     Approved,
     DeadItem,
@@ -202,6 +202,7 @@ class ServiceDesk:
             reason_code=(job.reason or "") if held else "REBUILDING",
             reason=(job.message or "") if held else "rebuilding with a reviewer's corrections",
             counts=counts,
+            burned=total_counts(burned_counts(sheet)) if sheet is not None else None,
             pages=len(sheet.pages) if sheet is not None else job.pages,
             held_since=since,
             deadline=(
