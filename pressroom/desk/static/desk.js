@@ -26,11 +26,11 @@
   var current = 0;
   var FIT_WIDTH = 0;
   var FIT_PAGE = -1;
-  var zoom = FIT_WIDTH; // FIT_WIDTH, FIT_PAGE, or a factor of the page's actual size (1 pt = 4/3 px)
+  // FIT_WIDTH, FIT_PAGE, or a factor of the page's actual size (1 pt = 4/3 px)
+  var zoom = FIT_WIDTH;
   var LEVELS = [0.25, 0.33, 0.5, 0.67, 0.75, 1, 1.25, 1.5, 2, 3, 4];
   var PAD = 8; // the viewport's padding, px (desk.css)
   var GAP = 12; // between the two pages side by side, px (desk.css)
-  var GROW = 3; // a box is drawn this many px outside its words
   var output = false; // which copy the page shows: the source or the redacted output
   var sideBySide = false;
 
@@ -58,16 +58,17 @@
   }
 
   // --- placing: positions in % of the upright page (the picture may be drawn at any size),
-  // grown by a few px so the edge lies outside the words ---
-  function place(el, sheet, grow) {
+  // grown by a few px (--grow, desk.css: its edge's width and a clear pixel) so the edge lies
+  // outside the words ---
+  function place(el, sheet) {
     var size = pageSize(sheet);
     var b = numbers(el.getAttribute("data-box"));
     var x = 100 * b[0] / size[0];
     var w = 100 * (b[2] - b[0]) / size[0];
-    el.style.left = "calc(" + x + "% - " + grow + "px)";
-    el.style.top = "calc(" + (100 * b[1] / size[1]) + "% - " + grow + "px)";
-    el.style.width = "calc(" + w + "% + " + (2 * grow) + "px)";
-    el.style.height = "calc(" + (100 * (b[3] - b[1]) / size[1]) + "% + " + (2 * grow) + "px)";
+    el.style.left = "calc(" + x + "% - var(--grow))";
+    el.style.top = "calc(" + (100 * b[1] / size[1]) + "% - var(--grow))";
+    el.style.width = "calc(" + w + "% + 2 * var(--grow))";
+    el.style.height = "calc(" + (100 * (b[3] - b[1]) / size[1]) + "% + 2 * var(--grow))";
     // the "kept" tag sits in the page's left margin, level with the box (desk.css)
     el.style.setProperty("--tx", w > 0 ? String(-x / w) : "0");
   }
@@ -276,24 +277,14 @@
     return all(pagesEl, ".sheet[data-width-pt]");
   }
 
-  // how far outside its words a box is drawn: its edge's width and a clear pixel or two (an
-  // inner member's thin edge just inside its group's outer one; a doubtful box's double edge
-  // a pixel further out)
-  function growOf(btn) {
-    if (btn.classList.contains("inner")) {
-      return 2;
-    }
-    return btn.classList.contains("doubt") ? GROW + 1 : GROW;
-  }
-
   sheets().forEach(function (sheet) {
     all(sheet, "button.box").forEach(function (btn) {
-      place(btn, sheet, growOf(btn));
+      place(btn, sheet);
       btn.addEventListener("click", onBox);
     });
     // what the check found again: placed like the boxes, never pressed (no correction)
     all(sheet, ".box.again").forEach(function (mark) {
-      place(mark, sheet, 1);
+      place(mark, sheet);
     });
   });
 
@@ -508,7 +499,7 @@
     btn.setAttribute("aria-label", ident + ": press to remove this box");
     btn.addEventListener("click", onBox);
     sheet.appendChild(btn);
-    place(btn, sheet, GROW);
+    place(btn, sheet);
     var rail = document.querySelector('.rail .findings[data-page="' + page + '"]');
     if (rail) {
       var list = rail.querySelector("ol.entries:not(.again-list)");
@@ -875,6 +866,8 @@
       }
     });
     sheet.classList.toggle("small", width < 320);
+    // under 1 px per point the space between two words is 2 or 3 px: thin edges, drawn closer
+    sheet.classList.toggle("tight", size[0] > 0 && width / size[0] < 1);
     if (size[0]) {
       all(sheet, "button.box").forEach(function (btn) {
         // a "kept" tag only where the page's margin has room for it
