@@ -445,18 +445,7 @@ def test_no_label_or_control_lies_over_a_box(desk: Desk, size: ViewportSize) -> 
     assert covered == [], covered
 
 
-# at fit page in 1280x800 (about 0.78 px/pt) the doubtful box, grown 4 px for its 3 px edge,
-# reaches over the first letter of the next word, 2.7 px away (asked of desk.js/desk.css)
-SMALL_FIT = pytest.mark.xfail(
-    strict=True, reason="a doubtful box's edge on the next word at 0.78 px/pt (desk.css)"
-)
-
-
-@pytest.mark.parametrize(
-    "size",
-    [pytest.param(SIZES[0], id=SIZE_IDS[0], marks=SMALL_FIT), *SIZES[1:]],
-    ids=[SIZE_IDS[0], *SIZE_IDS[1:]],
-)
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_fit_page_shows_a_whole_page_in_the_window(
     desk: Desk, held: Held, size: ViewportSize
 ) -> None:
