@@ -86,14 +86,14 @@ class Held:
 
 
 @pytest.fixture(scope="module")
-def held(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Held]:
+def held(tmp_path_factory: pytest.TempPathFactory, engine: TesseractEngine) -> Iterator[Held]:
     """The document held once by the service (real run, leak hold built) and the same held
     copy and sheet in an offline review folder."""
     root = tmp_path_factory.mktemp("glance")
     services = open_services(glance_settings(root))
     try:
         source = glance_pdf(root / "batch.pdf")
-        service = held_in_service(services, source, TesseractEngine())
+        service = held_in_service(services, source, engine)
         folder = held_in_folder(services, service, source, root / "out" / "review")
         yield Held(services, source, service, folder)
     finally:
