@@ -366,8 +366,9 @@ async def page_png(
     """A page picture ``w`` pixels wide (16 to 4,000; anything else is 400), or narrower
     where that width would make it more than 16 MP (a tall page: its aspect kept, the desk
     sizes it by CSS); at most two are drawn at a time per process, a third waits its turn
-    (429 ``OVERLOADED`` with Retry-After after 30 s). ``redacted.png?frame=sheet``: the output's page cut and scaled to the page as
-    the redaction read it, so the review sheet's boxes lie on it as on ``source.png``."""
+    (429 ``OVERLOADED`` with Retry-After after 30 s). ``redacted.png?frame=sheet``: the
+    output's page cut and scaled to the page as the redaction read it, so the review sheet's
+    boxes lie on it as on ``source.png``."""
     cfg = config_of(request)
     who = await _who(request, cfg)
     if who.session is None:
