@@ -38,13 +38,14 @@ class ContextDependent:
     the engine learns the new value and builds once more."""
 
     kind: str = "name"
+    word: str = "Lighthouse"
 
     def find(self, text: str) -> list[Finding]:
         if any(name in text for name in WATCHED):
             return []
         return [
             Finding(self.kind, m.start(), m.end(), m.group(), "context")
-            for m in re.finditer("Lighthouse", text)
+            for m in re.finditer(re.escape(self.word), text)
         ]
 
 
@@ -66,6 +67,12 @@ class Restless:
 
 def watch_list_and_context() -> list[object]:
     return [WatchList(), ContextDependent()]
+
+
+def watch_list_and_late() -> list[object]:
+    """A name only the output shows, and one no other recogniser takes for a name (it starts
+    lower-case): learnt from the read-back alone."""
+    return [WatchList(), ContextDependent(word="vanQuaymer")]
 
 
 def watch_list_and_restless() -> list[object]:

@@ -77,6 +77,9 @@ REBUILT_AT = "rebuilt_at"
 # rebuild running, the desk was stopped while it ran (said as INTERRUPTED)
 APPLYING = "apply_started"
 INTERRUPTED = "APPLY_INTERRUPTED"
+HELD_SHA256 = "held_sha256"
+# shown, and approval refused, where the held copy is not the one its note describes
+MISMATCH = "HELD_COPY_MISMATCH"
 
 
 def safe_stem(stem: str) -> bool:
@@ -186,11 +189,17 @@ def hold(
     elif not keep_previous:
         dest.unlink(missing_ok=True)
     sheet = exc.sheet.as_json() if isinstance(exc.sheet, ReviewSheet) else None
+    from pressroom.pipeline.inspect import file_sha256
+
+    held = dest.is_file()
     note: dict[str, Any] = {
         "code": exc.code,
         "reason": exc.message,
         "source": stem,
-        "held_copy": dest.name if dest.is_file() else None,
+        "held_copy": dest.name if held else None,
+        # which copy this note describes: a copy placed by a rebuild whose note never followed
+        # (a full disk, a desk killed between the two) is not the one the desk shows
+        HELD_SHA256: file_sha256(dest) if held else None,
         "findings": [f.as_json() for f in exc.findings],
         "sheet": sheet,
         **rebuild.as_json(),
@@ -459,6 +468,11 @@ class FolderDesk:
             self._not_rebuilding(item_id)
             note = self._note(item_id)
             held = self._held_copy(item_id)
+            if not self._described(held, note):
+                raise Conflict(
+                    "the held copy is not the one its note describes (an Apply was cut short "
+                    "after the copy was placed): apply the corrections again, or reject it"
+                )
             dest = self.outdir / f"{item_id}.pdf"
             rebuild = Rebuild.parse(note)
             sheet = _sheet(note)
@@ -530,6 +544,8 @@ class FolderDesk:
         failed = self._failed.get(item_id) or note.get(APPLY_FAILED)
         if not failed and note.get(APPLYING) is not None and run is None:
             failed = INTERRUPTED  # applied, and neither held again nor failed: stopped meanwhile
+        if run is None and not self._described(self.folder / f"{item_id}.pdf", note):
+            failed = MISMATCH  # what the page shows is not what approval would deliver
         rebuilt_at = note.get(REBUILT_AT)
         return HeldItem(
             id=item_id,
@@ -550,6 +566,25 @@ class FolderDesk:
                 else None
             ),
         )
+
+    def _described(self, held: Path, note: Mapping[str, Any]) -> bool:
+        """Whether ``held`` is the copy ``note`` describes (its SHA-256, hashed once per
+        size, mtime and inode). A note from before the digest was kept is taken as it is."""
+        from pressroom.pipeline.inspect import file_sha256
+
+        wanted = note.get(HELD_SHA256)
+        if not isinstance(wanted, str):
+            return True
+        try:
+            facts = held.stat()
+        except FileNotFoundError:
+            return False
+        seen = (facts.st_size, facts.st_mtime_ns, facts.st_ino)
+        known = self._hashed.get(held)
+        if known is None or known[0] != seen:
+            known = (seen, file_sha256(held))
+            self._hashed[held] = known
+        return known[1] == wanted
 
     def _can_apply(self, note: Mapping[str, Any]) -> bool:
         rebuild = Rebuild.parse(note)

@@ -100,6 +100,8 @@ def decided(decision: Decision, now: float) -> dict[str, Any]:
         "reason": decision.reason,
         "message": decision.message,
         "stage": None,
+        "progress_done": None,  # the next attempt reports its own
+        "progress_total": None,
         "lease_owner": None,
         "lease_expires_at": None,
         "updated_at": now,
@@ -382,6 +384,10 @@ def _take_job(
             started_at=func.coalesce(jobs.c.started_at, now),
             updated_at=now,
             stage=None,
+            # an attempt before this one (lost its lease, rescued) said how far it got: not
+            # this one
+            progress_done=None,
+            progress_total=None,
         )
     )
     stats.event(conn, job_id, "attempt", "CLAIMED", now)

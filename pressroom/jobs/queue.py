@@ -445,6 +445,8 @@ class SqlQueue:
                 .values(
                     state=JobState.RETRYING.value,
                     stage=None,
+                    progress_done=None,
+                    progress_total=None,
                     lease_owner=None,
                     lease_expires_at=None,
                     attempts=jobs.c.attempts - 1,

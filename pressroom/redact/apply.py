@@ -118,14 +118,17 @@ def apply_corrections(
             match = removed_match([f.box for f in found], area.box)
             if match is not None:
                 gone.add(match)
+        # each finding by the boxes of its lines, as the desk draws it and the build burns
+        # it: a name wrapped over two lines lets stand (or keeps burned) its two words, never
+        # the rectangle over both lines, which holds other words
         for n, f in enumerate(found):
-            (removed_pt if n in gone else active_pt).setdefault(page - 1, []).append(Box(*f.box))
+            (removed_pt if n in gone else active_pt).setdefault(page - 1, []).extend(_parts(f))
         for n in gone:
             f = found[n]
             allowed.add(normalise(f.value))
             kept.setdefault(normalise(f.value), f.value)
             for m, g in enumerate(found):
-                if m not in gone and _shares_words(Box(*f.box), Box(*g.box)):
+                if m not in gone and any(_shares_words(a, b) for a in _parts(f) for b in _parts(g)):
                     overridden.add((page, g.kind))
     # a value the reviewer asked to go everywhere is not also let stand
     allowed -= {normalise(v) for v in every}
@@ -148,6 +151,11 @@ def apply_corrections(
         {k: tuple(v) for k, v in active_pt.items()},
         tuple(sorted(overridden)),
     )
+
+
+def _parts(f: DocumentFinding) -> list[Box]:
+    """A finding's boxes, one per line of its words (its box, on one line)."""
+    return [Box(*b) for b in (f.lines if len(f.lines) > 1 else (f.box,))]
 
 
 def _shares_words(a: Box, b: Box) -> bool:

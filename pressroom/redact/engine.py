@@ -402,6 +402,9 @@ def _build_and_read_back(
                 where,
             )
         found.tokens = _tokens(by_kind)
+        # what is let stand and what stays burned, judged again with the values just learnt:
+        # a learnt value over a removed finding's words is burned there, as the sheet shows it
+        found.applied = apply_corrections(options.corrections, scans, by_kind)
     raise AssertionError("unreachable: the second attempt returns or raises")
 
 

@@ -268,3 +268,55 @@ def test_counts_leave_a_removed_finding_out_and_count_a_drawn_box_once() -> None
     # a drawn box a sheet does not list as a finding is counted all the same
     bare = ReviewSheet((), sheet.findings[:3], sheet.corrections)
     assert burned_counts(bare) == {1: {"name": 1}, 2: {"address": 1, "manual": 1}}
+
+
+# a wrapped name the reviewer keeps, and on its first line a name detection learns only from
+# the output (``ContextDependent``: "vanQuaymer" is a name once the watched name is burned)
+WRAPPED_LINES = [
+    "Dear Zephyrine Quillfeather,",
+    "Thank you for the payout we sent. Our treasurer at vanQuaymer, Tobias",
+    "Ferreira, has asked me to confirm the transfer today.",
+    "Signed for the club: Priya Raman.",
+    "This sentence must stay searchable.",
+]
+
+
+def test_a_kept_wrapped_name_lets_stand_its_two_words_only(tmp_path: Path) -> None:
+    """Found by a review of this change: a removed finding let stand the rectangle over its
+    two lines, so a value learnt on the output inside it was not burned, while the sheet drew
+    it burned. Now what is let stand is the finding's words, line by line, judged again with
+    what the output taught."""
+    from dataclasses import replace
+
+    from pressroom.settings import Settings
+
+    redaction = replace(
+        Settings().redaction, recognizers=("tests.operator_recognizers:watch_list_and_late",)
+    )
+    src = text_pdf([WRAPPED_LINES], tmp_path / "letter.pdf")
+    engine = TesseractEngine()
+
+    def build(out: Path, fixes: Corrections | None) -> ReviewSheet:
+        options = replace(_options(fixes), redaction=redaction)
+        try:
+            result = redact_document(src, out, options, POLICY, engine)
+        except ReviewRequired as held:
+            raise AssertionError(f"held {held.code}: {held.message}") from None
+        assert result.sheet is not None
+        return result.sheet
+
+    first = build(tmp_path / "first.pdf", None)
+    wrapped = [f for f in first.findings if len(f.parts) > 1]
+    assert wrapped, "the wrapped name is no longer found as one finding"
+    fixes = Corrections(removed=(Area(1, wrapped[0].box),))
+    out = tmp_path / "kept.pdf"
+    sheet = build(out, fixes)
+    words = _words_at(out, sheet)
+    assert not [t for t, _ in words if "vanQuaymer" in t]
+    gone = removed_findings(sheet)
+    for i, f in enumerate(sheet.findings):
+        if i not in gone:
+            for part in f.parts:
+                assert not [t for t, b in words if _inside(b, part)], f"{f.kind} shown burned"
+    # the kept name's words stand where no other finding covers them
+    assert "Ferreira," in [t for t, _ in words]

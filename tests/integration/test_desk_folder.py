@@ -610,3 +610,45 @@ def test_an_approved_copy_gets_the_sidecar_its_run_asked_for(
     text = (out / "visit.txt").read_text(encoding="utf-8")
     assert "visited Lighthouse today" in " ".join(text.split())
     assert "Quillfeather" not in text  # only what remains of the redaction
+
+
+def test_a_copy_placed_without_its_note_is_never_approved(
+    desk: FolderDesk, outdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a review of the background Apply: the rebuilt copy is placed, then its note
+    written; when the note never follows (a full disk, the desk killed between the two), the
+    desk shows the old note's boxes while approval would deliver the new copy. The note names
+    its copy's digest: the page says the copy is not the one shown, and approval is refused."""
+    import errno
+
+    import pressroom.desk.folder as folder
+
+    before = _note(outdir)
+    assert isinstance(before.get("held_sha256"), str)  # every hold names its copy
+    real = folder.write_json
+
+    def full_disk(path: Path, value: Any) -> None:
+        if isinstance(value, dict) and value.get("rebuilt_at") is not None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, value)
+
+    monkeypatch.setattr(folder, "write_json", full_disk)
+    sheet = before["sheet"]
+    assert isinstance(sheet, dict)
+    names = [f for f in sheet["findings"] if f["class"] == "name"]
+    desk.apply(VIEWER, "visit", Corrections(removed=(Area(1, tuple(names[0]["box"])),)))
+    assert desk.wait("visit", timeout=300)
+    assert _note(outdir)["held_sha256"] == before["held_sha256"]  # the old note stands
+    item = desk.detail(VIEWER, "visit").item
+    assert item.apply_failed == "HELD_COPY_MISMATCH"
+    with pytest.raises(Conflict, match="not the one its note describes"):
+        desk.approve(VIEWER, "visit")
+    assert not (outdir / "visit.pdf").exists()
+    # the page says so
+    page = render(
+        "rebuilding.html",
+        item=item,
+        rebuilding=False,
+        decisions=desk.detail(VIEWER, "visit").decisions,
+    )
+    assert 'data-testid="apply-failed"' in page and "HELD_COPY_MISMATCH" in page
