@@ -565,7 +565,9 @@ def far(a: tuple[int, int, int] | None, b: tuple[int, int, int] | None, by: int)
 @pytest.mark.parametrize("percent", [100, 200])
 def test_kept_and_burned_differ_in_fill_and_edge(desk: Desk, held: Held, percent: int) -> None:
     """Two name boxes of page 1 on screen: the one-line name as found (burned) and the
-    wrapped name's second line, kept. Their fill and their edge differ in colour."""
+    wrapped name's second line, kept. Their fill and their edge differ in colour. The doubtful
+    name and what the check found again are cut out too (a screenshot per state) and differ
+    from them at the edge."""
     page = open_job(desk, SIZES[1])
     finding = wrapped_finding(page, held.source)
     _, kept = line_boxes(page, finding)
@@ -585,8 +587,10 @@ def test_kept_and_burned_differ_in_fill_and_edge(desk: Desk, held: Held, percent
     zoom_to(page, percent)
     page.mouse.move(0, 0)  # no box under the pointer: none lit by hovering
     page.wait_for_function("() => !document.querySelector('.box.lit')")
+    doubt = page.locator('[data-testid="sheet-1"] button.box[data-state="doubt"]').first
+    leak = page.locator('[data-testid="sheet-1"] .box.again[data-state="leak"]').first
     seen = {}
-    for state, box in (("burned", burned), ("kept", kept)):
+    for state, box in (("burned", burned), ("kept", kept), ("doubt", doubt), ("leak", leak)):
         box.scroll_into_view_if_needed()
         settled(page)
         inner = page_rect(page, 1, floats(box.get_attribute("data-box")))
@@ -609,3 +613,8 @@ def test_kept_and_burned_differ_in_fill_and_edge(desk: Desk, held: Held, percent
     assert seen["burned"]["edge"] is not None and seen["kept"]["edge"] is not None, seen
     assert far(seen["burned"]["edge"], seen["kept"]["edge"], 60), seen
     assert far(seen["burned"]["fill"], seen["kept"]["fill"], 30), seen
+    # a doubtful name is not drawn like a kept one, and what the check found again is drawn
+    # like neither a finding burned nor one kept
+    assert far(seen["doubt"]["edge"], seen["kept"]["edge"], 60), seen
+    for other in ("burned", "kept"):
+        assert far(seen["leak"]["edge"], seen[other]["edge"], 60), seen
