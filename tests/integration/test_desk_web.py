@@ -464,6 +464,8 @@ def test_approve_first_asks_for_a_confirmation_that_names_what_is_published(
     assert step.status_code == 200 and desk.changes == []
     what = step.text
     assert 'data-testid="confirm-what"' in what and "j_acme1" in what and "2 page(s)" in what
+    # the job and the words after it stand apart (a template's line end once ate the space)
+    assert "<code>j_acme1</code> as the desk shows it now" in what
     assert "REDACTION_LEAK" in what
     form = re.search(r'<form method="post" action="([^"]+)" data-testid="confirm-form">', what)
     assert form is not None and form.group(1) == "/review/jobs/j_acme1/approve"
