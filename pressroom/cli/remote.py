@@ -69,8 +69,20 @@ def _refused(exc: Any) -> int:
     return EXIT_TEMPORARY if exc.temporary else 2
 
 
+def _jobs_row(
+    job_id: str, state: str, lane: str, created: str, pages: object, reason: str, label: str
+) -> str:
+    """One line of ``jobs list``, its header's too, so the names stand over their columns
+    (a job id is a UUID, 36 characters; a time 20)."""
+    return f"{job_id:<36}  {state:<9} {lane:<11} {created:<20}  {pages!s:>5}  {reason:<20}  {label}"
+
+
+JOBS_HEADER = _jobs_row("ID", "STATE", "LANE", "CREATED", "PAGES", "REASON", "LABEL")
+
+
 def cmd_jobs_list(args: argparse.Namespace) -> int:
-    """One line per job, newest first: id, state, lane, created, pages, reason, label."""
+    """A header naming the columns, then one line per job, newest first: id, state, lane,
+    created, pages, reason, label."""
     from pressroom.client import ApiError, PressroomClient
 
     target = _target(args)
@@ -84,13 +96,25 @@ def cmd_jobs_list(args: argparse.Namespace) -> int:
                 label=args.label,
                 page_size=min(args.limit, 500),
             )
+            header = False
             for job in islice(found, args.limit):
+                if not header:  # after the first page came back: a refusal prints no header
+                    print(JOBS_HEADER)
+                    header = True
                 label = job.data.get("label")
                 print(
-                    f"{job.id}  {job.state:<9} {job.lane:<11} {when(job.created_at)}  "
-                    f"{job.pages if job.pages is not None else '-':>5}  {job.reason or '-':<20}"
-                    f"  {_printable(label) if label else '-'}"
+                    _jobs_row(
+                        job.id,
+                        job.state,
+                        job.lane,
+                        when(job.created_at),
+                        job.pages if job.pages is not None else "-",
+                        job.reason or "-",
+                        _printable(label) if label else "-",
+                    )
                 )
+            if not header:
+                print(JOBS_HEADER)
     except ApiError as exc:
         return _refused(exc)
     return 0

@@ -1,5 +1,5 @@
-"""`pressroom jobs` as a user runs it, against serve in a subprocess: one line per job, newest
-first; a refusal one line on stderr with its exit code."""
+"""`pressroom jobs` as a user runs it, against serve in a subprocess: a header naming the
+columns, then one line per job, newest first; a refusal one line on stderr with its exit code."""
 
 from __future__ import annotations
 
@@ -42,11 +42,19 @@ def test_jobs_list_and_cancel_over_http(server: Server, tmp_path: Path) -> None:
 
     listed = jobs(server, "list")
     assert listed.returncode == 0, listed.stderr
-    lines = listed.stdout.splitlines()
+    header, *lines = listed.stdout.splitlines()
+    names = ["ID", "STATE", "LANE", "CREATED", "PAGES", "REASON", "LABEL"]
+    assert header.split() == names
+    # each name stands over its column: where the name starts, the column's value is
+    assert header.index("STATE") == lines[0].index(" rejected ") + 1
+    assert header.index("REASON") == lines[0].index(" ENCRYPTED ") + 1
+    assert header.index("LABEL") == len(lines[0]) - 1  # no label: "-"
     assert [line.split()[:2] for line in lines] == [[ids[1], "rejected"], [ids[0], "complete"]]
     assert lines[0].split()[-2:] == ["ENCRYPTED", "-"]  # the reason, then no label
     only = jobs(server, "list", "--state", "complete", "--limit", "1")
-    assert [line.split()[0] for line in only.stdout.splitlines()] == [ids[0]]
+    assert [line.split()[0] for line in only.stdout.splitlines()[1:]] == [ids[0]]
+    none = jobs(server, "list", "--state", "running")
+    assert none.returncode == 0 and none.stdout.splitlines() == [header]  # the header alone
 
     late = jobs(server, "cancel", ids[0])
     assert late.returncode == 2 and late.stderr.startswith("CONFLICT: ")

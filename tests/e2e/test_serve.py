@@ -160,7 +160,8 @@ def test_submit_sends_each_files_name_as_its_label(server: Server, tmp_path: Pat
         check=False,
     )
     assert listed.returncode == 0, listed.stderr
-    (line,) = listed.stdout.splitlines()
+    (header, line) = listed.stdout.splitlines()
+    assert header.split()[-1] == "LABEL"
     assert " complete " in line and line.endswith("  case 118 waiver.pdf")
     job = server.client.get(f"/v1/jobs/{line.split()[0]}").json()
     assert job["label"] == "case 118 waiver.pdf"
