@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 import httpx
 
 from pressroom.fsutil import escaped
+from pressroom.hints import for_cli
 from pressroom.settings import Settings
 
 EXIT = {"complete": 0, "rejected": 2, "review": 3}
@@ -429,7 +430,8 @@ def run_submit(files: list[Path], opts: SubmitOptions, *, http: httpx.Client | N
                 show = _progress(escaped(path.name), time.monotonic()) if tty else None
                 job = client.wait(job_id, timeout_s=opts.timeout_s, on_poll=show)
                 if job.state != "complete":
-                    refused(path, str(job.reason), str(job.message), EXIT[job.state])
+                    reason = str(job.reason)
+                    refused(path, reason, for_cli(reason, str(job.message)), EXIT[job.state])
                     continue
                 if opts.outdir is not None:
                     opts.outdir.mkdir(parents=True, exist_ok=True)

@@ -122,7 +122,9 @@ MEANINGS = {
     "BAD_TEMPLATE": "The template exists but cannot be used as written: its `template.toml` "
     "lacks a key, has a value of the wrong type or out of range, or does not parse. The "
     "message names the key; fix the file (`pressroom templates` lists every template's state).",
-    "UNREADABLE_SCAN": "Recognition found no usable text.",
+    "UNREADABLE_SCAN": "Recognition found no usable text. The line ends with the way past it: "
+    "`(try --allow-no-text or --ocr force)` from the CLI, `(try allow_no_text=true or "
+    "ocr=force)` in the API's `message`.",
     "UNSAFE_FOLDER": "A folder the watcher keeps its state in (or moves files into) is not "
     "its own: owned by another user, writable by group or others without the sticky bit, or a "
     "link. Refused at start and on every use (exit 2); nothing in it is opened.",
@@ -140,7 +142,8 @@ MEANINGS = {
     "names the writing, the pages and the recognisers.",
     "UNSUPPORTED_LANGUAGE": "An OCR language whose Tesseract data is not installed where the "
     "job runs, or a code that is no Tesseract language: the message names the Debian package "
-    "(`tesseract-ocr-deu`) and the languages installed. See docs/languages.md.",
+    "(`tesseract-ocr-deu`) and the languages installed, and a code that is none the nearest "
+    "one (`'fr'`: `did you mean 'fra'?`). See docs/languages.md.",
     "UNSUPPORTED_POLICY": "A redaction class Pressroom does not support, or a malformed "
     "`expires_at`.",
     "VERIFIER_UNAVAILABLE": "The identity service timed out or failed.",

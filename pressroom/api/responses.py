@@ -9,6 +9,7 @@ from typing import Any, BinaryIO
 from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from pressroom.hints import for_api
 from pressroom.jobs.model import Job, JobState
 from pressroom.service import Services
 from pressroom.signing import artifact_links
@@ -69,7 +70,8 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "stage": job.stage,
         "lane": job.lane.value,
         "reason": job.reason,
-        "message": job.message,
+        # a refusal's words, with the upload fields that would change it where there are any
+        "message": job.message if job.message is None else for_api(job.reason, job.message),
         "attempts": job.attempts,
         "pages": job.pages,
         "template": job.template,

@@ -20,6 +20,7 @@ from pressroom.cli.common import (
 )
 from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired, TooLarge
 from pressroom.fsutil import escaped, place_copy
+from pressroom.hints import for_cli
 from pressroom.models import OCR_MODES, OcrMode
 from pressroom.settings import Settings, source_date
 
@@ -179,7 +180,9 @@ def process_one(
                 _publish(sidecar_path(built), dest.with_suffix(".txt"), mode)
             _publish(built, dest, mode)
     except PressroomError as exc:
-        return Outcome(exc.exit_code, f"{exc.code}: {escaped(path.name)}: {exc.message}")
+        return Outcome(
+            exc.exit_code, f"{exc.code}: {escaped(path.name)}: {for_cli(exc.code, exc.message)}"
+        )
     except Exception as exc:  # a bug: one line, never a traceback, and go on
         return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {escaped(path.name)}: {type(exc).__name__}")
     return delivered(dest, result, options, time.monotonic() - t0)

@@ -38,6 +38,7 @@ from pressroom.cli.offline import (
     shared_engine,
 )
 from pressroom.errors import PressroomError
+from pressroom.hints import for_cli
 from pressroom.scratch import PREFIX
 from pressroom.settings import Settings
 
@@ -110,7 +111,7 @@ def _ticks(key: tuple[int, int]) -> Callable[[int, int], None]:
 
 def _failed(path: Path, exc: BaseException) -> Outcome:
     if isinstance(exc, PressroomError):
-        return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {exc.message}")
+        return Outcome(exc.exit_code, f"{exc.code}: {path.name}: {for_cli(exc.code, exc.message)}")
     return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pressroom.cli.common import EXIT_INTERRUPTED, EXIT_OK
 from pressroom.errors import BadRequest, PressroomError
 from pressroom.fsutil import escaped
+from pressroom.hints import for_cli
 from pressroom.settings import Settings
 from pressroom.watch import (
     Handled,
@@ -208,7 +209,9 @@ class RemoteHandler:
                 # a held or refused redaction's source is a redaction's source all the same:
                 # it leaves .done/ when --keep-done says
                 return Handled(
-                    EXIT[job.state], f"{job.reason}: {name}: {job.message}", redacted=redacted
+                    EXIT[job.state],
+                    f"{job.reason}: {name}: {for_cli(job.reason, str(job.message))}",
+                    redacted=redacted,
                 )
             dest = self._dests.get(sha) or _outputs(args.output, [name])[0]
             self._dests[sha] = dest

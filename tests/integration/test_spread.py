@@ -220,6 +220,9 @@ def test_refusals_at_the_count_and_at_the_assembly_leave_the_rest_and_no_parts(
         offline._ENGINE = pid_engine
     codes = sorted(o.line.split(":")[0] for o in outcomes)
     assert codes == ["CORRUPT", "UNREADABLE_SCAN"], [o.line for o in outcomes]
+    (unread,) = [o.line for o in outcomes if o.line.startswith("UNREADABLE_SCAN")]
+    # -j 2 says what -j 1 says: the way past it, on the refusal's own line
+    assert unread.endswith(" (try --allow-no-text or --ocr force)") and "\n" not in unread
     (ok,) = run_spread([(good, tmp_path / "o3.pdf")], 2, run, Board(False), lambda _n, o: None)
     assert ok.exit_code == 0, ok.line
     assert sorted(p.name for p in tmp_path.glob("o*")) == ["o3.pdf", "o3.txt"]
