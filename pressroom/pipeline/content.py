@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,7 +44,30 @@ _GAP = rb"(?:" + _WS + rb"|%[^\r\n]*)"
 _REGULAR = rb"[^\x00\t\n\f\r ()<>\[\]{}/%]"
 _DO = re.compile(rb"/(" + _REGULAR + rb"+)" + _GAP + rb"*Do(?!" + _REGULAR + rb")")
 _INLINE = re.compile(rb"(?<!" + _REGULAR + rb")BI(?!" + _REGULAR + rb")")
-_INLINE_ID = re.compile(rb"(?<!" + _REGULAR + rb")ID(?!" + _REGULAR + rb")")
+# Inline images are found by a small tokenising scan, not by matching bytes, so that text never
+# reads as an operator: ``(BIG Corp) Tj`` or a name split by kerning, ``[(BI) 11.2 (AN)] TJ``.
+# _SKIP steps over everything that cannot be BI, ID or EI in one C-level match: other bytes,
+# whole literal strings without nesting (backslash escapes included), hex strings, dictionary
+# brackets and comments. It stops at a string that nests (walked by hand) or never ends, at a
+# hex string that never ends, and at each B, I or E that starts BI, ID or EI.
+_SKIP = re.compile(
+    rb"(?:[^()<%BIE]++"
+    rb"|\((?:[^()\\]++|\\.)*+\)"
+    rb"|<<|<[^>]*+>"
+    rb"|%[^\r\n]*+"
+    rb"|B(?!I)|I(?!D)|E(?!I)"
+    rb"|\)"
+    rb")*+",
+    re.S,
+)
+_PAREN = re.compile(rb"[()\\]")
+_IS_REGULAR = np.ones(256, dtype=bool)  # bytes that go on a keyword or a name
+_IS_REGULAR[list(_DELIMS + b"/")] = False
+# where a string or hex string never ends, what follows is matched as bytes (as before): a
+# renderer reads it some way of its own, so nothing is hidden from the caps by it
+_KEYWORD_RAW = re.compile(rb"(?<!" + _REGULAR + rb")(?:BI|ID|EI)(?!" + _REGULAR + rb")")
+# the end of an inline image's binary data: EI standing alone
+_DATA_END = re.compile(rb"(?<!" + _REGULAR + rb")EI(?!" + _REGULAR + rb")")
 # An inline image's dictionary is a few short entries; a longer one is refused, not skipped.
 _INLINE_DICT = 64 * 1024
 _INLINE_W = re.compile(rb"/(?:W|Width)(?!" + _REGULAR + rb")" + _GAP + rb"*(\d{1,12})")
@@ -297,14 +321,16 @@ class ContentMeter:
         scan.finish()
         uses: Counter[str] = Counter()
         inline: list[int] = []
-        if so_far.operators + scan.operators <= lim.max_page_operators:
-            # bounded by the operator cap: each match is an operator
+        if (
+            so_far.operators + scan.operators <= lim.max_page_operators
+            and so_far.text_bytes + scan.text_bytes <= lim.max_page_text_bytes
+        ):
+            # bounded by the operator cap: each match is an operator; and by the text cap:
+            # strings that nest, walked byte by byte in Python, are text (past either cap
+            # _check refuses the page, so the rest need not be read)
             for m in _DO.finditer(data):
                 uses[_name(m.group(1))] += 1
-            for m in _INLINE.finditer(data):
-                head = data[m.end() : m.end() + _INLINE_DICT]
-                end = _INLINE_ID.search(head)
-                head = head[: end.start()] if end else b""
+            for head in _inline_heads(data):
                 w, h = _INLINE_W.search(head), _INLINE_H.search(head)
                 if not (w and h):
                     # what a renderer might decode but we cannot size: refused, never skipped
@@ -381,6 +407,94 @@ def _running(opens: np.ndarray, closes: np.ndarray, start: int) -> np.ndarray:
     np.cumsum(step, out=step)
     step += start
     return step
+
+
+# -- inline images ----------------------------------------------------------------------------
+
+
+def _inline_heads(data: bytes) -> Iterator[bytes]:
+    """The dictionary of each inline image in a content stream, the bytes between ``BI`` and
+    ``ID``; empty where no ``ID`` follows within ``_INLINE_DICT`` bytes (the caller refuses
+    it). Its binary data, after ``ID`` up to ``EI``, is skipped, never read as operators."""
+    if not _INLINE.search(data):
+        return  # no BI anywhere, as most streams: nothing to tokenise
+    words = _Keywords(data)
+    while (found := words.next()) is not None:
+        word, _, end = found
+        if word != b"BI":
+            continue  # an ID or EI with no BI before it draws nothing
+        after = words.next()
+        if after is None or after[0] != b"ID" or after[2] > end + _INLINE_DICT:
+            yield b""
+            return  # refused: nothing after it is read
+        yield data[end : after[1]]
+        stop = _DATA_END.search(data, after[2] + 1)
+        if stop is None:
+            return  # the image's data runs to the end of the stream
+        words.pos = stop.end()
+
+
+class _Keywords:
+    """The ``BI``, ``ID`` and ``EI`` operators of a content stream, in order, with what is in
+    strings, hex strings, comments and names left out. Linear in the stream: ``_SKIP`` works in
+    C, and only strings that nest are walked in Python."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+        self._raw = False
+
+    def next(self) -> tuple[bytes, int, int] | None:
+        """The next operator: its bytes, where it starts and where it ends."""
+        data = self.data
+        while True:
+            if self._raw:
+                m = _KEYWORD_RAW.search(data, self.pos)
+                if m is None:
+                    return None
+                self.pos = m.end()
+                return m.group(), m.start(), m.end()
+            at = _SKIP.match(data, self.pos).end()  # type: ignore[union-attr]  # never None
+            if at >= len(data):
+                return None
+            first = data[at]
+            if first == 0x28:  # "(": a string that nests, or one that never ends
+                end = _string_end(data, at)
+                if end is None:
+                    self._raw = True
+                else:
+                    self.pos = end
+                continue
+            if first == 0x3C:  # "<" with no ">" after it
+                self._raw = True
+                continue
+            # B, I or E starting BI, ID or EI: an operator where it stands alone, not where it
+            # ends a name (/BI) or sits inside a longer keyword or name
+            end = at + 2
+            before = at > 0 and (bool(_IS_REGULAR[data[at - 1]]) or data[at - 1] == 0x2F)
+            after = end < len(data) and bool(_IS_REGULAR[data[end]])
+            if before or after:
+                self.pos = at + 1
+                continue
+            self.pos = end
+            return data[at:end], at, end
+
+
+def _string_end(data: bytes, start: int) -> int | None:
+    """Where the literal string opening at ``start`` ends, its nesting and backslash escapes
+    followed; None where it never ends."""
+    depth = 0
+    pos = start
+    while (m := _PAREN.search(data, pos)) is not None:
+        at = m.start()
+        if data[at] == 0x5C:
+            pos = at + 2
+            continue
+        depth += 1 if data[at] == 0x28 else -1
+        pos = at + 1
+        if depth == 0:
+            return pos
+    return None
 
 
 # -- small helpers --------------------------------------------------------------------------
