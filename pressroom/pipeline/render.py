@@ -17,7 +17,7 @@ from pressroom.engines.fonts import BAND_FONT, fill_simple_truetype
 from pressroom.engines.images import logo_xobject
 from pressroom.models import Box, PageText
 from pressroom.pipeline.archive import make_pdfa, pdfa_metadata
-from pressroom.pipeline.optimize import best_flate, predict_images
+from pressroom.pipeline.optimize import best_flate, predict_images, recompress
 from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, to_unicode
 from pressroom.templates import Band, Template
 
@@ -635,16 +635,13 @@ class OutputBuilder:
             with pikepdf.open(raw) as written, best_flate(self.optimize):
                 if "/ID" in written.trailer:  # both of its halves made from the content
                     del written.trailer["/ID"]
+                if self.optimize:
+                    # every Flate stream again at the best level, where that is smaller
+                    recompress(written)
                 written.save(
                     path,
                     compress_streams=True,
-                    # optimised: every Flate stream decoded and written again at the best level
-                    stream_decode_level=(
-                        pikepdf.StreamDecodeLevel.generalized
-                        if self.optimize
-                        else pikepdf.StreamDecodeLevel.none
-                    ),
-                    recompress_flate=bool(self.optimize),
+                    stream_decode_level=pikepdf.StreamDecodeLevel.none,
                     object_stream_mode=pikepdf.ObjectStreamMode.generate,
                     deterministic_id=True,
                 )

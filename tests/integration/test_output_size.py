@@ -13,6 +13,7 @@ import pytest
 
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.optimize import LEVELS
 from pressroom.pipeline.variants import Processing
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
@@ -181,3 +182,24 @@ def test_optimize_is_lossless_and_smaller(
         for o in outs
     ]
     assert np.array_equal(pixels[0], pixels[1])
+
+
+def test_optimize_never_makes_a_sources_image_larger(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """A palette image stored with the PNG predictor (the review's ``palette.pdf`` grew under
+    ``--optimize 1``, its predictor dropped) comes out no larger at any level, pixels equal."""
+    from tests.unit.test_optimize import palette_png_pdf
+
+    src = palette_png_pdf(tmp_path / "palette.pdf")
+    with pikepdf.open(src) as pdf:
+        (image,) = pdf.pages[0].get_images().values()
+        size, pixels = len(image.read_raw_bytes()), image.read_bytes()
+    for level in LEVELS:
+        out = tmp_path / f"out{level}.pdf"
+        options = JobOptions(template=resolve_template("plain"), optimize=level, allow_no_text=True)
+        Processing(None)(src, out, options, engine)
+        with pikepdf.open(out) as pdf:
+            (image,) = pdf.pages[0].get_images().values()
+            assert len(image.read_raw_bytes()) <= size, level
+            assert image.read_bytes() == pixels
