@@ -162,7 +162,9 @@ def test_a_reviewer_corrects_applies_approves_and_downloads_in_the_browser(
     page.wait_for_selector('[data-testid="rebuilding"]')
     shot(page, "desk-5-applying")
     work(services, engine)  # the interactive lane's worker rebuilds it
-    page.goto(f"{live}/review/jobs/{job_id}")
+    # the page reloads itself while it rebuilds: its own "rebuilt" notice, never a navigation
+    # of ours (it would race the page's reload)
+    page.get_by_test_id("rebuilt").wait_for(timeout=REBUILD_MS)
     assert "CORRECTED" in page.get_by_test_id("reason").inner_text()
     page.get_by_test_id("show-output").click()  # the rebuilt output, in the same frame
     page.wait_for_function(
@@ -423,7 +425,7 @@ def test_nested_boxes_stay_apart_in_chromium_and_the_inner_one_is_burned(
     page.get_by_test_id("apply").click()
     page.wait_for_selector('[data-testid="rebuilding"]')
     work(services, engine)
-    page.goto(f"{live}/review/jobs/{job_id}")
+    page.get_by_test_id("rebuilt").wait_for(timeout=REBUILD_MS)
     reason = page.get_by_test_id("reason").inner_text()
     assert "CORRECTED" in reason and "page 1: address" in reason, reason
     assert "every check passed" not in reason

@@ -265,7 +265,9 @@ def test_the_service_desk_through_ten_pages(
         drive(page, job_id, LABEL, source, "service")
         page.wait_for_selector('[data-testid="rebuilding"]')
         work(services, engine)
-        page.goto(f"{url}/review/jobs/{job_id}")
+        # the page reloads itself while it rebuilds: wait for its own "rebuilt" notice (a
+        # navigation of ours would race its reload)
+        page.get_by_test_id("rebuilt").wait_for(timeout=REBUILD_MS)
         assert "CORRECTED" in page.get_by_test_id("reason").inner_text()
         page.get_by_test_id("approve").click()
         page.get_by_test_id("confirm-approve").click()
