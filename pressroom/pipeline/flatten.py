@@ -245,25 +245,33 @@ def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Fl
     ``target``; the source itself when it has none (``target`` is then not written). The
     checks inspection makes before it opens a PDF are made first (object count, page tree);
     a PDF that needs a password to open is refused ``ENCRYPTED`` here (nothing after this
-    could open it either); one that does not open, or is encrypted without a user password,
-    is left to inspection, which refuses it with its own code; one that opens but cannot be
-    flattened is refused here, never passed on with its forms dropped."""
+    could open it either); one that does not open is left to inspection, which refuses it
+    with its own code; one that opens but cannot be flattened is refused here, never passed
+    on with its forms dropped. A PDF encrypted with only an owner password (permissions:
+    its user password is empty) opens without one: it is written to ``target`` without
+    encryption, flattened or not, so that nothing after this sees encryption and the output
+    carries none (as OCRmyPDF does; its permissions do not stop reading)."""
     limits = limits or Limits()
     check_object_count(source)
     try:
         probe = pikepdf.open(source, inherit_page_attributes=False)
     except pikepdf.PasswordError:
-        raise Encrypted("the PDF is encrypted; remove the password first") from None
+        raise Encrypted("the PDF needs a password to open; remove the password first") from None
     except pikepdf.PdfError:
         return Flattened(source)
     try:
         with probe:
-            if probe.is_encrypted:
-                return Flattened(source)  # inspection refuses it ENCRYPTED
             page_tree_count(probe, limits)
             if not needs_flattening(probe):
-                return Flattened(source)
+                if not probe.is_encrypted:
+                    return Flattened(source)
+                # opened with no password: only an owner password is set. Saved without one,
+                # its streams and strings are written decrypted (a save drops encryption
+                # unless told to keep it).
+                probe.save(target, stream_decode_level=pikepdf.StreamDecodeLevel.none)
+                return Flattened(target)
     except PDF_ERRORS:
+        target.unlink(missing_ok=True)
         raise Corrupt("the PDF cannot be parsed") from None
     try:
         with pikepdf.open(source) as pdf:

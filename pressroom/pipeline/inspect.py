@@ -217,9 +217,9 @@ def _inspect_pdf(path: Path, limits: Limits, every_page_dpi: float | None) -> li
     try:
         # qpdf would walk (and copy repeated kids of) the page tree as it opens; it must be
         # checked first
+        # one that opens here has no user password: an owner password (permissions) alone
+        # does not stop reading, and the pipeline reads its decrypted copy (pipeline.flatten)
         with pikepdf.open(path, inherit_page_attributes=False) as pdf:
-            if pdf.is_encrypted:
-                raise Encrypted("the PDF is encrypted; remove the password first")
             count = page_tree_count(pdf, limits)
             if len(pdf.pages) != count:
                 raise Corrupt("the PDF's page tree is inconsistent")
@@ -236,7 +236,7 @@ def _inspect_pdf(path: Path, limits: Limits, every_page_dpi: float | None) -> li
                         f"{limits.max_document_operators:,} drawing operators in all"
                     )
     except pikepdf.PasswordError:
-        raise Encrypted("the PDF is encrypted; remove the password first") from None
+        raise Encrypted("the PDF needs a password to open; remove the password first") from None
     except PDF_ERRORS:
         raise Corrupt("the PDF cannot be parsed") from None
     for i, cost in enumerate(costs):

@@ -204,7 +204,23 @@ def test_an_annotation_a_viewer_would_draw_but_that_has_no_appearance_is_refused
         flat_text(free_text_pdf(tmp_path / "n.pdf"), tmp_path)
 
 
-def test_an_encrypted_pdf_with_annotations_is_still_refused_encrypted(
+def test_a_form_with_only_an_owner_password_is_flattened_and_delivered_unencrypted(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    # permissions alone (an empty user password) do not stop reading, as in OCRmyPDF
+    src = form_pdf(tmp_path / "form.pdf")
+    locked = tmp_path / "locked.pdf"
+    with pikepdf.open(src) as pdf:
+        pdf.save(locked, encryption=pikepdf.Encryption(owner="owner", user="", R=6))
+    out = tmp_path / "out.pdf"
+    Processing()(locked, out, JobOptions(template=resolve_template("plain")), engine)
+    with pikepdf.open(out) as pdf:
+        assert not pdf.is_encrypted
+        assert all("/Annots" not in page.obj for page in pdf.pages)
+    assert FIELD_VALUE in squashed(pdftotext(out))
+
+
+def test_a_form_that_needs_a_password_to_open_is_refused_encrypted(
     tmp_path: Path, engine: TesseractEngine
 ) -> None:
     from pressroom.errors import Encrypted
@@ -212,7 +228,7 @@ def test_an_encrypted_pdf_with_annotations_is_still_refused_encrypted(
     src = form_pdf(tmp_path / "form.pdf")
     locked = tmp_path / "locked.pdf"
     with pikepdf.open(src) as pdf:
-        pdf.save(locked, encryption=pikepdf.Encryption(owner="owner", user="", R=6))
+        pdf.save(locked, encryption=pikepdf.Encryption(owner="owner", user="user", R=6))
     with pytest.raises(Encrypted):
         Processing()(
             locked, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
