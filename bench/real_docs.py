@@ -13,8 +13,11 @@ time.
 The set is split in two halves by a stable hash of each document's SHA-256: ``tune`` (rules may be
 tuned on it) and ``held-out`` (never looked at while tuning; report it apart). Copies of one page
 share a half through their ``group``: OCRmyPDF's ``linn.pdf`` is also its ``cardinal.pdf`` (turned,
-four pages), ``ccitt.pdf`` and ``jbig2.pdf`` (encoded otherwise), and pikepdf's ``sandwich.pdf``
-(with an OCR layer), all ``held-out``. The split never changes between runs or machines, and
+four pages), ``ccitt.pdf``, ``jbig2.pdf`` and ``jbig2_baddevicen.pdf`` (encoded otherwise),
+``skew.pdf`` and ``rotated_skew.pdf`` (skewed, turned), ``poster.pdf`` (scaled up), and pikepdf's
+``sandwich.pdf`` (with an OCR layer), all ``held-out``; OCRmyPDF's ``graph_ocred.pdf`` is its
+``graph.pdf`` with an OCR layer. (Its ``multipage.pdf``, a binding of other test pages, is left
+out: its pages belong to several groups.) The split never changes between runs or machines, and
 adding a document never moves another.
 
 Licences: the repositories' own licences are in ``LICENCES``; the documents inside are their
@@ -716,6 +719,110 @@ DOCS: tuple[Doc, ...] = (
         "samples/contrib/issue-625-identity-cmap.pdf",
         "e891a2bd07b176e75acec752288ab38f8a5064fde2688c14c45ca538b856ff2e",
         "form",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/tagged.pdf",
+        "94324b1221ae3105ce0b6ee1abb84f37bf9b9e3c91dc6e8301b786ceb768fcea",
+        "prose",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/toc.pdf",
+        "7a185e63e5c486bf84f56aa76e7f6d9f68a9aab44f0c1c85c2d6668165423133",
+        "prose",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/link.pdf",
+        "303a922356bd9a1cd0c8323f85c26128949d59a2b63acf51776cc51c2f461cda",
+        "prose",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/cmyk.pdf",
+        "6d3e47ad66c94d02436aca48f881a20f594bc0ded731001ebe4639497d697cd3",
+        "brochure",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/palette.pdf",
+        "bc2d0a6749c22e043fd4aecc9ff0a0ed0b949b20c6caca29661d98b5275a1a12",
+        "other",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/kcs.pdf",
+        "8e7727b1e554334ef032ca89fbe858b3b951643324c7ee1533220bcf192ca60a",
+        "scan",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/lichtenstein.pdf",
+        "d7f2f944de30876e21b10caa465bc617e8fbd00285bdd1fc648d39793ebd76f8",
+        "other",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/masks.pdf",
+        "ae8197d8a10b6db0f9a05681600e373b63489134b37529a40d484d380117d909",
+        "scan",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/poster.pdf",
+        "0253f46fd6a97a2578e20b6d917dd4d0787d6356ac1ec2d79053d6bbdcef78b4",
+        "scan",
+        group="linn",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/skew.pdf",
+        "6be6b54d49df71351974774404e299b756d8d3cbeb2c4a31f15fae8dd983d72f",
+        "scan",
+        group="linn",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/rotated_skew.pdf",
+        "5122c07d05a61219eb9f8305776ef16def6b34c29358e05c5ae2e884a351438f",
+        "scan",
+        group="linn",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/jbig2_baddevicen.pdf",
+        "cfbb474ccfa65bcd50e3f9656a2adb8b4dbe831697b69c0e0ef9f6077ee6cf8e",
+        "scan",
+        group="linn",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/graph.pdf",
+        "11fa2cef6845341795dc4103e68b31df5ff4fc72a7b7fa42904eb22b9bd70613",
+        "other",
+        group="graph",
+    ),
+    Doc(
+        "ocrmypdf/OCRmyPDF",
+        "62b42095eca831faaa3c84ddb699674788c4c1b7",
+        "tests/resources/graph_ocred.pdf",
+        "36784b0f8a37f124c7015a68c53d732b07519c30aa1b333e7ec1ba8a69cb6120",
+        "scan-ocr",
+        group="graph",
     ),
 )
 
