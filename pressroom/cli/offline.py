@@ -18,6 +18,7 @@ from pressroom.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
 )
+from pressroom.corrections import MANUAL
 from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired, TooLarge
 from pressroom.fsutil import escaped, place_copy
 from pressroom.hints import for_cli
@@ -232,20 +233,46 @@ def job_options(
 
 
 def delivered(dest: Path, result: DocumentResult, options: JobOptions, seconds: float) -> Outcome:
-    """The ok line of a delivered output."""
+    """The ok line of a delivered output, in words a user can check against the file: its pages
+    read by OCR and those that kept their own text, what was done to them, and under a redaction
+    how many values were burned, by class."""
     turned = sum(1 for r in result.rotations if r)
     return Outcome(
         EXIT_OK,
-        f"ok  {escaped(str(dest))}  {result.pages} page(s): {result.ocr_pages} OCR, "
-        f"{result.kept_pages} kept text"
+        f"ok  {escaped(str(dest))}  {result.pages} page(s): {result.ocr_pages} read by OCR, "
+        f"{result.kept_pages} own text kept"
         + (f", {turned} turned upright" if turned else "")
         + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
         + _flattened(result)
-        + (", no text (an empty text layer, as allowed)" if result.text_layer == "empty" else "")
+        + _burned(result)
+        + _little_text(result)
         + (", PDF/A-2b" if options.archive else "")
         + f"  {seconds:.1f}s",
         result.pages,
     )
+
+
+def _burned(result: DocumentResult) -> str:
+    """What the ok line says of a redaction: the values burned, by class (a redaction's result
+    carries its review sheet; a plain job's does not, and says nothing here)."""
+    if result.sheet is None:
+        return ""
+    counts = [(kind, n) for kind, n in sorted(result.redacted.items()) if n]
+    if not counts:
+        return ", burned: nothing"
+    return ", burned: " + ", ".join(
+        f"{'by hand' if kind == MANUAL else kind} {n}" for kind, n in counts
+    )
+
+
+def _little_text(result: DocumentResult) -> str:
+    """What the ok line says of a document delivered with too little text to search
+    (``--allow-no-text``): "no text" only when its text layer holds none."""
+    if result.text_layer != "empty":
+        return ""
+    if result.real_chars == 0:
+        return ", no text (an empty text layer, as allowed)"
+    return f", little text ({result.real_chars} letters or digits, too few to search; as allowed)"
 
 
 def _flattened(result: DocumentResult) -> str:
