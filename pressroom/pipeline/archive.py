@@ -2,12 +2,21 @@
 check of the clauses we can check without veraPDF (not reachable here).
 
 Written: XMP metadata that says ``pdfaid:part=2``, ``pdfaid:conformance=B`` and matches the
-document information dictionary; an output intent ``/GTS_PDFA1`` whose destination profile is
-an embedded sRGB ICC profile (LittleCMS's built-in sRGB, "no copyright, use freely", with a fixed
-creation date so the same job writes the same bytes); a blending colour space on every
-transparency group. Everything else PDF/A asks of us the output already is: every font
-embedded (``engines.fonts``), no encryption, scripts, actions, attachments, forms, annotations
-or external content (``engines.prune`` and the output builder leave them out).
+document information dictionary; one output intent ``/GTS_PDFA1`` (PDF/A-2b allows exactly one
+profile), whose destination profile is
+
+- the source's own CMYK profile where the source carried a CMYK output intent (a PDF/X file's
+  ``/GTS_PDFX`` intent, say) and the document shows CMYK colour: the colour stays as the source
+  calibrated it. The RGB the output adds (band colours, a logo) is then calibrated by a
+  ``/DefaultRGB`` sRGB space in every resource dictionary (PDF/A-2 6.2.4.3), so nothing is
+  left as device RGB under a CMYK intent;
+- otherwise an embedded sRGB ICC profile (LittleCMS's built-in sRGB, "no copyright, use
+  freely", with a fixed creation date so the same job writes the same bytes).
+
+Also a blending colour space on every transparency group. Everything else PDF/A asks of us the
+output already is: every font embedded (``engines.fonts``), no encryption, scripts, actions
+other than links (URI, GoTo), attachments, forms, annotations other than printable links, or
+external content (``engines.prune`` and the output builder leave them out).
 
 ``pdfa_problems`` reads a saved output back and names every clause it breaks; the output check
 holds a PDF/A job whose output breaks one (``OUTPUT_CHECK_FAILED``).
@@ -46,18 +55,31 @@ def srgb_profile() -> bytes:
     return bytes(data)
 
 
-def make_pdfa(pdf: pikepdf.Pdf) -> None:
+def make_pdfa(pdf: pikepdf.Pdf, source_intents: object = None) -> None:
     """The output intent and blending colour spaces PDF/A-2b asks for, in ``pdf`` before it
-    is saved (its XMP is written by the caller, with ``pdfaid`` set: see ``pdfa_metadata``)."""
-    profile = pdf.make_stream(srgb_profile())
-    profile.N = 3
+    is saved (its XMP is written by the caller, with ``pdfaid`` set: see ``pdfa_metadata``).
+
+    ``source_intents``: the source's ``/OutputIntents`` array (of ``pdf`` or of another
+    document), or None. Its CMYK profile becomes the output's intent when the output shows
+    CMYK colour (``cmyk_intent_profile``); sRGB otherwise."""
+    cmyk = cmyk_intent_profile(source_intents) if shows_cmyk(pdf) else None
+    profile: pikepdf.Object
+    if cmyk is not None:
+        profile, label = cmyk
+        if not profile.is_owned_by(pdf):  # another document's object
+            profile = pdf.copy_foreign(profile)
+        _default_rgb(pdf)
+    else:
+        profile = pdf.make_stream(srgb_profile())
+        profile.N = 3
+        label = SRGB
     pdf.Root.OutputIntents = Array(
         [
             Dictionary(
                 Type=Name.OutputIntent,
                 S=Name.GTS_PDFA1,
-                OutputConditionIdentifier=pikepdf.String(SRGB),
-                Info=pikepdf.String(SRGB),
+                OutputConditionIdentifier=pikepdf.String(label),
+                Info=pikepdf.String(label),
                 RegistryName=pikepdf.String("http://www.color.org"),
                 DestOutputProfile=profile,
             )
@@ -67,6 +89,73 @@ def make_pdfa(pdf: pikepdf.Pdf) -> None:
         group = obj.get("/Group") if isinstance(obj, Dictionary | pikepdf.Stream) else None
         if isinstance(group, Dictionary) and group.get("/S") == Name.Transparency:
             group.CS = group.get("/CS", Name.DeviceRGB)
+
+
+def cmyk_intent_profile(intents: object) -> tuple[pikepdf.Stream, str] | None:
+    """The first CMYK ICC profile (``/N 4``, colour space ``CMYK``) among an ``/OutputIntents``
+    array's destination profiles, with the intent's condition identifier; None where there is
+    none (a profile that is no ICC profile is no calibration to keep)."""
+    for intent in intents if isinstance(intents, Array) else []:
+        if not isinstance(intent, Dictionary):
+            continue
+        profile = intent.get("/DestOutputProfile")
+        if not isinstance(profile, pikepdf.Stream) or profile.get("/N") != 4:
+            continue
+        try:
+            head = profile.read_bytes()[:40]
+        except pikepdf.PdfError:
+            continue
+        if head[36:40] != b"acsp" or head[16:20] != b"CMYK":
+            continue
+        condition = intent.get("/OutputConditionIdentifier")
+        return profile, text_of(condition) if condition is not None else "CMYK"
+    return None
+
+
+def shows_cmyk(pdf: pikepdf.Pdf) -> bool:
+    """Whether anything in ``pdf`` is drawn in CMYK: a DeviceCMYK colour space (an image's, a
+    shading's, a resource dictionary's, ICC-based with 4 components) or CMYK operators."""
+    for obj in pdf.objects:
+        if not isinstance(obj, Dictionary | pikepdf.Stream):
+            continue
+        if _cmyk(obj.get("/ColorSpace"), 0) or _icc_cmyk(obj.get("/ColorSpace"), 0):
+            return True
+        if isinstance(obj, pikepdf.Stream) and _is_content(obj) and _cmyk_operators(obj):
+            return True
+    return any(_cmyk_operators_of(page.obj.get("/Contents")) for page in pdf.pages)
+
+
+def _icc_cmyk(space: object, depth: int) -> bool:
+    if depth > 8:
+        return False
+    if isinstance(space, Array):
+        if len(space) == 2 and space[0] == Name.ICCBased and isinstance(space[1], pikepdf.Stream):
+            return space[1].get("/N") == 4
+        return any(_icc_cmyk(item, depth + 1) for item in space)
+    if isinstance(space, Dictionary) and "/N" not in space:
+        return any(_icc_cmyk(item, depth + 1) for item in space.values())
+    return False
+
+
+def _default_rgb(pdf: pikepdf.Pdf) -> None:
+    """A ``/DefaultRGB`` sRGB space in the resources of every page, form and tiling pattern,
+    where it has none: device RGB then means sRGB, as PDF/A asks under a CMYK intent."""
+    profile = pdf.make_stream(srgb_profile())
+    profile.N = 3
+    space = Array([Name.ICCBased, profile])
+    holders: list[pikepdf.Object] = [page.obj for page in pdf.pages]
+    holders += [obj for obj in pdf.objects if isinstance(obj, pikepdf.Stream) and _is_content(obj)]
+    for holder in holders:
+        resources = holder.get("/Resources")
+        if not isinstance(resources, Dictionary):
+            resources = Dictionary()
+            holder.Resources = resources
+        spaces = resources.get("/ColorSpace")
+        if not isinstance(spaces, Dictionary):
+            spaces = Dictionary()
+            resources.ColorSpace = spaces
+        if "/DefaultRGB" not in spaces:
+            spaces.DefaultRGB = space
 
 
 def pdfa_metadata(meta: pikepdf.models.PdfMetadata) -> None:
@@ -116,6 +205,11 @@ def _metadata_problems(pdf: pikepdf.Pdf) -> list[str]:
 
 
 def _intent_problems(pdf: pikepdf.Pdf) -> list[str]:
+    return _intent(pdf)[1]
+
+
+def _intent(pdf: pikepdf.Pdf) -> tuple[str, list[str]]:
+    """The output intent's colour space ("RGB " or "CMYK"), and what is wrong with it."""
     intents = pdf.Root.get("/OutputIntents")
     found = [
         i
@@ -123,18 +217,21 @@ def _intent_problems(pdf: pikepdf.Pdf) -> list[str]:
         if isinstance(i, Dictionary) and i.get("/S") == Name.GTS_PDFA1
     ]
     if len(found) != 1:
-        return ["6.2.3: not exactly one /GTS_PDFA1 output intent"]
+        return "", ["6.2.3: not exactly one /GTS_PDFA1 output intent"]
     profile = found[0].get("/DestOutputProfile")
-    if not isinstance(profile, pikepdf.Stream) or profile.get("/N") != 3:
-        return ["6.2.3: the output intent has no RGB (N 3) ICC profile embedded"]
+    if not isinstance(profile, pikepdf.Stream) or profile.get("/N") not in (3, 4):
+        return "", ["6.2.3: the output intent has no RGB (N 3) or CMYK (N 4) ICC profile embedded"]
     data = profile.read_bytes()
-    if data[36:40] != b"acsp" or data[16:20] != b"RGB ":
-        return ["6.2.3: the output intent's profile is not an RGB ICC profile"]
-    return []
+    space = data[16:20].decode("latin-1")
+    wanted = "RGB " if profile.get("/N") == 3 else "CMYK"
+    if data[36:40] != b"acsp" or space != wanted:
+        return "", ["6.2.3: the output intent's profile is not an ICC profile of its /N"]
+    return space, []
 
 
 def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
     out: set[str] = set()
+    kind, _ = _intent(pdf)
     for key in _ACTING:
         if key in pdf.Root:
             out.add(f"6.5/6.6: the catalog has {key[1:]}")
@@ -144,14 +241,13 @@ def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
     if "/AcroForm" in pdf.Root:
         out.add("6.4.1: an interactive form")
     for page in pdf.pages:
-        if "/Annots" in page.obj:
-            out.add("6.3: annotations")
+        out.update(_annotation_problems(page.obj.get("/Annots")))
         if "/AA" in page.obj:
             out.add("6.5.2: a page's additional actions")
     for obj in pdf.objects:
         if not isinstance(obj, Dictionary | pikepdf.Stream):
             continue
-        kind = obj.get("/Type")
+        what = obj.get("/Type")
         sub = obj.get("/Subtype")
         if isinstance(obj, pikepdf.Stream) and ("/F" in obj or "/FFilter" in obj):
             out.add("6.1.7: a stream whose data is in an external file")
@@ -159,18 +255,7 @@ def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
             out.add("6.2.9: a reference XObject")
         if sub == Name.PS or (sub == Name.Form and obj.get("/Subtype2") == Name.PS):
             out.add("6.2.9: a PostScript XObject")
-        if kind == Name.Action or (
-            "/S" in obj
-            and obj.get("/S")
-            in (
-                Name.JavaScript,
-                Name.Launch,
-                Name.Sound,
-                Name.Movie,
-                Name.ResetForm,
-                Name.ImportData,
-            )
-        ):
+        if (what == Name.Action or "/S" in obj) and _forbidden_action(obj):
             out.add("6.5.1: an action")
         if "/JS" in obj or "/AA" in obj:
             out.add("6.5: a script or additional action")
@@ -181,21 +266,170 @@ def _object_problems(pdf: pikepdf.Pdf) -> list[str]:
             and "/CS" not in group
         ):
             out.add("6.2.10: a transparency group without a blending colour space")
-        font = kind == Name.Font or (kind is None and sub in _FONT_SUBTYPES and "/BaseFont" in obj)
+        font = what == Name.Font or (what is None and sub in _FONT_SUBTYPES and "/BaseFont" in obj)
         if font and not embedded(obj):
             # named by its object number: a font's name is the file's to choose (N5)
             out.add(f"6.2.11.4: a font is not embedded ({_which(obj)})")
         if font and sub == Name.TrueType and not _pdfa_truetype_encoding(obj):
             out.add("6.2.11.6: a non-symbolic TrueType font's encoding is not WinAnsi/MacRoman")
-        # a colour space anywhere: an image's, a shading's, a resource dictionary's
-        if _cmyk(obj.get("/ColorSpace"), 0):
-            out.add("6.2.4.3: DeviceCMYK colour under an RGB output intent")
-        if isinstance(obj, pikepdf.Stream) and _is_content(obj) and _cmyk_operators(obj):
-            out.add("6.2.4.3: DeviceCMYK colour set in a content stream (k, K or cs)")
-    for page in pdf.pages:
-        if _cmyk_operators_of(page.obj.get("/Contents")):
-            out.add("6.2.4.3: DeviceCMYK colour set in a content stream (k, K or cs)")
+    # with no usable intent (a problem of its own) colour is judged as under an RGB one
+    out.update(_colour_problems(pdf, kind or "RGB "))
     return sorted(out)
+
+
+# actions PDF/A-2 allows (6.5.1): links within the file, to another file or a web address
+_ALLOWED_ACTIONS = (Name.GoTo, Name.GoToR, Name.URI, Name.Thread)
+_NAMED_ALLOWED = (Name.NextPage, Name.PrevPage, Name.FirstPage, Name.LastPage)
+# annotation flags PDF/A-2 forbids (6.3.2): invisible, hidden, no view, toggle no view
+_HIDING_FLAGS = 1 | 2 | 32 | 256
+_PRINT_FLAG = 4
+
+
+def _forbidden_action(obj: pikepdf.Object) -> bool:
+    which = obj.get("/S")
+    if which in _ALLOWED_ACTIONS:
+        return False
+    if which == Name.Named:
+        return obj.get("/N") not in _NAMED_ALLOWED
+    # an action dictionary names its type; anything else with an /S (a structure element's
+    # type, a transparency group's, a page label's style) is no action
+    return obj.get("/Type") == Name.Action or which in (
+        Name.JavaScript,
+        Name.Launch,
+        Name.Sound,
+        Name.Movie,
+        Name.ResetForm,
+        Name.ImportData,
+        Name.Hide,
+        Name.SetOCGState,
+        Name.Rendition,
+        Name.Trans,
+        Name.GoTo3DView,
+        Name.SubmitForm,
+    )
+
+
+def _annotation_problems(annots: object) -> set[str]:
+    """PDF/A-2b 6.3 for a page's annotations: links only here (every other kind the output
+    never keeps), printed, never hidden."""
+    out: set[str] = set()
+    for annot in annots if isinstance(annots, Array) else ([annots] if annots is not None else []):
+        if not isinstance(annot, Dictionary) or annot.get("/Subtype") != Name.Link:
+            out.add("6.3: an annotation other than a link")
+            continue
+        flags = annot.get("/F", 0)
+        flags = flags if isinstance(flags, int) else 0
+        if not flags & _PRINT_FLAG or flags & _HIDING_FLAGS:
+            out.add("6.3.2: a link not flagged to print, or flagged hidden")
+        if "/AA" in annot:
+            out.add("6.5: a script or additional action")
+        # the link's action and those chained after it, direct objects included (the walk over
+        # the file's objects sees indirect ones only)
+        action, seen = annot.get("/A"), 0
+        while isinstance(action, Dictionary) and seen < 16:
+            if _forbidden_action(action):
+                out.add("6.5.1: an action")
+            if "/JS" in action or "/AA" in action:
+                out.add("6.5: a script or additional action")
+            action, seen = action.get("/Next"), seen + 1
+            if isinstance(action, Array):  # a list of next actions: each is looked at
+                out.update(
+                    _annotation_problems(
+                        Array([Dictionary(Subtype=Name.Link, F=4, A=a) for a in action])
+                    )
+                )
+                break
+    return out
+
+
+def _colour_problems(pdf: pikepdf.Pdf, intent: str) -> set[str]:
+    """PDF/A-2 6.2.4.3: device colour of another model than the output intent's only where the
+    resources that draw it define its default (``/DefaultCMYK`` under an RGB intent,
+    ``/DefaultRGB`` under a CMYK one); looked at in each page's, form's and tiling pattern's
+    own resources, with what its content and its images and shadings use."""
+    out: set[str] = set()
+    other, model = ("CMYK", "/DefaultCMYK") if intent == "RGB " else ("RGB", "/DefaultRGB")
+    device = Name.DeviceCMYK if other == "CMYK" else Name.DeviceRGB
+    holders: list[tuple[pikepdf.Object, object]] = [
+        (page.obj, page.obj.get("/Contents")) for page in pdf.pages
+    ]
+    holders += [
+        (obj, obj) for obj in pdf.objects if isinstance(obj, pikepdf.Stream) and _is_content(obj)
+    ]
+    for holder, contents in holders:
+        resources = holder.get("/Resources")
+        resources = resources if isinstance(resources, Dictionary) else Dictionary()
+        spaces = resources.get("/ColorSpace")
+        if isinstance(spaces, Dictionary) and model in spaces:
+            continue  # device colour of the other model is calibrated here
+        used = _uses_device(resources, device)
+        if used:
+            out.add(f"6.2.4.3: Device{other} colour under {_article(intent)} output intent")
+        streams = contents if isinstance(contents, Array) else [contents]
+        if any(isinstance(st, pikepdf.Stream) and _device_operators(st, device) for st in streams):
+            out.add(
+                f"6.2.4.3: Device{other} colour set in a content stream "
+                + ("(k, K or cs)" if other == "CMYK" else "(rg, RG or cs)")
+            )
+    return out
+
+
+def _article(intent: str) -> str:
+    return "an RGB" if intent == "RGB " else "a CMYK"
+
+
+def _uses_device(resources: Dictionary, device: Name) -> bool:
+    """Whether a resource dictionary's colour spaces, images or shadings rest on ``device``
+    (a space other than the ``Default…`` ones)."""
+    spaces = resources.get("/ColorSpace")
+    if isinstance(spaces, Dictionary):
+        for key, space in spaces.items():
+            if not key.startswith("/Default") and _rests_on(space, device, 0):
+                return True
+    for category in ("/XObject", "/Shading", "/Pattern"):
+        found = resources.get(category)
+        if not isinstance(found, Dictionary):
+            continue
+        for item in found.values():
+            if not isinstance(item, Dictionary | pikepdf.Stream):
+                continue
+            if item.get("/Subtype") == Name.Form or item.get("/PatternType") == 1:
+                continue  # drawn with its own resources: looked at on its own
+            target = item.get("/Shading", item) if category == "/Pattern" else item
+            if isinstance(target, Dictionary | pikepdf.Stream) and _rests_on(
+                target.get("/ColorSpace"), device, 0
+            ):
+                return True
+    return False
+
+
+def _rests_on(space: object, device: Name, depth: int) -> bool:
+    if depth > 8:
+        return False
+    if space == device:
+        return True
+    if isinstance(space, Array):
+        if len(space) and space[0] == Name.ICCBased:
+            return False  # calibrated
+        return any(_rests_on(item, device, depth + 1) for item in space)
+    return False
+
+
+def _device_operators(stream: pikepdf.Stream, device: Name) -> bool:
+    ops = ("k", "K") if device == Name.DeviceCMYK else ("rg", "RG")
+    try:
+        instructions = pikepdf.parse_content_stream(stream)
+    except pikepdf.PdfError:
+        return True  # what cannot be read cannot be vouched for
+    for instruction in instructions:
+        if isinstance(instruction, pikepdf.ContentStreamInlineImage):
+            continue
+        op = text_of(instruction.operator)
+        if op in ops:
+            return True
+        if op in ("cs", "CS") and instruction.operands and instruction.operands[0] == device:
+            return True
+    return False
 
 
 def _which(obj: pikepdf.Object) -> str:
