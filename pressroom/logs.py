@@ -8,16 +8,22 @@ a worker binds (``bind_job``: job id, tenant, lane, stage) is merged into every 
 while the job runs. The allow-list is the last step before rendering, so an unexpected field
 never reaches the output; an exception keeps its class and frames, never its message (which
 may quote the input).
+
+Two renderings of the same allow-listed fields: JSON lines for a collector (the default when
+the log goes to a file or a pipe) and short human lines for a person at a terminal (``make
+run``). On a terminal the access log shows only the requests that failed (4xx, 5xx; every
+request at debug level), so the service's own summary is not scrolled away by its polling.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import time
 import traceback
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal, TextIO
 
 import structlog
 
@@ -47,6 +53,13 @@ ALLOWED = frozenset(
     }
 )
 _ALWAYS = ("ts", "level", "logger", "event")
+ACCESS_LOGGER = "pressroom.access"  # api.timing's: one line per request
+
+# a human line leaves out what only a collector uses (the trace id joins lines to traces)
+_NOT_FOR_A_PERSON = ("error", "traceback", "trace_id")
+
+LogFormat = Literal["auto", "json", "human"]
+LOG_FORMATS: tuple[LogFormat, ...] = ("auto", "json", "human")
 
 
 def _allow_list(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> Any:
@@ -85,20 +98,83 @@ _PRE_CHAIN: list[Any] = [
 ]
 
 
-def formatter() -> logging.Formatter:
+def _human(_logger: Any, _method: str, line: MutableMapping[str, Any]) -> str:
+    """One allow-listed line as a person reads it: the time, then an access line as
+    ``GET /v1/jobs/{job_id} 404 120 B 3 ms``, any other as its level, event and fields."""
+    ts = line.get("ts")
+    when = time.strftime("%H:%M:%S", time.localtime(ts if isinstance(ts, int | float) else None))
+    if line.get("logger") == ACCESS_LOGGER and "route" in line:
+        seconds = line.get("seconds")
+        text = f"{when} {line.get('method', '')} {line['route']} {line.get('status', '')}"
+        if "bytes" in line:
+            text += f" {line['bytes']} B"
+        if isinstance(seconds, int | float):
+            text += f" {seconds * 1000:.0f} ms"
+        if line.get("job_id") not in (None, "None"):
+            text += f" job {line['job_id']}"
+    else:
+        level = str(line.get("level", "info"))
+        fields = " ".join(
+            f"{k}={v}"
+            for k, v in line.items()
+            if k not in _ALWAYS and k not in _NOT_FOR_A_PERSON and v is not None
+        )
+        text = f"{when} {level:<7} {line.get('event', '')}" + (f"  {fields}" if fields else "")
+    if "error" in line:
+        text += f"  error={line['error']}"
+        frames = str(line.get("traceback", "")).rstrip("\n")
+        if frames:
+            text += "\n" + "\n".join("    " + f for f in frames.splitlines())
+    return text
+
+
+def formatter(fmt: Literal["json", "human"] = "json") -> logging.Formatter:
+    """The allow-listed fields of a record, as a JSON line or a human one."""
+    render: Any = structlog.processors.JSONRenderer(sort_keys=False) if fmt == "json" else _human
     return structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=_PRE_CHAIN,
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             _allow_list,
-            structlog.processors.JSONRenderer(sort_keys=False),
+            render,
         ],
     )
 
 
-def configure_logging(level: int = logging.INFO) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(formatter())
+class _FailedRequestsOnly(logging.Filter):
+    """On a terminal, the access log's successful requests are shown at debug level only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name != ACCESS_LOGGER:
+            return True
+        status = getattr(record, "status", None)
+        if not isinstance(status, int) or status >= 400:
+            return True
+        return logging.getLogger("pressroom").isEnabledFor(logging.DEBUG)
+
+
+def chosen_format(fmt: LogFormat, stream: TextIO) -> Literal["json", "human"]:
+    """``auto``: human lines on a terminal, JSON lines anywhere else (a file, a pipe, a
+    container's log collector)."""
+    if fmt != "auto":
+        return fmt
+    try:
+        return "human" if stream.isatty() else "json"
+    except (AttributeError, ValueError):  # a closed or stand-in stream
+        return "json"
+
+
+def configure_logging(
+    level: int = logging.INFO, *, fmt: LogFormat = "auto", stream: TextIO | None = None
+) -> None:
+    """Pressroom's records to ``stream`` (stderr), allow-listed, in the format ``fmt`` asks
+    (``auto``: see ``chosen_format``)."""
+    stream = stream or sys.stderr
+    rendered = chosen_format(fmt, stream)
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter(rendered))
+    if rendered == "human":
+        handler.addFilter(_FailedRequestsOnly())
     root = logging.getLogger("pressroom")
     root.handlers[:] = [handler]
     root.setLevel(level)

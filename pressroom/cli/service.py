@@ -110,7 +110,7 @@ def _serve(
     from pressroom.worker import heartbeat
     from pressroom.worker.pool import Supervisor
 
-    configure_logging()
+    configure_logging(fmt=args.log_format)
     from pressroom import tracing
 
     tracing.configure(settings=settings.tracing)
@@ -260,6 +260,13 @@ def add_commands(sub: Any) -> None:
         type=_count,
         default=None,
         help="interactive worker processes (default: 1, or 0 with --workers 0)",
+    )
+    sv.add_argument(
+        "--log-format",
+        choices=["auto", "json", "human"],  # logs.LOG_FORMATS; imported when serve runs
+        default="auto",
+        help="the log on stderr: human lines (failed requests only), JSON lines (every "
+        "request), or auto: human on a terminal, JSON otherwise (default)",
     )
     sv.set_defaults(func=cmd_serve)
 
