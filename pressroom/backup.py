@@ -1,5 +1,7 @@
 """The SQLite job store copied out and back in through SQLite's online backup API, which reads
-one consistent snapshot while the service serves: `pressroom db backup` and `db restore`.
+one consistent snapshot while the service serves: `pressroom db backup` and `db restore`; and
+the whole of what a restore needs — that database, the blob store's files, the keys when asked
+and a manifest of SHA-256 sums — in one folder or tar: `pressroom backup` and `restore`.
 
 A plain file copy of a live database in WAL mode is not a backup: committed transactions may
 still sit in the ``-wal`` file, and a copy of the main file taken while a checkpoint writes
@@ -10,18 +12,32 @@ functions refuse it with a pointer to the recipe in docs/operations.md.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import io
+import json
 import os
 import secrets
+import shutil
 import sqlite3
 import stat
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, BinaryIO, cast
 
-from pressroom.errors import BadConfig, BadRequest, Conflict, NotFound, UntrustedBackup
+from pressroom.errors import (
+    BadConfig,
+    BadRequest,
+    BlobNotFound,
+    Conflict,
+    NotFound,
+    UntrustedBackup,
+)
 from pressroom.settings import Settings
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -507,3 +523,704 @@ def _replace_in_place(staged: Path, target: Path) -> None:
             src.backup(conn, pages=-1)
         except sqlite3.DatabaseError as exc:
             raise BadRequest(f"the database could not be replaced ({exc})") from None
+
+
+# -- everything in one step: `pressroom backup` and `pressroom restore` ----------------------
+
+MANIFEST = "manifest.json"
+FORMAT = "pressroom-backup"
+FORMAT_VERSION = 1
+DB_ENTRY = "database/pressroom.db"
+# the keys a backup may carry (``--with-keys``), by their name in it: where each goes back
+KEY_ENTRIES = {
+    "keys/signing.key": "signing.key",
+    "keys/api-key": "api-key",
+    "keys/master.key": "master.key",
+}
+_OLD_MASTER = "keys/master-old-"  # keys/master-old-1.key, -2, …: older master keys
+_CHUNK = 1 << 20
+
+BytesProgress = Callable[[int, int], None]  # (bytes done, bytes in all; 0: not known yet)
+
+
+@dataclass(frozen=True, slots=True)
+class Bundle:
+    """What ``backup_all`` wrote or ``restore_all`` put back: the schema revision, how many
+    files and bytes (database, blobs and keys), how many blobs, which keys, how long it took."""
+
+    revision: str
+    files: int
+    size: int
+    blobs: int
+    keys: tuple[str, ...]
+    seconds: float
+    listed: int = 0  # S3 objects recorded in the manifest but not copied (no --s3)
+    upgraded_from: str | None = None
+    kept_aside: Path | None = None  # restore --force: where the data dir it replaced went
+
+
+@dataclass(slots=True)
+class _Entry:
+    path: str  # its name in the backup, with forward slashes
+    size: int
+    sha256: str
+
+
+def _blob_root(settings: Settings) -> Path | None:
+    """The local blob folder the settings name; None for S3."""
+    url = settings.storage_url
+    if url.startswith("s3://"):
+        return None
+    return Path(url.removeprefix("file://")) if url else settings.data_dir / "blobs"
+
+
+def _raw_s3(settings: Settings) -> Any:
+    """The bucket as stored (sealed blobs stay sealed: a backup never needs the master key)."""
+    from pressroom.storage.s3 import S3BlobStore
+
+    return S3BlobStore.from_url(
+        settings.storage_url, timeout_s=settings.storage_timeout_s, storage=settings.storage
+    )
+
+
+def _copy_hashing(
+    src: BinaryIO, dest: Path, advance: Callable[[int], None], limit: int | None = None
+) -> tuple[int, str]:
+    """Copy ``src`` into a new 0600 file ``dest`` (never over one), fsynced; returns its size
+    and SHA-256. ``limit``: read at most this many bytes (one more shows a longer file)."""
+    digest = hashlib.sha256()
+    size = 0
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        while True:
+            want = _CHUNK if limit is None else min(_CHUNK, limit + 1 - size)
+            if want <= 0:
+                break
+            chunk = src.read(want)
+            if not chunk:
+                break
+            out.write(chunk)
+            digest.update(chunk)
+            size += len(chunk)
+            advance(len(chunk))
+        out.flush()
+        os.fsync(out.fileno())
+    return size, digest.hexdigest()
+
+
+def _tick(progress: BytesProgress | None, total: list[int]) -> Callable[[int], None]:
+    done = [0]
+
+    def advance(n: int) -> None:
+        done[0] += n
+        if progress is not None:
+            progress(done[0], total[0])
+
+    return advance
+
+
+def backup_all(
+    settings: Settings,
+    dest: Path,
+    *,
+    with_keys: bool = False,
+    s3: bool = False,
+    progress: BytesProgress | None = None,
+) -> Bundle:
+    """Everything a restore needs, in one new folder ``dest`` (or one tar file when its name
+    ends in ``.tar``): the SQLite database copied online (as ``backup``), then the blob
+    store's files as stored (sealed blobs stay sealed), the signing key, the default API key
+    and the master keys with ``with_keys``, and ``manifest.json`` with every file's size and
+    SHA-256. For S3 the manifest lists every object with its size and ETag; ``s3`` copies
+    them too. Written under a temporary name beside ``dest`` and moved into place at the end:
+    a failure leaves nothing, an existing ``dest`` is never replaced (``CONFLICT``)."""
+    as_tar = dest.name.endswith(".tar")
+    source = database_path(settings)
+    if not source.is_file():
+        raise NotFound(f"no SQLite database at {source}: nothing to back up")
+    if os.path.lexists(dest):
+        raise Conflict(f"{dest} exists: a backup never replaces one; name a new one")
+    if not dest.parent.is_dir():
+        raise NotFound(f"{dest.parent} is not a folder")
+    started = time.monotonic()
+    staging = dest.with_name(f".{dest.name}.partial-{secrets.token_hex(4)}")
+    staging.mkdir(mode=0o700)
+    try:
+        (staging / "database").mkdir(mode=0o700)
+        copied = backup(settings, staging / DB_ENTRY)
+        total = [copied.size]
+        advance = _tick(progress, total)
+        advance(copied.size)
+        entries = [_Entry(DB_ENTRY, copied.size, _sha256_of(staging / DB_ENTRY))]
+        # the files after the database: every blob the copy names was written before its
+        # job's row, so it is here (docs/operations.md#backups-and-restore)
+        root = _blob_root(settings)
+        listed: list[dict[str, object]] = []
+        if root is not None:
+            entries += _copy_local_blobs(root, staging, total, advance)
+        else:
+            store = _raw_s3(settings)
+            entries_s3, listed = _s3_objects(store, staging, total, advance, copy=s3)
+            entries += entries_s3
+        keys = _copy_keys(settings, staging) if with_keys else []
+        entries += keys
+        manifest = {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "pressroom": _version(),
+            "schema_revision": copied.revision,
+            "store": "local" if root is not None else "s3",
+            "files": [
+                {"path": e.path, "size": e.size, "sha256": e.sha256}
+                for e in sorted(entries, key=lambda e: e.path)
+            ],
+            "s3_objects": listed,
+        }
+        body = (json.dumps(manifest, indent=1) + "\n").encode()
+        fd = os.open(staging / MANIFEST, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(body)
+            os.fsync(out.fileno())
+        if as_tar:
+            _write_tar(staging, [MANIFEST, *sorted(e.path for e in entries)], dest)
+        else:
+            _fsync_tree(staging)
+            if os.path.lexists(dest):
+                raise Conflict(f"{dest} appeared while it was written: it was left as it is")
+            staging.rename(dest)
+            _fsync_dir(dest.parent)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    blobs = sum(1 for e in entries if e.path.startswith("blobs/"))
+    return Bundle(
+        copied.revision,
+        len(entries),
+        sum(e.size for e in entries),
+        blobs,
+        tuple(sorted(e.path.removeprefix("keys/") for e in keys)),
+        time.monotonic() - started,
+        listed=0 if s3 else len(listed),
+    )
+
+
+def _version() -> str:
+    from pressroom import __version__
+
+    return __version__
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _copy_local_blobs(
+    root: Path, staging: Path, total: list[int], advance: Callable[[int], None]
+) -> list[_Entry]:
+    """Every blob under ``root`` as stored, a half-written ``.incoming-*`` aside; a blob
+    deleted while the copy runs (a source deleted on delivery) is skipped, as ``rsync``
+    would."""
+    from pressroom.storage.local import STAGING
+
+    if not root.is_dir():
+        return []
+    found: list[tuple[str, int]] = []
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            if name.startswith(STAGING):
+                continue
+            try:
+                info = path.lstat()
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found.append((path.relative_to(root).as_posix(), info.st_size))
+    total[0] += sum(size for _, size in found)
+    entries: list[_Entry] = []
+    for key, _size in sorted(found):
+        if not _blob_name(key):
+            continue  # not a key Pressroom writes: not its file
+        dest = staging / "blobs" / key
+        dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            fd = os.open(root / key, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue
+        with os.fdopen(fd, "rb") as src:
+            size, sha = _copy_hashing(src, dest, advance)
+        entries.append(_Entry(f"blobs/{key}", size, sha))
+    return entries
+
+
+def _s3_objects(
+    store: Any, staging: Path, total: list[int], advance: Callable[[int], None], *, copy: bool
+) -> tuple[list[_Entry], list[dict[str, object]]]:
+    """The bucket's objects under the prefix: each with its size and ETag for the manifest,
+    and with ``copy`` each one's bytes into the backup (summed as copied)."""
+    listed: list[dict[str, object]] = []
+    entries: list[_Entry] = []
+    keys = sorted(key for key, _ in store.list(""))
+    for key in keys:
+        if not _blob_name(key):
+            continue
+        try:
+            head = store.client.head_object(Bucket=store.bucket, Key=store._key(key))
+        except Exception:  # deleted since it was listed (a source on delivery): skipped
+            continue
+        listed.append(
+            {"key": key, "size": int(head["ContentLength"]), "etag": str(head["ETag"]).strip('"')}
+        )
+    if copy:
+        total[0] += sum(int(str(o["size"])) for o in listed)
+        for obj in listed:
+            key = str(obj["key"])
+            dest = staging / "blobs" / key
+            dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            try:
+                src = store.open(key)
+            except BlobNotFound:
+                continue
+            with src:
+                size, sha = _copy_hashing(src, dest, advance)
+            obj["sha256"] = sha
+            entries.append(_Entry(f"blobs/{key}", size, sha))
+    return entries, listed
+
+
+def _copy_keys(settings: Settings, staging: Path) -> list[_Entry]:
+    """The keys, each a 0600 file: the signing key (the file, or PRESSROOM_SIGNING_KEY's
+    value), the default tenant's API key file, the master key and every older one."""
+    from pressroom.service import KEY_FILE, SECRET_FILE
+
+    found: dict[str, bytes] = {}
+    if settings.signing_key:
+        found["keys/signing.key"] = settings.signing_key.encode()
+    elif (settings.data_dir / SECRET_FILE).is_file():
+        found["keys/signing.key"] = (settings.data_dir / SECRET_FILE).read_bytes()
+    if (settings.data_dir / KEY_FILE).is_file():
+        found["keys/api-key"] = (settings.data_dir / KEY_FILE).read_bytes()
+    from pressroom.storage.crypto import master_keys
+
+    masters = master_keys(settings.storage)
+    if masters is not None:
+        current, old = masters
+        found["keys/master.key"] = base64.b64encode(current) + b"\n"
+        for n, key in enumerate(old, start=1):
+            found[f"{_OLD_MASTER}{n}.key"] = base64.b64encode(key) + b"\n"
+    (staging / "keys").mkdir(mode=0o700)
+    entries = []
+    for name, value in found.items():
+        fd = os.open(staging / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(value)
+            os.fsync(out.fileno())
+        entries.append(_Entry(name, len(value), hashlib.sha256(value).hexdigest()))
+    return entries
+
+
+def _blob_name(key: str) -> bool:
+    from pressroom.storage import check_key
+
+    try:
+        check_key(key)
+    except ValueError:
+        return False
+    return True
+
+
+def _entry_allowed(name: str) -> bool:
+    """A name a backup may hold: the database, a blob under a key Pressroom would write, or
+    one of the keys. Anything else (a path out of the folder, a link's name) is not ours."""
+    if name == DB_ENTRY or name in KEY_ENTRIES:
+        return True
+    if name.startswith(_OLD_MASTER) and name.endswith(".key"):
+        return name[len(_OLD_MASTER) : -len(".key")].isdigit()
+    return name.startswith("blobs/") and _blob_name(name.removeprefix("blobs/"))
+
+
+def _write_tar(staging: Path, names: list[str], dest: Path) -> None:
+    """One uncompressed tar of the staged files, the manifest first (a restore reads it before
+    any other member), written beside ``dest`` and linked into place."""
+    partial = dest.with_name(f".{dest.name}.partial-{secrets.token_hex(4)}")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with (
+            os.fdopen(fd, "wb") as raw,
+            tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar,
+        ):
+            for name in names:
+                info = tar.gettarinfo(str(staging / name), arcname=name)
+                info.uid = info.gid = 0
+                info.uname = info.gname = ""
+                info.mode = 0o600
+                with (staging / name).open("rb") as fh:
+                    tar.addfile(info, fh)
+        _durable(partial)
+        _publish(partial, dest)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for folder, _dirs, _files in os.walk(root):
+        _fsync_dir(Path(folder))
+
+
+def restore_all(
+    settings: Settings,
+    src: Path,
+    *,
+    force: bool = False,
+    progress: BytesProgress | None = None,
+) -> Bundle:
+    """Put a backup ``backup_all`` wrote (a folder or a ``.tar``) back as the settings' data
+    dir: every file is copied into a new folder beside it while its size and SHA-256 are
+    checked against the manifest — a file that differs, is missing, or is not in the manifest
+    refuses the whole restore (``UNTRUSTED_BACKUP``) — then the database goes through
+    ``restore``'s checks (its schema judged, an older one upgraded), and only then is the new
+    folder renamed into place. A data dir (or blob folder) that is not empty is refused
+    (``CONFLICT``) unless ``force``, which moves it aside (never deletes it), and never while
+    a process has its database open. A failure leaves the target as it was."""
+    from pressroom.storage.local import STAGING
+
+    target = settings.data_dir
+    db = database_path(settings)
+    if db.resolve() != (target / "pressroom.db").resolve():
+        raise BadConfig(
+            "`pressroom restore` puts the database back into the data dir: unset "
+            "PRESSROOM_DATABASE_URL (or use `db restore` for a database kept elsewhere)"
+        )
+    root = _blob_root(settings)
+    outside = root is not None and not _inside(root, target)
+    for folder in (target, *([root] if outside and root is not None else [])):
+        if not _fresh(folder) and not force:
+            raise Conflict(
+                f"{folder} is not empty: a restore goes into a fresh data dir "
+                "(--force moves the existing one aside; stop the service first)"
+            )
+    if db.exists():
+        with _exclusive(db):  # in use: said now, before any copying
+            pass
+    started = time.monotonic()
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    token = secrets.token_hex(4)
+    staging = target.with_name(f".{target.name}.restoring-{token}")
+    staging.mkdir(mode=0o700)
+    blob_staging: Path | None = None
+    if root is not None and outside:
+        root.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        blob_staging = root.with_name(f".{root.name}.restoring-{token}")
+        blob_staging.mkdir(mode=0o700)
+    elif root is not None:
+        blob_staging = staging / root.relative_to(target)
+    else:  # S3: the blobs wait here until every check has passed
+        blob_staging = staging / f"{STAGING}s3-{token}"
+    try:
+        with _backup_reader(src) as (manifest, members):
+            expected = _judge_manifest(manifest)
+            if DB_ENTRY not in expected:
+                raise UntrustedBackup(
+                    "the backup's manifest lists no database: nothing was restored"
+                )
+            total = [sum(e.size for e in expected.values())]
+            advance = _tick(progress, total)
+            seen: set[str] = set()
+            backup_db = staging / f".backup-{token}.db"
+            for name, member in members:
+                entry = expected.get(name)
+                if entry is None or name in seen:
+                    raise UntrustedBackup(
+                        f"the backup holds {ascii(name)[:80]}, which its manifest does not list"
+                        f"{' (twice)' if name in seen else ''}: nothing was restored"
+                    )
+                seen.add(name)
+                dest = _destination(name, staging, blob_staging, backup_db)
+                dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                size, sha = _copy_hashing(member, dest, advance, limit=entry.size)
+                if size != entry.size or sha != entry.sha256:
+                    what = "size" if size != entry.size else "SHA-256"
+                    raise UntrustedBackup(
+                        f"the backup is damaged or altered: {name} differs from its manifest "
+                        f"({what}): nothing was restored"
+                    )
+            missing = sorted(expected.keys() - seen)
+            if missing:
+                more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+                raise UntrustedBackup(
+                    f"the backup is incomplete: {missing[0]}{more} in its manifest is missing: "
+                    "nothing was restored"
+                )
+        listed = manifest.get("s3_objects") or []
+        copied_blobs = sum(1 for n in expected if n.startswith("blobs/"))
+        if listed and not copied_blobs and root is not None:
+            raise BadRequest(
+                "the backup lists the bucket's objects but holds none (taken without --s3): "
+                "restore it with the same PRESSROOM_STORAGE_URL, or back up with --s3"
+            )
+        staged = replace(settings, data_dir=staging, database_url="")
+        copied = restore(staged, backup_db)
+        backup_db.unlink()
+        if root is None:
+            _settle_bucket(settings, blob_staging, listed if not copied_blobs else [])
+            shutil.rmtree(blob_staging, ignore_errors=True)
+        _fsync_tree(staging)
+        if blob_staging is not None and outside:
+            _fsync_tree(blob_staging)
+        aside = _move_in(staging, target, token)
+        if root is not None and outside and blob_staging is not None:
+            _move_in(blob_staging, root, token)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if outside and blob_staging is not None:
+            shutil.rmtree(blob_staging, ignore_errors=True)
+        raise
+    keys = tuple(sorted(n.removeprefix("keys/") for n in expected if n.startswith("keys/")))
+    return Bundle(
+        copied.revision,
+        len(expected),
+        total[0],
+        copied_blobs,
+        keys,
+        time.monotonic() - started,
+        listed=len(listed) if not copied_blobs else 0,
+        upgraded_from=copied.upgraded_from,
+        kept_aside=aside,
+    )
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def _fresh(folder: Path) -> bool:
+    """No such folder, or an empty one."""
+    if not os.path.lexists(folder):
+        return True
+    if folder.is_symlink() or not folder.is_dir():
+        raise Conflict(f"{folder} is not a folder: move it away, then restore")
+    return not any(folder.iterdir())
+
+
+def _move_in(staged: Path, final: Path, token: str) -> Path | None:
+    """Rename the finished folder into place; an empty folder there is removed first, one with
+    files in it (``--force``) renamed aside and returned."""
+    aside: Path | None = None
+    if os.path.lexists(final):
+        if _fresh(final):
+            final.rmdir()
+        else:
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            aside = final.with_name(f"{final.name}.before-restore-{stamp}-{token}")
+            final.rename(aside)
+    staged.rename(final)
+    _fsync_dir(final.parent)
+    return aside
+
+
+def _destination(name: str, staging: Path, blobs: Path, backup_db: Path) -> Path:
+    if name == DB_ENTRY:
+        return backup_db
+    if name.startswith("blobs/"):
+        return blobs / name.removeprefix("blobs/")
+    if name in KEY_ENTRIES:
+        return staging / KEY_ENTRIES[name]
+    return staging / name.removeprefix("keys/")  # master-old-N.key
+
+
+def _judge_manifest(manifest: object) -> dict[str, _Entry]:
+    """The files a manifest lists, each judged: a name a backup may hold, a size, a SHA-256;
+    one that is not a Pressroom backup's manifest is ``BAD_REQUEST``, one naming what no
+    backup holds ``UNTRUSTED_BACKUP``."""
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise BadRequest("not a Pressroom backup (no manifest.json of `pressroom backup`)")
+    version = manifest.get("version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise BadRequest(
+            f"the backup's format {version!r} is newer than this Pressroom reads: restore it "
+            "with the version that wrote it, or newer"
+        )
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        raise BadRequest("the backup's manifest lists no files")
+    expected: dict[str, _Entry] = {}
+    for item in files:
+        if not isinstance(item, dict):
+            raise BadRequest("the backup's manifest is malformed")
+        name, size, sha = item.get("path"), item.get("size"), item.get("sha256")
+        if (
+            not isinstance(name, str)
+            or not isinstance(size, int)
+            or size < 0
+            or not isinstance(sha, str)
+            or len(sha) != 64
+        ):
+            raise BadRequest("the backup's manifest is malformed")
+        if not _entry_allowed(name) or name in expected:
+            raise UntrustedBackup(
+                f"the backup's manifest names {ascii(name)[:80]}, which no backup holds: "
+                "nothing was restored"
+            )
+        expected[name] = _Entry(name, size, sha.lower())
+    listed = manifest.get("s3_objects", [])
+    if not isinstance(listed, list) or not all(
+        isinstance(o, dict)
+        and isinstance(o.get("key"), str)
+        and _blob_name(str(o.get("key")))
+        and isinstance(o.get("size"), int)
+        for o in listed
+    ):
+        raise BadRequest("the backup's manifest is malformed (s3_objects)")
+    return expected
+
+
+@contextlib.contextmanager
+def _backup_reader(
+    src: Path,
+) -> Iterator[tuple[dict[str, Any], Iterator[tuple[str, BinaryIO]]]]:
+    """The manifest and then every file of a backup folder or tar, by its name in the backup.
+    A link, a device or anything but a regular file is yielded under its name so that the
+    caller refuses it (no manifest lists one); nothing is followed or extracted by name."""
+    try:
+        info = src.lstat()
+    except FileNotFoundError:
+        raise NotFound(f"{src} does not exist") from None
+    if stat.S_ISDIR(info.st_mode):
+        manifest = _read_manifest(src / MANIFEST)
+        yield manifest, _folder_members(src)
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise BadRequest(f"{src} is not a backup folder or a .tar file")
+    try:
+        # a stream: members in the order they were written; closed by the `with` below
+        tar = tarfile.open(src, mode="r|")  # noqa: SIM115
+    except (tarfile.TarError, OSError):
+        raise BadRequest(f"{src} is not a backup folder or a .tar file") from None
+    with tar:
+        try:
+            first = tar.next()
+            if first is None or first.name != MANIFEST or not first.isreg():
+                raise BadRequest(
+                    f"{src} is not a Pressroom backup (its first member is no manifest)"
+                )
+            fh = tar.extractfile(first)
+            assert fh is not None
+            manifest = _parse_manifest(fh.read(_MANIFEST_MAX + 1))
+        except tarfile.TarError:
+            raise BadRequest(f"{src} is not a readable tar file") from None
+        yield manifest, _tar_members(tar)
+
+
+_MANIFEST_MAX = 256 << 20
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise BadRequest("not a Pressroom backup (no manifest.json)") from None
+    except OSError:
+        raise BadRequest("the backup's manifest.json cannot be read") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise BadRequest("the backup's manifest.json is not a regular file")
+        return _parse_manifest(fh.read(_MANIFEST_MAX + 1))
+
+
+def _parse_manifest(raw: bytes) -> dict[str, Any]:
+    if len(raw) > _MANIFEST_MAX:
+        raise BadRequest("the backup's manifest.json is too large")
+    try:
+        manifest = json.loads(raw)
+    except ValueError:
+        raise BadRequest("the backup's manifest.json is not JSON") from None
+    if not isinstance(manifest, dict):
+        raise BadRequest("not a Pressroom backup (its manifest is no JSON object)")
+    return manifest
+
+
+class _Refused(io.RawIOBase):
+    """What a member that is no regular file reads as: nothing (its name is refused first)."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        return 0
+
+
+def _folder_members(root: Path) -> Iterator[tuple[str, BinaryIO]]:
+    for folder, dirs, names in os.walk(root):
+        here = Path(folder)
+        for name in sorted(dirs):  # a link to a folder is a member, never walked into
+            if (here / name).is_symlink():
+                yield (here / name).relative_to(root).as_posix(), cast(BinaryIO, _Refused())
+        for name in sorted(names):
+            rel = (here / name).relative_to(root).as_posix()
+            if rel == MANIFEST:
+                continue
+            try:
+                fd = os.open(
+                    here / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+                )
+            except OSError:  # a link: refused by name
+                yield f"{rel} (a link)", cast(BinaryIO, _Refused())
+                continue
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    yield f"{rel} (not a regular file)", cast(BinaryIO, _Refused())
+                    continue
+                yield rel, cast(BinaryIO, fh)
+
+
+def _tar_members(tar: tarfile.TarFile) -> Iterator[tuple[str, BinaryIO]]:
+    try:
+        while (member := tar.next()) is not None:  # the manifest, read already, is not again
+            if member.isdir():
+                continue
+            if not member.isreg():
+                yield f"{member.name} (not a regular file)", cast(BinaryIO, _Refused())
+                continue
+            fh = tar.extractfile(member)
+            assert fh is not None
+            yield member.name, cast(BinaryIO, fh)
+    except tarfile.TarError:
+        raise UntrustedBackup("the backup's tar file is damaged: nothing was restored") from None
+
+
+def _settle_bucket(settings: Settings, staged: Path, listed: list[Any]) -> None:
+    """The bucket's side of a restore onto S3: the backup's blobs put back (an object already
+    there is left as it is), or, for a backup that only listed them, every listed object
+    checked present at its size (``NOT_FOUND`` naming how many are missing)."""
+    store = _raw_s3(settings)
+    if listed:
+        missing = 0
+        for obj in listed:
+            try:
+                if store.size(str(obj["key"])) != int(obj["size"]):
+                    missing += 1
+            except BlobNotFound:
+                missing += 1
+        if missing:
+            raise NotFound(
+                f"{missing} of the {len(listed)} objects the backup lists are not in the bucket "
+                "at their size: put the bucket back first (or restore a backup taken with --s3)"
+            )
+        return
+    if not staged.is_dir():
+        return
+    for path in sorted(staged.rglob("*")):
+        if path.is_file():
+            store.put_if_absent(path.relative_to(staged).as_posix(), path)

@@ -21,7 +21,7 @@ from pressroom.errors import PressroomError
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
-    from pressroom.backup import Copied
+    from pressroom.backup import Bundle, Copied
 
 
 def cmd_templates(args: argparse.Namespace) -> int:
@@ -270,6 +270,124 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _Bytes:
+    """Bytes copied of a whole backup or restore: a rich bar on stderr while a person watches
+    a big copy (a terminal, over 100 MiB), nothing otherwise. Names no file."""
+
+    def __init__(self) -> None:
+        self.live = sys.stderr.isatty()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.live or total < 100 << 20:
+            return
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TimeRemainingColumn,
+                TransferSpeedColumn,
+            )
+
+            self._bar = Progress(
+                "copied",
+                BarColumn(bar_width=24),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=sys.stderr),
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("copy", total=total)
+        self._bar.update(self._task, completed=done, total=total)
+
+    def end(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def _bundling(run: Callable[[_Bytes], Bundle]) -> Bundle | int:
+    """A whole backup or restore with its progress bar: what it copied, or the exit code of
+    its one-line refusal."""
+    progress = _Bytes()
+    try:
+        return run(progress)
+    except PressroomError as exc:
+        progress.end()
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    finally:
+        progress.end()
+
+
+def _counted(bundle: Bundle) -> str:
+    keys = f", keys: {', '.join(bundle.keys)}" if bundle.keys else ", no keys"
+    return (
+        f"{bundle.files} files, {bundle.size:,} bytes (schema {bundle.revision}; "
+        f"{bundle.blobs} blobs{keys})"
+    )
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from pressroom.backup import backup_all
+
+    settings = Settings.from_env()
+    dest = Path(args.dest)
+    made = _bundling(
+        lambda progress: backup_all(
+            settings, dest, with_keys=args.with_keys, s3=args.s3, progress=progress
+        )
+    )
+    if isinstance(made, int):
+        return made
+    print(f"backed up {_counted(made)} to {dest} in {made.seconds:.2f} s")
+    if made.listed:
+        print(
+            f"The bucket's {made.listed} objects are listed in the manifest, not copied: keep "
+            "the bucket (or back up with --s3)"
+        )
+    if not made.keys:
+        print(
+            "Keep the keys apart (or back up with --with-keys): the link-signing key, and the "
+            "master key when encryption at rest is on"
+        )
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from pressroom.backup import restore_all
+
+    settings = Settings.from_env()
+    put = _bundling(
+        lambda progress: restore_all(settings, Path(args.src), force=args.force, progress=progress)
+    )
+    if isinstance(put, int):
+        return put
+    upgraded = f", upgraded from schema {put.upgraded_from}" if put.upgraded_from else ""
+    print(
+        f"restored {_counted(put)}{upgraded} into {settings.data_dir} in {put.seconds:.2f} s; "
+        "every sum matched its manifest"
+    )
+    if put.kept_aside is not None:
+        print(f"The data dir it replaced was moved to {put.kept_aside}")
+    if put.listed:
+        print(f"The bucket holds the {put.listed} objects the backup lists, at their sizes")
+    if any(k.startswith("master") for k in put.keys):
+        print(
+            f"Master keys were restored into {settings.data_dir} (master.key, master-old-N.key): "
+            "point PRESSROOM_MASTER_KEY_FILE (and PRESSROOM_MASTER_KEYS_OLD) at them, or move "
+            "them to where the keys are kept"
+        )
+    if "signing.key" not in put.keys:
+        print("Put back the link-signing key (signing.key or PRESSROOM_SIGNING_KEY) before serving")
+    return EXIT_OK
+
+
 def cmd_config_show(args: argparse.Namespace) -> int:
     from pressroom.effective import effective
 
@@ -302,8 +420,42 @@ def add_templates(sub: Any) -> None:
     td.set_defaults(func=cmd_templates_disallow)
 
 
+def add_backup(sub: Any) -> None:
+    """backup and restore: everything, in one step"""
+    b = sub.add_parser(
+        "backup",
+        help="the database (online), the blob store's files and, with --with-keys, the keys, "
+        "with a manifest of SHA-256 sums, into one new folder (or a .tar)",
+    )
+    b.add_argument("dest", metavar="DEST", help="a new folder, or a new file ending in .tar")
+    b.add_argument(
+        "--with-keys",
+        action="store_true",
+        help="take the link-signing key, the default API key and the master keys too (0600)",
+    )
+    b.add_argument(
+        "--s3",
+        action="store_true",
+        help="with an S3 store, copy the bucket's objects too (else they are only listed)",
+    )
+    b.set_defaults(func=cmd_backup)
+    r = sub.add_parser(
+        "restore",
+        help="put a `pressroom backup` back into a fresh data dir; every file's sum is checked "
+        "first (a mismatch refuses it: UNTRUSTED_BACKUP, nothing written)",
+    )
+    r.add_argument("src", metavar="SRC", help="a folder or .tar that `pressroom backup` wrote")
+    r.add_argument(
+        "--force",
+        action="store_true",
+        help="restore over a data dir that is not empty: it is moved aside, never deleted "
+        "(refused while any process has its database open)",
+    )
+    r.set_defaults(func=cmd_restore)
+
+
 def add_commands(sub: Any) -> None:
-    """keys, customers, tenants, db, config"""
+    """keys, customers, tenants, db, backup, restore, config"""
     keys = sub.add_parser("keys", help="API keys").add_subparsers(
         dest="keys_command", required=True
     )
@@ -387,6 +539,7 @@ def add_commands(sub: Any) -> None:
         help="replace an existing database (refused while any process has it open)",
     )
     dbr.set_defaults(func=cmd_db_restore)
+    add_backup(sub)
 
     config = sub.add_parser("config", help="the effective settings").add_subparsers(
         dest="config_command", required=True
