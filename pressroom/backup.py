@@ -746,7 +746,7 @@ def _copy_local_blobs(
         if not _blob_name(key):
             continue  # not a key Pressroom writes: not its file
         dest = staging / "blobs" / key
-        dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _folders(dest.parent)
         try:
             fd = os.open(root / key, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -780,7 +780,7 @@ def _s3_objects(
         for obj in listed:
             key = str(obj["key"])
             dest = staging / "blobs" / key
-            dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            _folders(dest.parent)
             try:
                 src = store.open(key)
             except BlobNotFound:
@@ -866,6 +866,14 @@ def _write_tar(staging: Path, names: list[str], dest: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
+def _folders(path: Path) -> None:
+    """``path`` and every folder missing above it, each 0700 (``mkdir(parents=True)`` gives
+    the parents the umask's mode)."""
+    if not path.is_dir():
+        _folders(path.parent)
+        path.mkdir(mode=0o700, exist_ok=True)
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -948,7 +956,7 @@ def restore_all(
                     )
                 seen.add(name)
                 dest = _destination(name, staging, blob_staging, backup_db)
-                dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                _folders(dest.parent)
                 size, sha = _copy_hashing(member, dest, advance, limit=entry.size)
                 if size != entry.size or sha != entry.sha256:
                     what = "size" if size != entry.size else "SHA-256"
