@@ -100,6 +100,7 @@ class Run:
     seconds: float = 0.0
     last_line: str = ""  # stderr's last line, for a crash (file names are the cache's hashes)
     reused: bool = False  # the --skip-text row copied from the default run (same work)
+    checks: dict[str, Any] = field(default_factory=dict)  # a delivered output's, see ``inspect``
 
 
 @dataclass
@@ -112,15 +113,6 @@ class Result:
     half: str
     pages: int = 0
     runs: dict[str, Run] = field(default_factory=dict)
-    # for a delivered Pressroom output
-    qpdf_ok: bool | None = None
-    qpdf_warnings: bool | None = None
-    pages_equal: bool | None = None
-    sizes_equal: bool | None = None
-    sizes_equal_turned: bool | None = None
-    source_has: dict[str, bool] = field(default_factory=dict)
-    output_has: dict[str, bool] = field(default_factory=dict)
-    inspect_error: str = ""
 
 
 def last_line(text: str) -> str:
@@ -189,6 +181,8 @@ def run_ocrmypdf(pdf: Path, out: Path, timeout: float, jobs: int, skip_text: boo
     ]
     rc, err, secs = timed(cmd, timeout)
     r = Run(exit=rc, seconds=secs)
+    if rc in (0, 10) and out.is_file():
+        r.checks = inspect(pdf, out)
     if rc is None:
         r.outcome = "timed out"
     elif (
@@ -203,7 +197,6 @@ def run_ocrmypdf(pdf: Path, out: Path, timeout: float, jobs: int, skip_text: boo
         r.outcome, r.code = "refused", OCRMYPDF_EXIT.get(rc, f"exit {rc}")
         if rc == 7:
             r.last_line = last_line(err)
-    out.unlink(missing_ok=True)
     return r
 
 
@@ -242,6 +235,13 @@ def _title(pdf: Any) -> str:
     return title
 
 
+def _labels(pdf: Any) -> tuple[str, ...]:
+    try:
+        return tuple(str(page.label) for page in pdf.pages)
+    except Exception:  # a broken number tree counts as none
+        return ()
+
+
 def _displayed_sizes(pdf: Any) -> list[tuple[float, float]]:
     sizes = []
     for page in pdf.pages:
@@ -278,7 +278,7 @@ def features(path: Path) -> tuple[dict[str, Any], list[tuple[float, float]]]:
             "links": links,
             "lang": lang,
             "struct": "/StructTreeRoot" in root,
-            "labels": "/PageLabels" in root,
+            "labels": _labels(pdf) if "/PageLabels" in root else (),
         }, _displayed_sizes(pdf)
 
 
@@ -294,28 +294,36 @@ def same_sizes(a: list[tuple[float, float]], b: list[tuple[float, float]], turne
     return True
 
 
-def inspect(res: Result, source: Path, output: Path) -> None:
+def inspect(source: Path, output: Path) -> dict[str, Any]:
+    """A delivered output against its source: ``qpdf --check`` (warnings pass), page count,
+    page sizes, and for each of ``KEPT`` the source has, whether the output still has it: the
+    same title, ``/Lang`` and page labels; at least as many outline items and links; a
+    structure tree."""
     q = subprocess.run(["qpdf", "--check", str(output)], capture_output=True, check=False)
-    res.qpdf_ok, res.qpdf_warnings = q.returncode in (0, 3), q.returncode == 3
+    checks: dict[str, Any] = {"qpdf_ok": q.returncode in (0, 3), "qpdf_warnings": q.returncode == 3}
     try:
         src, src_sizes = features(source)
         out, out_sizes = features(output)
     except Exception as exc:  # a file pikepdf cannot read: said, not counted
-        res.inspect_error = type(exc).__name__
-        return
-    res.pages_equal = len(src_sizes) == len(out_sizes)
-    res.sizes_equal = same_sizes(src_sizes, out_sizes, turned=False)
-    res.sizes_equal_turned = same_sizes(src_sizes, out_sizes, turned=True)
-    for k in KEPT:
-        if not src[k]:
-            continue
-        res.source_has[k] = True
+        checks["inspect_error"] = type(exc).__name__
+        return checks
+    checks["pages_equal"] = len(src_sizes) == len(out_sizes)
+    checks["sizes_equal"] = same_sizes(src_sizes, out_sizes, turned=False)
+    checks["sizes_equal_turned"] = same_sizes(src_sizes, out_sizes, turned=True)
+    checks["source_has"] = [k for k in KEPT if src[k]]
+    kept = []
+    for k in checks["source_has"]:
         if k in ("outlines", "links"):
-            res.output_has[k] = out[k] >= src[k]
-        elif k in ("title", "lang"):
-            res.output_has[k] = out[k] == src[k]
+            ok = out[k] >= src[k]
+        elif k == "struct":
+            ok = bool(out[k])
         else:
-            res.output_has[k] = bool(out[k])
+            ok = out[k] == src[k]
+        if ok:
+            kept.append(k)
+    checks["output_kept"] = kept
+    checks["output_title"] = "Document" if out["title"] == "Document" else ""  # the default's
+    return checks
 
 
 # --- the runs -----------------------------------------------------------------------------------
@@ -348,7 +356,7 @@ def pressroom_all(
         r = run_pressroom(pdf, out, timeout)
         res.runs["pressroom"] = r
         if r.outcome == "delivered":
-            inspect(res, pdf, out / pdf.name)
+            r.checks = inspect(pdf, out / pdf.name)
         shutil.rmtree(out, ignore_errors=True)
         say(f"pressroom  {doc.half:8} {pdf.name} {r.outcome:9} {r.code:24} {r.seconds:6.1f}s")
         checkpoint()
@@ -371,6 +379,7 @@ def ocrmypdf_all(
             s = Run(**{**asdict(r), "reused": True})
         else:
             s = run_ocrmypdf(pdf, out, timeout, jobs, skip_text=True)
+        out.unlink(missing_ok=True)
         res.runs["ocrmypdf --skip-text"] = s
         say(
             f"ocrmypdf   {doc.half:8} {pdf.name} {r.outcome:9} {r.code:20} {r.seconds:6.1f}s"
@@ -413,17 +422,16 @@ def summary(results: Sequence[dict[str, Any]], tool: str) -> dict[str, Any]:
         ).most_common()
     )
     out["seconds"] = round(sum(x["seconds"] for x in runs), 1)
-    if tool == "pressroom":
-        got = [
-            r for r in results if tool in r["runs"] and r["runs"][tool]["outcome"] == "delivered"
-        ]
-        out["qpdf --check passes"] = sum(1 for r in got if r["qpdf_ok"])
-        out["pages equal"] = sum(1 for r in got if r["pages_equal"])
-        out["sizes equal"] = sum(1 for r in got if r["sizes_equal"])
-        out["sizes equal or turned"] = sum(1 for r in got if r["sizes_equal_turned"])
+    got = [x["checks"] for x in runs if x["outcome"] == "delivered" and x.get("checks")]
+    if got:
+        out["qpdf --check passes"] = sum(1 for c in got if c["qpdf_ok"])
+        out["pages equal"] = sum(1 for c in got if c.get("pages_equal"))
+        out["sizes equal"] = sum(1 for c in got if c.get("sizes_equal"))
+        out["sizes equal or turned"] = sum(1 for c in got if c.get("sizes_equal_turned"))
         for k in KEPT:
-            had = [r for r in got if r["source_has"].get(k)]
-            out[f"{k} kept"] = f"{sum(1 for r in had if r['output_has'].get(k))}/{len(had)}"
+            had = [c for c in got if k in c.get("source_has", ())]
+            out[f"{k} kept"] = f"{sum(1 for c in had if k in c['output_kept'])}/{len(had)}"
+        out["titled 'Document'"] = sum(1 for c in got if c.get("output_title") == "Document")
     return out
 
 

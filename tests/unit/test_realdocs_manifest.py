@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 
 from bench import real_docs  # noqa: E402
 from bench.real_docs import DOCS, LICENCES, Doc, Missing, half_of, materialise_one  # noqa: E402
-from bench.real_docs_plain import features, same_sizes  # noqa: E402
+from bench.real_docs_plain import features, inspect, same_sizes  # noqa: E402
 
 
 def test_every_entry_names_one_file_exactly() -> None:
@@ -149,7 +149,7 @@ def test_features_read_what_an_archive_keeps(tmp_path: Path) -> None:
         "links": 1,
         "lang": "en-GB",
         "struct": False,
-        "labels": False,
+        "labels": (),
     }
     assert sizes == [(200, 300), (300, 200)]  # as displayed: the turned page's sides swap
 
@@ -168,3 +168,35 @@ def test_same_sizes_within_a_point_and_turned_apart() -> None:
     assert not same_sizes(a, turned, turned=False)
     assert same_sizes(a, turned, turned=True)
     assert not same_sizes(a, [(612.0, 792.0), (600.0, 842.0)], turned=True)
+
+
+def test_inspect_says_what_the_output_lost(tmp_path: Path) -> None:
+    """Source: a title, /Lang, an outline, page labels; output: the pages alone, titled
+    'Document' (what a plain job made before issue 43's item 1)."""
+    pdf = pikepdf.new()
+    for _ in range(3):
+        pdf.add_blank_page(page_size=(200, 300))
+    pdf.docinfo["/Title"] = "Minutes"
+    pdf.Root.Lang = pikepdf.String("fr")
+    pdf.Root.PageLabels = pikepdf.Dictionary(
+        Nums=pikepdf.Array([0, pikepdf.Dictionary(S=pikepdf.Name.r)])
+    )
+    with pdf.open_outline() as ol:
+        ol.root.append(pikepdf.OutlineItem("Ordre du jour", 0))
+    src = tmp_path / "src.pdf"
+    pdf.save(src)
+    out = pikepdf.new()
+    for _ in range(3):
+        out.add_blank_page(page_size=(200, 300))
+    out.docinfo["/Title"] = "Document"
+    out.Root.PageLabels = pikepdf.Dictionary(
+        Nums=pikepdf.Array([0, pikepdf.Dictionary(S=pikepdf.Name.D)])
+    )
+    dst = tmp_path / "out.pdf"
+    out.save(dst)
+    checks = inspect(src, dst)
+    assert checks["qpdf_ok"] and checks["pages_equal"] and checks["sizes_equal"]
+    assert checks["source_has"] == ["title", "outlines", "lang", "labels"]
+    assert checks["output_kept"] == []  # labels 1, 2, 3 are not i, ii, iii
+    assert checks["output_title"] == "Document"
+    assert inspect(src, src)["output_kept"] == ["title", "outlines", "lang", "labels"]
