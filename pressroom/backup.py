@@ -531,6 +531,7 @@ MANIFEST = "manifest.json"
 FORMAT = "pressroom-backup"
 FORMAT_VERSION = 1
 DB_ENTRY = "database/pressroom.db"
+PG_ENTRY = "database/pressroom.dump"  # PostgreSQL: pg_dump's custom format
 # the keys a backup may carry (``--with-keys``), by their name in it: where each goes back
 KEY_ENTRIES = {
     "keys/signing.key": "signing.key",
@@ -635,9 +636,11 @@ def backup_all(
     them too. Written under a temporary name beside ``dest`` and moved into place at the end:
     a failure leaves nothing, an existing ``dest`` is never replaced (``CONFLICT``)."""
     as_tar = dest.name.endswith(".tar")
-    source = database_path(settings)
-    if not source.is_file():
-        raise NotFound(f"no SQLite database at {source}: nothing to back up")
+    pg = _postgresql(settings)
+    if pg is None:
+        source = database_path(settings)
+        if not source.is_file():
+            raise NotFound(f"no SQLite database at {source}: nothing to back up")
     if os.path.lexists(dest):
         raise Conflict(f"{dest} exists: a backup never replaces one; name a new one")
     if not dest.parent.is_dir():
@@ -647,11 +650,15 @@ def backup_all(
     staging.mkdir(mode=0o700)
     try:
         (staging / "database").mkdir(mode=0o700)
-        copied = backup(settings, staging / DB_ENTRY)
+        db_entry = DB_ENTRY if pg is None else PG_ENTRY
+        if pg is None:
+            copied = backup(settings, staging / DB_ENTRY)
+        else:
+            copied = _pg_dump(pg, staging / PG_ENTRY)
         total = [copied.size]
         advance = _tick(progress, total)
         advance(copied.size)
-        entries = [_Entry(DB_ENTRY, copied.size, _sha256_of(staging / DB_ENTRY))]
+        entries = [_Entry(db_entry, copied.size, _sha256_of(staging / db_entry))]
         # the files after the database: every blob the copy names was written before its
         # job's row, so it is here (docs/operations.md#backups-and-restore)
         root = _blob_root(settings)
@@ -670,6 +677,7 @@ def backup_all(
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "pressroom": _version(),
             "schema_revision": copied.revision,
+            "database": "sqlite" if pg is None else "postgresql",
             "store": "local" if root is not None else "s3",
             "files": [
                 {"path": e.path, "size": e.size, "sha256": e.sha256}
@@ -836,7 +844,7 @@ def _blob_name(key: str) -> bool:
 def _entry_allowed(name: str) -> bool:
     """A name a backup may hold: the database, a blob under a key Pressroom would write, or
     one of the keys. Anything else (a path out of the folder, a link's name) is not ours."""
-    if name == DB_ENTRY or name in KEY_ENTRIES:
+    if name in (DB_ENTRY, PG_ENTRY) or name in KEY_ENTRIES:
         return True
     if name.startswith(_OLD_MASTER) and name.endswith(".key"):
         return name[len(_OLD_MASTER) : -len(".key")].isdigit()
@@ -905,8 +913,9 @@ def restore_all(
     from pressroom.storage.local import STAGING
 
     target = settings.data_dir
-    db = database_path(settings)
-    if db.resolve() != (target / "pressroom.db").resolve():
+    pg = _postgresql(settings)
+    db = target / "pressroom.db" if pg is not None else database_path(settings)
+    if pg is None and db.resolve() != (target / "pressroom.db").resolve():
         raise BadConfig(
             "`pressroom restore` puts the database back into the data dir: unset "
             "PRESSROOM_DATABASE_URL (or use `db restore` for a database kept elsewhere)"
@@ -919,7 +928,9 @@ def restore_all(
                 f"{folder} is not empty: a restore goes into a fresh data dir "
                 "(--force moves the existing one aside; stop the service first)"
             )
-    if db.exists():
+    if pg is not None:
+        _pg_empty(pg)  # a database with tables in it: said now, before any copying
+    elif db.exists():
         with _exclusive(db):  # in use: said now, before any copying
             pass
     started = time.monotonic()
@@ -939,14 +950,24 @@ def restore_all(
     try:
         with _backup_reader(src) as (manifest, members):
             expected = _judge_manifest(manifest)
-            if DB_ENTRY not in expected:
+            db_entry = DB_ENTRY if pg is None else PG_ENTRY
+            if db_entry not in expected:
+                other = PG_ENTRY if pg is None else DB_ENTRY
+                if other in expected:
+                    theirs, ours = (
+                        ("PostgreSQL", "SQLite") if pg is None else ("SQLite", "PostgreSQL")
+                    )
+                    raise BadRequest(
+                        f"the backup holds a {theirs} database and this Pressroom's is {ours}: "
+                        "restore it with PRESSROOM_DATABASE_URL as when it was taken"
+                    )
                 raise UntrustedBackup(
                     "the backup's manifest lists no database: nothing was restored"
                 )
             total = [sum(e.size for e in expected.values())]
             advance = _tick(progress, total)
             seen: set[str] = set()
-            backup_db = staging / f".backup-{token}.db"
+            backup_db = staging / f".backup-{token}.{'db' if pg is None else 'dump'}"
             for name, member in members:
                 entry = expected.get(name)
                 if entry is None or name in seen:
@@ -978,12 +999,18 @@ def restore_all(
                 "the backup lists the bucket's objects but holds none (taken without --s3): "
                 "restore it with the same PRESSROOM_STORAGE_URL, or back up with --s3"
             )
-        staged = replace(settings, data_dir=staging, database_url="")
-        copied = restore(staged, backup_db)
-        backup_db.unlink()
+        if pg is None:
+            staged = replace(settings, data_dir=staging, database_url="")
+            copied = restore(staged, backup_db)
+            backup_db.unlink()
+        else:
+            revision = _judge_dump(backup_db)  # before the bucket or the database is written
         if root is None:
             _settle_bucket(settings, blob_staging, listed if not copied_blobs else [])
             shutil.rmtree(blob_staging, ignore_errors=True)
+        if pg is not None:
+            copied = _pg_restore(pg, backup_db, revision)
+            backup_db.unlink()
         _fsync_tree(staging)
         if blob_staging is not None and outside:
             _fsync_tree(blob_staging)
@@ -1039,7 +1066,7 @@ def _move_in(staged: Path, final: Path, token: str) -> Path | None:
 
 
 def _destination(name: str, staging: Path, blobs: Path, backup_db: Path) -> Path:
-    if name == DB_ENTRY:
+    if name in (DB_ENTRY, PG_ENTRY):
         return backup_db
     if name.startswith("blobs/"):
         return blobs / name.removeprefix("blobs/")
@@ -1232,3 +1259,200 @@ def _settle_bucket(settings: Settings, staged: Path, listed: list[Any]) -> None:
     for path in sorted(staged.rglob("*")):
         if path.is_file():
             store.put_if_absent(path.relative_to(staged).as_posix(), path)
+
+
+# -- PostgreSQL: pg_dump's snapshot, judged before pg_restore puts it back -------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Pg:
+    url: str  # a libpq URL without the password (it stays out of the process list)
+    engine_url: str  # PRESSROOM_DATABASE_URL as the service uses it
+    env: dict[str, str]  # PGPASSWORD, when the URL had one
+
+
+def _postgresql(settings: Settings) -> _Pg | None:
+    """The PostgreSQL database the settings name, None for SQLite; ``BAD_CONFIG`` when its
+    tools (``pg_dump``, ``pg_restore``) are not installed."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from pressroom.jobs.transport import sqlalchemy_url
+
+    try:
+        url = make_url(sqlalchemy_url(settings.db_url))
+    except ArgumentError:
+        raise BadConfig("PRESSROOM_DATABASE_URL is not a database URL") from None
+    if url.get_backend_name() != "postgresql":
+        return None
+    if not (shutil.which("pg_dump") and shutil.which("pg_restore")):
+        raise BadConfig(
+            "the database is PostgreSQL and pg_dump/pg_restore are not installed "
+            "(Debian: postgresql-client, of the server's major version or newer)"
+        )
+    plain = url.set(drivername="postgresql", password=None)
+    env = {"PGPASSWORD": str(url.password)} if url.password else {}
+    return _Pg(plain.render_as_string(hide_password=False), settings.db_url, env)
+
+
+def _pg_tool(pg: _Pg, *args: str) -> str:
+    """Run pg_dump or pg_restore; its output, or ``BAD_CONFIG`` with its last line of
+    complaint (it names the server, never the password: that goes in the environment)."""
+    import subprocess
+
+    done = subprocess.run(
+        list(args), env={**os.environ, **pg.env}, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        lines = [x for x in done.stderr.splitlines() if x.strip()]
+        said = lines[-1].strip()[:240] if lines else "no message"
+        raise BadConfig(f"{args[0]} failed (exit {done.returncode}): {said}")
+    return done.stdout
+
+
+def _pg_dump(pg: _Pg, dest: Path) -> Copied:
+    """One consistent snapshot of the live database (pg_dump's own transaction), custom
+    format, without owners or grants, into a new 0600 file."""
+    started = time.monotonic()
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(fd)
+    _pg_tool(pg, "pg_dump", "-Fc", "--no-owner", "--no-privileges", "-d", pg.url, "-f", str(dest))
+    _durable(dest)
+    revision = _dump_revision(pg, dest)
+    return Copied(revision, 0, dest.stat().st_size, time.monotonic() - started)
+
+
+def _dump_revision(pg: _Pg, dump: Path) -> str:
+    """The schema revision inside a dump: its ``alembic_version`` row, read by pg_restore."""
+    text = _pg_tool(
+        pg, "pg_restore", "--data-only", "--table=alembic_version", "-f", "-", str(dump)
+    )
+    rows: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("COPY ") and "alembic_version" in line:
+            inside = True
+        elif inside and line == "\\.":
+            break
+        elif inside:
+            rows.append(line.strip())
+    if len(rows) != 1 or not rows[0]:
+        raise BadRequest("the dump has no single schema revision (alembic_version)")
+    return rows[0]
+
+
+# what a dump of Pressroom's schema holds: tables, their data, sequences, defaults,
+# constraints and indexes; a function, trigger, view, rule, policy, extension… is refused
+_DUMP_KINDS = (
+    "TABLE DATA",
+    "TABLE",
+    "SEQUENCE OWNED BY",
+    "SEQUENCE SET",
+    "SEQUENCE",
+    "DEFAULT",
+    "FK CONSTRAINT",
+    "CONSTRAINT",
+    "INDEX",
+)
+
+
+def _judge_dump(dump: Path) -> str:
+    """Refuse (``UNTRUSTED_BACKUP``) a dump holding anything a Pressroom database does not: a
+    kind of object other than tables, their data, sequences, defaults, constraints and
+    indexes (a function or trigger would run inside the service), a schema other than
+    ``public``, a table its revision's migrations do not make. Read from pg_restore's table
+    of contents, before anything is restored. Returns the dump's revision."""
+    pg = _Pg("", "", {})
+    revision = _dump_revision(pg, dump)
+    _known(revision)
+    tables = {name for kind, name in reference_schema(revision) if kind == "table"}
+    wrong: list[str] = []
+    for line in _pg_tool(pg, "pg_restore", "--list", str(dump)).splitlines():
+        if not line.strip() or line.startswith(";"):
+            continue
+        parts = line.split(" ", 3)  # "214; 1259 16388 TABLE public alembic_version owner"
+        rest = parts[3] if len(parts) == 4 else line
+        kind = next((k for k in _DUMP_KINDS if rest.startswith(k + " ")), None)
+        if kind is None:
+            wrong.append(" ".join(rest.split()[:3]))
+            continue
+        words = rest[len(kind) + 1 :].split()
+        if not words or words[0] != "public":
+            wrong.append(f"{kind} in schema {ascii(words[0] if words else '')[:32]}")
+        elif kind in ("TABLE", "TABLE DATA") and (len(words) < 2 or words[1] not in tables):
+            wrong.append(f"{kind} {ascii(words[1] if len(words) > 1 else '')[:48]}")
+    if wrong:
+        shown = ", ".join(wrong[:_SHOWN])
+        more = f" and {len(wrong) - _SHOWN} more" if len(wrong) > _SHOWN else ""
+        raise UntrustedBackup(
+            f"the backup's dump holds what revision {revision} does not make ({shown}{more}): "
+            "nothing was restored"
+        )
+    return revision
+
+
+def _pg_empty(pg: _Pg) -> None:
+    """``CONFLICT`` unless the database holds no tables, views or sequences of its own: a
+    restore goes into a new empty database (``createdb``), never over one in use."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from pressroom.jobs.transport import make_engine
+
+    engine = make_engine(pg.engine_url)
+    try:
+        with engine.connect() as conn:
+            count = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+                    "ON n.oid = c.relnamespace WHERE n.nspname NOT IN "
+                    "('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'"
+                )
+            ).scalar_one()
+    except SQLAlchemyError:
+        raise BadConfig(
+            "the PostgreSQL database cannot be reached (PRESSROOM_DATABASE_URL)"
+        ) from None
+    finally:
+        engine.dispose()
+    if count:
+        raise Conflict(
+            "the PostgreSQL database is not empty: restore into a new empty database "
+            "(createdb) and point PRESSROOM_DATABASE_URL at it (--force does not apply)"
+        )
+
+
+def _pg_restore(pg: _Pg, dump: Path, revision: str) -> Copied:
+    """pg_restore in one transaction (all of it or nothing) into the empty database, then an
+    older schema upgraded by the migrations."""
+    started = time.monotonic()
+    _pg_empty(pg)
+    _pg_tool(
+        pg,
+        "pg_restore",
+        "--no-owner",
+        "--no-privileges",
+        "--exit-on-error",
+        "--single-transaction",
+        "-d",
+        pg.url,
+        str(dump),
+    )
+    upgraded_from = None
+    if revision != _head():
+        from pressroom.jobs.migrate import upgrade
+        from pressroom.jobs.transport import make_engine
+
+        engine = make_engine(pg.engine_url)
+        try:
+            upgrade(engine)
+        finally:
+            engine.dispose()
+        upgraded_from = revision
+    return Copied(
+        _head() if upgraded_from else revision,
+        0,
+        dump.stat().st_size,
+        time.monotonic() - started,
+        upgraded_from,
+    )

@@ -53,7 +53,7 @@ def test_a_backup_restored_into_an_empty_data_dir_serves_every_job_byte_identica
     first = launch_serve(tmp_path / "first", extra_env=sealed, workers=1, interactive=1)
     try:
         jobs = [("letter.pdf", {}), ("letter.pdf", {"sidecar": "true"}), ("waiver-scan.pdf", {})]
-        ids = []
+        ids: list[str] = []
         for name, form in jobs:
             response = first.client.post(
                 "/v1/jobs",

@@ -14,6 +14,8 @@ import json
 import shutil
 import sqlite3
 import tarfile
+import uuid
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from pressroom.errors import BadConfig, BadRequest, Conflict, NotFound, Untruste
 from pressroom.jobs.migrate import alembic_config
 from pressroom.jobs.transport import make_engine
 from pressroom.settings import Settings
+from tests.conftest import PG_ADMIN_URL, _pg_admin
 from tests.s3server import S3Server
 
 pytestmark = pytest.mark.integration
@@ -401,3 +404,87 @@ def test_an_s3_store_is_listed_or_copied_and_put_back(
         with into.open(key) as fh:
             assert fh.read() == body
     assert not (tmp_path / "r4" / "blobs").exists() and left_beside(tmp_path) == []
+
+
+@pytest.fixture
+def pg_pair(pg_url: str) -> Iterator[tuple[str, str]]:
+    """Two fresh PostgreSQL databases: the one backed up, and an empty one to restore into."""
+    name = f"pressroom_restore_{uuid.uuid4().hex[:12]}"
+    _pg_admin(f'CREATE DATABASE "{name}"')
+    try:
+        yield pg_url, PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def pg_rows(url: str, sql: str) -> list[tuple[object, ...]]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return [tuple(row) for row in conn.execute(sql)]
+
+
+def test_postgresql_is_dumped_judged_and_restored_into_an_empty_database(
+    tmp_path: Path, pg_pair: tuple[str, str]
+) -> None:
+    """PostgreSQL and a local store: pg_dump's snapshot goes into the backup with its sum; a
+    restore puts it into an empty database (a database with tables is refused) with the
+    blobs and keys; a dump carrying a function and a trigger, its sums made to match, is
+    refused from the dump's table of contents and the empty database stays empty."""
+    source, empty = pg_pair
+    data = tmp_path / "data"
+    make_data_dir(data)
+    (data / "pressroom.db").unlink()
+    from pressroom.service import open_services
+
+    services = open_services(settings_for(data, PRESSROOM_DATABASE_URL=source))
+    key_id, _key = services.store.tenancy.new_key("acme", now=0.0, role="tenant", expires_at=None)
+    services.store.db.engine.dispose()
+    made = backup_all(settings_for(data, PRESSROOM_DATABASE_URL=source), tmp_path / "pg.tar")
+    assert made.blobs == 3
+    with tarfile.open(tmp_path / "pg.tar") as tar:
+        assert "database/pressroom.dump" in tar.getnames()
+
+    with pytest.raises(Conflict, match="not empty"):  # the source itself has tables
+        restore_all(
+            settings_for(tmp_path / "r0", PRESSROOM_DATABASE_URL=source), tmp_path / "pg.tar"
+        )
+    with pytest.raises(BadRequest, match="PostgreSQL database and this Pressroom's is SQLite"):
+        restore_all(settings_for(tmp_path / "r1"), tmp_path / "pg.tar")
+    put = restore_all(
+        settings_for(tmp_path / "r2", PRESSROOM_DATABASE_URL=empty), tmp_path / "pg.tar"
+    )
+    assert put.revision == made.revision and put.blobs == 3
+    assert pg_rows(empty, "SELECT id FROM api_keys") == [(key_id,)]
+    assert {k for k in tree(tmp_path / "r2") if k.startswith("blobs/")} == {
+        f"blobs/{k}" for k in BLOBS
+    }
+    assert not (tmp_path / "r0").exists() and not (tmp_path / "r1").exists()
+
+    # a planted function and trigger in the database, backed up (the sums are the backup's)
+    import psycopg
+
+    with psycopg.connect(source, autocommit=True) as conn:
+        conn.execute(
+            "CREATE FUNCTION keep_alive() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN NEW.revoked_at := NULL; RETURN NEW; END $$"
+        )
+        conn.execute(
+            "CREATE TRIGGER keep_keys_alive BEFORE UPDATE ON api_keys "
+            "FOR EACH ROW EXECUTE FUNCTION keep_alive()"
+        )
+    backup_all(settings_for(data, PRESSROOM_DATABASE_URL=source), tmp_path / "planted")
+    _pg_admin(f'DROP DATABASE "{empty.rsplit("/", 1)[1]}" WITH (FORCE)')
+    _pg_admin(f'CREATE DATABASE "{empty.rsplit("/", 1)[1]}"')
+    with pytest.raises(UntrustedBackup) as refused:
+        restore_all(
+            settings_for(tmp_path / "r3", PRESSROOM_DATABASE_URL=empty), tmp_path / "planted"
+        )
+    assert "FUNCTION public keep_alive" in refused.value.one_line()
+    assert "TRIGGER public api_keys" in refused.value.one_line()
+    assert pg_rows(
+        empty,
+        "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON "
+        "n.oid = c.relnamespace WHERE n.nspname = 'public'",
+    ) == [(0,)]
+    assert not (tmp_path / "r3").exists() and left_beside(tmp_path) == []
