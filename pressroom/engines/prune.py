@@ -102,6 +102,8 @@ _NOT_DRAWING = frozenset(
     {"/Metadata", "/PieceInfo", "/LastModified", "/StructParent", "/StructParents", "/OPI"}
 )
 _DEVICE_SPACES = frozenset({"/DeviceGray", "/DeviceRGB", "/DeviceCMYK", "/Pattern"})
+# the colour spaces device colour is painted in where a resource dictionary defines them
+_DEFAULT_SPACES = ("/DefaultGray", "/DefaultRGB", "/DefaultCMYK")
 _CATEGORIES = ("/Font", "/XObject", "/ExtGState", "/ColorSpace", "/Pattern", "/Shading")
 MAX_DEPTH = 40  # as deep as a renderer draws forms (pipeline.content)
 # PDF's content operators; anything else draws nothing and is not copied
@@ -227,6 +229,7 @@ class PageCleaner:
             if any(a is not b for a, b in zip(renamed, operands, strict=True)):
                 instruction = pikepdf.ContentStreamInstruction(renamed, pikepdf.Operator(op))
             kept.append(instruction)
+        self._defaults(used, resources, depth)
         if shared is None:
             del self._names[id(used)]
         out = Dictionary()
@@ -234,6 +237,23 @@ class PageCleaner:
             if category in used:
                 out[category] = Dictionary(used[category])
         return pikepdf.unparse_content_stream(kept), out
+
+    def _defaults(
+        self,
+        used: dict[str, dict[str, pikepdf.Object]],
+        resources: pikepdf.Object | None,
+        depth: int,
+    ) -> None:
+        """The stream's default colour spaces, kept under their own names: no operator names
+        them, yet every device colour the stream paints is painted in them (PDF 32000
+        8.6.5.6), so without them a calibrated page prints in other colours."""
+        group = resources.get("/ColorSpace") if isinstance(resources, Dictionary) else None
+        if not isinstance(group, Dictionary):
+            return
+        for name in _DEFAULT_SPACES:
+            space = group.get(name)
+            if space is not None:
+                used.setdefault("/ColorSpace", {})[name] = self._generic(space, depth)
 
     def _use(
         self,

@@ -18,7 +18,59 @@ from pressroom.pipeline.render import PageLayout
 from pressroom.pipeline.stop import between_pages
 
 # What the source must not smuggle into an output: actions, scripts, attachments, forms.
-FORBIDDEN_ROOT_KEYS = ("/OpenAction", "/AA", "/AcroForm", "/Names", "/Outlines", "/Threads")
+# Outlines, named destinations and links are kept (pipeline.structure), each only as a
+# destination or a URI: ``_carried`` holds them to that.
+FORBIDDEN_ROOT_KEYS = ("/OpenAction", "/AA", "/AcroForm", "/Threads")
+# a link's or an outline item's action: only these
+_ACTIONS = ("/URI", "/GoTo")
+
+
+def _goes_only(node: pikepdf.Object, what: str) -> None:
+    """An outline item or a link goes to a destination or a URI, nothing else (a script, a
+    launch, a submit, a chain of further actions)."""
+    if "/AA" in node:
+        raise OutputCheckFailed(f"output carries {what} with actions")
+    action = node.get("/A")
+    if action is None:
+        return
+    if not isinstance(action, pikepdf.Dictionary) or "/Next" in action:
+        raise OutputCheckFailed(f"output carries {what} with an action")
+    if str(action.get("/S")) not in _ACTIONS:
+        raise OutputCheckFailed(f"output carries {what} with an action other than a link")
+
+
+def _carried(pdf: pikepdf.Pdf) -> None:
+    """Names hold named destinations only; outline items and annotations go to a place or a
+    URI; the only annotations are links."""
+    names = pdf.Root.get("/Names")
+    if names is not None and (
+        not isinstance(names, pikepdf.Dictionary) or set(names.keys()) - {"/Dests"}
+    ):
+        raise OutputCheckFailed("output carries Names beyond named destinations")
+    outlines = pdf.Root.get("/Outlines")
+    if outlines is not None:
+        if not isinstance(outlines, pikepdf.Dictionary):
+            raise OutputCheckFailed("output's outline is not a dictionary")
+        _outline_only(outlines, 0)
+    for pdf_page in pdf.pages:
+        for annot in pdf_page.obj.get("/Annots", pikepdf.Array()):
+            if not isinstance(annot, pikepdf.Dictionary) or annot.get("/Subtype") != "/Link":
+                raise OutputCheckFailed("output carries annotations other than links")
+            _goes_only(annot, "a link")
+
+
+def _outline_only(node: pikepdf.Object, depth: int) -> None:
+    if depth > 64:
+        raise OutputCheckFailed("output's outline nests too deep")
+    _goes_only(node, "an outline item")
+    child = node.get("/First")
+    seen = 0
+    while isinstance(child, pikepdf.Dictionary):
+        _outline_only(child, depth + 1)
+        child = child.get("/Next")
+        seen += 1
+        if seen > 100_000:
+            raise OutputCheckFailed("output's outline does not end")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +114,7 @@ def check_output(path: Path, expected_pages: int, pages: Sequence[CheckedPage]) 
             for key in FORBIDDEN_ROOT_KEYS:
                 if key in pdf.Root:
                     raise OutputCheckFailed(f"output carries {key[1:]}")
-            for pdf_page in pdf.pages:
-                if "/Annots" in pdf_page.obj:
-                    raise OutputCheckFailed("output carries annotations")
+            _carried(pdf)
     except pikepdf.PdfError:
         raise OutputCheckFailed("output does not parse with pikepdf") from None
     with pdfium.RecyclingDocument(path) as doc:

@@ -9,7 +9,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from pressroom.pipeline.inspect import PDF_ERRORS, file_sha256
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pipeline.structure import Carriers, Placed, embedded, read_carriers
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits, RedactionSettings
 from pressroom.templates import Template
@@ -127,6 +128,10 @@ class DocumentResult:
     text_layer: str = "text"
     # each content page's place on its output page, in order (for the sidecar text)
     layouts: tuple[PageLayout, ...] = ()
+    # what of the source's carriers a redaction dropped because it held a value (or might):
+    # "title", "author", "subject", "keywords", "outlines", "destinations", "links",
+    # "page labels"
+    dropped: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -175,13 +180,18 @@ def output_builder(
     *,
     base: pikepdf.Pdf | None = None,
     note: str = "",
+    carriers: Carriers | None = None,
 ) -> OutputBuilder:
-    """The builder for one job's output, with the template's placeholders filled in."""
+    """The builder for one job's output, with the template's placeholders filled in.
+    ``carriers``: what the source carries besides its pages (pipeline.structure); read from
+    ``base`` (the source itself) when not given."""
     template = options.template
+    if carriers is None and base is not None:
+        carriers = read_carriers(base)
     values = {
         # a control character (a tab, a newline, an escape) draws nothing and has no place in
         # a font's Unicode map: a space, so every reader reads the band alike
-        "title": _printable(options.title or template.default_title),
+        "title": _printable(job_title(options, carriers)),
         "date": options.when.astimezone(UTC).date().isoformat(),
         "pages": str(pages),
         "page_count": f"{pages} page" if pages == 1 else f"{pages} pages",
@@ -189,7 +199,7 @@ def output_builder(
         "page": "",
     }
     producer = f"Pressroom {__version__} ({ENGINE_VERSION}; {engine.name}; {template.identity}"
-    return OutputBuilder(
+    builder = OutputBuilder(
         template,
         values,
         producer=producer + (f"; {note})" if note else ")"),
@@ -197,6 +207,15 @@ def output_builder(
         pdfa=options.archive,
         optimize=options.optimize,
     )
+    builder.carriers = carriers
+    return builder
+
+
+def job_title(options: JobOptions, carriers: Carriers | None) -> str:
+    """The output's title: the job's, else the source's own, else the template's default
+    (never the default where the source has a title)."""
+    own = carriers.title if carriers is not None else None
+    return options.title or own or options.template.default_title
 
 
 def _printable(text: str) -> str:
@@ -318,10 +337,13 @@ class Assembly:
         base: pikepdf.Pdf | None = None,
         note: str = "",
         cover: bool = True,
+        carriers: Carriers | None = None,
     ) -> None:
         self.options = options
         self.timer = timer
-        self.builder = output_builder(options, pages, engine, base=base, note=note)
+        self.builder = output_builder(
+            options, pages, engine, base=base, note=note, carriers=carriers
+        )
         stack.callback(self.builder.discard_parts)  # on failure too: no part files left behind
         # pages are numbered as in the whole output; without ``cover`` (a page range, put
         # together later) the cover is left to whoever assembles the whole
@@ -377,9 +399,13 @@ class Assembly:
             raise UnreadableScan(
                 f"only {real_chars} letters or digits could be read from the whole document"
             )
-        title = self.options.title or self.options.template.default_title
+        title = job_title(self.options, self.builder.carriers)
+        placed = [
+            Placed(p.output_index - self.offset, p.output_index, p.layout, p.rotation)
+            for p in self.checked
+        ]
         with self.timer.stage(Stage.RENDER):
-            self.builder.save(output, title=title, created=self.options.when)
+            self.builder.save(output, title=title, created=self.options.when, placed=placed)
 
     def check(self, output: Path) -> None:
         """The saved output read back: its pages, its text where we laid it."""
@@ -399,7 +425,7 @@ class Assembly:
         redacted: dict[str, int] | None = None,
         levelled_pages: int = 0,
     ) -> DocumentResult:
-        return DocumentResult.of(
+        result = DocumentResult.of(
             info,
             output,
             self.checked,
@@ -410,6 +436,8 @@ class Assembly:
             redacted,
             levelled_pages,
         )
+        carriers = self.builder.carriers
+        return replace(result, dropped=carriers.dropped) if carriers is not None else result
 
 
 def page_records(pages: Sequence[CheckedPage]) -> list[dict[str, Any]]:
@@ -458,6 +486,16 @@ def read_page_records(records: Sequence[dict[str, Any]]) -> list[CheckedPage]:
     return out
 
 
+def part_carriers(part: Path) -> Carriers | None:
+    """The source's carriers a range's part holds (None: a part from before them, or of a
+    source that carries none)."""
+    try:
+        with pikepdf.open(part) as pdf:
+            return embedded(pdf)
+    except pikepdf.PdfError:
+        return None  # the assembly reads the part again, and says what is wrong with it
+
+
 def assemble(
     parts: Sequence[Path],
     pages: Sequence[CheckedPage],
@@ -474,7 +512,9 @@ def assemble(
     minimum characters, then the output check, once, over every page. The part files are
     consumed."""
     with ExitStack() as stack:
-        out = Assembly(stack, options, len(pages), engine, timer)
+        # what the source carries, as each range read it (the same in every part)
+        carriers = part_carriers(parts[0]) if parts else None
+        out = Assembly(stack, options, len(pages), engine, timer, carriers=carriers)
         out.checked = sorted(pages, key=lambda p: p.output_index)
         expected = list(range(out.offset, out.offset + len(pages)))
         if [p.output_index for p in out.checked] != expected:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
@@ -20,6 +21,9 @@ from pressroom.pipeline.archive import make_pdfa, pdfa_metadata
 from pressroom.pipeline.optimize import best_flate, predict_images, recompress
 from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, to_unicode
 from pressroom.templates import Band, Template
+
+if TYPE_CHECKING:
+    from pressroom.pipeline.structure import Carriers, Placed
 
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
@@ -276,6 +280,16 @@ class OutputBuilder:
         self._band_codes: set[int] = set()  # WinAnsi codes the band font shows
         self._logo: tuple[pikepdf.Stream, float] | None = None
         self.parts: list[Path] = []
+        # what the source carries besides its pages (pipeline.structure), written with the
+        # output's own catalog; None: nothing of the source's (a redaction's fresh document)
+        self.carriers: Carriers | None = None
+        # the source's output intents (its calibration: a CMYK press profile, say), kept in a
+        # plain output and offered to PDF/A (pipeline.archive picks from them)
+        self.intents: pikepdf.Object | None = None
+        if base is not None:
+            from pressroom.pipeline.structure import output_intents  # (it builds on this)
+
+            self.intents = output_intents(base)
         # called once before the output is written (fonts filled with what their text shows)
         self.before_save: list[Callable[[], None]] = []
 
@@ -540,8 +554,11 @@ class OutputBuilder:
             call()
         self.before_save.clear()
 
-    def save(self, path: Path, *, title: str, created: datetime) -> None:
-        """Write the whole output to ``path``: the parts written so far, then the rest."""
+    def save(
+        self, path: Path, *, title: str, created: datetime, placed: Sequence[Placed] = ()
+    ) -> None:
+        """Write the whole output to ``path``: the parts written so far, then the rest.
+        ``placed``: the content pages, for the carriers' targets and links."""
         self._before_save()
         with ExitStack() as stack:
             stack.callback(self.discard_parts)
@@ -549,9 +566,14 @@ class OutputBuilder:
                 self.flush_part(path.with_name(f"{path.name}.part{len(self.parts)}"))
                 merged = self.pdf
                 for part in self.parts:
-                    merged.pages.extend(stack.enter_context(pikepdf.open(part)).pages)
+                    opened = stack.enter_context(pikepdf.open(part))
+                    merged.pages.extend(opened.pages)
+                    intents = opened.Root.get("/OutputIntents")
+                    if self.intents is None and isinstance(intents, Array):
+                        # a range's part keeps the source's (save_part)
+                        self.intents = merged.copy_foreign(intents)
                 share_resources(merged)
-            self._write(path, title=title, created=created)
+            self._write(path, title=title, created=created, placed=placed)
 
     def save_part(self, path: Path) -> None:
         """Write the pages built so far to ``path`` as a part of a larger output (a page
@@ -565,6 +587,12 @@ class OutputBuilder:
                     self.pdf.pages.extend(stack.enter_context(pikepdf.open(part)).pages)
             self._finish_font()
             self._drop_source()
+            if self.intents is not None:  # for the assembly of the whole, as the carriers
+                self.pdf.Root.OutputIntents = self.intents
+            if self.carriers is not None:  # for the assembly of the whole
+                from pressroom.pipeline.structure import embed  # (it builds on this module)
+
+                embed(self.pdf, self.carriers)
             self.pdf.save(
                 path, compress_streams=True, stream_decode_level=pikepdf.StreamDecodeLevel.none
             )
@@ -591,16 +619,27 @@ class OutputBuilder:
             if key not in ("/Root", "/Size", "/ID"):
                 del self.pdf.trailer[key]
 
-    def _write(self, path: Path, *, title: str, created: datetime) -> None:
+    def _write(
+        self, path: Path, *, title: str, created: datetime, placed: Sequence[Placed] = ()
+    ) -> None:
         self._finish_font()
         self._drop_source()
-        # the viewer's page numbers are the footer's: the cover is "Cover", content from 1
-        labels = [0, Dictionary(S=Name.D)]
-        if self.template.cover is not None:
-            labels = [0, Dictionary(P=pikepdf.String("Cover")), 1, Dictionary(S=Name.D)]
-        self.pdf.Root.PageLabels = Dictionary(Nums=Array(labels))
+        from pressroom.pipeline.structure import Carriers, write_carriers  # (builds on this)
+
+        carriers = self.carriers or Carriers()
+        # the source's outlines, destinations, links, language and page labels, onto the new
+        # pages; the cover is labelled "Cover", the content pages as the source numbered them
+        # (from 1 where it did not)
+        cover = 0 if self.template.cover is not None else None
+        write_carriers(self.pdf, carriers, placed, cover=cover)
         with self.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["dc:title"] = title
+            if carriers.author:
+                meta["dc:creator"] = [carriers.author]
+            if carriers.subject:
+                meta["dc:description"] = carriers.subject
+            if carriers.keywords:
+                meta["pdf:Keywords"] = carriers.keywords
             meta["pdf:Producer"] = self.producer
             meta["xmp:CreatorTool"] = "Pressroom"
             # the job's acceptance time, as in the info dictionary: a retry writes the same bytes
@@ -611,9 +650,17 @@ class OutputBuilder:
             if self.pdfa:
                 pdfa_metadata(meta)
         if self.pdfa:
-            make_pdfa(self.pdf)
+            make_pdfa(self.pdf, source_intents=self.intents)
+        elif self.intents is not None:
+            self.pdf.Root.OutputIntents = self.intents
         info = self.pdf.docinfo
         info.Title = title
+        if carriers.author:
+            info.Author = carriers.author
+        if carriers.subject:
+            info.Subject = carriers.subject
+        if carriers.keywords:
+            info.Keywords = carriers.keywords
         info.Producer = self.producer
         info.Creator = "Pressroom"
         info.CreationDate = pdf_date(created)

@@ -215,18 +215,20 @@ def test_rotated_born_digital_page_keeps_its_displayed_orientation(tmp_path: Pat
 
 
 def test_nothing_but_pressroom_metadata_and_content_survives(tmp_path: Path) -> None:
+    # (issue 43: a plain job keeps the source's title and author, and outlines with items;
+    # scripts, attachments, notes and empty outlines still go)
     src = hostile_pdf(tmp_path / "hostile.pdf", secret="Jane Q Example")
     out, _ = run(src, tmp_path)
     with pikepdf.open(out) as pdf:
         for key in ("/OpenAction", "/Names", "/Outlines", "/AcroForm", "/AA"):
             assert key not in pdf.Root
         assert "/Annots" not in pdf.pages[0].obj
-        assert str(pdf.docinfo.Title) == "Document"
-        assert "/Author" not in pdf.docinfo
+        assert str(pdf.docinfo.Title) == "Jane Q Example"  # the source's own
         assert str(pdf.docinfo.Producer).startswith("Pressroom")
         blobs = [bytes(o.read_bytes()) for o in pdf.objects if isinstance(o, pikepdf.Stream)]
     everything = out.read_bytes() + b"".join(blobs)
-    assert b"Jane Q Example" not in everything
+    assert b"secret.txt" not in everything
+    assert b"EmbeddedFile" not in everything
     assert b"app.alert" not in everything
 
 
