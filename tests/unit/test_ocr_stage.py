@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from PIL import Image
 
-from pressroom.models import Box, Word
+from pressroom.engines.orientation import Orientation
+from pressroom.models import Box, OcrResult, Word
 from pressroom.pipeline.ocr import (
     OcrStage,
+    clear_winner,
     estimate_skew,
     guess_orientation,
     is_garbage,
@@ -112,9 +116,86 @@ def test_wrong_orientation_guess_falls_back_to_trying_the_others() -> None:
     assert not is_garbage(reading.result)
 
 
-def test_unreadable_page_returns_best_effort_after_all_turns() -> None:
+def test_unreadable_page_keeps_its_turn_after_cheap_probes_of_the_others() -> None:
     engine = FakeOcrEngine(require_marker=True, orientation=None)
-    reading = OcrStage(engine)(small_scan(dpi=100).image, 100)  # no marker: never readable
+    page = small_scan(dpi=100).image  # no marker: garbage at every turn
+    reading = OcrStage(engine)(page, 100)
     assert is_garbage(reading.result)
-    assert len(engine.calls) == 5  # four turns, then the best one with adaptive thresholds
+    # the best garbage is no answer: the page keeps the turn it came with, and says so
+    assert reading.rotation == 0 and reading.turn_unsure
+    # one whole reading; the other turns were compared on a band of lines each (the rest of
+    # the page blank), and tiles tried on a band before any whole reading with them
+    assert reading.attempts == 1
     assert engine.orientation_calls == 1  # consulted once the profile guess read as garbage
+    assert len(engine.calls) == 1 + 4 + 1
+
+
+def test_a_sure_detector_turns_a_page_that_reads_as_garbage_at_every_turn() -> None:
+    engine = FakeOcrEngine(require_marker=True, orientation=(180, 6.0))
+    reading = OcrStage(engine)(small_scan(dpi=100).image, 100)
+    assert reading.rotation == 180 and not reading.turn_unsure
+
+
+def _speckles() -> Image.Image:
+    """Ink in no lines: the profiles guess no turn, the detector is asked first."""
+    page = Image.new("L", (850, 1100), 255)
+    rng = random.Random(7)
+    for _ in range(400):
+        x, y = rng.randrange(20, 830), rng.randrange(20, 1080)
+        page.paste(0, (x, y, x + 3, y + 3))
+    return page
+
+
+def test_a_half_sure_detector_does_not_turn_a_page_that_reads_as_garbage() -> None:
+    page = _speckles()
+    assert guess_orientation(page) is None
+    # sure enough to read at its turn first (>= 2), not to turn a page no reading confirms
+    engine = FakeOcrEngine(require_marker=True, orientation=(180, 3.0))
+    reading = OcrStage(engine)(page, 100)
+    assert reading.rotation == 0 and reading.turn_unsure
+    assert reading.attempts == 2  # its turn, then the page's own
+
+
+class _ForeignScript(FakeOcrEngine):
+    """A detector that saw, with confidence, a script the engine's languages do not read."""
+
+    def detect_orientation(self, image: Image.Image, *, dpi: float) -> Orientation | None:
+        self.orientation_calls += 1
+        return Orientation(180, 9.0, "Han", 5.0, foreign=True)
+
+
+def test_a_script_the_languages_do_not_read_is_not_tried_at_other_turns() -> None:
+    engine = _ForeignScript(require_marker=True)
+    reading = OcrStage(engine)(small_scan(dpi=100).image, 100)
+    assert reading.rotation == 180 and not reading.turn_unsure
+    # no band of the other turns is read, nor tiles tried: under each it would be the same
+    # garbage. The page at the profiles' turn, then at the detector's.
+    assert reading.attempts == 2
+    assert len(engine.calls) == 2
+
+
+def _reading(confidence: float, words: int, dictionary: int) -> OcrResult:
+    found = tuple(
+        Word("word", confidence, Box(10 * i, 0, 10 * i + 8, 10), (10 * i, 8), 8, 8)
+        for i in range(words)
+    )
+    return OcrResult(found, confidence, dictionary, words)
+
+
+@pytest.mark.parametrize(
+    ("readings", "winner"),
+    [
+        # one turn reads, the others are garbage
+        ({0: _reading(12, 1, 0), 90: _reading(12, 1, 0), 180: _reading(90, 20, 18)}, 180),
+        # garbage of the same quality everywhere: no winner, whatever is a hair better
+        ({0: _reading(30, 20, 1), 180: _reading(31, 20, 1), 90: _reading(29, 20, 1)}, None),
+        # garbage, far better at one turn, but hardly a real word in it: no winner
+        ({0: _reading(45, 30, 2), 180: _reading(10, 5, 0)}, None),
+        # faint print: garbage by confidence, yet real words, and far better than the others
+        ({0: _reading(45, 30, 20), 180: _reading(15, 10, 0)}, 0),
+        # nothing at all anywhere
+        ({0: OcrResult((), 0.0), 180: OcrResult((), 0.0)}, None),
+    ],
+)
+def test_a_turn_wins_only_clearly(readings: dict[int, OcrResult], winner: int | None) -> None:
+    assert clear_winner(readings) == winner
