@@ -71,6 +71,7 @@ OCRMYPDF = Path(
     os.environ.get("PRESSROOM_BENCH_OCRMYPDF", HERE.parent / ".venv-bench/bin/ocrmypdf")
 )
 CODE = re.compile(r"^([A-Z][A-Z0-9_]+): ", re.M)
+OCRMYPDF_ERROR = re.compile(r"^([A-Z]\w*(?:Error|Exception)): ", re.M)
 TOOLS = ("pressroom", "ocrmypdf", "ocrmypdf --skip-text")
 OUTCOMES = ("delivered", "refused", "held", "temporary", "crashed", "timed out")
 KEPT = ("title", "outlines", "links", "lang", "struct", "labels")
@@ -194,9 +195,12 @@ def run_ocrmypdf(pdf: Path, out: Path, timeout: float, jobs: int, skip_text: boo
     elif rc in (0, 10) and out.is_file():
         r.outcome, r.code = "delivered", "" if rc == 0 else "not PDF/A (exit 10)"
     else:
-        r.outcome, r.code = "refused", OCRMYPDF_EXIT.get(rc, f"exit {rc}")
-        if rc == 7:
-            r.last_line = last_line(err)
+        code = OCRMYPDF_EXIT.get(rc, f"exit {rc}")
+        named = OCRMYPDF_ERROR.search(err)  # the exception it names: a subclass says more
+        if named and named.group(1) not in code:
+            code += f" ({named.group(1)})"
+        r.outcome, r.code = "refused", code
+        r.last_line = last_line(err)
     return r
 
 
