@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -79,6 +80,10 @@ class PageReading:
     # No reading said which way is up (garbage at every turn, the detector unsure): the page
     # keeps the turn it came with (``rotation`` 0), and is not reported turned.
     turn_unsure: bool = False
+    # Seconds spent straightening where a reading levelled the page (turning its image level,
+    # mapping the words back), every reading made counted: the caller's ``straighten`` stage
+    # time, not its OCR's. 0.0 where nothing was levelled.
+    levelling_s: float = 0.0
 
 
 def rotate_cw(image: Image.Image, degrees: int) -> Image.Image:
@@ -415,6 +420,7 @@ class OcrStage:
         first = self._read(base, dpi, guess, timeout, unaltered=unaltered, skews=self_skew, fit=fit)
         if not is_garbage(first.result):
             return first
+        levelling = first.levelling_s
         # Garbage at the turn chosen. Other turns are compared on a band of a few lines each,
         # not read whole: a page in a script the languages do not read is garbage at every
         # turn, and four whole readings of garbage cost seconds for nothing.
@@ -441,6 +447,7 @@ class OcrStage:
             best = self._read(
                 base, dpi, target, timeout, unaltered=unaltered, skews=self_skew, fit=fit
             )
+            levelling += best.levelling_s
             attempts += 1
         if is_garbage(best.result) and not (detected is not None and detected.foreign):
             # Nothing readable with one global threshold: text on a tinted or uneven ground
@@ -458,10 +465,11 @@ class OcrStage:
                 again = self._read(
                     gray, dpi, rotation, timeout, adaptive=True, unaltered=gray is image
                 )
+                levelling += again.levelling_s
                 attempts += 1
                 if quality(again.result) > quality(best.result):
                     best = again
-        return replace(best, attempts=attempts, turn_unsure=unsure)
+        return replace(best, attempts=attempts, turn_unsure=unsure, levelling_s=levelling)
 
     def read_as_is(
         self, image: Image.Image, dpi: float, *, timeout: float | None = None
@@ -529,7 +537,9 @@ class OcrStage:
         # Below the threshold the engine reads the sloped lines itself and reports their slope.
         threshold = self.deskew_threshold if keep else self.straighten_min
         applied = skew if threshold is not None and abs(skew) >= threshold else 0.0
+        started = time.perf_counter()
         straight = level(upright, applied)
+        levelling = time.perf_counter() - started if applied else 0.0
         scale = 1.0 if fit is None else choose_scale(fit.xheight(rotation), dpi)
         seen = reduce(straight, scale) if scale < 1.0 else straight
         result = self.engine.recognize(
@@ -537,8 +547,10 @@ class OcrStage:
         )
         if seen is not straight:
             result = replace(result, words=enlarge_words(result.words, seen.size, straight.size))
-        if keep:
+        if keep and applied:
+            started = time.perf_counter()
             result = replace(result, words=unskew_words(result.words, applied, upright.size))
+            levelling += time.perf_counter() - started
         return PageReading(
             result=result,
             rotation=rotation,
@@ -548,4 +560,5 @@ class OcrStage:
             straightened=0.0 if keep else applied,
             image=straight if applied and not keep else None,
             unaltered=unaltered and not keep,
+            levelling_s=levelling,
         )

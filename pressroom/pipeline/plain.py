@@ -190,6 +190,10 @@ def _read_pages(
         else:
             with timer.stage(Stage.OCR):
                 reading = ocr(raster.image, raster.dpi, timeout=remaining(options.deadline))
+            if reading.levelling_s:
+                # the levelling done inside the reading is the straighten stage's, not OCR's
+                timer.add(Stage.OCR, -reading.levelling_s)
+                timer.add(Stage.STRAIGHTEN, reading.levelling_s)
             text = PageText(
                 index=page_info.index,
                 method="ocr",
