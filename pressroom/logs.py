@@ -153,6 +153,13 @@ class _FailedRequestsOnly(logging.Filter):
         return logging.getLogger("pressroom").isEnabledFor(logging.DEBUG)
 
 
+def log_format(value: str) -> LogFormat:
+    """A setting's or flag's value as a format (the settings refuse any other value)."""
+    if value not in LOG_FORMATS:
+        raise ValueError(f"not a log format: {value!r}")
+    return value
+
+
 def chosen_format(fmt: LogFormat, stream: TextIO) -> Literal["json", "human"]:
     """``auto``: human lines on a terminal, JSON lines anywhere else (a file, a pipe, a
     container's log collector)."""

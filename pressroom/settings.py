@@ -176,7 +176,8 @@ class Settings:
     public_url: str = ""  # empty: links are built from each request's own base URL
     desk_templates: str = ""  # a folder of the desk's page templates that replace the package's
     api_docs: bool = True  # /docs and /redoc, served from the package
-    access_log: bool = True  # one JSON line per HTTP request on stderr
+    access_log: bool = True  # one line per HTTP request on stderr (JSON; human: failed ones)
+    log_format: str = "auto"  # logs.LOG_FORMATS: human on a terminal, JSON anywhere else
     # "open": a tenant with no allow-list may use every template; "builtin": once any tenant
     # has an allow-list, a tenant without one may use only the built-in templates
     template_policy: str = "builtin"
@@ -462,8 +463,18 @@ VARIABLES: tuple[Var, ...] = (
         "PRESSROOM_ACCESS_LOG",
         "access_log",
         BOOLEAN,
-        "One JSON line per HTTP request in the service's log (method, route template, status, "
-        "bytes, duration, job id; never a query string, key, signature or file name).",
+        "One line per HTTP request in the service's log (method, route template, status, "
+        "bytes, duration, job id; never a query string, key, signature or file name); in the "
+        "human format (`PRESSROOM_LOG_FORMAT`) only failed requests (4xx, 5xx) are shown.",
+    ),
+    _V(
+        "PRESSROOM_LOG_FORMAT",
+        "log_format",
+        _choice("auto", "json", "human"),
+        "The log on stderr, of `serve` and its workers alike: `json` (one JSON line a "
+        "record), `human` (short lines; of the access log only failed requests), or `auto`: "
+        "human on a terminal, JSON anywhere else (a file, a pipe, a log collector). "
+        "`serve --log-format` overrides it.",
     ),
     _V(
         "PRESSROOM_TEMPLATE_POLICY",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import errno
 import ipaddress
 import os
@@ -103,14 +104,17 @@ def _serve(
     from pressroom.api.app import create_app
     from pressroom.jobs.model import Lane
     from pressroom.jobs.retention import start_housekeeping
-    from pressroom.logs import configure_logging
+    from pressroom.logs import configure_logging, log_format
     from pressroom.notify.config import DeliveryConfig
     from pressroom.notify.pool import DeliveryPool
     from pressroom.service import ensure_default_key, housekeeper, open_services
     from pressroom.worker import heartbeat
     from pressroom.worker.pool import Supervisor
 
-    configure_logging(fmt=args.log_format)
+    fmt = log_format(args.log_format or settings.log_format)
+    configure_logging(fmt=fmt)
+    # the workers this process starts log in the same format (their settings are these)
+    settings = dataclasses.replace(settings, log_format=fmt)
     from pressroom import tracing
 
     tracing.configure(settings=settings.tracing)
@@ -264,9 +268,10 @@ def add_commands(sub: Any) -> None:
     sv.add_argument(
         "--log-format",
         choices=["auto", "json", "human"],  # logs.LOG_FORMATS; imported when serve runs
-        default="auto",
-        help="the log on stderr: human lines (failed requests only), JSON lines (every "
-        "request), or auto: human on a terminal, JSON otherwise (default)",
+        default=None,
+        help="the log on stderr, of serve and its workers: human lines (failed requests "
+        "only), JSON lines (every request), or auto: human on a terminal, JSON otherwise "
+        "(default: PRESSROOM_LOG_FORMAT, else auto)",
     )
     sv.set_defaults(func=cmd_serve)
 

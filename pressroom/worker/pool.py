@@ -43,12 +43,12 @@ def worker_main(
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.errors import TransientError
-    from pressroom.logs import configure_logging
+    from pressroom.logs import configure_logging, log_format
     from pressroom.scratch import sweep_stale
     from pressroom.service import open_services
     from pressroom.worker.runner import JobRunner
 
-    configure_logging()
+    configure_logging(fmt=log_format(settings.log_format))
     from pressroom import tracing
 
     tracing.configure(settings=settings.tracing)
