@@ -589,7 +589,8 @@ def _copy_hashing(
 ) -> tuple[int, str]:
     """Copy ``src`` into a new 0600 file ``dest`` (never over one); returns its size and
     SHA-256. Not fsynced one by one: the whole staged folder is made durable at once
-    (``_durable_tree``) before it is moved into place. ``limit``: read at most this many bytes (one more shows a longer file)."""
+    (``_durable_tree``) before it is moved into place. ``limit``: read at most this many
+    bytes (one more shows a longer file)."""
     digest = hashlib.sha256()
     size = 0
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
