@@ -128,8 +128,11 @@ MEANINGS = {
     "UNSAFE_FOLDER": "A folder the watcher keeps its state in (or moves files into) is not "
     "its own: owned by another user, writable by group or others without the sticky bit, or a "
     "link. Refused at start and on every use (exit 2); nothing in it is opened.",
-    "UNTRUSTED_BACKUP": "`db restore`: the backup carries schema objects (tables, indexes, "
-    "triggers, views) that its revision does not define: refused before anything is copied.",
+    "UNTRUSTED_BACKUP": "`db restore` and `restore`: the backup carries schema objects "
+    "(tables, indexes, triggers, views; in a PostgreSQL dump also functions and any other kind) "
+    "that its revision does not define; or, for `restore`, a file differs from the backup's "
+    "manifest (size or SHA-256), is missing, or is not listed in it: refused, nothing is "
+    "written.",
     "UNSUPPORTED_FORM": "An XFA form with no appearances of its own (a dynamic form: the viewer "
     "builds its pages). Pressroom keeps what a form shows by drawing it into the page, and "
     "cannot for this one; save it as a static PDF (print to PDF) and send that.",
