@@ -645,6 +645,9 @@ def backup_all(
         raise Conflict(f"{dest} exists: a backup never replaces one; name a new one")
     if not dest.parent.is_dir():
         raise NotFound(f"{dest.parent} is not a folder")
+    root = _blob_root(settings)
+    if root is not None and _inside(dest.parent, root):
+        raise BadRequest(f"{dest} is inside the blob folder: name a place outside it")
     started = time.monotonic()
     staging = dest.with_name(f".{dest.name}.partial-{secrets.token_hex(4)}")
     staging.mkdir(mode=0o700)
@@ -661,7 +664,6 @@ def backup_all(
         entries = [_Entry(db_entry, copied.size, _sha256_of(staging / db_entry))]
         # the files after the database: every blob the copy names was written before its
         # job's row, so it is here (docs/operations.md#backups-and-restore)
-        root = _blob_root(settings)
         listed: list[dict[str, object]] = []
         if root is not None:
             entries += _copy_local_blobs(root, staging, total, advance)

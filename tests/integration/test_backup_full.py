@@ -309,6 +309,8 @@ def test_a_backup_never_replaces_and_an_interrupted_one_leaves_nothing(
         backup_all(settings_for(data), tmp_path / "taken")
     with pytest.raises(NotFound):
         backup_all(settings_for(data), tmp_path / "no" / "such" / "b.tar")
+    with pytest.raises(BadRequest, match="inside the blob folder"):
+        backup_all(settings_for(data), data / "blobs" / "sources" / "b")
 
     def interrupt(done: int, _total: int) -> None:
         if done > 100_000:  # past the database, among the blobs
