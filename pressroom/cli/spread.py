@@ -1,12 +1,16 @@
 """`process -j N`: every core on the work, whether it is one big document or many small ones.
 
-The pages of a plain document of more than one page are cut into ranges of at most
-⌈pages/N⌉ pages, each read in its own process (``pipeline.plain.read_range``, as the service's
-workers read a split job's ranges), and the parts are put together and checked as one
-document (``pipeline.core.assemble``): the same bytes as ``-j 1`` but for the dates. Several
-files share the N processes, ranges of each queued in file order, so the first file is done
-first. A redaction, and a document of one page, is read whole in one process: a redaction
-must see the whole document to decide what to burn.
+The pages of a plain document of more than one page are handed out in chunks as processes
+free up, each chunk read in whichever process takes it (``pipeline.plain.read_range``, as the
+service's workers read a split job's ranges), and the parts are put together and checked as
+one document (``pipeline.core.assemble``): the same bytes as ``-j 1`` but for the dates. Pages
+cost what their print costs (a dense 300-dpi page many seconds, a light one a fraction, a
+born-digital one almost nothing), so fixed ranges of ⌈pages/N⌉ left a process idle while
+another read the dense half; chunks that shrink toward the end (``page_chunks``) leave at most
+about a page's work for the last process. Several files share the N processes, the chunks of
+each queued in file order, so the first file is done first. A redaction, and a document of one
+page, is read whole in one process: a redaction must see the whole document to decide what to
+burn.
 
 Everything that crosses into a process is plain data; each process keeps one Tesseract. What
 each process reads is sent back a page at a time over a queue, for the progress lines.
@@ -68,18 +72,35 @@ class Run:
         return self.policy is not None and not self.policy.empty
 
 
-def page_spans(pages: int, processes: int) -> list[tuple[int, int]]:
-    """``pages`` cut into one range a process (or one a page, when there are fewer pages),
-    their sizes at most one apart: none over ⌈pages/processes⌉, so every process has work and
-    none waits long for the last."""
-    count = max(1, min(processes, pages))
-    size, extra = divmod(pages, count)
-    spans, first = [], 0
-    for n in range(count):
-        end = first + size + (1 if n < extra else 0)
-        spans.append((first, end))
-        first = end
-    return spans
+# Chunks: a pool process takes at most 1/(GUIDE*processes) of the pages left when it takes
+# its chunk (guided self-scheduling), never under one page nor over MOST_PAGES.
+GUIDE = 2
+MOST_PAGES = 8
+
+
+def page_chunks(pages: int, processes: int) -> list[tuple[int, int]]:
+    """``pages`` cut into the chunks handed out, in page order: each ⌈left/(GUIDE*processes)⌉
+    of the pages not yet handed out, at most MOST_PAGES; one page each at the end.
+
+    Why this size: each chunk is a ``read_range`` that opens the whole source, draws its
+    forms, inspects every page and writes a part, and the assembly opens each part again.
+    Measured on a 24-page 12 MB mixed scan (bench/spread_bench.py), a chunk's fixed cost is
+    about 0.07 s of CPU, most of it the source's inspection (0.065 s, so about 3 ms a page of
+    the document, more for a longer one), against 0.3 s to read a light page and 3-5 s a
+    dense one. A chunk a page would be cheap here but grows as pages² on long documents;
+    shrinking chunks keep the count small (24 pages on 2 processes: 9 chunks, 6 5 4 3 2 1 1 1
+    1) while the last ones are single pages, so when one process takes the last chunk the
+    others have about a page's work left, wherever the dense pages are. MOST_PAGES bounds
+    what one early chunk can hold if every page in it is dense (8 pages, about 30 s; 400
+    pages: 56 chunks). Fixed ranges of ⌈pages/processes⌉ left one process idle for as long as
+    the dense half outlasted the light one."""
+    chunks, first = [], 0
+    share = GUIDE * max(1, processes)
+    while first < pages:
+        size = min(MOST_PAGES, -(-(pages - first) // share))
+        chunks.append((first, first + size))
+        first += size
+    return chunks
 
 
 # --- what runs in the pool's processes -----------------------------------------------------
@@ -243,9 +264,9 @@ class _File:
     path: Path
     dest: Path
     started: float = field(default_factory=time.monotonic)
-    options: JobOptions | None = None  # one set for all its ranges and their assembly
+    options: JobOptions | None = None  # one set for all its chunks and their assembly
     folder: Path | None = None  # its parts, private (0700)
-    spans: list[tuple[int, int]] = field(default_factory=list)
+    chunks: list[tuple[int, int]] = field(default_factory=list)  # in page order
     done: dict[int, _RangeDone] = field(default_factory=dict)
     failure: Outcome | None = None
 
@@ -285,7 +306,7 @@ class Spreader:
             initargs=(self._events, offline._ENGINE),
         )
         # a forkserver's pool starts a process only when no process is idle: as many calls
-        # at once start them all now, so the first document's ranges each find one
+        # at once start them all now, so the first document's chunks each find one
         for started in [pool.submit(os.getpid) for _ in range(self.processes)]:
             started.result()
         return pool
@@ -353,6 +374,7 @@ class Spreader:
                     elif kind == "range":
                         if isinstance(value, Outcome):
                             f.failure = f.failure or value
+                            _drop_unstarted(f, pending)
                         else:
                             f.done[number] = value
                         if not any(g is f for _k, g, _n in pending.values()):
@@ -405,12 +427,23 @@ def _counted(
     if base is not None:
         base.mkdir(parents=True, exist_ok=True)
     f.folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
-    f.spans = page_spans(value, processes)
-    for number, (first, end) in enumerate(f.spans):
+    # every chunk queued now, in page order: the pool gives the next to whichever process
+    # frees up first (its queue is first in, first out), so this file's chunks come before
+    # the next file's and a process held on a dense chunk holds no others
+    f.chunks = page_chunks(value, processes)
+    for number, (first, end) in enumerate(f.chunks):
         part = f.folder / f"part{number:04d}.pdf"
         span = range(first, end)
         future = pool.submit(_read, (tag, f.key), f.path, part, f.options, run.settings, span)
         pending[future] = ("range", f, number)
+
+
+def _drop_unstarted(f: _File, pending: dict[Future[Any], tuple[str, _File, int]]) -> None:
+    """A chunk of ``f`` refused it: its chunks no process has taken yet are not read (the
+    file is refused whatever they hold); those being read end as they end."""
+    for future, (kind, g, _number) in list(pending.items()):
+        if kind == "range" and g is f and future.cancel():
+            del pending[future]
 
 
 def _ranges_done(
@@ -424,7 +457,7 @@ def _ranges_done(
         finish(f, f.failure)
         return
     assert f.options is not None and f.folder is not None
-    parts = [f.done[n] for n in range(len(f.spans))]
+    parts = [f.done[n] for n in range(len(f.chunks))]
     future = pool.submit(
         _assemble, f.path, f.dest, f.folder, parts, f.options, run.settings, f.started, run.mode
     )

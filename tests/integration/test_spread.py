@@ -1,6 +1,7 @@
 """One document, however it is cut, is the same bytes: read whole, written out in parts (a long
 image source), or read as page ranges in other processes and put together (`process -j N`).
-And `-j N` cuts its ranges so every process has work."""
+And `-j N` cuts its pages into chunks that shrink toward the end (tests/integration/
+test_spread_dynamic.py: handed out as processes free up)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 from pressroom.cli import offline
 from pressroom.cli.offline import Outcome, OutputChoice
 from pressroom.cli.progress import Board
-from pressroom.cli.spread import Run, page_spans, run_spread
+from pressroom.cli.spread import MOST_PAGES, Run, page_chunks, run_spread
 from pressroom.models import SourceKind
 from pressroom.pipeline import plain
 from pressroom.pipeline.core import JobOptions, assemble
@@ -40,14 +41,21 @@ LINES = ("Pressroom fake engine reads this line", "Ünïcödé beyond Latin-1: �
 
 @pytest.mark.parametrize("pages", range(1, 42))
 @pytest.mark.parametrize("processes", [1, 2, 3, 4, 7])
-def test_spans_cover_every_page_once_and_give_each_process_work(pages: int, processes: int) -> None:
-    spans = page_spans(pages, processes)
-    assert spans[0][0] == 0 and spans[-1][1] == pages
-    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))  # no gap, no overlap
-    assert len(spans) == min(processes, pages)  # a range for every process that can have one
-    sizes = [end - first for first, end in spans]
-    assert min(sizes) >= 1 and max(sizes) <= -(-pages // processes)
-    assert max(sizes) - min(sizes) <= 1
+def test_chunks_cover_every_page_once_and_shrink_to_single_pages(
+    pages: int, processes: int
+) -> None:
+    chunks = page_chunks(pages, processes)
+    assert chunks[0][0] == 0 and chunks[-1][1] == pages
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(chunks))  # no gap, no overlap
+    sizes = [end - first for first, end in chunks]
+    assert min(sizes) >= 1 and max(sizes) <= MOST_PAGES
+    assert sizes == sorted(sizes, reverse=True)  # large first, smaller toward the end
+    # while any process could take a chunk, none takes more than its share of what is left
+    assert sizes[0] <= max(1, -(-pages // (2 * processes)))
+    # the last pages go one at a time: at the end no process holds more than a page
+    last = min(pages, 2 * processes - 1)
+    assert sizes[-last:] == [1] * last
+    assert len(chunks) >= min(processes, pages)  # every process that can have work has some
 
 
 def _options() -> JobOptions:
@@ -172,7 +180,8 @@ def test_j2_reads_one_document_in_two_processes_and_delivers_j1s_bytes(
     assert outcome.exit_code == 0 and said == [outcome], outcome.line
     assert outcome.line.split()[2:5] == whole.line.split()[2:5]  # "6 page(s): 6 OCR,"
     readers = Counter(pid_engine.log.read_text().split())
-    assert sorted(readers.values()) == [3, 3] and str(os.getpid()) not in readers
+    # its 5 chunks (2 1 1 1 1 pages) went to the pool's processes as they freed up
+    assert sum(readers.values()) == 6 and len(readers) <= 2 and str(os.getpid()) not in readers
     assert (tmp_path / "split.pdf").read_bytes() == (tmp_path / "whole.pdf").read_bytes()
     assert (tmp_path / "split.txt").read_text() == (tmp_path / "whole.txt").read_text()
     assert list(run.settings.scratch_dir.iterdir()) == []
