@@ -248,7 +248,10 @@ def cmd_db_backup(args: argparse.Namespace) -> int:
         f"backed up {copied.size:,} bytes (schema {copied.revision}) to {args.dest} "
         f"in {copied.seconds:.2f} s"
     )
-    print(f"Keep with it for a full restore: {keep_also(settings)}")
+    print(
+        f"Keep with it for a full restore: {keep_also(settings)} "
+        "(`pressroom backup` takes them all in one step)"
+    )
     return EXIT_OK
 
 
