@@ -975,7 +975,7 @@ def restore_all(
                 entry = expected.get(name)
                 if entry is None or name in seen:
                     raise UntrustedBackup(
-                        f"the backup holds {ascii(name)[:80]}, which its manifest does not list"
+                        f"the backup holds {_shown(name)}, which its manifest does not list"
                         f"{' (twice)' if name in seen else ''}: nothing was restored"
                     )
                 seen.add(name)
@@ -1037,6 +1037,18 @@ def restore_all(
         upgraded_from=copied.upgraded_from,
         kept_aside=aside,
     )
+
+
+def _shown(name: str) -> str:
+    """A file of a backup as a refusal names it: in full when it is a name Pressroom writes
+    (ids and digests); otherwise only its folder and kind, since a stray file's name may be a
+    document's."""
+    plain, _, kind = name.partition(" (")
+    if _entry_allowed(plain):
+        return name
+    folder = plain.split("/", 1)[0] if "/" in plain else ""
+    where = f" in {ascii(folder)[1:-1][:32]}/" if folder else " at its top"
+    return f"a file{where}{' (' + kind if kind else ''}"
 
 
 def _inside(path: Path, folder: Path) -> bool:

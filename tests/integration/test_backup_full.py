@@ -164,6 +164,10 @@ def add_a_file(dest: Path) -> None:
     (dest / "blobs" / "artifacts" / "acme" / "job-1" / "extra.pdf").write_bytes(b"%PDF")
 
 
+def add_a_document(dest: Path) -> None:
+    (dest / "Smith invoice 2026.pdf").write_bytes(b"%PDF")
+
+
 def link_a_key(dest: Path) -> None:
     (dest / "keys" / "signing.key").unlink()
     (dest / "keys" / "signing.key").symlink_to("/etc/hostname")
@@ -186,11 +190,12 @@ def manifest_out_of_the_folder(dest: Path) -> None:
         (alter_a_byte, "differs from its manifest (SHA-256)"),
         (drop_a_file, "is missing"),
         (add_a_file, "which its manifest does not list"),
+        (add_a_document, "holds a file at its top, which its manifest does not list"),
         (link_a_key, "(a link)"),
         (longer_blob, "differs from its manifest (size)"),
         (manifest_out_of_the_folder, "which no backup holds"),
     ],
-    ids=["changed-byte", "missing", "extra", "link", "longer", "escaping-path"],
+    ids=["changed-byte", "missing", "extra", "stray", "link", "longer", "escaping-path"],
 )
 @pytest.mark.parametrize("kind", ["folder", "tar"])
 def test_a_backup_that_is_not_what_was_written_is_refused_and_nothing_is_written(
@@ -213,6 +218,7 @@ def test_a_backup_that_is_not_what_was_written_is_refused_and_nothing_is_written
         restore_all(settings_for(fresh), src)
     assert refused.value.code == "UNTRUSTED_BACKUP" and refused.value.exit_code == 2
     assert said in refused.value.one_line() and "\n" not in refused.value.one_line()
+    assert "Smith" not in refused.value.one_line()  # a stray file's name is never said
     assert not fresh.exists() and list((tmp_path / "fresh").iterdir()) == []
     assert not (tmp_path / "escaped").exists()
 
