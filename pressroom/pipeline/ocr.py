@@ -458,10 +458,12 @@ class OcrStage:
             gray = image if image.mode == "L" else image.convert("L")
             rotation = best.rotation
             tiled = self._probe(gray, dpi, rotation, timeout, fit=fit, adaptive=True)
-            plain = probes.get(rotation) if base is gray else None
-            if plain is None:
-                plain = self._probe(gray, dpi, rotation, timeout, fit=fit)
-            if clear_winner({1: tiled, 0: plain}) == 1:
+            # against the same band as the reading kept has it (the stretched page: a stretch
+            # can be what spoilt it, and the tiles read the page unstretched)
+            kept = probes.get(rotation)
+            if kept is None:
+                kept = self._probe(base, dpi, rotation, timeout, fit=fit)
+            if clear_winner({1: tiled, 0: kept}) == 1:
                 again = self._read(
                     gray, dpi, rotation, timeout, adaptive=True, unaltered=gray is image
                 )
