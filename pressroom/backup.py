@@ -1120,7 +1120,7 @@ def _judge_manifest(manifest: object) -> dict[str, _Entry]:
             raise BadRequest("the backup's manifest is malformed")
         if not _entry_allowed(name) or name in expected:
             raise UntrustedBackup(
-                f"the backup's manifest names {ascii(name)[:80]}, which no backup holds: "
+                f"the backup's manifest names {_shown(name)}, which no backup holds: "
                 "nothing was restored"
             )
         expected[name] = _Entry(name, size, sha.lower())
