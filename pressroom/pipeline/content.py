@@ -72,6 +72,57 @@ _DATA_END = re.compile(rb"(?<!" + _REGULAR + rb")EI(?!" + _REGULAR + rb")")
 _INLINE_DICT = 64 * 1024
 _INLINE_W = re.compile(rb"/(?:W|Width)(?!" + _REGULAR + rb")" + _GAP + rb"*(\d{1,12})")
 _INLINE_H = re.compile(rb"/(?:H|Height)(?!" + _REGULAR + rb")" + _GAP + rb"*(\d{1,12})")
+# What sizes an unfiltered inline image's data exactly: bits per component, its colour space
+# (or an image mask) and whether any filter is named
+_INLINE_BPC = re.compile(
+    rb"/(?:BPC|BitsPerComponent)(?!"
+    + _REGULAR
+    + rb")"
+    + _GAP
+    + rb"*(\d{1,2})(?!"
+    + _REGULAR
+    + rb")"
+)
+_INLINE_CS = re.compile(
+    rb"/(?:CS|ColorSpace)(?!"
+    + _REGULAR
+    + rb")"
+    + _GAP
+    + rb"*(\["
+    + _GAP
+    + rb"*)?/("
+    + _REGULAR
+    + rb"+)"
+)
+_INLINE_MASK = re.compile(
+    rb"/(?:IM|ImageMask)(?!" + _REGULAR + rb")" + _GAP + rb"*true(?!" + _REGULAR + rb")"
+)
+_INLINE_FILTER = re.compile(
+    rb"/(?:F|Filter)(?!" + _REGULAR + rb")" + _GAP + rb"*(?:/|\[" + _GAP + rb"*[/\]])"
+)
+# components of the colour spaces an inline image may name by itself (abbreviated or not); an
+# indexed one is an array opening with /I or /Indexed: one component, an index
+_COMPONENTS = {
+    b"G": 1,
+    b"DeviceGray": 1,
+    b"RGB": 3,
+    b"DeviceRGB": 3,
+    b"CMYK": 4,
+    b"DeviceCMYK": 4,
+}
+_INDEXED = {b"I", b"Indexed"}
+# After filtered data (or data whose length the dictionary cannot tell), EI ends it only where
+# a content stream could go on after it: white space, then the stream's end or an operator
+_OPERATORS = frozenset(
+    b"b B b* B* BDC BI BMC BT BX c cm CS cs d d0 d1 Do DP EI EMC ET EX f F f* G g gs h i ID j "
+    b"J K k l m M MP n q Q re RG rg ri s S SC sc SCN scn sh T* Tc Td TD Tf Tj TJ TL Tm Tr Ts Tw "
+    b"Tz v w W W* y ' \"".split()
+)
+_WHITE_RUN = re.compile(_WS + rb"*")
+_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)")
+_NAME_TOKEN = re.compile(rb"/" + _REGULAR + rb"*")
+_KEYWORD = re.compile(_REGULAR + rb"+")
+_FOLLOW = 64  # bytes looked at after a candidate EI
 _NAME_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
 
 
@@ -427,11 +478,89 @@ def _inline_heads(data: bytes) -> Iterator[bytes]:
         if after is None or after[0] != b"ID" or after[2] > end + _INLINE_DICT:
             yield b""
             return  # refused: nothing after it is read
-        yield data[end : after[1]]
-        stop = _DATA_END.search(data, after[2] + 1)
+        head = data[end : after[1]]
+        yield head
+        stop = _data_end(data, head, after[2])
         if stop is None:
             return  # the image's data runs to the end of the stream
-        words.pos = stop.end()
+        words.pos = stop
+
+
+def _data_end(data: bytes, head: bytes, after_id: int) -> int | None:
+    """Where the inline image whose dictionary is ``head``, its ``ID`` ending at ``after_id``,
+    ends: just past its ``EI``; None where it runs to the end of the stream. Unfiltered data
+    has the length its dictionary gives (rows of width x components x bits, each row whole
+    bytes), so an ``EI`` inside the pixels cannot end it; where that length is not followed by
+    ``EI``, or the data is filtered, the first ``EI`` standing alone that white space and an
+    operator (or the stream's end) follow ends it (failing that, the first standing alone)."""
+    start = after_id + 1 if after_id < len(data) and data[after_id] in _WHITE else after_id
+    length = _unfiltered_length(head)
+    if length is not None:
+        at = start + length
+        stop = _WHITE_RUN.match(data, at).end()  # type: ignore[union-attr]  # never None
+        if data.startswith(b"EI", stop) and _ends_token(data, stop + 2):
+            return stop + 2
+    pos = start
+    first: int | None = None
+    while (m := _DATA_END.search(data, pos)) is not None:
+        first = m.end() if first is None else first
+        before = m.start() == start or data[m.start() - 1] in _WHITE
+        if before and _goes_on(data, m.end()):
+            return m.end()
+        pos = m.start() + 1
+    # none that a stream could go on after: the first, as before (what follows it is read as
+    # operators, and an inline image after it still counted, not skipped as data)
+    return first
+
+
+def _unfiltered_length(head: bytes) -> int | None:
+    """The exact byte length of an inline image's data from its dictionary; None where it is
+    filtered or its dictionary does not tell (a colour space named in the resources)."""
+    if _INLINE_FILTER.search(head):
+        return None
+    w, h = _INLINE_W.search(head), _INLINE_H.search(head)
+    if not (w and h):
+        return None
+    if _INLINE_MASK.search(head):
+        components, bits = 1, 1
+    else:
+        bpc, cs = _INLINE_BPC.search(head), _INLINE_CS.search(head)
+        if not (bpc and cs):
+            return None
+        name = cs.group(2)
+        components = 1 if cs.group(1) and name in _INDEXED else _COMPONENTS.get(name, 0)
+        if cs.group(1) and name not in _INDEXED:
+            components = 0  # an array names a space the dictionary cannot size
+        bits = int(bpc.group(1))
+        if not components or bits not in (1, 2, 4, 8, 16):
+            return None
+    return int(h.group(1)) * ((int(w.group(1)) * components * bits + 7) // 8)
+
+
+def _ends_token(data: bytes, at: int) -> bool:
+    return at >= len(data) or not _IS_REGULAR[data[at]]
+
+
+def _goes_on(data: bytes, at: int) -> bool:
+    """Whether a content stream could go on at ``at``, just past a candidate ``EI``: white
+    space, then its end, or operands and an operator within ``_FOLLOW`` bytes (binary data
+    rarely spells that)."""
+    if at < len(data) and data[at] not in _WHITE:
+        return False
+    pos = _WHITE_RUN.match(data, at).end()  # type: ignore[union-attr]  # never None
+    limit = min(len(data), at + _FOLLOW)
+    while pos < limit:
+        number = _NUMBER.match(data, pos)
+        name = _NAME_TOKEN.match(data, pos) if number is None else None
+        token = number or name
+        if token is not None:
+            if not _ends_token(data, token.end()):
+                return False
+            pos = _WHITE_RUN.match(data, token.end()).end()  # type: ignore[union-attr]
+            continue
+        keyword = _KEYWORD.match(data, pos)
+        return keyword is not None and keyword.group() in _OPERATORS
+    return pos >= len(data)
 
 
 class _Keywords:
