@@ -649,8 +649,11 @@ def backup_all(
     if root is not None and _inside(dest.parent, root):
         raise BadRequest(f"{dest} is inside the blob folder: name a place outside it")
     started = time.monotonic()
-    staging = dest.with_name(f".{dest.name}.partial-{secrets.token_hex(4)}")
+    token = secrets.token_hex(4)
+    staging = dest.with_name(f".{dest.name}.staging-{token}")
     staging.mkdir(mode=0o700)
+    partial = dest.with_name(f".{dest.name}.partial-{token}")  # the tar, while it is written
+    sink: _Sink | None = None
     try:
         (staging / "database").mkdir(mode=0o700)
         db_entry = DB_ENTRY if pg is None else PG_ENTRY
@@ -660,18 +663,24 @@ def backup_all(
             copied = _pg_dump(pg, staging / PG_ENTRY)
         total = [copied.size]
         advance = _tick(progress, total)
-        advance(copied.size)
-        entries = [_Entry(db_entry, copied.size, _sha256_of(staging / db_entry))]
+        sink = _Sink(staging, _open_tar(partial) if as_tar else None, advance)
+        if sink.tar is None:
+            advance(copied.size)
+            entries = [_Entry(db_entry, copied.size, _sha256_of(staging / db_entry))]
+        else:  # into the tar, and out of the staged folder
+            with (staging / db_entry).open("rb") as fh:
+                entries = [sink.add(db_entry, fh, copied.size)]
+            (staging / db_entry).unlink()
         # the files after the database: every blob the copy names was written before its
         # job's row, so it is here (docs/operations.md#backups-and-restore)
         listed: list[dict[str, object]] = []
         if root is not None:
-            entries += _copy_local_blobs(root, staging, total, advance)
+            entries += _copy_local_blobs(root, sink, total)
         else:
             store = _raw_s3(settings)
-            entries_s3, listed = _s3_objects(store, staging, total, advance, copy=s3)
+            entries_s3, listed = _s3_objects(store, sink, total, copy=s3)
             entries += entries_s3
-        keys = _copy_keys(settings, staging) if with_keys else []
+        keys = _copy_keys(settings, sink) if with_keys else []
         entries += keys
         manifest = {
             "format": FORMAT,
@@ -688,20 +697,26 @@ def backup_all(
             "s3_objects": listed,
         }
         body = (json.dumps(manifest, indent=1) + "\n").encode()
-        fd = os.open(staging / MANIFEST, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(body)
-            os.fsync(out.fileno())
-        if as_tar:
-            _write_tar(staging, [MANIFEST, *sorted(e.path for e in entries)], dest)
+        if sink.tar is not None:  # the manifest last: its sums are known once all is written
+            sink.tar.addfile(_member(MANIFEST, len(body)), io.BytesIO(body))
+            sink.tar.close()
+            sink.tar.fileobj.close()
+            _durable(partial)
+            _publish(partial, dest)
         else:
+            fd = os.open(staging / MANIFEST, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(body)
             _durable_tree(staging)
             if os.path.lexists(dest):
                 raise Conflict(f"{dest} appeared while it was written: it was left as it is")
             staging.rename(dest)
             _fsync_dir(dest.parent)
     finally:
+        if sink is not None and sink.tar is not None and sink.tar.fileobj is not None:
+            sink.tar.fileobj.close()  # closed already when it was finished
         shutil.rmtree(staging, ignore_errors=True)
+        partial.unlink(missing_ok=True)
     blobs = sum(1 for e in entries if e.path.startswith("blobs/"))
     return Bundle(
         copied.revision,
@@ -728,9 +743,7 @@ def _sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _copy_local_blobs(
-    root: Path, staging: Path, total: list[int], advance: Callable[[int], None]
-) -> list[_Entry]:
+def _copy_local_blobs(root: Path, sink: _Sink, total: list[int]) -> list[_Entry]:
     """Every blob under ``root`` as stored, a half-written ``.incoming-*`` aside; a blob
     deleted while the copy runs (a source deleted on delivery) is skipped, as ``rsync``
     would."""
@@ -755,20 +768,17 @@ def _copy_local_blobs(
     for key, _size in sorted(found):
         if not _blob_name(key):
             continue  # not a key Pressroom writes: not its file
-        dest = staging / "blobs" / key
-        _folders(dest.parent)
         try:
             fd = os.open(root / key, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             continue
-        with os.fdopen(fd, "rb") as src:
-            size, sha = _copy_hashing(src, dest, advance)
-        entries.append(_Entry(f"blobs/{key}", size, sha))
+        with os.fdopen(fd, "rb") as src:  # open: a delete from now on does not matter
+            entries.append(sink.add(f"blobs/{key}", src, os.fstat(fd).st_size))
     return entries
 
 
 def _s3_objects(
-    store: Any, staging: Path, total: list[int], advance: Callable[[int], None], *, copy: bool
+    store: Any, sink: _Sink, total: list[int], *, copy: bool
 ) -> tuple[list[_Entry], list[dict[str, object]]]:
     """The bucket's objects under the prefix: each with its size and ETag for the manifest,
     and with ``copy`` each one's bytes into the backup (summed as copied)."""
@@ -789,20 +799,18 @@ def _s3_objects(
         total[0] += sum(int(str(o["size"])) for o in listed)
         for obj in listed:
             key = str(obj["key"])
-            dest = staging / "blobs" / key
-            _folders(dest.parent)
             try:
                 src = store.open(key)
             except BlobNotFound:
                 continue
             with src:
-                size, sha = _copy_hashing(src, dest, advance)
-            obj["sha256"] = sha
-            entries.append(_Entry(f"blobs/{key}", size, sha))
+                entry = sink.add(f"blobs/{key}", src, int(str(obj["size"])))
+            obj["sha256"] = entry.sha256
+            entries.append(entry)
     return entries, listed
 
 
-def _copy_keys(settings: Settings, staging: Path) -> list[_Entry]:
+def _copy_keys(settings: Settings, sink: _Sink) -> list[_Entry]:
     """The keys, each a 0600 file: the signing key (the file, or PRESSROOM_SIGNING_KEY's
     value), the default tenant's API key file, the master key and every older one."""
     from pressroom.service import KEY_FILE, SECRET_FILE
@@ -822,15 +830,7 @@ def _copy_keys(settings: Settings, staging: Path) -> list[_Entry]:
         found["keys/master.key"] = base64.b64encode(current) + b"\n"
         for n, key in enumerate(old, start=1):
             found[f"{_OLD_MASTER}{n}.key"] = base64.b64encode(key) + b"\n"
-    (staging / "keys").mkdir(mode=0o700)
-    entries = []
-    for name, value in found.items():
-        fd = os.open(staging / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(value)
-            os.fsync(out.fileno())
-        entries.append(_Entry(name, len(value), hashlib.sha256(value).hexdigest()))
-    return entries
+    return [sink.add(name, io.BytesIO(value), len(value)) for name, value in found.items()]
 
 
 def _blob_name(key: str) -> bool:
@@ -853,27 +853,61 @@ def _entry_allowed(name: str) -> bool:
     return name.startswith("blobs/") and _blob_name(name.removeprefix("blobs/"))
 
 
-def _write_tar(staging: Path, names: list[str], dest: Path) -> None:
-    """One uncompressed tar of the staged files, the manifest first (a restore reads it before
-    any other member), written beside ``dest`` and linked into place."""
-    partial = dest.with_name(f".{dest.name}.partial-{secrets.token_hex(4)}")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with (
-            os.fdopen(fd, "wb") as raw,
-            tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar,
-        ):
-            for name in names:
-                info = tar.gettarinfo(str(staging / name), arcname=name)
-                info.uid = info.gid = 0
-                info.uname = info.gname = ""
-                info.mode = 0o600
-                with (staging / name).open("rb") as fh:
-                    tar.addfile(info, fh)
-        _durable(partial)
-        _publish(partial, dest)
-    finally:
-        partial.unlink(missing_ok=True)
+class _Hashing(io.RawIOBase):
+    """A reader that sums what is read through it (and counts it for the progress)."""
+
+    def __init__(self, raw: BinaryIO, advance: Callable[[int], None]) -> None:
+        self.raw, self.advance = raw, advance
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        chunk = self.raw.read(n)
+        self.digest.update(chunk)
+        self.size += len(chunk)
+        self.advance(len(chunk))
+        return chunk
+
+    def readinto(self, b: Any) -> int:
+        chunk = self.read(len(b))
+        b[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def _member(name: str, size: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size, info.mode, info.mtime = size, 0o600, int(time.time())
+    return info
+
+
+def _open_tar(partial: Path) -> tarfile.TarFile:
+    """A new 0600 file for the tar, opened for writing (uncompressed, PAX)."""
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    return tarfile.open(fileobj=os.fdopen(fd, "wb"), mode="w", format=tarfile.PAX_FORMAT)
+
+
+class _Sink:
+    """Where a backup's files go: under its staged folder, or, for a ``.tar``, straight into
+    the tar (never staged: a tar of the blobs needs no second copy of them on disk)."""
+
+    def __init__(
+        self, staging: Path, tar: tarfile.TarFile | None, advance: Callable[[int], None]
+    ) -> None:
+        self.staging, self.tar, self.advance = staging, tar, advance
+
+    def add(self, name: str, src: BinaryIO, size: int) -> _Entry:
+        """``src``, ``size`` bytes long, under ``name``; its entry for the manifest."""
+        if self.tar is None:
+            dest = self.staging / name
+            _folders(dest.parent)
+            got, sha = _copy_hashing(src, dest, self.advance)
+            return _Entry(name, got, sha)
+        reader = _Hashing(src, self.advance)
+        self.tar.addfile(_member(name, size), cast(BinaryIO, reader))  # short: OSError
+        return _Entry(name, reader.size, reader.digest.hexdigest())
 
 
 def _folders(path: Path) -> None:
@@ -951,44 +985,54 @@ def restore_all(
     else:  # S3: the blobs wait here until every check has passed
         blob_staging = staging / f"{STAGING}s3-{token}"
     try:
-        with _backup_reader(src) as (manifest, members):
-            expected = _judge_manifest(manifest)
-            db_entry = DB_ENTRY if pg is None else PG_ENTRY
-            if db_entry not in expected:
-                other = PG_ENTRY if pg is None else DB_ENTRY
-                if other in expected:
-                    theirs, ours = (
-                        ("PostgreSQL", "SQLite") if pg is None else ("SQLite", "PostgreSQL")
-                    )
-                    raise BadRequest(
-                        f"the backup holds a {theirs} database and this Pressroom's is {ours}: "
-                        "restore it with PRESSROOM_DATABASE_URL as when it was taken"
-                    )
-                raise UntrustedBackup(
-                    "the backup's manifest lists no database: nothing was restored"
-                )
-            total = [sum(e.size for e in expected.values())]
+        with _backup_reader(src) as (first_manifest, members):
+            manifest = first_manifest
+            expected = _judge_manifest(manifest) if manifest is not None else None
+            if expected is not None:
+                _database_listed(expected, pg)
+            total = [
+                sum(e.size for e in expected.values())
+                if expected is not None
+                else src.stat().st_size  # a tar with its manifest last: about its size
+            ]
             advance = _tick(progress, total)
-            seen: set[str] = set()
+            got: dict[str, tuple[int, str]] = {}
             backup_db = staging / f".backup-{token}.{'db' if pg is None else 'dump'}"
             for name, member in members:
-                entry = expected.get(name)
-                if entry is None or name in seen:
+                if name == MANIFEST and manifest is None:  # a tar's, last: judged below
+                    manifest = _parse_manifest(member.read(_MANIFEST_MAX + 1))
+                    expected = _judge_manifest(manifest)
+                    continue
+                if manifest is not None and first_manifest is None:
                     raise UntrustedBackup(
-                        f"the backup holds {_shown(name)}, which its manifest does not list"
-                        f"{' (twice)' if name in seen else ''}: nothing was restored"
+                        f"the backup holds {_shown(name)} after its manifest: nothing was restored"
                     )
-                seen.add(name)
+                entry = expected.get(name) if expected is not None else None
+                known = entry is not None if expected is not None else _entry_allowed(name)
+                if not known or name in got:
+                    listing = "its manifest does not list" if expected else "no backup holds"
+                    raise UntrustedBackup(
+                        f"the backup holds {_shown(name)}, which {listing}"
+                        f"{' (twice)' if name in got else ''}: nothing was restored"
+                    )
                 dest = _destination(name, staging, blob_staging, backup_db)
                 _folders(dest.parent)
-                size, sha = _copy_hashing(member, dest, advance, limit=entry.size)
-                if size != entry.size or sha != entry.sha256:
-                    what = "size" if size != entry.size else "SHA-256"
-                    raise UntrustedBackup(
-                        f"the backup is damaged or altered: {name} differs from its manifest "
-                        f"({what}): nothing was restored"
-                    )
-            missing = sorted(expected.keys() - seen)
+                limit = entry.size if entry is not None else None
+                got[name] = _copy_hashing(member, dest, advance, limit=limit)
+                if entry is not None:
+                    _same(entry, *got[name])
+            if expected is None or manifest is None:
+                raise BadRequest(f"{src} is not a Pressroom backup (no manifest.json)")
+            if first_manifest is None:  # what was copied, judged now that its manifest is read
+                _database_listed(expected, pg)
+                for name, (size, sha) in got.items():
+                    if name not in expected:
+                        raise UntrustedBackup(
+                            f"the backup holds {_shown(name)}, which its manifest does not "
+                            "list: nothing was restored"
+                        )
+                    _same(expected[name], size, sha)
+            missing = sorted(expected.keys() - got.keys())
             if missing:
                 more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
                 raise UntrustedBackup(
@@ -1029,7 +1073,7 @@ def restore_all(
     return Bundle(
         copied.revision,
         len(expected),
-        total[0],
+        sum(e.size for e in expected.values()),
         copied_blobs,
         keys,
         time.monotonic() - started,
@@ -1037,6 +1081,28 @@ def restore_all(
         upgraded_from=copied.upgraded_from,
         kept_aside=aside,
     )
+
+
+def _database_listed(expected: dict[str, _Entry], pg: _Pg | None) -> None:
+    """The manifest lists the database this Pressroom uses (SQLite's file, or a dump)."""
+    if (DB_ENTRY if pg is None else PG_ENTRY) in expected:
+        return
+    if (PG_ENTRY if pg is None else DB_ENTRY) in expected:
+        theirs, ours = ("PostgreSQL", "SQLite") if pg is None else ("SQLite", "PostgreSQL")
+        raise BadRequest(
+            f"the backup holds a {theirs} database and this Pressroom's is {ours}: "
+            "restore it with PRESSROOM_DATABASE_URL as when it was taken"
+        )
+    raise UntrustedBackup("the backup's manifest lists no database: nothing was restored")
+
+
+def _same(entry: _Entry, size: int, sha: str) -> None:
+    if size != entry.size or sha != entry.sha256:
+        what = "size" if size != entry.size else "SHA-256"
+        raise UntrustedBackup(
+            f"the backup is damaged or altered: {entry.path} differs from its manifest "
+            f"({what}): nothing was restored"
+        )
 
 
 def _shown(name: str) -> str:
@@ -1139,17 +1205,18 @@ def _judge_manifest(manifest: object) -> dict[str, _Entry]:
 @contextlib.contextmanager
 def _backup_reader(
     src: Path,
-) -> Iterator[tuple[dict[str, Any], Iterator[tuple[str, BinaryIO]]]]:
+) -> Iterator[tuple[dict[str, Any] | None, Iterator[tuple[str, BinaryIO]]]]:
     """The manifest and then every file of a backup folder or tar, by its name in the backup.
-    A link, a device or anything but a regular file is yielded under its name so that the
-    caller refuses it (no manifest lists one); nothing is followed or extracted by name."""
+    A tar that does not begin with its manifest (``backup`` writes it last, once its sums are
+    known) gives None, and its manifest comes among the files, under its name. A link, a
+    device or anything but a regular file is yielded under its name so that the caller
+    refuses it (no manifest lists one); nothing is followed or extracted by name."""
     try:
         info = src.lstat()
     except FileNotFoundError:
         raise NotFound(f"{src} does not exist") from None
     if stat.S_ISDIR(info.st_mode):
-        manifest = _read_manifest(src / MANIFEST)
-        yield manifest, _folder_members(src)
+        yield _read_manifest(src / MANIFEST), _folder_members(src)
         return
     if not stat.S_ISREG(info.st_mode):
         raise BadRequest(f"{src} is not a backup folder or a .tar file")
@@ -1161,16 +1228,16 @@ def _backup_reader(
     with tar:
         try:
             first = tar.next()
-            if first is None or first.name != MANIFEST or not first.isreg():
-                raise BadRequest(
-                    f"{src} is not a Pressroom backup (its first member is no manifest)"
-                )
-            fh = tar.extractfile(first)
-            assert fh is not None
-            manifest = _parse_manifest(fh.read(_MANIFEST_MAX + 1))
+            if first is None:
+                raise BadRequest(f"{src} is not a Pressroom backup (an empty tar)")
+            manifest = None
+            if first.name == MANIFEST and first.isreg():
+                fh = tar.extractfile(first)
+                assert fh is not None
+                manifest = _parse_manifest(fh.read(_MANIFEST_MAX + 1))
         except tarfile.TarError:
             raise BadRequest(f"{src} is not a readable tar file") from None
-        yield manifest, _tar_members(tar)
+        yield manifest, _tar_members(tar, None if manifest is not None else first)
 
 
 _MANIFEST_MAX = 256 << 20
@@ -1235,17 +1302,27 @@ def _folder_members(root: Path) -> Iterator[tuple[str, BinaryIO]]:
                 yield rel, cast(BinaryIO, fh)
 
 
-def _tar_members(tar: tarfile.TarFile) -> Iterator[tuple[str, BinaryIO]]:
+def _tar_members(
+    tar: tarfile.TarFile, first: tarfile.TarInfo | None
+) -> Iterator[tuple[str, BinaryIO]]:
+    """The tar's members from ``first`` (None: from the next one; a manifest read already is
+    not read again)."""
+    member: tarfile.TarInfo | None = first
     try:
-        while (member := tar.next()) is not None:  # the manifest, read already, is not again
+        if member is None:
+            member = tar.next()
+        while member is not None:
             if member.isdir():
+                member = tar.next()
+                continue
                 continue
             if not member.isreg():
                 yield f"{member.name} (not a regular file)", cast(BinaryIO, _Refused())
-                continue
-            fh = tar.extractfile(member)
-            assert fh is not None
-            yield member.name, cast(BinaryIO, fh)
+            else:
+                fh = tar.extractfile(member)
+                assert fh is not None
+                yield member.name, cast(BinaryIO, fh)
+            member = tar.next()
     except tarfile.TarError:
         raise UntrustedBackup("the backup's tar file is damaged: nothing was restored") from None
 

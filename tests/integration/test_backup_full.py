@@ -101,8 +101,13 @@ def test_a_backup_restored_into_a_fresh_data_dir_is_the_data_dir(tmp_path: Path,
     if kind == "tar":
         with tarfile.open(dest) as tar:
             names = tar.getnames()
-            assert names[0] == "manifest.json"
+            # the database first, the manifest last (its sums known once all is written)
+            assert names[0] == "database/pressroom.db" and names[-1] == "manifest.json"
             assert all(m.isreg() and m.mode == 0o600 for m in tar.getmembers())
+            manifest = json.loads(tar.extractfile("manifest.json").read())  # type: ignore[union-attr]
+            for entry in manifest["files"]:
+                body = tar.extractfile(entry["path"]).read()  # type: ignore[union-attr]
+                assert hashlib.sha256(body).hexdigest() == entry["sha256"]
         assert ".incoming-x1" not in "".join(names)
     else:
         manifest = json.loads((dest / "manifest.json").read_text())
@@ -190,27 +195,30 @@ def manifest_out_of_the_folder(dest: Path) -> None:
         (alter_a_byte, "differs from its manifest (SHA-256)"),
         (drop_a_file, "is missing"),
         (add_a_file, "which its manifest does not list"),
-        (add_a_document, "holds a file at its top, which its manifest does not list"),
+        (add_a_document, "holds a file at its top, which "),
         (link_a_key, "(a link)"),
         (longer_blob, "differs from its manifest (size)"),
         (manifest_out_of_the_folder, "which no backup holds"),
     ],
     ids=["changed-byte", "missing", "extra", "stray", "link", "longer", "escaping-path"],
 )
-@pytest.mark.parametrize("kind", ["folder", "tar"])
+@pytest.mark.parametrize("kind", ["folder", "tar", "tar-manifest-first"])
 def test_a_backup_that_is_not_what_was_written_is_refused_and_nothing_is_written(
     made: tuple[Path, Path], tmp_path: Path, spoil: object, said: str, kind: str
 ) -> None:
     _data, dest = made
     spoil(dest)  # type: ignore[operator]
     src = dest
-    if kind == "tar":  # the same damage, carried in a tar (links as links)
+    if kind != "folder":  # the same damage, carried in a tar (links as links)
         src = tmp_path / "spoiled.tar"
         with tarfile.open(src, "w") as tar:
-            tar.add(dest / "manifest.json", arcname="manifest.json")
+            if kind == "tar-manifest-first":
+                tar.add(dest / "manifest.json", arcname="manifest.json")
             for path in sorted(dest.rglob("*")):
                 if path.name != "manifest.json" and (path.is_file() or path.is_symlink()):
                     tar.add(path, arcname=path.relative_to(dest).as_posix())
+            if kind == "tar":  # as backup writes it: the manifest last
+                tar.add(dest / "manifest.json", arcname="manifest.json")
         if said == "(a link)":
             said = "(not a regular file)"
     fresh = tmp_path / "fresh" / "data"
@@ -264,8 +272,15 @@ def test_what_is_not_a_backup_is_refused(tmp_path: Path) -> None:
         info = tarfile.TarInfo("notes.txt")
         info.size = 2
         tar.addfile(info, io.BytesIO(b"hi"))
-    with pytest.raises(BadRequest, match="no manifest"):
+    with pytest.raises(UntrustedBackup, match="a file at its top, which no backup holds"):
         restore_all(fresh, plain)
+    headless = tmp_path / "headless.tar"  # names a backup holds, and no manifest
+    with tarfile.open(headless, "w") as tar:
+        info = tarfile.TarInfo("keys/signing.key")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    with pytest.raises(BadRequest, match="no manifest"):
+        restore_all(fresh, headless)
     newer = tmp_path / "newer"
     newer.mkdir()
     (newer / "manifest.json").write_text(json.dumps({"format": "pressroom-backup", "version": 9}))
