@@ -119,9 +119,21 @@ class PageCleaner:
     """Clean copies of one document's pages, each shared object cleaned once."""
 
     def __init__(
-        self, pdf: pikepdf.Pdf, *, scrub_images: bool = False, defer_fonts: bool = False
+        self,
+        pdf: pikepdf.Pdf,
+        *,
+        scrub_images: bool = False,
+        defer_fonts: bool = False,
+        keep_marked: bool | None = None,
     ) -> None:
         self.pdf = pdf
+        # a tagged document's marked content (BMC/BDC/EMC at page level, each property list
+        # made again of its MCID and text alternatives) stays, so its structure tree still
+        # points at the content (pipeline.structure); None: where the document is tagged and
+        # the copy is not a redaction's (scrub_images)
+        self.keep_marked = (
+            keep_marked if keep_marked is not None else (not scrub_images and is_tagged(pdf))
+        )
         # a standard font replaced by an embedded one gets only the glyphs its text shows,
         # once every page is read (``finish_fonts``); else every Latin glyph at first use (a
         # page copied out at once, as redaction's kept pages are)
@@ -151,6 +163,11 @@ class PageCleaner:
         form.Subtype = Name.Form
         form.BBox = Array([float(v) for v in bbox])
         form.Resources = used
+        parents = page.obj.get("/StructParents")
+        if self.keep_marked and isinstance(parents, int) and not isinstance(parents, bool):
+            # the marked content's MCIDs are now the form's: its key in the parent tree
+            # (PDF 32000 14.7.4.3)
+            form.StructParents = parents
         group = page.obj.get("/Group")
         if isinstance(group, Dictionary):
             form.Group = self._generic(group, 0)
@@ -175,6 +192,8 @@ class PageCleaner:
             self._names[id(used)] = {}  # this stream's renaming, for as long as it is read
         kept: list[pikepdf.ContentStreamInstruction | pikepdf.ContentStreamInlineImage] = []
         skipping = 0  # marked-content depth inside a hidden group (0: drawing)
+        marks: list[bool] = []  # each open marked-content sequence: whether it was kept
+        keep_marked = self.keep_marked and depth == 0
         font: object = None  # the text font in force (q/Q save and restore it)
         fonts: list[object] = []
         for instruction in instructions:
@@ -193,6 +212,25 @@ class PageCleaner:
             if op == "BDC" and operands and operands[0] == Name("/OC"):
                 if self._hidden_mark(operands, resources):
                     skipping = 1
+                else:
+                    marks.append(False)
+                continue
+            if keep_marked and op in ("BMC", "BDC", "EMC"):
+                if op == "EMC":
+                    if marks and marks.pop():
+                        kept.append(instruction)
+                    continue
+                if op == "BDC":
+                    marked = _marked(operands, resources)
+                    if marked is None:
+                        marks.append(False)
+                        continue
+                    instruction = pikepdf.ContentStreamInstruction(marked, pikepdf.Operator(op))
+                elif not operands or not isinstance(operands[0], Name):
+                    marks.append(False)
+                    continue
+                marks.append(True)
+                kept.append(instruction)
                 continue
             if op in _MARKED or op not in _OPERATORS:
                 # marked content carries only tags and property lists (no structure tree
@@ -633,6 +671,36 @@ class PageCleaner:
 
     def _off(self, group: object) -> bool:
         return isinstance(group, Dictionary) and group.is_indirect and group.objgen in self.hidden
+
+
+# what a kept marked-content property list holds: its structure key and text alternatives
+_MARK_KEYS = ("/MCID", "/ActualText", "/Alt", "/E", "/Lang")
+
+
+def _marked(operands: Sequence[object], resources: object) -> list[pikepdf.Object] | None:
+    """A BDC's operands made again: its tag and a property list (inline, or named in the
+    resources) of its MCID and text alternatives only; None for one that is malformed."""
+    if len(operands) != 2 or not isinstance(operands[0], Name):
+        return None
+    props = operands[1]
+    if isinstance(props, Name):
+        props = _resource(resources, "/Properties", props)
+    if not isinstance(props, Dictionary):
+        return None
+    kept = Dictionary()
+    for key in _MARK_KEYS:
+        value = props.get(key)
+        if key == "/MCID":
+            if isinstance(value, int) and not isinstance(value, bool):
+                kept[key] = value
+        elif isinstance(value, pikepdf.String):
+            kept[key] = value
+    return [operands[0], kept]
+
+
+def is_tagged(pdf: pikepdf.Pdf) -> bool:
+    """Whether the document has a structure tree (a tagged PDF's)."""
+    return isinstance(pdf.Root.get("/StructTreeRoot"), Dictionary)
 
 
 def _filters(stream: pikepdf.Stream) -> list[str]:

@@ -9,7 +9,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
@@ -213,6 +213,9 @@ class PageLayout:
         return Box(dx + box.x0 * k, dy + box.y0 * k, dx + box.x1 * k, dy + box.y1 * k)
 
 
+# where a page range's part keeps the source's structure tree for the assembly of the whole
+TREE_KEY = "/PressroomStructTree"
+
 # Band heights and font sizes are meant for Letter and A4; pages whose shorter side is
 # outside these are given bands scaled to them.
 LETTER_A4 = (595.0, 612.0)
@@ -290,8 +293,28 @@ class OutputBuilder:
             from pressroom.pipeline.structure import output_intents  # (it builds on this)
 
             self.intents = output_intents(base)
+        # a tagged source's structure tree, its pages and links named by number until the
+        # output's pages are placed in it (pipeline.structure.keep_tree)
+        self._tree: Dictionary | None = None
         # called once before the output is written (fonts filled with what their text shows)
         self.before_save: list[Callable[[], None]] = []
+
+    @property
+    def tagged(self) -> bool:
+        """Whether the output keeps a structure tree: what Pressroom adds to its pages is
+        then marked as an artifact (no part of the document's own content)."""
+        return self.carriers is not None and self.carriers.tagged
+
+    def _artifact(self, ops: bytes) -> bytes:
+        return b"/Artifact BMC\n" + ops + b"EMC\n" if self.tagged and ops else ops
+
+    def _take_tree(self) -> None:
+        """A tagged source's tree, made ready to go onto the new pages, before its own pages
+        and catalog are dropped."""
+        if self.tagged and self._source_pages and self._tree is None:
+            from pressroom.pipeline.structure import keep_tree  # (it builds on this module)
+
+            self._tree = keep_tree(self.pdf)
 
     @property
     def glyphless(self) -> pikepdf.Object:
@@ -376,16 +399,18 @@ class OutputBuilder:
             fonts.Gly = self.glyphless
             self._codes.update(ord(c) for w in text.words for c in w.text if ord(c) > 0xFF)
             ops.append(
-                text_layer_ops(
-                    text.words,
-                    font="/Gly",
-                    origin=(dx, dy),
-                    frame_height_px=text.height_px,
-                    scale=(w * scale / text.width_px, h * scale / text.height_px),
+                self._artifact(
+                    text_layer_ops(
+                        text.words,
+                        font="/Gly",
+                        origin=(dx, dy),
+                        frame_height_px=text.height_px,
+                        scale=(w * scale / text.width_px, h * scale / text.height_px),
+                    )
                 )
             )
         band_ops = self._bands(page_w, page_h, page_number, xobjects, fonts, k)
-        ops.append(band_ops)
+        ops.append(self._artifact(band_ops))
         page = pikepdf.Page(
             Dictionary(
                 Type=Name.Page,
@@ -517,7 +542,7 @@ class OutputBuilder:
                 CropBox=Array([0, 0, width, height]),
                 Rotate=0,
                 Resources=Dictionary(XObject=xobjects, Font=fonts),
-                Contents=self.pdf.make_stream("".join(ops).encode("latin-1")),
+                Contents=self.pdf.make_stream(self._artifact("".join(ops).encode("latin-1"))),
             )
         )
         self.pdf.pages.insert(self._first_new, page)
@@ -572,6 +597,9 @@ class OutputBuilder:
                     if self.intents is None and isinstance(intents, Array):
                         # a range's part keeps the source's (save_part)
                         self.intents = merged.copy_foreign(intents)
+                    tree = opened.Root.get(TREE_KEY)
+                    if self._tree is None and isinstance(tree, Dictionary):
+                        self._tree = cast(Dictionary, merged.copy_foreign(tree))
                 share_resources(merged)
             self._write(path, title=title, created=created, placed=placed)
 
@@ -586,7 +614,10 @@ class OutputBuilder:
                 for part in self.parts:
                     self.pdf.pages.extend(stack.enter_context(pikepdf.open(part)).pages)
             self._finish_font()
+            self._take_tree()
             self._drop_source()
+            if self._tree is not None:  # for the assembly of the whole, as the carriers
+                self.pdf.Root[TREE_KEY] = self._tree
             if self.intents is not None:  # for the assembly of the whole, as the carriers
                 self.pdf.Root.OutputIntents = self.intents
             if self.carriers is not None:  # for the assembly of the whole
@@ -623,6 +654,7 @@ class OutputBuilder:
         self, path: Path, *, title: str, created: datetime, placed: Sequence[Placed] = ()
     ) -> None:
         self._finish_font()
+        self._take_tree()
         self._drop_source()
         from pressroom.pipeline.structure import Carriers, write_carriers  # (builds on this)
 
@@ -631,7 +663,7 @@ class OutputBuilder:
         # pages; the cover is labelled "Cover", the content pages as the source numbered them
         # (from 1 where it did not)
         cover = 0 if self.template.cover is not None else None
-        write_carriers(self.pdf, carriers, placed, cover=cover)
+        write_carriers(self.pdf, carriers, placed, cover=cover, tree=self._tree)
         with self.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["dc:title"] = title
             if carriers.author:

@@ -28,6 +28,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name, String
 
 from pressroom.engines.pdfstr import text_of
+from pressroom.engines.prune import is_tagged
 from pressroom.pipeline.render import Matrix, PageLayout, then, turn_cw
 
 # a hostile file may nest or chain its outline, names and labels without end
@@ -74,6 +75,7 @@ class Link:
     target: Target | None = None
     name: str | None = None
     uri: str | None = None
+    key: int | None = None  # its /StructParent: its place in a tagged document's tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,7 @@ class Carriers:
     links: tuple[Link, ...] = ()
     labels: tuple[Label, ...] = ()
     frames: tuple[Frame, ...] = ()
+    tagged: bool = False  # the source has a structure tree (kept: keep_tree / place_tree)
     # what was dropped from these (a redaction's carriers holding a found value): kinds
     dropped: tuple[str, ...] = field(default=())
 
@@ -150,6 +153,7 @@ class Carriers:
                     target(k["target"]),
                     k["name"],
                     k["uri"],
+                    k["key"],
                 )
                 for k in data["links"]
             ),
@@ -161,6 +165,7 @@ class Carriers:
                 Frame((f["box"][0], f["box"][1], f["box"][2], f["box"][3]), int(f["rotate"]))
                 for f in data["frames"]
             ),
+            tagged=bool(data["tagged"]),
             dropped=tuple(data["dropped"]),
         )
 
@@ -376,7 +381,11 @@ class _Reader:
         return level(root.get("/First"), 0)
 
     def links(self, named: dict[str, Target]) -> tuple[Link, ...]:
-        found: list[Link] = []
+        return tuple(link for link, _objgen in self.link_objects(named))
+
+    def link_objects(self, named: dict[str, Target]) -> list[tuple[Link, tuple[int, int]]]:
+        """The links kept, each with its annotation's object (for the structure tree)."""
+        found: list[tuple[Link, tuple[int, int]]] = []
         for index, page in enumerate(self.pdf.pages):
             annots = page.obj.get("/Annots")
             if not isinstance(annots, Array):
@@ -385,7 +394,7 @@ class _Reader:
                 if not isinstance(annot, Dictionary) or annot.get("/Subtype") != Name.Link:
                     continue
                 if not self.budget():
-                    return tuple(found)
+                    return found
                 rect = [_num(v) for v in annot.get("/Rect", Array())]
                 if len(rect) != 4 or any(v is None for v in rect):
                     continue
@@ -398,8 +407,11 @@ class _Reader:
                     quads = ()
                 x0, y0, x1, y1 = (float(v or 0.0) for v in rect)
                 box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-                found.append(Link(index, box, quads, target, name, uri))
-        return tuple(found)
+                key = annot.get("/StructParent")
+                key = key if isinstance(key, int) and not isinstance(key, bool) else None
+                link = Link(index, box, quads, target, name, uri, key)
+                found.append((link, annot.objgen))
+        return found
 
     def labels(self) -> tuple[Label, ...]:
         tree = self.pdf.Root.get("/PageLabels")
@@ -474,6 +486,7 @@ def read_carriers(pdf: pikepdf.Pdf) -> Carriers:
         links=reader.links(named),
         labels=reader.labels(),
         frames=tuple(_frame(page) for page in pdf.pages),
+        tagged=is_tagged(pdf),
     )
 
 
@@ -562,6 +575,7 @@ class _Writer:
         self.carriers = carriers
         self.placed = {p.source: p for p in placed}
         self.names = {n for n, _t in carriers.dests}
+        self.annots: dict[int, Dictionary] = {}  # the links written, by their place in order
 
     def matrix(self, source: int) -> Matrix | None:
         p = self.placed.get(source)
@@ -676,7 +690,7 @@ class _Writer:
         self.pdf.Root.Names = Dictionary(Dests=tree.obj)
 
     def links(self) -> None:
-        for link in self.carriers.links:
+        for ordinal, link in enumerate(self.carriers.links):
             p = self.placed.get(link.page)
             m = self.matrix(link.page)
             if p is None or m is None:
@@ -702,7 +716,9 @@ class _Writer:
             page = self.pdf.pages[p.output].obj
             if "/Annots" not in page:
                 page.Annots = Array()
-            page.Annots.append(self.pdf.make_indirect(annot))
+            made = self.pdf.make_indirect(annot)
+            page.Annots.append(made)
+            self.annots[ordinal] = made
 
     def labels(self, cover: int | None, pages: int) -> None:
         nums: list[object] = []
@@ -731,18 +747,260 @@ def write_carriers(
     placed: Sequence[Placed],
     *,
     cover: int | None,
+    tree: Dictionary | None = None,
 ) -> None:
     """``carriers`` written into the output ``pdf`` whose content pages are ``placed``;
     ``cover``: the cover page's index, when there is one (an outline entry and the label
-    "Cover" of its own; every target stays on its page). Title and document information are
-    the builder's (it writes them with its own)."""
+    "Cover" of its own; every target stays on its page). ``tree``: the source's structure
+    tree as ``keep_tree`` left it, placed on the output's pages. Title and document
+    information are the builder's (it writes them with its own)."""
     writer = _Writer(pdf, carriers, placed)
     writer.dests()
     writer.outlines(cover)
     writer.links()
     writer.labels(cover, len(placed))
+    if tree is not None:
+        place_tree(pdf, tree, writer)
     root = pdf.Root
     if carriers.lang:
         root.Lang = String(carriers.lang)
     if carriers.display_title:
         root.ViewerPreferences = Dictionary(DisplayDocTitle=True)
+
+
+# ---------------------------------------------------------------- the structure tree
+#
+# A tagged source's structure tree points at its pages, its pages' marked content (MCIDs) and
+# its link annotations. The output's pages are new and draw each source page as a form
+# XObject that keeps the marked content (engines.prune), so the tree is kept in two steps:
+# ``keep_tree`` (on the source, before its pages go) puts a placeholder where the tree names
+# a page, an MCID or a link, holding only the source page's or link's number; ``place_tree``
+# (on the output) puts the new page, a marked-content reference into that page's form
+# ({/Type /MCR /Pg page /MCID n /Stm form}) and the new link there. Between the two the tree
+# refers to nothing of the source's pages, so a page range's part can carry it to the
+# assembly of the whole, and the whole is the same bytes however it was cut.
+
+_PAGE = "/PressroomPage"
+_LINK = "/PressroomLink"
+_TREE_KEYS = (
+    "/Type",
+    "/K",
+    "/ParentTree",
+    "/ParentTreeNextKey",
+    "/RoleMap",
+    "/ClassMap",
+    "/IDTree",
+)
+MAX_ELEMENTS = 200_000
+
+
+def _placeholder(key: str, n: int) -> Dictionary:
+    return Dictionary({key: n})
+
+
+def keep_tree(pdf: pikepdf.Pdf) -> Dictionary | None:
+    """The source's structure tree, rewritten in place to name pages and links by number
+    (see above); None where there is none. Kids that point at what the output does not keep
+    (another annotation, a marked-content sequence in a nested form) are left out."""
+    root = pdf.Root.get("/StructTreeRoot")
+    if not isinstance(root, Dictionary):
+        return None
+    reader = _Reader(pdf)
+    links = {objgen: n for n, (_l, objgen) in enumerate(reader.link_objects(reader.names()))}
+    pages = reader.pages
+    for key in list(root.keys()):
+        if key not in _TREE_KEYS:
+            del root[key]
+    seen: set[tuple[int, int]] = set()
+    count = 0
+
+    def page_of(value: object) -> int | None:
+        if isinstance(value, Dictionary) and value.is_indirect:
+            return pages.get(value.objgen)
+        return None
+
+    def generic(obj: Any, depth: int) -> None:
+        """Anything else the tree holds: a page named anywhere becomes a placeholder, an
+        annotation not kept goes."""
+        if depth > MAX_DEPTH:
+            return
+        if isinstance(obj, Dictionary | Array) and obj.is_indirect:
+            if obj.objgen in seen:
+                return
+            seen.add(obj.objgen)
+        items: list[tuple[Any, Any]] = []
+        if isinstance(obj, Dictionary):
+            items = list(obj.items())
+        elif isinstance(obj, Array):
+            items = list(enumerate(obj))
+        for key, value in items:
+            if not isinstance(value, Dictionary | Array):
+                continue
+            if isinstance(value, Dictionary) and value.get("/Type") in (Name.Page, Name.Annot):
+                index = page_of(value)
+                link = links.get(value.objgen) if value.is_indirect else None
+                if index is not None:
+                    obj[key] = _placeholder(_PAGE, index)
+                elif link is not None:
+                    obj[key] = _placeholder(_LINK, link)
+                elif isinstance(obj, Dictionary):
+                    del obj[key]
+                else:
+                    obj[key] = None
+                continue
+            generic(value, depth + 1)
+
+    def kid(value: object, page: int | None) -> object | None:
+        """One kid of an element: an MCID, a marked-content or object reference, an element."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            if page is None:
+                return None
+            return Dictionary(Type=Name.MCR, Pg=_placeholder(_PAGE, page), MCID=value)
+        if not isinstance(value, Dictionary):
+            return None
+        kind = value.get("/Type")
+        if kind == Name.MCR:
+            own = page_of(value.get("/Pg"))
+            mcid = value.get("/MCID")
+            if "/Stm" in value or not isinstance(mcid, int):
+                return None  # in a nested form's content: not kept (engines.prune)
+            at = own if own is not None else page
+            if at is None:
+                return None
+            return Dictionary(Type=Name.MCR, Pg=_placeholder(_PAGE, at), MCID=mcid)
+        if kind == Name.OBJR:
+            target = value.get("/Obj")
+            n = links.get(target.objgen) if isinstance(target, Dictionary) else None
+            if n is None:
+                return None
+            return Dictionary(Type=Name.OBJR, Obj=_placeholder(_LINK, n))
+        element(value, page, 0)
+        return value
+
+    def element(elem: Dictionary, inherited: int | None, depth: int) -> None:
+        nonlocal count
+        count += 1
+        if depth > MAX_DEPTH or count > MAX_ELEMENTS:
+            elem.K = Array()
+            return
+        if elem.is_indirect:
+            if elem.objgen in seen:
+                return
+            seen.add(elem.objgen)
+        page = page_of(elem.get("/Pg"))
+        if "/Pg" in elem:
+            del elem["/Pg"]
+            if page is not None:
+                elem.Pg = _placeholder(_PAGE, page)
+        here = page if page is not None else inherited
+        kids = elem.get("/K")
+        listed = list(kids) if isinstance(kids, Array) else ([] if kids is None else [kids])
+        kept: list[Any] = []
+        for value in listed:
+            if isinstance(value, Dictionary) and value.get("/Type") not in (Name.MCR, Name.OBJR):
+                if "/S" in value:  # an element
+                    element(value, here, depth + 1)
+                    kept.append(value)
+                continue
+            made = kid(value, here)
+            if made is not None:
+                kept.append(made)
+        if kids is not None:
+            elem.K = Array(kept)
+        for key, value in list(elem.items()):
+            if key not in ("/K", "/Pg", "/P"):
+                generic(value, depth + 1)
+
+    top = root.get("/K")
+    tops = list(top) if isinstance(top, Array) else ([] if top is None else [top])
+    for value in tops:
+        if isinstance(value, Dictionary):
+            element(value, None, 0)
+    for key in ("/ParentTree", "/IDTree", "/RoleMap", "/ClassMap"):
+        if key in root:
+            generic(root[key], 0)
+    return root
+
+
+def place_tree(pdf: pikepdf.Pdf, tree: Dictionary, writer: _Writer) -> None:
+    """A tree ``keep_tree`` rewrote, onto the output's pages: each placeholder the new page,
+    each marked-content reference into that page's form of the source (gone where the page
+    is no longer drawn from it: a scan levelled into a new image), each link the new one."""
+    forms: dict[int, tuple[Dictionary, pikepdf.Object | None]] = {}
+    for source, placed in writer.placed.items():
+        page = pdf.pages[placed.output].obj
+        xobjects = page.get("/Resources", Dictionary()).get("/XObject", Dictionary())
+        form = xobjects.get("/Src")
+        keyed = isinstance(form, pikepdf.Stream) and "/StructParents" in form
+        forms[source] = (page, form if keyed else None)
+    for n, link in enumerate(writer.carriers.links):
+        made = writer.annots.get(n)
+        if made is not None and link.key is not None:
+            made.StructParent = link.key
+    seen: set[tuple[int, int]] = set()
+
+    def resolve(value: object) -> object | None:
+        """A placeholder's object; the value itself for anything else; None: it goes."""
+        if isinstance(value, Dictionary) and not value.is_indirect:
+            if _PAGE in value:
+                found = forms.get(int(value[_PAGE]))
+                return found[0] if found is not None else None
+            if _LINK in value:
+                return writer.annots.get(int(value[_LINK]))
+            if value.get("/Type") == Name.OBJR and isinstance(value.get("/Obj"), Dictionary):
+                placeholder = value.Obj
+                if _LINK not in placeholder:
+                    return value
+                annot = writer.annots.get(int(placeholder[_LINK]))
+                return None if annot is None else Dictionary(Type=Name.OBJR, Obj=annot)
+            if value.get("/Type") == Name.MCR and isinstance(value.get("/Pg"), Dictionary):
+                page_ph = value.Pg
+                if _PAGE not in page_ph:
+                    return value
+                found = forms.get(int(page_ph[_PAGE]))
+                if found is None or found[1] is None:
+                    return None
+                return Dictionary(Type=Name.MCR, Pg=found[0], MCID=value.MCID, Stm=found[1])
+        return value
+
+    def walk(obj: object, depth: int) -> None:
+        if depth > MAX_DEPTH * 4 or not isinstance(obj, Dictionary | Array):
+            return
+        if obj.is_indirect:
+            if obj.objgen in seen:
+                return
+            seen.add(obj.objgen)
+        if isinstance(obj, Dictionary):
+            if _PAGE in obj or _LINK in obj:
+                return
+            for key, value in list(obj.items()):
+                if key == "/P":
+                    continue
+                made = resolve(value)
+                if made is None:
+                    del obj[key]
+                elif made is not value:
+                    obj[key] = made
+                else:
+                    walk(value, depth + 1)
+        else:
+            kept: list[Any] = []
+            changed = False
+            for value in list(obj):
+                made = resolve(value)
+                if made is None:
+                    changed = True
+                    continue
+                if made is not value:
+                    changed = True
+                else:
+                    walk(value, depth + 1)
+                kept.append(made)
+            if changed:
+                for i in reversed(range(len(obj))):
+                    del obj[i]
+                obj.extend(kept)
+
+    walk(tree, 0)
+    pdf.Root.StructTreeRoot = tree
+    pdf.Root.MarkInfo = Dictionary(Marked=True)

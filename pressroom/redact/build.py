@@ -10,6 +10,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pikepdf
@@ -35,9 +36,11 @@ from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
+from pressroom.pipeline.structure import Carriers, read_carriers
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import NOTHING, Applied
-from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, visible_words
+from pressroom.redact.leaks import carries_value
+from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, normalise, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan, RedactionSource
 
@@ -64,17 +67,22 @@ def build_output(
     progress: Progress | None,
     timer: StageTimer,
     applied: Applied = NOTHING,
+    detector: Finder | None = None,
 ) -> Built:
     """Pass two: every occurrence of every value, on every page; build and save the output.
     ``applied``: a reviewer's corrections — boxes drawn, by content page (from 0), in that
     scan's pixels, burned exactly there with the words they touch left out of the text layer;
-    words a removed box lets stand, left where they are unless another finding covers them."""
+    words a removed box lets stand, left where they are unless another finding covers them.
+    ``detector``: run on the source's carriers' text too (a title naming someone the pages
+    do not), where given."""
     drawn = applied.drawn
     by_hand = by_kind.get(MANUAL, set())
     found_values = set().union(*by_kind.values())
     total = len(info.pages)
-    # a fresh document: nothing of the source comes along but page content
-    out = Assembly(stack, options, total, engine, timer, note="redacted")
+    # a fresh document: nothing of the source comes along but page content, and those of its
+    # carriers (title, outlines, destinations, labels) that hold no value found
+    carriers = safe_carriers(src.pdf, found_values, tokens, detector)
+    out = Assembly(stack, options, total, engine, timer, note="redacted", carriers=carriers)
     built = Built(out, [], {})
     budget = PixelBudget(options.limits)  # this pass's bitmaps
     frames = src.frames() if info.kind is not SourceKind.PDF else None
@@ -177,6 +185,39 @@ def build_output(
             frames.close()
     out.finish(output)
     return built
+
+
+class Finder(Protocol):
+    def find(self, text: str) -> Sequence[object]: ...
+
+
+def safe_carriers(
+    pdf: pikepdf.Pdf | None,
+    values: set[str],
+    tokens: frozenset[str],
+    detector: Finder | None = None,
+) -> Carriers | None:
+    """What of the source's carriers a redaction may keep, failing closed: each one whose text
+    holds a found value (compared as the leak check compares), a word of a found name, or
+    anything ``detector`` finds in it, is dropped (an outline item with its children, a link
+    whole, a label's prefix, the title), and the kinds dropped are named. The structure tree
+    is never kept in a redaction (its alt text would need a reading of its own). The leak
+    check reads what is kept like any string of the output (``redact.leaks``)."""
+    if pdf is None:
+        return None
+    carriers = read_carriers(pdf)
+    words = {t for t in tokens if len(t) >= 3}
+
+    def keep(text: str) -> bool:
+        if carries_value(text, values):
+            return False
+        if words & {normalise(w) for w in text.split()}:
+            return False
+        return detector is None or not detector.find(text)
+
+    # (the tree, and the marked content it points at, stay out: engines.prune drops marked
+    # content from a redaction's copies)
+    return replace(carriers.only(keep), tagged=False)
 
 
 def check_geometry(scan: PageScan, layout: PageLayout) -> None:

@@ -334,3 +334,65 @@ def test_ocrmypdfs_files_keep_their_outlines_title_and_language(tmp_path: Path, 
     ]
     if name == "tagged.pdf":
         assert "Title:           Tagged PDF Demo" in _tool("pdfinfo", str(result))
+
+
+def _struct_text(path: Path) -> list[str]:
+    """The structure tree as poppler reads it, with the text of each element's marked
+    content; attributes left out (their order is the writer's) and object references too
+    (an OBJR names the link annotation by its object number)."""
+    out = _tool("pdfinfo", "-struct-text", str(path))
+    return [
+        line
+        for line in out.splitlines()
+        if not line.strip().startswith("/") and not line.strip().startswith("Object ")
+    ]
+
+
+def test_the_structure_tree_still_reaches_the_text_and_the_links(tmp_path: Path) -> None:
+    """The tree's elements keep their marked content (read through the page's form), the
+    links their object references to the new annotations; what Pressroom adds is an
+    artifact."""
+    src = structured_pdf(tmp_path / "report.pdf")
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("sample"))
+    process_document(src, out, options, FakeOcrEngine(lines=["never read"]))
+    ours, theirs = _struct_text(out), _struct_text(src)
+    assert ours == theirs
+    assert '"Heading 3"' in "\n".join(ours)
+    with pikepdf.open(out) as pdf:
+        assert pdf.Root.MarkInfo.Marked is True
+        root = pdf.Root.StructTreeRoot
+        document = root.K
+        link_elem = document.K[2]
+        assert str(link_elem.S) == "/Link"
+        mcr, objr = link_elem.K
+        page = pdf.pages[1].obj  # after the cover
+        assert mcr.Type == Name.MCR and mcr.Pg.objgen == page.objgen
+        assert mcr.Stm.objgen == page.Resources.XObject.Src.objgen
+        assert page.Resources.XObject.Src.StructParents == 0
+        assert objr.Obj.objgen == page.Annots[0].objgen
+        assert page.Annots[0].StructParent == 10
+        assert pikepdf.NumberTree(root.ParentTree)[10].objgen == link_elem.objgen
+        assert b"/Artifact BMC" in page.Contents.read_bytes()
+        assert b"/Artifact BMC" in pdf.pages[0].obj.Contents.read_bytes()  # the cover
+
+
+def test_a_tagged_document_through_the_cli_keeps_its_tree(tmp_path: Path) -> None:
+    src = structured_pdf(tmp_path / "report.pdf")
+    out = tmp_path / "out"
+    done = run_cli("process", str(src), "-o", str(out), scratch=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _struct_text(out / "report.pdf") == _struct_text(src)
+    assert "Tagged:          yes" in _tool("pdfinfo", str(out / "report.pdf"))
+
+
+def test_ocrmypdfs_tagged_pdf_keeps_its_structure_tree(tmp_path: Path) -> None:
+    src = _mirror_file("tagged.pdf", tmp_path / "tagged.pdf")
+    if src is None:
+        pytest.skip("no local mirror of OCRmyPDF")
+    out = tmp_path / "out"
+    done = run_cli("process", str(src), "-o", str(out), scratch=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ours = _struct_text(out / "tagged.pdf")
+    assert ours == _struct_text(src)
+    assert '"Document text."' in "\n".join(ours)

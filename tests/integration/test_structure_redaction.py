@@ -1,0 +1,95 @@
+"""A redaction keeps the source's carriers only where they hold no value it removes (issue 43,
+item 1, failing closed): a name planted in the title, an outline item's title and a link's
+URI is in none of the output's bytes, decompressed; what holds nothing stays, and the result
+names what was dropped."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pikepdf
+import pytest
+
+from pressroom.engines.tesseract import TesseractEngine
+from pressroom.pipeline.core import JobOptions
+from pressroom.redact.engine import redact_document
+from pressroom.redact.leaks import find_leaks
+from pressroom.redact.policy import parse_policy
+from pressroom.templates import resolve_template
+from tests.e2e.test_structure_carriers import structured_pdf
+
+pytestmark = pytest.mark.integration
+
+NAME = "Margaret Thornbury"
+
+
+def test_a_name_in_the_title_an_outline_and_a_link_survives_nowhere(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    src = structured_pdf(tmp_path / "report.pdf", secret=NAME)
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("sample"))
+    result = redact_document(src, out, options, parse_policy("name", now=0), engine)
+    assert set(result.dropped) == {"title", "outlines", "links"}
+    qdf = tmp_path / "qdf.pdf"
+    subprocess.run(
+        ["qpdf", "--qdf", "--object-streams=disable", str(out), str(qdf)],
+        check=True,
+        timeout=60,
+    )
+    everything = qdf.read_bytes()
+    for part in ("Thornbury", "Margaret", "Thornbury".encode("utf-16-be").decode("latin-1")):
+        assert part.encode("latin-1") not in everything
+    assert find_leaks(out, [NAME]) == []
+    with pikepdf.open(out) as pdf:
+        # the title fell back to the template's; the items and the link with nothing in them
+        # stayed, on their pages
+        assert str(pdf.docinfo.Title) == "Processed document"
+        with pdf.open_outline() as outline:
+            titles = [item.title for item in outline.root]
+        assert titles == ["Cover", "Front matter", "Chapter one"]
+        annots = pdf.pages[1].obj.Annots
+        assert len(annots) == 1 and "/Dest" in annots[0]
+        assert [p.label for p in pdf.pages] == ["Cover", "i", "ii", "1", "2"]
+        assert "/StructTreeRoot" not in pdf.Root
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["title", "outline", "uri", "destination", "label"],
+)
+def test_the_leak_check_reads_every_carrier_an_output_may_keep(tmp_path: Path, where: str) -> None:
+    """Were a carrier with the value kept, the output check would see it: each place the
+    carriers are written is read by find_leaks."""
+    from pressroom.pipeline.render import PageLayout
+    from pressroom.pipeline.structure import (
+        Carriers,
+        Frame,
+        Label,
+        Link,
+        Outline,
+        Placed,
+        Target,
+        write_carriers,
+    )
+
+    target = Target(0, "/Fit")
+    carriers = Carriers(
+        outlines=(Outline(f"About {NAME}" if where == "outline" else "About", target),),
+        dests=((NAME if where == "destination" else "top", target),),
+        links=(Link(0, (0, 0, 10, 10), uri=f"https://x.org/{NAME}" if where == "uri" else None,
+                    target=target),),
+        labels=(Label(0, "/D", f"{NAME}-" if where == "label" else ""),),
+        frames=(Frame((0, 0, 612, 792)),),
+    )  # fmt: skip
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page(page_size=(612, 792))
+    layout = PageLayout(612, 792, (0, 0, 612, 792))
+    write_carriers(pdf, carriers, [Placed(0, 0, layout, 0)], cover=None)
+    if where == "title":
+        with pdf.open_metadata() as meta:
+            meta["dc:title"] = NAME
+    path = tmp_path / "carried.pdf"
+    pdf.save(path)
+    assert find_leaks(path, [NAME]), where
