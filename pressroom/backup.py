@@ -629,12 +629,14 @@ def backup_all(
     progress: BytesProgress | None = None,
 ) -> Bundle:
     """Everything a restore needs, in one new folder ``dest`` (or one tar file when its name
-    ends in ``.tar``): the SQLite database copied online (as ``backup``), then the blob
-    store's files as stored (sealed blobs stay sealed), the signing key, the default API key
-    and the master keys with ``with_keys``, and ``manifest.json`` with every file's size and
-    SHA-256. For S3 the manifest lists every object with its size and ETag; ``s3`` copies
-    them too. Written under a temporary name beside ``dest`` and moved into place at the end:
-    a failure leaves nothing, an existing ``dest`` is never replaced (``CONFLICT``)."""
+    ends in ``.tar``): the database copied online (SQLite as ``backup`` does, PostgreSQL by
+    ``pg_dump``), then the blob store's files as stored (sealed blobs stay sealed), the
+    signing key, the default API key and the master keys with ``with_keys``, and
+    ``manifest.json`` with every file's size and SHA-256 (a tar's last member: the blobs go
+    straight into the tar, never staged). For S3 the manifest lists every object with its
+    size and ETag; ``s3`` copies them too. Written under a temporary name beside ``dest`` and
+    moved into place at the end: a failure leaves nothing, an existing ``dest`` is never
+    replaced (``CONFLICT``)."""
     as_tar = dest.name.endswith(".tar")
     pg = _postgresql(settings)
     if pg is None:
