@@ -1012,7 +1012,9 @@ def restore_all(
                 entry = expected.get(name) if expected is not None else None
                 known = entry is not None if expected is not None else _entry_allowed(name)
                 if not known or name in got:
-                    listing = "its manifest does not list" if expected else "no backup holds"
+                    listing = (
+                        "its manifest does not list" if expected is not None else "no backup holds"
+                    )
                     raise UntrustedBackup(
                         f"the backup holds {_shown(name)}, which {listing}"
                         f"{' (twice)' if name in got else ''}: nothing was restored"
