@@ -236,7 +236,8 @@ def _title(pdf: Any) -> str:
                 title = str(meta.get("dc:title", "") or "").strip()
         except (pikepdf.PdfError, ValueError, KeyError, AttributeError):
             pass
-    return title
+    # as a reader shows it: a C string's NUL or a stray control character is no part of it
+    return "".join(ch for ch in title if ch.isprintable()).strip()
 
 
 def _labels(pdf: Any) -> tuple[str, ...]:
@@ -475,7 +476,7 @@ def report(data: dict[str, Any], after: dict[str, Any] | None = None) -> list[st
             continue
         for r in d["results"]:
             for t, x in r["runs"].items():
-                if x["outcome"] == "crashed":
+                if x["outcome"] == "crashed" and (d is data or t == "pressroom"):
                     lines.append(
                         f"crashed {label} {t}: {r['repo']}:{r['path']} ({r['half']})"
                         f" {x['code']}: {x['last_line']}"
