@@ -155,3 +155,28 @@ def test_a_backup_restored_into_an_empty_data_dir_serves_every_job_byte_identica
     finally:
         second.client.close()
         stop(second.process)
+
+
+def test_the_one_step_refusals_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert pressroom("db", "upgrade", data=data).returncode == 0
+    made = pressroom("backup", str(tmp_path / "b.tar"), data=data)
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "plain.txt").write_text("not a backup")
+    cases = [
+        (("backup", str(tmp_path / "taken")), data, "CONFLICT"),
+        (("restore", str(tmp_path / "b.tar")), data, "CONFLICT"),  # not empty, no --force
+        (("restore", str(tmp_path / "none")), tmp_path / "fresh", "NOT_FOUND"),
+        (("restore", str(tmp_path / "plain.txt")), tmp_path / "fresh", "BAD_REQUEST"),
+    ]
+    for args, where, code in cases:
+        refused = pressroom(*args, data=where)
+        assert refused.returncode == 2, (args, refused.stderr)
+        assert refused.stdout == "" and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith(f"error: {code}: "), refused.stderr
+    assert not (tmp_path / "fresh").exists() and list((tmp_path / "taken").iterdir()) == []
+    forced = pressroom("restore", "--force", str(tmp_path / "b.tar"), data=data)
+    assert forced.returncode == 0, forced.stderr
+    assert "The data dir it replaced was moved to " in forced.stdout
+    assert len(list(tmp_path.glob("data.before-restore-*"))) == 1
