@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
@@ -449,18 +450,22 @@ def _frame(page: pikepdf.Page) -> Frame:
 
 
 def _xmp(pdf: pikepdf.Pdf) -> dict[str, str]:
-    try:
-        meta = pdf.open_metadata()
-        found = {}
-        for key in ("dc:title", "dc:description", "pdf:Keywords", "dc:creator"):
-            value = meta.get(key)
-            if isinstance(value, list):
-                value = "; ".join(str(v) for v in value)
-            if isinstance(value, str) and value.strip():
-                found[key] = value.strip()
-        return found
-    except Exception:  # a source's XMP that does not parse carries nothing
-        return {}
+    """The XMP's title, description, keywords and creators, where it has them."""
+    found: dict[str, str] = {}
+    # a source's XMP that does not parse (or parses with complaints) carries nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            meta = pdf.open_metadata()
+            for key in ("dc:title", "dc:description", "pdf:Keywords", "dc:creator"):
+                value = meta.get(key)
+                if isinstance(value, list):
+                    value = "; ".join(str(v) for v in value)
+                if isinstance(value, str) and value.strip():
+                    found[key] = value.strip()
+        except Exception:
+            return {}
+    return found
 
 
 def read_carriers(pdf: pikepdf.Pdf) -> Carriers:

@@ -75,3 +75,17 @@ def test_a_quarter_turned_page_under_bands_maps_its_targets() -> None:
     assert pdf.Root.ViewerPreferences.DisplayDocTitle is True
     (link,) = pdf.pages[0].obj.Annots
     assert [float(v) for v in link.Rect] == [70.0, 595.0, 210.0, 614.0]
+
+
+def test_the_title_comes_from_the_xmp_where_the_info_has_none_and_bad_xmp_is_no_bar() -> None:
+    from pressroom.pipeline.structure import read_carriers
+
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page()
+    with pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
+        meta["dc:title"] = "From the XMP"
+    assert "/Title" not in pdf.docinfo
+    assert read_carriers(pdf).title == "From the XMP"
+    pdf.Root.Metadata = pdf.make_stream(b"<x:xmpmeta this is not XML")
+    pdf.docinfo.Title = "From the info"
+    assert read_carriers(pdf).title == "From the info"
