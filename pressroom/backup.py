@@ -38,7 +38,7 @@ from pressroom.errors import (
     NotFound,
     UntrustedBackup,
 )
-from pressroom.settings import Settings
+from pressroom.settings import Settings, child_environment
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_RECIPE = "docs/operations.md#backups-and-restore"
@@ -1397,7 +1397,7 @@ def _pg_tool(pg: _Pg, *args: str) -> str:
     import subprocess
 
     done = subprocess.run(
-        list(args), env={**os.environ, **pg.env}, capture_output=True, text=True, check=False
+        list(args), env=child_environment(pg.env), capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         lines = [x for x in done.stderr.splitlines() if x.strip()]

@@ -956,6 +956,13 @@ if __name__ == "__main__":
     sys.stdout.write(markdown())
 
 
+def child_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    """The environment for a tool Pressroom runs (pg_dump, pg_restore): this process's own with
+    ``extra`` over it. Kept here, where the environment is read, so every other module reads
+    its configuration from ``Settings``."""
+    return {**os.environ, **extra}
+
+
 def source_date(environ: Mapping[str, str] | None = None) -> datetime | None:
     """The date the reproducible-builds convention asks for (``SOURCE_DATE_EPOCH``, seconds
     since 1970, UTC), for `process`: every date an output carries is this one, so the same
