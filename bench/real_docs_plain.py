@@ -71,6 +71,7 @@ OCRMYPDF = Path(
     os.environ.get("PRESSROOM_BENCH_OCRMYPDF", HERE.parent / ".venv-bench/bin/ocrmypdf")
 )
 CODE = re.compile(r"^([A-Z][A-Z0-9_]+): ", re.M)
+OK_LINE = re.compile(r"^ok\s+\S+\s+(.*)$", re.M)
 OCRMYPDF_ERROR = re.compile(r"^([A-Z]\w*(?:Error|Exception)): ", re.M)
 TOOLS = ("pressroom", "ocrmypdf", "ocrmypdf --skip-text")
 OUTCOMES = ("delivered", "refused", "held", "temporary", "crashed", "timed out")
@@ -102,6 +103,7 @@ class Run:
     last_line: str = ""  # stderr's last line, for a crash (file names are the cache's hashes)
     reused: bool = False  # the --skip-text row copied from the default run (same work)
     checks: dict[str, Any] = field(default_factory=dict)  # a delivered output's, see ``inspect``
+    ok_line: str = ""  # Pressroom's ``ok`` line after the file's name: what it did
 
 
 @dataclass
@@ -122,23 +124,24 @@ def last_line(text: str) -> str:
 
 
 def timed(cmd: Sequence[str], timeout: float) -> tuple[int | None, str, float]:
-    """Run ``cmd`` in its own process group under ``nice -n 10``; (exit, stderr, seconds), exit
-    None when it ran past ``timeout`` (the whole group is killed: Tesseract and Ghostscript too)."""
+    """Run ``cmd`` in its own process group under ``nice -n 10``; (exit, stdout and stderr,
+    seconds), exit None when it ran past ``timeout`` (the whole group is killed: Tesseract and
+    Ghostscript too)."""
     t0 = time.monotonic()
     proc = subprocess.Popen(
         ["nice", "-n", "10", *cmd],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
         errors="replace",
         start_new_session=True,
     )
     try:
-        _, err = proc.communicate(timeout=timeout)
+        err, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        _, err = proc.communicate()
+        err, _ = proc.communicate()
         return None, err or "", round(time.monotonic() - t0, 1)
     return proc.returncode, err or "", round(time.monotonic() - t0, 1)
 
@@ -150,6 +153,8 @@ def run_pressroom(pdf: Path, out: Path, timeout: float) -> Run:
         [sys.executable, "-m", "pressroom.cli", "process", "-o", str(out), str(pdf)], timeout
     )
     r = Run(exit=rc, seconds=secs)
+    ok = OK_LINE.search(err)
+    r.ok_line = ok.group(1)[:240] if ok else ""
     m = CODE.search(err)
     code = m.group(1) if m else ""
     if rc is None:
@@ -497,6 +502,17 @@ def report(data: dict[str, Any], after: dict[str, Any] | None = None) -> list[st
                     f"Pressroom {label} {p['outcome']} {p['code']} where {by} delivered:"
                     f" {r['repo']}:{r['path']} ({r['half']}, {r['kind']}, {r['pages']} p.)"
                 )
+        turned = [
+            r
+            for r in d["results"]
+            if "turned" in r["runs"].get("pressroom", {}).get("ok_line", "")
+            or "upright" in r["runs"].get("pressroom", {}).get("ok_line", "")
+        ]
+        for r in turned:
+            lines.append(
+                f"Pressroom {label} turned: {r['repo']}:{r['path']} ({r['half']}, {r['kind']}):"
+                f" {r['runs']['pressroom']['ok_line']}"
+            )
     return lines
 
 
