@@ -21,6 +21,13 @@ whether every Pressroom run did. OCRmyPDF (`--jobs N --output-type pdf --optimiz
 --skip-text --rotate-pages --deskew`: keep born-digital pages, level and turn as Pressroom
 does) runs from `.venv-bench/bin/ocrmypdf` when it is there (`python3 -m venv .venv-bench &&
 .venv-bench/bin/pip install ocrmypdf`); its row is left out with a note when it is not.
+
+``--model`` measures instead what no load can blur: each page's CPU seconds, read by itself
+in this process (real Tesseract, after one untimed warm-up read: the model load and imports
+are printed apart), the fixed CPU cost of a chunk (a born-digital page's read, which does no
+OCR), and from them the time two (``--jobs``) processes would take, each taking the next chunk
+as it frees up: fixed halves, ``cli.spread.page_chunks`` and one page a chunk; how long the
+first process to finish waits for the last; and the speed-up each allows over one process.
 """
 
 from __future__ import annotations
@@ -137,7 +144,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="N for -j N and OCRmyPDF's --jobs")
     parser.add_argument("--systems", default="j1,jN,ocrmypdf")
     parser.add_argument("--keep", type=Path, help="a folder to keep the mixed file in")
+    parser.add_argument("--model", action="store_true", help="per-page CPU and the schedules")
     args = parser.parse_args()
+    if args.model:
+        with tempfile.TemporaryDirectory() as tmp:
+            model(mixed_scan(Path(tmp) / "mixed.pdf", args.order), args.order, args.jobs)
+        return
     _subreaper()
     systems = args.systems.split(",")
     if "ocrmypdf" in systems and not OCRMYPDF.exists():
@@ -195,6 +207,60 @@ def main() -> None:
                     flush=True,
                 )
     _summary(results, systems, args.jobs, pages)
+
+
+def model(source: Path, order: str, jobs: int) -> None:
+    """Per-page CPU seconds and the schedules they allow (see the module's docstring)."""
+    from pressroom.cli.offline import OutputChoice, job_options, shared_engine
+    from pressroom.cli.spread import page_chunks
+    from pressroom.pipeline.ocr import engine_for
+    from pressroom.pipeline.plain import read_range
+    from pressroom.settings import Settings
+    from pressroom.templates import resolve_template
+
+    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+    settings = Settings()
+    options = job_options(resolve_template("sample"), None, settings, False, OutputChoice())
+    part = source.with_name("part.pdf")
+    started = time.process_time()
+    engine = engine_for(shared_engine(settings), options.languages)
+    read_range(source, part, options, engine, range(len(order) - 1, len(order)))
+    print(f"imports, model load and a first read: {time.process_time() - started:.2f} s CPU")
+    costs = []
+    for n in range(len(order)):
+        started = time.process_time()
+        read_range(source, part, options, engine, range(n, n + 1))
+        costs.append(time.process_time() - started)
+    born = [c for c, k in zip(costs, order, strict=True) if k == "T"]
+    fixed = min(born) if born else 0.0
+    for kind in dict.fromkeys(order):
+        mine = [c for c, k in zip(costs, order, strict=True) if k == kind]
+        print(f"  {kind}: {len(mine):2d} pages, {min(mine):.2f}-{max(mine):.2f} s CPU a page")
+    pages = len(order)
+    whole = sum(costs) - (pages - 1) * fixed  # one process, one chunk: -j 1's reading
+    print(
+        f"every page {sum(costs):.1f} s CPU read a page a chunk, {whole:.1f} s as one chunk; "
+        f"a chunk's fixed cost about {fixed:.2f} s (a T page's read, no OCR)"
+    )
+    half = [(n * pages // jobs, (n + 1) * pages // jobs) for n in range(jobs)]
+    for name, chunks in (
+        ("fixed ranges", half),
+        ("page_chunks", page_chunks(pages, jobs)),
+        ("a page a chunk", [(n, n + 1) for n in range(pages)]),
+    ):
+        # each page's time was read as a chunk of its own, so it holds one fixed cost: a
+        # chunk of k pages costs their times less k-1 fixed costs; the next chunk goes to
+        # the process that frees first
+        free = [0.0] * jobs
+        for first, end in chunks:
+            n = free.index(min(free))
+            free[n] += sum(costs[first:end]) - (end - first - 1) * fixed
+        span, idle = max(free), max(free) - min(free)
+        sizes = " ".join(str(end - first) for first, end in chunks) if len(chunks) < 12 else "1"
+        print(
+            f"  {name:<15} {len(chunks):2d} chunks ({sizes}): {span:5.1f} s, the first process "
+            f"idle {idle:4.1f} s at the end; {whole / span:.2f}x one process"
+        )
 
 
 def _label(system: str, jobs: int) -> str:
