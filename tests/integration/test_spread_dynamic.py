@@ -144,3 +144,31 @@ def test_a_process_held_on_a_slow_page_holds_one_chunk_and_the_others_read_the_r
     assert (tmp_path / "split.pdf").read_bytes() == (tmp_path / "whole.pdf").read_bytes()
     assert (tmp_path / "split.txt").read_text() == (tmp_path / "whole.txt").read_text()
     assert list(run.settings.scratch_dir.iterdir()) == []
+
+
+@dataclass
+class FailingEngine(HeldEngine):
+    """Reads every page but the tall first one, which it cannot read at all."""
+
+    def recognize(self, image: Any, **kwargs: Any) -> Any:
+        if image.height > 0.41 * image.width:
+            raise RuntimeError("this page cannot be read")
+        return super().recognize(image, **kwargs)
+
+
+def test_a_chunk_that_fails_fails_its_file_once_and_leaves_no_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first chunk's failure is the file's one outcome, whatever became of the chunks
+    other processes were reading or had not yet taken; nothing is delivered, no part stays."""
+    source = _source(tmp_path)
+    run = _run(tmp_path)
+    monkeypatch.setattr(offline, "_ENGINE", FailingEngine(lines=LINES, log=tmp_path / "r.log"))
+    said: list[Outcome] = []
+    (outcome,) = run_spread(
+        [(source, tmp_path / "split.pdf")], 2, run, Board(False), lambda _n, o: said.append(o)
+    )
+    assert said == [outcome]
+    assert outcome.exit_code == 1 and outcome.line == "INTERNAL_ERROR: uneven.pdf: RuntimeError"
+    assert not (tmp_path / "split.pdf").exists() and not (tmp_path / "split.txt").exists()
+    assert list(run.settings.scratch_dir.iterdir()) == []
