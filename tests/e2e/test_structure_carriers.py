@@ -396,3 +396,17 @@ def test_ocrmypdfs_tagged_pdf_keeps_its_structure_tree(tmp_path: Path) -> None:
     ours = _struct_text(out / "tagged.pdf")
     assert ours == _struct_text(src)
     assert '"Document text."' in "\n".join(ours)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pipeline/flatten.py deletes every /Annots left after flattening, links too, "
+    "before the pipeline reads them (a patch keeping /Link annotations is in H1's report)",
+)
+def test_links_survive_the_cli(tmp_path: Path) -> None:
+    src = structured_pdf(tmp_path / "report.pdf")
+    out = tmp_path / "out"
+    done = run_cli("process", str(src), "-o", str(out), scratch=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert URI in _tool("mutool", "show", str(out / "report.pdf"), "pages/1/Annots/1/A/URI")
+    assert "Object " in _tool("pdfinfo", "-struct", str(out / "report.pdf"))  # the OBJRs
