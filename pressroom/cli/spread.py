@@ -84,16 +84,18 @@ def page_chunks(pages: int, processes: int) -> list[tuple[int, int]]:
 
     Why this size: each chunk is a ``read_range`` that opens the whole source, draws its
     forms, inspects every page and writes a part, and the assembly opens each part again.
-    Measured on a 24-page 12 MB mixed scan (bench/spread_bench.py), a chunk's fixed cost is
-    about 0.07 s of CPU, most of it the source's inspection (0.065 s, so about 3 ms a page of
-    the document, more for a longer one), against 0.3 s to read a light page and 3-5 s a
-    dense one. A chunk a page would be cheap here but grows as pages² on long documents;
-    shrinking chunks keep the count small (24 pages on 2 processes: 9 chunks, 6 5 4 3 2 1 1 1
-    1) while the last ones are single pages, so when one process takes the last chunk the
-    others have about a page's work left, wherever the dense pages are. MOST_PAGES bounds
-    what one early chunk can hold if every page in it is dense (8 pages, about 30 s; 400
-    pages: 56 chunks). Fixed ranges of ⌈pages/processes⌉ left one process idle for as long as
-    the dense half outlasted the light one."""
+    Measured on a 24-page 12 MB mixed scan (``bench/spread_bench.py --model``), a chunk's
+    fixed cost is 0.05-0.07 s of CPU, most of it the source's inspection (0.065 s, about 3 ms
+    a page of the document, so more for a longer one), against 0.25-0.4 s to read a light
+    page and 1.2 s a dense one. A chunk a page would be cheap here but its cost grows as
+    pages² on long documents; shrinking chunks keep the count small (24
+    pages on 2 processes: 9 chunks, 6 5 4 3 2 1 1 1 1) while the last ones are single pages,
+    so when one process takes the last chunk the others have about a page's work left,
+    wherever the dense pages are. On that file, by its pages' measured CPU, two processes
+    taking chunks as they free up end in 8.3 s (1.87x one process); fixed halves took 12.0 s
+    (1.30x), the first process waiting 8.3 s for the other.
+    MOST_PAGES bounds what one early chunk can hold when all its pages are dense (8 pages,
+    about 10 s; 400 pages: 56 chunks)."""
     chunks, first = [], 0
     share = GUIDE * max(1, processes)
     while first < pages:
