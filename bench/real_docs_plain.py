@@ -462,6 +462,24 @@ def table(title: str, columns: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def by_kind(data: dict[str, Any], after: dict[str, Any] | None) -> list[str]:
+    """Delivered of each kind of document, per tool (both halves)."""
+    sets = [("Pressroom", data, "pressroom")]
+    if after:
+        sets = [("Pressroom before", data, "pressroom"), ("Pressroom after", after, "pressroom")]
+    sets += [("OCRmyPDF", data, "ocrmypdf"), ("OCRmyPDF --skip-text", data, "ocrmypdf --skip-text")]
+    kinds = sorted({r["kind"] for r in data["results"]})
+    lines = ["  delivered by kind: " + " / ".join(label for label, _, _ in sets)]
+    for kind in kinds:
+        cells = []
+        for _, d, tool in sets:
+            rs = [r for r in d["results"] if r["kind"] == kind and tool in r["runs"]]
+            ok = sum(1 for r in rs if r["runs"][tool]["outcome"] == "delivered")
+            cells.append(f"{ok}/{len(rs)}")
+        lines.append(f"    {kind:14} " + "  ".join(f"{c:>7}" for c in cells))
+    return lines
+
+
 def report(data: dict[str, Any], after: dict[str, Any] | None = None) -> list[str]:
     lines: list[str] = []
     for half in (*HALVES, "all"):
@@ -475,6 +493,8 @@ def report(data: dict[str, Any], after: dict[str, Any] | None = None) -> list[st
         cols["OCRmyPDF"] = summary(rs, "ocrmypdf")
         cols["OCRmyPDF --skip-text"] = summary(rs, "ocrmypdf --skip-text")
         lines += table(f"== {half}: {len(rs)} documents", cols)
+        if half == "all":
+            lines += by_kind(data, after)
         lines.append("")
     for label, d in (("before", data), ("after", after)) if after else (("", data),):
         if d is None:
