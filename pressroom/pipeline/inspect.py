@@ -14,6 +14,7 @@ from pressroom.engines import images, pdfium
 from pressroom.errors import ContentLimit, Corrupt, Encrypted, PageLimit, PixelLimit, TooLarge
 from pressroom.models import DocumentInfo, PageInfo, SourceKind
 from pressroom.pipeline.content import ContentMeter
+from pressroom.pipeline.resolution import fitting_dpi
 from pressroom.pipeline.sniff import sniff_file
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import bitmap_pixels
@@ -60,7 +61,9 @@ def inspect_source(
     """Facts of a source, refusing what would cost too much before anything costly is done.
 
     ``every_page_dpi``: every page will be rendered at this resolution (redaction), not only
-    those without text; their bitmaps are checked against the pixel limits too.
+    those without text; their bitmaps are checked against the pixel limits too. A PDF page too
+    large for the limit at it is checked at the lower resolution it will be read at
+    (``resolution.fitting_dpi``), and refused only where even that is over.
     """
     size = path.stat().st_size
     if size > limits.max_bytes:
@@ -260,7 +263,10 @@ def _inspect_pdf(path: Path, limits: Limits, every_page_dpi: float | None) -> li
                 facts.text_chars > 0 and facts.image_px is None
             )
             dpi = every_page_dpi
-            if dpi is None and not has_text:
+            if dpi is not None:
+                # a page too large at that resolution is read at a lower one within the limit
+                dpi = fitting_dpi(facts.width_pt, facts.height_pt, dpi, limits.max_pixels)
+            elif not has_text:
                 dpi = render_dpi(facts.image_dpi, limits)
             if dpi is not None:
                 pixels = bitmap_pixels(facts.width_pt, facts.height_pt, dpi)

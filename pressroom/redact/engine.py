@@ -113,7 +113,7 @@ def redact_document(
             check_text_size(info, options.limits)
         ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
         with ExitStack() as stack:
-            src = RedactionSource(stack, source, info)
+            src = RedactionSource(stack, source, info, options.limits)
             text = (
                 OriginalText(stack, original, rewritten, options.limits)
                 if original is not None and original != source
@@ -461,7 +461,7 @@ def detect_document(
         source = pages.path
         info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
         check_text_size(info, options.limits)
-        src = RedactionSource(stack, source, info)
+        src = RedactionSource(stack, source, info, options.limits)
         # what a rework took out (an earlier layer; every word under force) is found too
         text = (
             OriginalText(stack, flat, pages.rewritten, options.limits) if source != flat else None

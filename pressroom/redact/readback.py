@@ -20,6 +20,7 @@ from pressroom.models import Box, Word
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.resolution import fitting_dpi
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import NOTHING, Applied
@@ -270,11 +271,7 @@ def _redetect(
     digits, or in lower case (an OCR fragment is no name). Nor is a value a reviewer let stand
     (``applied``; ``offset``: output pages before the first content page).
     """
-    scale = REDACT_DPI / 72.0
-    boxes_on: dict[int, list[Box]] = {}
-    for index, dpi, boxes in burned:
-        k = REDACT_DPI / dpi
-        boxes_on[index] = [_onto(placed, index, _scaled(b, k), scale) for b in boxes]
+    burned_on = {index: (dpi, boxes) for index, dpi, boxes in burned}
     flagged: dict[int, list[Hit]] = {}
     budget = budget or PixelBudget(Limits())
     with pdfium.RecyclingDocument(output) as doc:
@@ -283,16 +280,23 @@ def _redetect(
                 continue
             page = doc[i]
             try:
+                # read at the resolution the source page was read at: lower for a page too
+                # large for the pixel limit at REDACT_DPI (the same rule as redact.scan's)
+                width, height = page.get_size()
+                read_dpi = fitting_dpi(width, height, REDACT_DPI, budget.max_pixels)
+                scale = read_dpi / 72.0
                 budget.take(*pdfium.bitmap_size(page, scale), f"output page {i + 1}")
-                image = page.render(scale=REDACT_DPI / 72.0, grayscale=True).to_pil()
-                words = extracted_words(page, REDACT_DPI / 72.0)
+                image = page.render(scale=scale, grayscale=True).to_pil()
+                words = extracted_words(page, scale)
             finally:
                 page.close()
             gray = image.convert("L")
             # read as it is: the words must stay where the output has them
-            seen = list(replace(ocr, straighten_min=None).read_as_is(gray, REDACT_DPI).result.words)
-            seen += faint_words(gray, seen, engine, REDACT_DPI)
-            near = [_grown(b, 6.0) for b in boxes_on.get(i, ())]
+            seen = list(replace(ocr, straighten_min=None).read_as_is(gray, read_dpi).result.words)
+            seen += faint_words(gray, seen, engine, read_dpi)
+            dpi, boxes = burned_on.get(i, (read_dpi, []))
+            on = [_onto(placed, i, _scaled(b, read_dpi / dpi), scale) for b in boxes]
+            near = [_grown(b, 6.0) for b in on]
             read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
             let_stand = [_onto(placed, i, b) for b in applied.removed_pt.get(i - offset, ())]
             for source in (words, read):

@@ -34,6 +34,7 @@ from pressroom.pipeline.core import (
     square_frame,
 )
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
+from pressroom.pipeline.resolution import fitting_dpi
 from pressroom.pipeline.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
@@ -91,9 +92,13 @@ class PageScan:
 class RedactionSource:
     """Page rasters and vector placements of one source, PDF or image, page by page."""
 
-    def __init__(self, stack: ExitStack, path: Path, info: DocumentInfo) -> None:
+    def __init__(
+        self, stack: ExitStack, path: Path, info: DocumentInfo, limits: Limits | None = None
+    ) -> None:
         self.path = path
         self.kind = info.kind
+        self.info = info
+        self.max_pixels = (limits or Limits()).max_pixels
         self.single = len(info.pages) == 1
         self.pdf: pikepdf.Pdf | None = None
         self.cleaner: PageCleaner | None = None  # kept pages copied with only what they draw
@@ -102,11 +107,18 @@ class RedactionSource:
             self.cleaner = PageCleaner(self.pdf, scrub_images=True)
             self.doc: Any = stack.enter_context(pdfium.RecyclingDocument(path))
 
+    def dpi(self, index: int) -> float:
+        """The resolution PDF page ``index`` is read and burned at: ``REDACT_DPI``, or the
+        lower one a page too large for the pixel limit at it fits in (inspection checked the
+        page at the same)."""
+        page = self.info.pages[index]
+        return fitting_dpi(page.width_pt, page.height_pt, REDACT_DPI, self.max_pixels)
+
     def frame(self, index: int) -> tuple[float, float]:
-        """The size of page ``index``'s rendering at 300 dpi (displayed, unrounded pixels)."""
+        """The size of page ``index``'s rendering (displayed, unrounded pixels)."""
         page = self.doc[index]
         try:
-            return page_to_pixels(page, REDACT_DPI / 72.0)[1]
+            return page_to_pixels(page, self.dpi(index) / 72.0)[1]
         finally:
             page.close()
 
@@ -116,14 +128,14 @@ class RedactionSource:
     def render(
         self, index: int, budget: PixelBudget, *, grey: bool = False
     ) -> tuple[Image.Image, list[Word]]:
-        """The displayed page at 300 dpi, RGB (or grey, as RGB made grey), and its extractable
-        words in that frame."""
+        """The displayed page at its resolution (``dpi``), RGB (or grey, as RGB made grey), and
+        its extractable words in that frame."""
+        scale = self.dpi(index) / 72.0
         page = self.doc[index]
         try:
-            budget.take(*pdfium.bitmap_size(page, REDACT_DPI / 72.0), f"page {index + 1}")
-            scale = REDACT_DPI / 72.0
+            budget.take(*pdfium.bitmap_size(page, scale), f"page {index + 1}")
             image = pdfium.render_luma(page, scale) if grey else pdfium.render_colour(page, scale)
-            words = extracted_words(page, REDACT_DPI / 72.0)
+            words = extracted_words(page, scale)
         finally:
             page.close()
         return image, words
@@ -219,7 +231,11 @@ def scan_pages(
                 read = original.words(page_info.index, src.frame(page_info.index))
         with timer.stage(Stage.RASTER):
             gray = raster.convert("L")
-        dpi = REDACT_DPI if info.kind is SourceKind.PDF else (page_info.native_dpi or 300.0)
+        dpi = (
+            src.dpi(page_info.index)
+            if info.kind is SourceKind.PDF
+            else (page_info.native_dpi or 300.0)
+        )
         # Levelled only where it is a scan with square pixels: a page with its own text is
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
         # an angle measured in pixels is not the page's. (The source's words a reworked page

@@ -16,6 +16,7 @@ from pressroom.errors import ContentLimit, Corrupt, PermanentError, PixelLimit
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.plain import process_document
+from pressroom.pipeline.resolution import fitting_dpi
 from pressroom.pixels import PixelBudget
 from pressroom.redact.engine import detect_document, redact_document
 from pressroom.redact.policy import RedactionPolicy
@@ -173,20 +174,22 @@ def test_heavy_but_honest_pages_go_through(tmp_path: Path, make: Make) -> None:
 
 
 def test_a_huge_page_with_text_is_kept_but_never_rendered_for_redaction(tmp_path: Path) -> None:
-    """Plain processing keeps a text page's vectors (no bitmap); redaction renders every page
-    at 300 dpi: 14,400 pt square would be 3.6 gigapixels."""
+    """Plain processing keeps a text page's vectors (no bitmap); redaction renders every page,
+    at 300 dpi or, for a page too large for the cap at it, at the highest resolution within it
+    down to 100 dpi: 14,400 pt square would be 400 Mpx even at 100 dpi (3.6 Gpx at 300)."""
     src = bombs.big_text_page(tmp_path / "big.pdf", 14_400)
     assert process(src, tmp_path).kept_pages == 1  # type: ignore[attr-defined]
     (tmp_path / "out.pdf").unlink()
-    for side in (14_400, 3_000):  # 3,000 pt: 156 Mpx, just over the cap
-        src = bombs.big_text_page(tmp_path / f"big{side}.pdf", side)
-        with pytest.raises(PixelLimit, match="would render to"):
-            redact(src, tmp_path)
-        with pytest.raises(PixelLimit):
-            detect_document(
-                src, POLICY, FakeOcrEngine(), JobOptions(template=resolve_template(None))
-            )
+    with pytest.raises(PixelLimit, match="would render to"):
+        redact(src, tmp_path)
+    with pytest.raises(PixelLimit):
+        detect_document(src, POLICY, FakeOcrEngine(), JobOptions(template=resolve_template(None)))
     assert not (tmp_path / "out.pdf").exists()
+    # 3,000 pt square: 156 Mpx at 300 dpi, over the cap; inspected at 240 dpi, 100 Mpx
+    page = inspect_source(
+        bombs.big_text_page(tmp_path / "big3000.pdf", 3_000), Limits(), every_page_dpi=300.0
+    ).pages[0]
+    assert fitting_dpi(page.width_pt, page.height_pt, 300.0, Limits().max_pixels) == 240.0
 
 
 @pytest.mark.parametrize(
