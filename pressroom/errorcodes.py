@@ -44,7 +44,8 @@ MEANINGS = {
     "TEXT_LIMIT": "A page of a redaction job holds more text than detection reads "
     "(`PRESSROOM_MAX_DETECT_CHARS`): refused before it is read, never delivered unredacted.",
     "DEADLINE_EXCEEDED": "The job cannot finish, or did not finish, inside its deadline.",
-    "ENCRYPTED": "An encrypted PDF (any encryption, even with an empty password).",
+    "ENCRYPTED": "A PDF that needs a password to open; a PDF with only an owner password "
+    "(permissions) is processed, its output unencrypted.",
     "ENGINE_UNAVAILABLE": "The OCR engine could not start (a library failure; language data "
     "missing for the job is `UNSUPPORTED_LANGUAGE`).",
     "EXPIRED": "The redaction policy's `expires_at` has passed.",

@@ -144,7 +144,7 @@ def rework_into(
         raise
     except pikepdf.PasswordError:
         target.unlink(missing_ok=True)
-        raise Encrypted("the PDF is encrypted; remove the password first") from None
+        raise Encrypted("the PDF needs a password to open; remove the password first") from None
     except PDF_ERRORS:
         target.unlink(missing_ok=True)
         raise Corrupt("the PDF's pages cannot be prepared for OCR") from None

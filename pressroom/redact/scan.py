@@ -251,6 +251,10 @@ def scan_pages(
             # faint print a person reads and the first reading dropped
             upright = level(rotate_cw(gray, reading.rotation), reading.straightened)
             seen += faint_words(upright, seen, engine, dpi, timeout=remaining(deadline))
+        if reading.levelling_s:
+            # the levelling done inside the reading is straightening's, as in plain jobs
+            timer.add(Stage.OCR, -reading.levelling_s)
+            timer.add(Stage.STRAIGHTEN, reading.levelling_s)
         _check_read(page_info.index, seen, words, limits)
         _check_read(page_info.index, (), read, limits)
         carried = _carried(read, words)

@@ -44,22 +44,22 @@ def _skewed(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.parametrize("fields", [{}, {"redact": "name"}], ids=["plain", "redaction"])
 def test_a_skewed_scans_job_json_times_its_straightening(
-    services: Services, tmp_path: Path
+    services: Services, tmp_path: Path, fields: dict[str, str]
 ) -> None:
     key = services.store.tenancy.create_key("acme", now=services.clock())
     client = TestClient(create_app(services), client=("127.0.0.1", 50000))
     headers = {"Authorization": f"Bearer {key}"}
     data = _skewed(tmp_path).read_bytes()
     posted = client.post(
-        "/v1/jobs", headers=headers, files={"file": ("x.pdf", io.BytesIO(data))}
+        "/v1/jobs", headers=headers, files={"file": ("x.pdf", io.BytesIO(data))}, data=fields
     ).json()
     runner = JobRunner(services, FakeOcrEngine(), "w1")
     while runner.run_next((Lane.BULK, Lane.INTERACTIVE)) is not None:
         pass
     job = client.get(f"/v1/jobs/{posted['id']}", headers=headers).json()
     assert job["state"] == "complete", job
-    print("TIMINGS", job["timings"])
     assert job["timings"]["straighten"] > 0
     assert job["timings"]["ocr"] > 0
 
