@@ -350,6 +350,9 @@ class Assembly:
         self.offset = 1 if options.template.cover is not None else 0
         self.cover = cover
         self.checked: list[CheckedPage] = []
+        # output pages whose new pixels were turned upright before placing (a redaction's
+        # rebuilt page): the turn, for the source's targets and links on them
+        self.turned: dict[int, int] = {}
 
     @property
     def pdf(self) -> pikepdf.Pdf:
@@ -401,7 +404,12 @@ class Assembly:
             )
         title = job_title(self.options, self.builder.carriers)
         placed = [
-            Placed(p.output_index - self.offset, p.output_index, p.layout, p.rotation)
+            Placed(
+                p.output_index - self.offset,
+                p.output_index,
+                p.layout,
+                self.turned.get(p.output_index, p.rotation),
+            )
             for p in self.checked
         ]
         with self.timer.stage(Stage.RENDER):

@@ -150,6 +150,7 @@ def build_output(
                     )
                 rotation = 0
                 built.burned.append((scan.info.index + out.offset, scan.dpi, burned))
+                out.turned[scan.info.index + out.offset] = scan.rotation  # in its pixels
             else:
                 # the page's own text is kept as drawn; a page with none (a scan, a page
                 # force rendered) takes OCR's words: the source words a rework took out are

@@ -93,3 +93,42 @@ def test_the_leak_check_reads_every_carrier_an_output_may_keep(tmp_path: Path, w
     path = tmp_path / "carried.pdf"
     pdf.save(path)
     assert find_leaks(path, [NAME]), where
+
+
+def test_a_target_on_a_sideways_scan_follows_it_upright(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """A redaction rebuilds a page with a value from its pixels, turned upright: the outline's
+    target on it (a rectangle around a heading, in the sideways page's space) still frames the
+    heading."""
+    from pikepdf import Array, Dictionary, Name, String
+
+    from pressroom.synth import draw_page, image_pdf
+
+    lines = ["Chapter Seven begins here", "Account number: 12345678", "The rest of the page."]
+    upright = draw_page(lines, height_in=3.0, dpi=300).image
+    src = image_pdf([upright.rotate(90, expand=True)], tmp_path / "sideways.pdf", 300)
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        # the heading, in the sideways page's space (612 pt high: the upright page's width)
+        frame = Array([pdf.pages[0].obj, Name.FitR, 58, 60, 95, 300])
+        item = pdf.make_indirect(Dictionary(Title=String("Chapter Seven"), Dest=frame))
+        pdf.Root.Outlines = pdf.make_indirect(
+            Dictionary(Type=Name.Outlines, First=item, Last=item, Count=1)
+        )
+        pdf.save(src)
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("plain"))
+    result = redact_document(src, out, options, parse_policy("account-number", now=0), engine)
+    assert result.redacted and result.rotations[0] in (0, 90, 270)
+    with pikepdf.open(out) as pdf:
+        page = pdf.pages[0]
+        assert [float(v) for v in page.mediabox[2:]] == [612.0, 216.0]  # upright
+        with pdf.open_outline() as outline:
+            (item,) = outline.root
+            dest = item.destination
+        assert dest[1] == Name.FitR
+        rect = tuple(float(v) for v in dest[2:6])
+    from pressroom.engines import pdfium
+
+    with pdfium.open_pdf(out) as doc:
+        assert "Chapter Seven" in pdfium.page_text(doc, 0, rect)
