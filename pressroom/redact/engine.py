@@ -183,6 +183,13 @@ def redact_document(
         redacted=built.counts,
         levelled_pages=sum(1 for scan in scans if scan.level),
     )
+    # a page's text layer is its own words (kept as drawn, or laid again over a page rebuilt
+    # from pixels) or OCR's: the counts say which, whatever was rebuilt
+    result = replace(
+        result,
+        kept_pages=sum(1 for scan in scans if scan.seen_text),
+        ocr_pages=sum(1 for scan in scans if not scan.seen_text and scan.ocr),
+    )
     findings = _findings(scans, found)
     sheet = review_sheet(scans, findings, options.corrections)
     if unread is not None:

@@ -115,11 +115,6 @@ def test_a_redaction_that_finds_nothing_says_nothing_was_burned(redacted: dict[s
     assert redacted["plain.pdf"].endswith(", burned: nothing")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redact/engine.py counts a born-digital page rebuilt from pixels as OCR "
-    "(its text layer is the page's own words): H5's fix",
-)
 def test_a_redacted_born_digital_page_says_its_own_text_was_kept(
     redacted: dict[str, str],
 ) -> None:
