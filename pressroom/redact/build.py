@@ -115,11 +115,19 @@ def build_output(
                 )
                 mine = list(drawn.get(scan.info.index, ()))
                 boxes += mine
-            for hits, burning in ((scan.hits_ocr, hit_ocr), (scan.hits_text, hit_text)):
+            # a born-digital page's value is found twice, in its own text and in its pixels:
+            # the same occurrence, counted once (the larger count of the two readings, by
+            # value, so one a reading missed still counts)
+            seen: dict[tuple[str, str], list[int]] = {}
+            pairs = ((scan.hits_ocr, hit_ocr), (scan.hits_text, hit_text))
+            for reading, (hits, burning) in enumerate(pairs):
                 for h in hits:
                     if h.words and not set(h.words) & burning:
                         continue  # a finding a reviewer let stand here: nothing burned for it
-                    built.counts[h.finding.kind] = built.counts.get(h.finding.kind, 0) + 1
+                    key = (h.finding.kind, normalise(h.finding.value))
+                    seen.setdefault(key, [0, 0])[reading] += 1
+            for (kind, _value), counts in seen.items():
+                built.counts[kind] = built.counts.get(kind, 0) + max(counts)
             if mine or by_hand:
                 # every box a reviewer asked for: drawn ones, and each word of a value to go
                 # wherever it occurs

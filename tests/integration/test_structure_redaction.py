@@ -32,6 +32,9 @@ def test_a_name_in_the_title_an_outline_and_a_link_survives_nowhere(
     options = JobOptions(template=resolve_template("sample"))
     result = redact_document(src, out, options, parse_policy("name", now=0), engine)
     assert set(result.dropped) == {"title", "outlines", "links"}
+    # the name is on one born-digital page once: found in its text and in its pixels, one
+    # value burned
+    assert result.redacted == {"name": 1}
     qdf = tmp_path / "qdf.pdf"
     subprocess.run(
         ["qpdf", "--qdf", "--object-streams=disable", str(out), str(qdf)],
