@@ -410,3 +410,17 @@ def test_links_survive_the_cli(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert URI in _tool("mutool", "show", str(out / "report.pdf"), "pages/1/Annots/1/A/URI")
     assert "Object " in _tool("pdfinfo", "-struct", str(out / "report.pdf"))  # the OBJRs
+
+
+def test_a_pdfa_output_keeps_the_tree_links_and_outlines_and_passes(tmp_path: Path) -> None:
+    from pressroom.pipeline.archive import pdfa_problems
+
+    src = structured_pdf(tmp_path / "report.pdf")
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("sample"), output_type="pdfa")
+    process_document(src, out, options, FakeOcrEngine(lines=["never read"]))
+    assert pdfa_problems(out) == []
+    assert _struct_text(out) == _struct_text(src)
+    with pikepdf.open(out) as pdf:
+        assert _outline(pdf)[1:] == [(d, t, p + 1) for d, t, p in SOURCE_OUTLINE]
+        assert len(pdf.pages[1].obj.Annots) == 2
