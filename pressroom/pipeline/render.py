@@ -606,8 +606,8 @@ class OutputBuilder:
     def save_part(self, path: Path) -> None:
         """Write the pages built so far to ``path`` as a part of a larger output (a page
         range): no metadata, none of the source's own pages or catalog, only what the
-        assembly of the whole writes from it (its carriers, output intents and structure
-        tree, made ready: ``pipeline.structure``), under keys no output carries."""
+        assembly of the whole writes from it: its output intents, and its carriers and
+        structure tree made ready (``pipeline.structure``) under keys of their own."""
         self._before_save()
         with ExitStack() as stack:
             stack.callback(self.discard_parts)
