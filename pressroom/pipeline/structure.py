@@ -114,6 +114,7 @@ class Carriers:
     labels: tuple[Label, ...] = ()
     frames: tuple[Frame, ...] = ()
     tagged: bool = False  # the source has a structure tree (kept: keep_tree / place_tree)
+    show_outlines: bool = False  # a viewer opens with the bookmarks shown (/PageMode)
     # what was dropped from these (a redaction's carriers holding a found value): kinds
     dropped: tuple[str, ...] = field(default=())
 
@@ -167,6 +168,7 @@ class Carriers:
                 for f in data["frames"]
             ),
             tagged=bool(data["tagged"]),
+            show_outlines=bool(data["show_outlines"]),
             dropped=tuple(data["dropped"]),
         )
 
@@ -492,6 +494,7 @@ def read_carriers(pdf: pikepdf.Pdf) -> Carriers:
         labels=reader.labels(),
         frames=tuple(_frame(page) for page in pdf.pages),
         tagged=is_tagged(pdf),
+        show_outlines=root.get("/PageMode") == Name.UseOutlines,
     )
 
 
@@ -679,6 +682,8 @@ class _Writer:
             root.First.Dest = Array([self.pdf.pages[cover].obj, Name.Fit])
         root.Count = count
         self.pdf.Root.Outlines = root
+        if self.carriers.show_outlines:
+            self.pdf.Root.PageMode = Name.UseOutlines
 
     def dests(self) -> None:
         kept = []

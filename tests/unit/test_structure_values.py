@@ -35,6 +35,7 @@ CARRIERS = Carriers(
     labels=(Label(0, "/r"), Label(1, "/D", "A-", 3)),
     frames=(Frame((0.0, 0.0, 612.0, 792.0)), Frame((0.0, 0.0, 612.0, 792.0), 90)),
     tagged=True,
+    show_outlines=True,
 )  # fmt: skip
 
 
@@ -72,6 +73,7 @@ def test_a_quarter_turned_page_under_bands_maps_its_targets() -> None:
     assert dest[1] == Name.FitV and float(dest[2]) == 198.0 + 650.0 * 0.5
     assert [p.label for p in pdf.pages] == ["i", "A-3"]
     assert str(pdf.Root.Lang) == "en-GB"
+    assert pdf.Root.PageMode == Name.UseOutlines
     assert pdf.Root.ViewerPreferences.DisplayDocTitle is True
     (link,) = pdf.pages[0].obj.Annots
     assert [float(v) for v in link.Rect] == [70.0, 595.0, 210.0, 614.0]
