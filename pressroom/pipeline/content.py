@@ -382,6 +382,13 @@ class ContentMeter:
             for m in _DO.finditer(data):
                 uses[_name(m.group(1))] += 1
             for head in _inline_heads(data):
+                twice = _repeated_key(head)
+                if twice is not None:
+                    # a renderer takes one of them (PDFium the last), we would size by
+                    # another: refused, never guessed
+                    raise ContentLimit(
+                        f"page {self._page} holds an inline image that names its {twice} twice"
+                    )
                 w, h = _INLINE_W.search(head), _INLINE_H.search(head)
                 if not (w and h):
                     # what a renderer might decode but we cannot size: refused, never skipped
@@ -511,6 +518,41 @@ def _data_end(data: bytes, head: bytes, after_id: int) -> int | None:
     # none that a stream could go on after: the first, as before (what follows it is read as
     # operators, and an inline image after it still counted, not skipped as data)
     return first
+
+
+# the keys that size an inline image or its data, by the name a reason gives them
+_SIZING_KEYS = (
+    ("width", _INLINE_W),
+    ("height", _INLINE_H),
+    ("bits per component", _INLINE_BPC),
+    ("colour space", _INLINE_CS),
+    ("image mask", _INLINE_MASK),
+    ("filter", _INLINE_FILTER),
+)
+_NESTED = re.compile(rb"<<|>>|\[|\]")
+
+
+def _repeated_key(head: bytes) -> str | None:
+    """The first key that sizes an inline image (or its data) named more than once at the top
+    of its dictionary, or None. Only the top level counts: a ``/DecodeParms`` dictionary has a
+    ``/BitsPerComponent`` of its own, and arrays (a filter list, ``/Decode``) hold no keys."""
+    top = bytearray(head)
+    depth = 0
+    for m in _NESTED.finditer(head):
+        if m.group() in (b"<<", b"["):
+            if depth == 0:
+                start = m.end()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                top[start : m.start()] = b" " * (m.start() - start)
+    if depth:
+        top[start:] = b" " * (len(top) - start)
+    for what, pattern in _SIZING_KEYS:
+        if len(pattern.findall(bytes(top))) > 1:
+            return what
+    return None
 
 
 def _unfiltered_length(head: bytes) -> int | None:

@@ -82,3 +82,31 @@ def test_data_shorter_than_its_dictionary_says_still_ends_at_its_ei(tmp_path: Pa
         b"q " + short + b" Q q BI /W 3 /H 3 /BPC 8 /CS /G ID " + bytes(9) + b" EI Q",
     )
     assert (cost.largest_image, cost.image_pixels) == (25, 34)
+
+
+@pytest.mark.parametrize(
+    ("head", "what"),
+    [
+        (b"/W 12000 /H 1 /CS /G /BPC 8 /W 10", "width"),  # PDFium takes the last, we the first
+        (b"/Width 10 /H 1 /CS /G /BPC 8 /W 12000", "width"),  # one key, its two spellings
+        (b"/W 10 /H 1 /H 12000 /CS /G /BPC 8", "height"),
+        (b"/W 10 /H 1 /CS /G /BPC 8 /BitsPerComponent 1", "bits per component"),
+        (b"/W 10 /H 1 /CS /G /BPC 8 /F /Fl /Filter /AHx", "filter"),
+    ],
+)
+def test_an_inline_image_that_names_a_sizing_key_twice_is_refused(
+    tmp_path: Path, head: bytes, what: str
+) -> None:
+    """A renderer takes one of the two values, the meter would size by the other: a 1 KB file
+    once drew 144 Mpx past the meter this way (the review's R1 finding 2)."""
+    from pressroom.errors import ContentLimit
+
+    content = b"q BI " + head + b" ID " + b"\x00" * 10 + b" EI Q"
+    with pytest.raises(ContentLimit, match=f"names its {what} twice"):
+        _page(tmp_path / "p.pdf", content)
+
+
+def test_keys_inside_decode_parameters_are_not_counted_as_the_images(tmp_path: Path) -> None:
+    head = b"/W 4 /H 2 /BPC 8 /CS /G /F /Fl /DP << /Predictor 15 /BitsPerComponent 8 /Columns 4 >>"
+    cost = _page(tmp_path / "p.pdf", b"q BI " + head + b" ID \x78\x9c EI Q")
+    assert cost.largest_image == 8
