@@ -463,7 +463,10 @@ class OcrStage:
             kept = probes.get(rotation)
             if kept is None:
                 kept = self._probe(base, dpi, rotation, timeout, fit=fit)
-            if clear_winner({1: tiled, 0: kept}) == 1:
+            # where both bands read nothing at all the band may have missed the lines (it
+            # starts at the first dark row: a tinted panel's edge, say): the whole page is
+            # read again, as it was before bands
+            if (not tiled.words and not kept.words) or clear_winner({1: tiled, 0: kept}) == 1:
                 again = self._read(
                     gray, dpi, rotation, timeout, adaptive=True, unaltered=gray is image
                 )

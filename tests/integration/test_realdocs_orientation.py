@@ -141,3 +141,30 @@ def test_the_cli_delivers_it_as_scanned_and_does_not_say_it_turned_it(tmp_path: 
     same = np.abs(a - np.asarray(small, dtype=np.float64)).mean()
     turned = np.abs(a - np.asarray(rotate_cw(small, 180), dtype=np.float64)).mean()
     assert same < 0.5 * turned
+
+
+def _panel(dpi: int = 200) -> Image.Image:
+    """Dark text on a grey panel whose top edge is far above the text: the band starting at
+    the first dark row holds only the panel's empty top (the review's R1 finding 3)."""
+    w, h = round(8.27 * dpi), round(11.69 * dpi)
+    a = np.full((h, w), 255, np.uint8)
+    a[int(h * 0.08) : int(h * 0.95), int(w * 0.05) : int(w * 0.95)] = 70
+    image = Image.fromarray(a)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", dpi // 6)
+    lines = [
+        "The committee met on Tuesday to discuss the budget for the year.",
+        "It agreed the plans for the new reading room at the library.",
+        "The minutes were taken by the clerk and approved by all.",
+    ]
+    for n, text in enumerate(lines * 4):
+        draw.text((dpi, int(h * 0.25) + n * dpi * 0.28), text, font=font, fill=15)
+    return image
+
+
+def test_a_page_whose_bands_read_nothing_is_read_whole_again(engine: TesseractEngine) -> None:
+    """Both band readings empty: the band missed the lines, not the page its text; the whole
+    page is read again (it was refused UNREADABLE_SCAN with 0 letters)."""
+    reading = _stage(Counting(engine))(_panel(), 200)
+    words = " ".join(w.text for w in reading.result.words)
+    assert "committee" in words and "library" in words
