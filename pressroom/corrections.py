@@ -37,6 +37,7 @@ RECHECK_KINDS = {
     "under-box": "text still under a burned or drawn box",
     "unsolid": "a burned box that is not solid",
     "low-confidence": "a page read with too little confidence to judge",
+    "low-resolution": "a page read below 300 dpi that shows more than its own text",
     "unreadable": "text the check cannot read as characters",
 }
 

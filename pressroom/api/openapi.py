@@ -454,9 +454,9 @@ REVIEW_SHEET_SCHEMA: dict[str, Any] = {
             "type": "array",
             "description": "Present only for a copy a check of the output held: what the check "
             "found again (re-detection, text under a burned or drawn box, a box not solid, a "
-            "page read with too little confidence), by page, class and box, never a value. "
-            "The class is the finding's, or `leak`, `under-box`, `unsolid`, `low-confidence`, "
-            "`unreadable`.",
+            "page read with too little confidence, or below 300 dpi showing more than its own "
+            "text), by page, class and box, never a value. The class is the finding's, or "
+            "`leak`, `under-box`, `unsolid`, `low-confidence`, `low-resolution`, `unreadable`.",
             "items": _SHEET_FINDING,
         },
         "corrections": {"$ref": SCHEMAS + "Corrections"},

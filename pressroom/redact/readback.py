@@ -143,6 +143,20 @@ def read_back(
                 ),
                 frame.whole({page - 1 + offset for page in doubtful}, "low-confidence"),
             )
+        # Pages read below 300 dpi to fit the pixel limit that show more than their own text:
+        # what is drawn as pixels or shapes may hold a value too small to read at that
+        # resolution, and the re-detection below reads at the same one: a person must judge.
+        low = [s for s in scans if s.unowned_ink]
+        if low:
+            raise held_at(
+                OutputCheckFailed(
+                    "page(s) "
+                    + ", ".join(f"{s.info.index + 1} ({s.dpi:.0f} dpi)" for s in low)
+                    + " read below 300 dpi to fit the pixel limit show more than their own "
+                    "text (pictures, drawings or text drawn as shapes): a person checks them"
+                ),
+                frame.whole({s.info.index + offset for s in low}, "low-resolution"),
+            )
         bad: list[tuple[int, Box]] = []
         unsolid = unsolid_boxes(output, built.burned, placed, PixelBudget(options.limits), bad)
         if unsolid:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
 from PIL import Image
 
@@ -73,6 +74,10 @@ class PageScan:
     # points, y down — a point (x, y) of the page is at (left + scale x, top + scale y)
     placement: tuple[float, float, float] = (1.0, 0.0, 0.0)
     bands: tuple[float, float] = (0.0, 0.0)  # its output page's footer and header, points
+    # read below REDACT_DPI (a page too large for the pixel limit at it) and showing ink
+    # outside its own words' boxes: pictures, drawings or text drawn as shapes, which the lower
+    # resolution may not read, so the output check holds it for a person
+    unowned_ink: bool = False
     # how many of ``extracted`` (the first ones) are the page's own words; the rest are the
     # source's words that the reworked page no longer carries (``--ocr redo``/``force``),
     # read and burned like the page's own but never part of the output's text. None: all.
@@ -87,6 +92,27 @@ class PageScan:
             return words
         mine = {id(w) for w in self.extracted[: self.own]}
         return [w for w in words if id(w) in mine]
+
+
+# ink darker than this (0-255) counts; past this many pixels of it outside the page's own words
+# (each box grown by a few pixels) the page shows more than its own text: a name in 4 pt type
+# read at 100 dpi is about 150 such pixels
+INK_LEVEL = 160
+UNOWNED_INK_PIXELS = 24
+
+
+def ink_beyond(gray: Image.Image, words: Sequence[Word], pad: int = 3) -> bool:
+    """Whether ``gray`` shows ink outside the boxes of ``words`` (in its pixel frame): more
+    than ``UNOWNED_INK_PIXELS`` pixels darker than ``INK_LEVEL``."""
+    ink = np.asarray(gray) < INK_LEVEL
+    h, w = ink.shape
+    for word in words:
+        b = word.box
+        x0, y0 = max(0, int(b.x0) - pad), max(0, int(b.y0) - pad)
+        x1, y1 = min(w, int(b.x1 + 1) + pad), min(h, int(b.y1 + 1) + pad)
+        if x1 > x0 and y1 > y0:
+            ink[y0:y1, x0:x1] = False
+    return bool(ink.sum() > UNOWNED_INK_PIXELS)
 
 
 class RedactionSource:
@@ -236,6 +262,8 @@ def scan_pages(
             if info.kind is SourceKind.PDF
             else (page_info.native_dpi or 300.0)
         )
+        # in the frame the page was rendered in, before any reading turns it
+        unowned_ink = info.kind is SourceKind.PDF and dpi < REDACT_DPI and ink_beyond(gray, words)
         # Levelled only where it is a scan with square pixels: a page with its own text is
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
         # an angle measured in pixels is not the page's. (The source's words a reworked page
@@ -263,6 +291,7 @@ def scan_pages(
         shift = max((w.line for w in words), default=-1) + 1
         extracted = words + [replace(read[j], line=read[j].line + shift) for j in lost]
         scan = PageScan(page_info, reading.rotation, dpi, reading.size, seen, extracted)
+        scan.unowned_ink = unowned_ink
         scan.level = reading.straightened
         scan.confidence = reading.result.mean_confidence
         with timer.stage(Stage.DETECT):

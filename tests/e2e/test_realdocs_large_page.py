@@ -75,3 +75,33 @@ def test_a_page_over_the_limit_even_at_100_dpi_is_still_refused(tmp_path: Path) 
     done = _redact(src, tmp_path / "out", tmp_path / "scratch")
     assert done.returncode == 2
     assert done.stderr.startswith("PIXEL_LIMIT: "), done.stderr
+
+
+def test_a_large_page_showing_more_than_its_own_text_is_held_for_a_person(tmp_path: Path) -> None:
+    """A name drawn as pixels in 4 pt type on a large page: read at 127 dpi, OCR cannot read
+    it, and the re-detection reads at the same resolution; so such a page is held, never
+    delivered on the strength of a reading that may have missed it (the fresh-eyes review's R1
+    finding 1: delivered 'burned: nothing' with the name readable)."""
+    from fpdf import FPDF
+    from PIL import Image, ImageDraw, ImageFont
+
+    from pressroom.synth import find_font
+
+    px = round(4 * 300 / 72)
+    font = ImageFont.truetype(str(find_font("DejaVuSans.ttf")), px)
+    note = Image.new("L", (1700, 3 * px * 2 + 40), 255)
+    ImageDraw.Draw(note).text((20, 20), f"Prepared by {NAME} for the county.", font=font, fill=0)
+    note.save(tmp_path / "note.png", dpi=(300, 300))
+    pdf = FPDF(unit="pt", format=(2384.0, 3370.0))
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=40)
+    pdf.text(200, 400, "Site plan for the new library building")
+    pdf.image(str(tmp_path / "note.png"), x=200, y=600, w=1700 * 72 / 300)
+    src = tmp_path / "plan.pdf"
+    pdf.output(str(src))
+    done = _redact(src, tmp_path / "out", tmp_path / "scratch")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith("OUTPUT_CHECK_FAILED: plan.pdf: page(s) 1 (127 dpi) read below")
+    assert not (tmp_path / "out" / "plan.pdf").exists()
+    held = list((tmp_path / "out" / "review").glob("plan*.findings.json"))
+    assert held and '"low-resolution"' in held[0].read_text(encoding="utf-8")
