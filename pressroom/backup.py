@@ -1011,13 +1011,16 @@ def restore_all(
                     )
                 entry = expected.get(name) if expected is not None else None
                 known = entry is not None if expected is not None else _entry_allowed(name)
-                if not known or name in got:
+                if name in got:
+                    raise UntrustedBackup(
+                        f"the backup holds {_shown(name)} twice: nothing was restored"
+                    )
+                if not known:
                     listing = (
                         "its manifest does not list" if expected is not None else "no backup holds"
                     )
                     raise UntrustedBackup(
-                        f"the backup holds {_shown(name)}, which {listing}"
-                        f"{' (twice)' if name in got else ''}: nothing was restored"
+                        f"the backup holds {_shown(name)}, which {listing}: nothing was restored"
                     )
                 dest = _destination(name, staging, blob_staging, backup_db)
                 _folders(dest.parent)
@@ -1318,7 +1321,6 @@ def _tar_members(
         while member is not None:
             if member.isdir():
                 member = tar.next()
-                continue
                 continue
             if not member.isreg():
                 yield f"{member.name} (not a regular file)", cast(BinaryIO, _Refused())

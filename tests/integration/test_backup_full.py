@@ -511,3 +511,27 @@ def test_postgresql_is_dumped_judged_and_restored_into_an_empty_database(
         "n.oid = c.relnamespace WHERE n.nspname = 'public'",
     ) == [(0,)]
     assert not (tmp_path / "r3").exists() and left_beside(tmp_path) == []
+
+
+@pytest.mark.parametrize("manifest_first", [True, False], ids=["manifest-first", "manifest-last"])
+def test_a_tar_that_holds_one_file_twice_is_refused_saying_so(
+    made: tuple[Path, Path], tmp_path: Path, manifest_first: bool
+) -> None:
+    """A tar may carry one name twice (the second replaces the first when extracted): refused,
+    'holds keys/api-key twice', never 'which no backup holds' (the fresh-eyes review's R1)."""
+    _data, dest = made
+    src = tmp_path / "twice.tar"
+    with tarfile.open(src, "w") as tar:
+        if manifest_first:
+            tar.add(dest / "manifest.json", arcname="manifest.json")
+        for path in sorted(dest.rglob("*")):
+            if path.name != "manifest.json" and path.is_file():
+                tar.add(path, arcname=path.relative_to(dest).as_posix())
+        tar.add(dest / "keys" / "api-key", arcname="keys/api-key")
+        if not manifest_first:
+            tar.add(dest / "manifest.json", arcname="manifest.json")
+    fresh = tmp_path / "fresh" / "data"
+    with pytest.raises(UntrustedBackup) as refused:
+        restore_all(settings_for(fresh), src)
+    assert "holds keys/api-key twice: nothing was restored" in refused.value.one_line()
+    assert not fresh.exists()
