@@ -112,7 +112,7 @@ def _load(path: Path) -> Any:
         return pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise Encrypted("the PDF is encrypted") from None
+            raise Encrypted("the PDF needs a password to open") from None
         raise Corrupt("PDFium cannot read this PDF") from None
 
 
