@@ -284,7 +284,18 @@ def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Fl
             pdf.flatten_annotations(mode="screen")
             _left_behind(pdf)
             for page in pdf.pages:  # what is left draws nothing (links, popups, hidden ones)
-                if "/Annots" in page.obj:
+                annots = page.obj.get("/Annots")
+                if annots is None:
+                    continue
+                # links stay for the output to keep as it may (pipeline.structure)
+                links = [
+                    a
+                    for a in annots
+                    if isinstance(a, pikepdf.Dictionary) and a.get("/Subtype") == Name.Link
+                ]
+                if links:
+                    page.obj.Annots = pikepdf.Array(links)
+                else:
                     del page.obj["/Annots"]
             if "/AcroForm" in pdf.Root:
                 del pdf.Root["/AcroForm"]

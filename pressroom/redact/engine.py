@@ -369,6 +369,7 @@ def _build_and_read_back(
             progress,
             timer,
             found.applied,
+            detector=detector,  # the source's carriers (outline titles, links, title) read too
         )
         if recheck is not None:
             # read again: the pages flagged, and every page whose boxes moved

@@ -121,10 +121,5 @@ def test_a_redacted_born_digital_page_says_its_own_text_was_kept(
     assert redacted["letter.pdf"].startswith("1 page(s): 0 read by OCR, 1 own text kept")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redact/build.py counts a value found in a page's text and again in its pixels "
-    "twice (hits_text and hits_ocr): the owner's fix",
-)
 def test_a_redacted_born_digital_page_counts_each_value_once(redacted: dict[str, str]) -> None:
     assert redacted["letter.pdf"].endswith(", burned: address 1, name 1")

@@ -398,11 +398,6 @@ def test_ocrmypdfs_tagged_pdf_keeps_its_structure_tree(tmp_path: Path) -> None:
     assert '"Document text."' in "\n".join(ours)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pipeline/flatten.py deletes every /Annots left after flattening, links too, "
-    "before the pipeline reads them (a patch keeping /Link annotations is in H1's report)",
-)
 def test_links_survive_the_cli(tmp_path: Path) -> None:
     src = structured_pdf(tmp_path / "report.pdf")
     out = tmp_path / "out"

@@ -135,3 +135,30 @@ def test_a_target_on_a_sideways_scan_follows_it_upright(
 
     with pdfium.open_pdf(out) as doc:
         assert "Chapter Seven" in pdfium.page_text(doc, 0, rect)
+
+
+def test_a_name_only_in_the_carriers_is_found_there_by_detection(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """No page shows the name, so no found value matches it: the carriers are read by the
+    job's detection too (build_output's detector), and what it finds is dropped."""
+    from pressroom.synth import text_pdf
+
+    src = text_pdf(
+        [["The committee met on Tuesday to discuss the library budget."]], tmp_path / "s.pdf"
+    )
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        pdf.docinfo.Title = f"Notes for {NAME}"
+        with pdf.open_outline() as outline:
+            outline.root.append(pikepdf.OutlineItem(f"Letter to {NAME}", 0))
+            outline.root.append(pikepdf.OutlineItem("Budget", 0))
+        pdf.save(src)
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("plain"))
+    result = redact_document(src, out, options, parse_policy("name", now=0), engine)
+    assert {"title", "outlines"} <= set(result.dropped)
+    qdf = tmp_path / "qdf.pdf"
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", str(out), str(qdf)], check=True)
+    assert b"Thornbury" not in qdf.read_bytes()
+    with pikepdf.open(out) as pdf, pdf.open_outline() as outline:
+        assert [item.title for item in outline.root] == ["Budget"]
