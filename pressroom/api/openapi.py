@@ -189,6 +189,26 @@ JOB_SCHEMA: dict[str, Any] = {
             "type": ["integer", "null"],
             "description": "Sticky notes (text annotations) with words: no page shows them.",
         },
+        "dropped": {
+            "type": ["array", "null"],
+            "items": {
+                "type": "string",
+                "enum": [
+                    "title",
+                    "author",
+                    "subject",
+                    "keywords",
+                    "outlines",
+                    "destinations",
+                    "links",
+                    "page labels",
+                ],
+            },
+            "description": "What of the source's own structure a redaction left out because it "
+            "held a value it removes (kinds only, never their text); a redaction never keeps a "
+            "structure tree. Empty for a plain job, which keeps them all; null until the job is "
+            "done.",
+        },
         "sidecar_url": {
             **_STRING_OR_NULL,
             "description": "A signed download link to the sidecar text (the text layer as plain "

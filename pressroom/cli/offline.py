@@ -245,6 +245,7 @@ def delivered(dest: Path, result: DocumentResult, options: JobOptions, seconds: 
         + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
         + _flattened(result)
         + _burned(result)
+        + _dropped(result)
         + _little_text(result)
         + (", PDF/A-2b" if options.archive else "")
         + f"  {seconds:.1f}s",
@@ -263,6 +264,14 @@ def _burned(result: DocumentResult) -> str:
     return ", burned: " + ", ".join(
         f"{'by hand' if kind == MANUAL else kind} {n}" for kind, n in counts
     )
+
+
+def _dropped(result: DocumentResult) -> str:
+    """What the ok line says of the source's carriers a redaction left out (they held a value
+    it removes): their kinds, never their text."""
+    if not result.dropped:
+        return ""
+    return ", dropped: " + ", ".join(result.dropped) + " (they held what was burned)"
 
 
 def _little_text(result: DocumentResult) -> str:

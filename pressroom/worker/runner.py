@@ -619,6 +619,8 @@ class JobRunner:
                     "text_layer": result.text_layer,
                     "flattened": result.flattened,
                     "notes": result.notes,
+                    # the source's carriers a redaction left out (kinds, never their text)
+                    "dropped": list(result.dropped),
                 },
             ):
                 if job.source_key:

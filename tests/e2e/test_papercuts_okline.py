@@ -123,3 +123,19 @@ def test_a_redacted_born_digital_page_says_its_own_text_was_kept(
 
 def test_a_redacted_born_digital_page_counts_each_value_once(redacted: dict[str, str]) -> None:
     assert redacted["letter.pdf"].endswith(", burned: address 1, name 1")
+
+
+def test_a_redaction_names_the_carriers_it_dropped(tmp_path: Path) -> None:
+    """The source's title, an outline item and a link held the name: the ok line says they were
+    dropped (their kinds, never their text)."""
+    from tests.e2e.test_structure_carriers import structured_pdf
+
+    src = structured_pdf(tmp_path / "report.pdf", secret="Margaret Thornbury")
+    done = run_cli(
+        "process", str(src), "-o", str(tmp_path / "out"), "--redact", "name",
+        scratch=tmp_path / "s",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = ok_lines(done.stdout)["report.pdf"]
+    assert said.endswith(", dropped: title, links, outlines (they held what was burned)"), said
+    assert "Thornbury" not in done.stdout + done.stderr

@@ -243,3 +243,22 @@ def pdftotext_words(path: Path) -> list[str]:
 
     out = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True)
     return out.stdout.split()
+
+
+def test_a_redaction_names_what_it_dropped_in_the_job_json(
+    api: tuple[TestClient, dict[str, str]], services: Services, tmp_path: Path
+) -> None:
+    """The source's title, an outline item and a link held the name: the job says which kinds
+    it left out (never their text); a plain job of the same file drops nothing."""
+    from tests.e2e.test_structure_carriers import structured_pdf
+
+    client, headers = api
+    data = structured_pdf(tmp_path / "report.pdf", secret="Margaret Thornbury").read_bytes()
+    redacted = post(client, headers, data, redact="name").json()["id"]
+    plain = post(client, headers, data).json()["id"]
+    work(services)
+    job = client.get(f"/v1/jobs/{redacted}", headers=headers).json()
+    assert job["state"] == "complete", job
+    assert sorted(job["dropped"]) == ["links", "outlines", "title"]
+    assert "Thornbury" not in str(job)
+    assert client.get(f"/v1/jobs/{plain}", headers=headers).json()["dropped"] == []
