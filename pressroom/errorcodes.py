@@ -80,9 +80,14 @@ MEANINGS = {
     "person.",
     "OUTPUT_CHANGED": "A retry made an output that differs from the one already stored for the "
     "job: the new one is kept under a versioned key and held for review; both stay stored.",
-    "OUTPUT_CHECK_FAILED": "The output check failed: the copy is held for a human's review.",
+    "OUTPUT_CHECK_FAILED": "A redaction's output check failed: the copy is held for a human's "
+    "review.",
+    "OUTPUT_INVALID": "A plain job's output failed its structural check (pages, parsing, what it "
+    "may carry): nothing is delivered and nothing is held; the message names the check.",
     "OVERLOADED": "The lane's queue is full: come back after Retry-After seconds.",
     "PAGE_LIMIT": "More pages than PRESSROOM_MAX_PAGES.",
+    "PDFA_UNREACHABLE": "A plain job asked for PDF/A-2b and the output breaks a clause Pressroom "
+    "cannot mend (the message names it): nothing is delivered; as a plain PDF it goes through.",
     "PIXEL_LIMIT": "A bitmap, or a document's bitmaps together, past the pixel caps.",
     "PRIVATE_ADDRESS": "A webhook URL that resolves to a private, loopback, link-local or "
     "multicast address.",

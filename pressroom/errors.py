@@ -123,6 +123,25 @@ class OutputCheckFailed(ReviewRequired):
     code = "OUTPUT_CHECK_FAILED"
 
 
+class TextReadBack(OutputCheckFailed):
+    """A page's text layer extracts back short of what OCR read. A redaction holds it (the
+    check cannot vouch for what it reads); a plain job delivers it with a warning."""
+
+
+class OutputInvalid(PermanentError):
+    """A plain job's output failed its structural check: nothing is delivered and nothing is
+    held (no one could approve a broken file); the message says which check."""
+
+    code = "OUTPUT_INVALID"
+
+
+class PdfaUnreachable(PermanentError):
+    """A plain job asked for PDF/A-2b whose output breaks a clause Pressroom cannot mend: the
+    message names it; the same job as a plain PDF goes through."""
+
+    code = "PDFA_UNREACHABLE"
+
+
 class RedactionLeak(ReviewRequired):
     """A redacted value is still in the output (read back by another parser, or by OCR)."""
 

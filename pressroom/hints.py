@@ -11,10 +11,12 @@ from __future__ import annotations
 # reason code → what the CLI's process, submit and watch take to go past it
 CLI_HINTS = {
     "UNREADABLE_SCAN": "try --allow-no-text or --ocr force",
+    "PDFA_UNREACHABLE": "try --output-type pdf",
 }
 # reason code → the same, as the API's upload fields
 API_HINTS = {
     "UNREADABLE_SCAN": "try allow_no_text=true or ocr=force",
+    "PDFA_UNREACHABLE": "try output_type=pdf",
 }
 
 

@@ -209,6 +209,13 @@ JOB_SCHEMA: dict[str, Any] = {
             "structure tree. Empty for a plain job, which keeps them all; null until the job is "
             "done.",
         },
+        "warnings": {
+            "type": ["array", "null"],
+            "items": {"type": "string"},
+            "description": "What the output check found that the job was delivered with all the "
+            "same, e.g. 'page 3: the text layer extracts back to 93% of what OCR read' (page "
+            "numbers and shares, never text); null until the job is done.",
+        },
         "sidecar_url": {
             **_STRING_OR_NULL,
             "description": "A signed download link to the sidecar text (the text layer as plain "

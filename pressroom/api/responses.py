@@ -105,6 +105,7 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "flattened": (job.result or {}).get("flattened"),
         "notes": (job.result or {}).get("notes"),
         "dropped": (job.result or {}).get("dropped"),
+        "warnings": (job.result or {}).get("warnings"),
     }
     if job.state is JobState.COMPLETE and job.artifact_key:
         body["artifact_url"], body["sidecar_url"] = artifact_links(

@@ -247,6 +247,7 @@ def delivered(dest: Path, result: DocumentResult, options: JobOptions, seconds: 
         + _burned(result)
         + _dropped(result)
         + _little_text(result)
+        + "".join(f", warning: {w}" for w in result.warnings)
         + (", PDF/A-2b" if options.archive else "")
         + f"  {seconds:.1f}s",
         result.pages,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pikepdf
 
 from pressroom.engines import pdfium
-from pressroom.errors import OutputCheckFailed
+from pressroom.errors import OutputCheckFailed, TextReadBack
 from pressroom.models import PageText
 from pressroom.pipeline.render import PageLayout
 from pressroom.pipeline.stop import between_pages
@@ -134,7 +134,7 @@ def check_output(path: Path, expected_pages: int, pages: Sequence[CheckedPage]) 
                 # differs from the reading order we wrote. The characters must still all be there.
                 ratio = _same_characters(found, wanted)
             if ratio < 0.98:
-                raise OutputCheckFailed(
+                raise TextReadBack(
                     f"page {page.output_index + 1}: the text layer extracts back to "
                     f"{ratio:.0%} of what OCR read"
                 )

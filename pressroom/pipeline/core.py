@@ -27,6 +27,9 @@ from pressroom.errors import (
     DeadlineExceeded,
     Encrypted,
     OutputCheckFailed,
+    OutputInvalid,
+    PdfaUnreachable,
+    TextReadBack,
     UnreadableScan,
 )
 from pressroom.models import DocumentInfo, OcrMode, PageInfo, PageText, SourceKind
@@ -132,6 +135,9 @@ class DocumentResult:
     # "title", "author", "subject", "keywords", "outlines", "destinations", "links",
     # "page labels"
     dropped: tuple[str, ...] = ()
+    # what a plain job's output check found that delivers all the same: a page whose text layer
+    # reads back short of what OCR read (page numbers and shares, never text)
+    warnings: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -237,7 +243,7 @@ def open_source_pdf(stack: ExitStack, source: Path) -> pikepdf.Pdf:
     try:
         return stack.enter_context(pikepdf.open(source))
     except pikepdf.PasswordError:
-        raise Encrypted("the PDF is encrypted; remove the password first") from None
+        raise Encrypted("the PDF needs a password to open; remove the password first") from None
     except pikepdf.PdfError:
         raise Corrupt("the PDF cannot be parsed") from None
 
@@ -353,6 +359,9 @@ class Assembly:
         # output pages whose new pixels were turned upright before placing (a redaction's
         # rebuilt page): the turn, for the source's targets and links on them
         self.turned: dict[int, int] = {}
+        # what a plain job's output check found that delivers all the same (a page whose text
+        # layer reads back short of what OCR read), said on the ok line and in the job
+        self.warnings: list[str] = []
 
     @property
     def pdf(self) -> pikepdf.Pdf:
@@ -415,14 +424,30 @@ class Assembly:
         with self.timer.stage(Stage.RENDER):
             self.builder.save(output, title=title, created=self.options.when, placed=placed)
 
-    def check(self, output: Path) -> None:
-        """The saved output read back: its pages, its text where we laid it."""
+    def check(self, output: Path, *, plain: bool = False) -> None:
+        """The saved output read back: its pages, its text where we laid it.
+
+        A redaction's output that misses a check is held for a person (``OutputCheckFailed``).
+        A plain job's (``plain``) is never held, since there is nothing a person could approve
+        into a better file: a text layer that reads back short of what OCR read is delivered
+        with a warning (``warnings``); a structural miss is refused ``OUTPUT_INVALID``, a PDF/A
+        clause it breaks ``PDFA_UNREACHABLE``, nothing delivered."""
         with self.timer.stage(Stage.CHECK):
-            check_output(output, len(self.checked) + self.offset, self.checked)
+            try:
+                check_output(output, len(self.checked) + self.offset, self.checked)
+            except TextReadBack as exc:
+                if not plain:
+                    raise
+                self.warnings.append(exc.message)
+            except OutputCheckFailed as exc:
+                if not plain:
+                    raise
+                raise OutputInvalid(exc.message) from None
             if self.options.archive:
                 problems = pdfa_problems(output)
                 if problems:
-                    raise OutputCheckFailed("not PDF/A-2b: " + "; ".join(problems))
+                    said = "not PDF/A-2b: " + "; ".join(problems)
+                    raise PdfaUnreachable(said) if plain else OutputCheckFailed(said)
 
     def result(
         self,
@@ -444,6 +469,7 @@ class Assembly:
             redacted,
             levelled_pages,
         )
+        result = replace(result, warnings=tuple(self.warnings))
         carriers = self.builder.carriers
         return replace(result, dropped=carriers.dropped) if carriers is not None else result
 
@@ -535,7 +561,7 @@ def assemble(
                 builder.flush_part(output.with_name(f"{output.name}.cover"))
             builder.parts.extend(parts)
         out.finish(output)
-    out.check(output)
+    out.check(output, plain=True)
     return DocumentResult(
         source_sha256=source_sha256,
         output_sha256=file_sha256(output),
@@ -552,4 +578,5 @@ def assemble(
         timings=timer.totals,
         text_layer=text_layer(out.checked),
         layouts=tuple(p.layout for p in out.checked),
+        warnings=tuple(out.warnings),
     )

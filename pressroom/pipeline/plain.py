@@ -72,7 +72,7 @@ def process_document(
             stack, source, info, out, options, engine, output, progress=progress, reread=reread
         )
         out.finish(output)
-    out.check(output)
+    out.check(output, plain=True)
     return out.result(info, output, engine, levelled_pages=levelled_pages)
 
 

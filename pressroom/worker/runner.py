@@ -621,6 +621,9 @@ class JobRunner:
                     "notes": result.notes,
                     # the source's carriers a redaction left out (kinds, never their text)
                     "dropped": list(result.dropped),
+                    # what the output check found that delivers all the same (page numbers and
+                    # shares, never text)
+                    "warnings": list(result.warnings),
                 },
             ):
                 if job.source_key:
