@@ -469,7 +469,10 @@ class Assembly:
             redacted,
             levelled_pages,
         )
-        result = replace(result, warnings=tuple(self.warnings))
+        # a page rebuilt from pixels turned upright in them is placed with no turn left: its
+        # turn is the one it was read at (the ok line's "turned upright")
+        rotations = tuple(self.turned.get(p.output_index, p.rotation) for p in self.checked)
+        result = replace(result, warnings=tuple(self.warnings), rotations=rotations)
         carriers = self.builder.carriers
         return replace(result, dropped=carriers.dropped) if carriers is not None else result
 

@@ -139,3 +139,20 @@ def test_a_redaction_names_the_carriers_it_dropped(tmp_path: Path) -> None:
     said = ok_lines(done.stdout)["report.pdf"]
     assert said.endswith(", dropped: title, links, outlines (they held what was burned)"), said
     assert "Thornbury" not in done.stdout + done.stderr
+
+
+def test_a_redacted_scan_turned_upright_says_so(tmp_path: Path) -> None:
+    """A redaction rebuilds a scan from its pixels turned upright, placing it with no turn
+    left: the ok line counts the turn it was read at, as a plain job's does (the fresh-eyes
+    review's R1)."""
+    page = draw_page(LETTER, dpi=200, height_in=3).image.rotate(180)
+    src = save_png(page, tmp_path / "upside.png", 200)
+    said = {}
+    for args, out in (((), "plain"), (("--redact", "name"), "redacted")):
+        done = run_cli(
+            "process", str(src), "-o", str(tmp_path / out), *args, scratch=tmp_path / "s"
+        )
+        assert done.returncode == 0, done.stderr
+        said[out] = ok_lines(done.stdout)["upside.pdf"]
+    assert ", 1 turned upright" in said["plain"]
+    assert ", 1 turned upright" in said["redacted"], said
