@@ -9,7 +9,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
@@ -133,6 +133,20 @@ _HELV = dict(
         strict=True,
     )
 )
+
+
+def _copy_in(into: pikepdf.Pdf, obj: Any) -> Any:
+    """``obj`` of another document copied into ``into`` as it is there: an
+    indirect object by ``copy_foreign``, a direct array or dictionary (a catalog's
+    /OutputIntents array often is one) made again of its copied items, since qpdf copies
+    only indirect objects across documents."""
+    if isinstance(obj, pikepdf.Object) and obj.is_indirect:
+        return into.copy_foreign(obj)
+    if isinstance(obj, pikepdf.Array):
+        return pikepdf.Array([_copy_in(into, v) for v in obj])
+    if isinstance(obj, pikepdf.Dictionary):
+        return pikepdf.Dictionary({k: _copy_in(into, v) for k, v in obj.items()})
+    return obj
 
 
 def then(m1: Matrix, m2: Matrix) -> Matrix:
@@ -596,10 +610,10 @@ class OutputBuilder:
                     intents = opened.Root.get("/OutputIntents")
                     if self.intents is None and isinstance(intents, Array):
                         # a range's part keeps the source's (save_part)
-                        self.intents = merged.copy_foreign(intents)
+                        self.intents = _copy_in(merged, intents)
                     tree = opened.Root.get(TREE_KEY)
                     if self._tree is None and isinstance(tree, Dictionary):
-                        self._tree = cast(Dictionary, merged.copy_foreign(tree))
+                        self._tree = cast(Dictionary, _copy_in(merged, tree))
                 share_resources(merged)
             self._write(path, title=title, created=created, placed=placed)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -38,6 +39,8 @@ MAX_DEPTH = 32
 _KINDS = ("/XYZ", "/Fit", "/FitH", "/FitV", "/FitR", "/FitB", "/FitBH", "/FitBV")
 _STYLES = ("/D", "/R", "/r", "/A", "/a")
 _SWAP = {"/FitH": "/FitV", "/FitBH": "/FitBV", "/FitV": "/FitH", "/FitBV": "/FitBH"}
+# a language tag (RFC 3066 as PDF uses it: en, en-GB, x-klingon); any other /Lang goes
+_LANG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 # where the embedded values live in a part file's catalog (never in an output)
 PART_KEY = "/PressroomStructure"
 
@@ -291,6 +294,20 @@ def _title(value: object) -> str:
     return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in text_of(value))
 
 
+def _name(name: object) -> str:
+    """A name's text without its slash, any #xx escape left in it decoded (a name made as
+    ``/Chapter#201`` is "Chapter 1", as a viewer's #nameddest= and the redaction's checks
+    read it)."""
+    text = text_of(name)[1:]
+    if "#" not in text:
+        return text
+    raw = re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m[1], 16)]), text.encode("utf-8"))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
 class _Reader:
     def __init__(self, pdf: pikepdf.Pdf) -> None:
         self.pdf = pdf
@@ -323,7 +340,7 @@ class _Reader:
                     break
                 target = self.target(old[key])
                 if target is not None:
-                    found[text_of(key)[1:]] = target
+                    found[_name(key)] = target
         names = self.pdf.Root.get("/Names")
         tree = names.get("/Dests") if isinstance(names, Dictionary) else None
         if isinstance(tree, Dictionary):
@@ -353,8 +370,7 @@ class _Reader:
             if kind == Name.GoTo:
                 dest = action.get("/D")
         if isinstance(dest, String | Name):
-            name = text_of(dest)
-            name = name[1:] if isinstance(dest, Name) else name
+            name = _name(dest) if isinstance(dest, Name) else text_of(dest)
             target = named.get(name)
             return (target, name, None) if target is not None else (None, None, None)
         return self.target(dest), None, None
@@ -479,7 +495,7 @@ def read_carriers(pdf: pikepdf.Pdf) -> Carriers:
     xmp = _xmp(pdf)
     root = pdf.Root
     prefs = root.get("/ViewerPreferences")
-    lang = _plain(root.get("/Lang"))
+    lang = _lang(root.get("/Lang"))
     named = reader.names()
     return Carriers(
         title=_plain(info.get("/Title")) or xmp.get("dc:title"),
@@ -493,7 +509,8 @@ def read_carriers(pdf: pikepdf.Pdf) -> Carriers:
         links=reader.links(named),
         labels=reader.labels(),
         frames=tuple(_frame(page) for page in pdf.pages),
-        tagged=is_tagged(pdf),
+        # a tree past MAX_ELEMENTS nodes is not kept: the output is then not tagged
+        tagged=is_tagged(pdf) and tree_size(pdf) <= MAX_ELEMENTS,
         show_outlines=root.get("/PageMode") == Name.UseOutlines,
     )
 
@@ -772,7 +789,7 @@ def write_carriers(
     if tree is not None:
         place_tree(pdf, tree, writer)
     root = pdf.Root
-    if carriers.lang:
+    if carriers.lang and _LANG.fullmatch(carriers.lang):
         root.Lang = String(carriers.lang)
     if carriers.display_title:
         root.ViewerPreferences = Dictionary(DisplayDocTitle=True)
@@ -792,15 +809,10 @@ def write_carriers(
 
 _PAGE = "/PressroomPage"
 _LINK = "/PressroomLink"
-_TREE_KEYS = (
-    "/Type",
-    "/K",
-    "/ParentTree",
-    "/ParentTreeNextKey",
-    "/RoleMap",
-    "/ClassMap",
-    "/IDTree",
-)
+# an element's keys of text (the rest it may keep: /S /P /K /Pg /R /A /C, made anew)
+_ELEMENT_TEXT = ("/ID", "/T", "/Lang", "/Alt", "/E", "/ActualText")
+# a bound on the tree's nodes (elements and their content references): past it the tree
+# goes whole, before any of it is walked (tree_size)
 MAX_ELEMENTS = 200_000
 
 
@@ -808,60 +820,132 @@ def _placeholder(key: str, n: int) -> Dictionary:
     return Dictionary({key: n})
 
 
-def keep_tree(pdf: pikepdf.Pdf) -> Dictionary | None:
-    """The source's structure tree, rewritten in place to name pages and links by number
-    (see above); None where there is none. Kids that point at what the output does not keep
-    (another annotation, a marked-content sequence in a nested form) are left out."""
+def tree_size(pdf: pikepdf.Pdf, cap: int | None = None) -> int:
+    """How many nodes of the source's structure tree were counted (its elements and their
+    content references, each once) before the count passed ``cap`` (``MAX_ELEMENTS``
+    unless given): without recursion, and given up at ``cap + 1``, so the work stays
+    bounded by the cap however large the tree is."""
+    cap = MAX_ELEMENTS if cap is None else cap
     root = pdf.Root.get("/StructTreeRoot")
     if not isinstance(root, Dictionary):
+        return 0
+    seen: set[tuple[int, int]] = set()
+    stack: list[object] = [root.get("/K")]
+    count = 0
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Dictionary | Array) and value.is_indirect:
+            if value.objgen in seen:
+                continue
+            seen.add(value.objgen)
+        if isinstance(value, Array):
+            for item in value:
+                stack.append(item)
+                if count + len(stack) > cap:
+                    return cap + 1
+            continue
+        if value is None:
+            continue
+        count += 1  # an element, a marked-content or object reference, an MCID
+        if count > cap:
+            return cap + 1
+        if isinstance(value, Dictionary) and "/S" in value and "/K" in value:
+            stack.append(value.K)
+    return count
+
+
+def _lang(value: object) -> str | None:
+    """A /Lang's text where it looks like a language tag (en, en-GB, x-klingon), else None:
+    anything else in its place (a name, a sentence) is not kept."""
+    text = _plain(value)
+    return text if text is not None and _LANG.fullmatch(text) else None
+
+
+def _scalar(value: object) -> bool:
+    return value is None or isinstance(value, bool | int | float | Decimal | Name | String)
+
+
+def _scalars(value: object, depth: int = 0) -> object | None:
+    """A scalar, or an array of scalars (or of such arrays: a table's border colours),
+    made anew (direct); None for anything else (a dictionary, a stream)."""
+    if isinstance(value, Array):
+        if depth > 1:
+            return None
+        items = [_scalars(v, depth + 1) for v in itertools.islice(value, MAX_ITEMS)]
+        if any(made is None for made in items):
+            return None
+        return Array(items)
+    if isinstance(value, pikepdf.Object) and not isinstance(value, Name | String):
+        return None
+    return value if _scalar(value) and value is not None else None
+
+
+def _attributes(value: object) -> Dictionary | None:
+    """An attribute object (or a class map's) made anew of its scalar values and arrays
+    of them: nothing it points at elsewhere (a stream, a file, an action's dictionary)
+    comes along."""
+    if not isinstance(value, Dictionary) or isinstance(value, pikepdf.Stream):
+        return None
+    made = Dictionary()
+    for key, item in itertools.islice(value.items(), MAX_ITEMS):
+        if (plain := _scalars(item)) is not None:
+            made[key] = plain
+    return made
+
+
+def _attribute_list(value: object) -> object | None:
+    """An element's /A (or a class map entry): an attribute object, or an array of them
+    with revision numbers."""
+    if isinstance(value, Array):
+        items: list[object] = []
+        for item in itertools.islice(value, MAX_ITEMS):
+            if isinstance(item, int) and not isinstance(item, bool):
+                items.append(item)
+            elif (made := _attributes(item)) is not None:
+                items.append(made)
+        return Array(items) if items else None
+    return _attributes(value)
+
+
+def _classes(value: object) -> object | None:
+    if isinstance(value, Name):
+        return value
+    if isinstance(value, Array):
+        items = [
+            v
+            for v in itertools.islice(value, MAX_ITEMS)
+            if isinstance(v, Name) or (isinstance(v, int) and not isinstance(v, bool))
+        ]
+        return Array(items) if items else None
+    return None
+
+
+def keep_tree(pdf: pikepdf.Pdf) -> Dictionary | None:
+    """The source's structure tree, made anew to name pages and links by number (see
+    above); None where there is none, or where it is larger than ``MAX_ELEMENTS`` nodes
+    (``tree_size``: the output is then not tagged, ``read_carriers`` says so). Each element
+    is made again of only the keys a structure element defines, its attributes of plain
+    values only (``_attributes``), its parent the element that lists it: nothing else the
+    source's element points at (a file, a script, a page tree) comes along. Kids that point
+    at what the output does not keep (another annotation, a marked-content sequence in a
+    nested form) are left out."""
+    root = pdf.Root.get("/StructTreeRoot")
+    if not isinstance(root, Dictionary) or tree_size(pdf) > MAX_ELEMENTS:
         return None
     reader = _Reader(pdf)
     links = {objgen: n for n, (_l, objgen) in enumerate(reader.link_objects(reader.names()))}
     pages = reader.pages
-    for key in list(root.keys()):
-        if key not in _TREE_KEYS:
-            del root[key]
+    made: dict[tuple[int, int], Dictionary] = {}  # each source element's new one
     seen: set[tuple[int, int]] = set()
-    count = 0
+    new_root = pdf.make_indirect(Dictionary(Type=Name.StructTreeRoot))
 
     def page_of(value: object) -> int | None:
         if isinstance(value, Dictionary) and value.is_indirect:
             return pages.get(value.objgen)
         return None
 
-    def generic(obj: Any, depth: int) -> None:
-        """Anything else the tree holds: a page named anywhere becomes a placeholder, an
-        annotation not kept goes."""
-        if depth > MAX_DEPTH:
-            return
-        if isinstance(obj, Dictionary | Array) and obj.is_indirect:
-            if obj.objgen in seen:
-                return
-            seen.add(obj.objgen)
-        items: list[tuple[Any, Any]] = []
-        if isinstance(obj, Dictionary):
-            items = list(obj.items())
-        elif isinstance(obj, Array):
-            items = list(enumerate(obj))
-        for key, value in items:
-            if not isinstance(value, Dictionary | Array):
-                continue
-            if isinstance(value, Dictionary) and value.get("/Type") in (Name.Page, Name.Annot):
-                index = page_of(value)
-                link = links.get(value.objgen) if value.is_indirect else None
-                if index is not None:
-                    obj[key] = _placeholder(_PAGE, index)
-                elif link is not None:
-                    obj[key] = _placeholder(_LINK, link)
-                elif isinstance(obj, Dictionary):
-                    del obj[key]
-                else:
-                    obj[key] = None
-                continue
-            generic(value, depth + 1)
-
     def kid(value: object, page: int | None) -> object | None:
-        """One kid of an element: an MCID, a marked-content or object reference, an element."""
+        """One kid of an element: an MCID, a marked-content or object reference."""
         if isinstance(value, int) and not isinstance(value, bool):
             if page is None:
                 return None
@@ -872,7 +956,7 @@ def keep_tree(pdf: pikepdf.Pdf) -> Dictionary | None:
         if kind == Name.MCR:
             own = page_of(value.get("/Pg"))
             mcid = value.get("/MCID")
-            if "/Stm" in value or not isinstance(mcid, int):
+            if "/Stm" in value or not isinstance(mcid, int) or isinstance(mcid, bool):
                 return None  # in a nested form's content: not kept (engines.prune)
             at = own if own is not None else page
             if at is None:
@@ -884,52 +968,118 @@ def keep_tree(pdf: pikepdf.Pdf) -> Dictionary | None:
             if n is None:
                 return None
             return Dictionary(Type=Name.OBJR, Obj=_placeholder(_LINK, n))
-        element(value, page, 0)
-        return value
+        return None
 
-    def element(elem: Dictionary, inherited: int | None, depth: int) -> None:
-        nonlocal count
-        count += 1
-        if depth > MAX_DEPTH or count > MAX_ELEMENTS:
-            elem.K = Array()
-            return
+    def is_element(value: object) -> bool:
+        return (
+            isinstance(value, Dictionary)
+            and not isinstance(value, pikepdf.Stream)
+            and isinstance(value.get("/S"), Name)
+            and value.get("/Type", Name.StructElem) == Name.StructElem
+        )
+
+    def element(
+        elem: Any, parent: Dictionary, inherited: int | None, depth: int
+    ) -> Dictionary | None:
+        """The element made anew under ``parent``; None where it was met before (a tree
+        that lists an element twice, or in a loop) or lies too deep."""
+        if depth > MAX_DEPTH:
+            return None
         if elem.is_indirect:
             if elem.objgen in seen:
-                return
+                return None
             seen.add(elem.objgen)
+        new = pdf.make_indirect(Dictionary(Type=Name.StructElem, S=elem.S, P=parent))
+        if elem.is_indirect:
+            made[elem.objgen] = new
         page = page_of(elem.get("/Pg"))
-        if "/Pg" in elem:
-            del elem["/Pg"]
-            if page is not None:
-                elem.Pg = _placeholder(_PAGE, page)
+        if page is not None:
+            new.Pg = _placeholder(_PAGE, page)
+        for key in _ELEMENT_TEXT:
+            value = elem.get(key)
+            if key == "/Lang":
+                value = String(text) if (text := _lang(value)) is not None else None
+            if isinstance(value, String):
+                new[key] = String(text_of(value)) if key != "/ID" else value
+        revision = elem.get("/R")
+        if isinstance(revision, int) and not isinstance(revision, bool):
+            new.R = revision
+        if (attrs := _attribute_list(elem.get("/A"))) is not None:
+            new.A = attrs
+        if (classes := _classes(elem.get("/C"))) is not None:
+            new.C = classes
         here = page if page is not None else inherited
         kids = elem.get("/K")
-        listed = list(kids) if isinstance(kids, Array) else ([] if kids is None else [kids])
+        if kids is None:
+            return new
+        listed = list(kids) if isinstance(kids, Array) else [kids]
         kept: list[Any] = []
         for value in listed:
-            if isinstance(value, Dictionary) and value.get("/Type") not in (Name.MCR, Name.OBJR):
-                if "/S" in value:  # an element
-                    element(value, here, depth + 1)
-                    kept.append(value)
+            if is_element(value):
+                child = element(value, new, here, depth + 1)
+                if child is not None:
+                    kept.append(child)
                 continue
-            made = kid(value, here)
-            if made is not None:
-                kept.append(made)
-        if kids is not None:
-            elem.K = Array(kept)
-        for key, value in list(elem.items()):
-            if key not in ("/K", "/Pg", "/P"):
-                generic(value, depth + 1)
+            done = kid(value, here)
+            if done is not None:
+                kept.append(done)
+        new.K = Array(kept)
+        return new
 
     top = root.get("/K")
     tops = list(top) if isinstance(top, Array) else ([] if top is None else [top])
-    for value in tops:
-        if isinstance(value, Dictionary):
-            element(value, None, 0)
-    for key in ("/ParentTree", "/IDTree", "/RoleMap", "/ClassMap"):
-        if key in root:
-            generic(root[key], 0)
-    return root
+    kept_top = [e for v in tops if is_element(v) and (e := element(v, new_root, None, 0))]
+    if len(kept_top) == 1:
+        new_root.K = kept_top[0]
+    elif kept_top:
+        new_root.K = Array(kept_top)
+
+    def mapped(value: object) -> Dictionary | None:
+        if isinstance(value, Dictionary) and value.is_indirect:
+            return made.get(value.objgen)
+        return None
+
+    parents = root.get("/ParentTree")
+    if isinstance(parents, Dictionary):
+        nums: list[object] = []
+        try:
+            for key, value in itertools.islice(pikepdf.NumberTree(parents).items(), MAX_ELEMENTS):
+                if isinstance(value, Array):
+                    nums += [key, Array([mapped(v) for v in itertools.islice(value, MAX_ELEMENTS)])]
+                elif (elem := mapped(value)) is not None:
+                    nums += [key, elem]
+        except (pikepdf.PdfError, ValueError, TypeError, RecursionError):
+            nums = []
+        new_root.ParentTree = pdf.make_indirect(Dictionary(Nums=Array(nums)))
+    next_key = root.get("/ParentTreeNextKey")
+    if isinstance(next_key, int) and not isinstance(next_key, bool):
+        new_root.ParentTreeNextKey = next_key
+    ids = root.get("/IDTree")
+    if isinstance(ids, Dictionary):
+        names: list[tuple[str, Dictionary]] = []
+        try:
+            for name, value in itertools.islice(pikepdf.NameTree(ids).items(), MAX_ELEMENTS):
+                if (elem := mapped(value)) is not None:
+                    names.append((name, elem))
+        except (pikepdf.PdfError, ValueError, TypeError, RecursionError):
+            names = []
+        if names:
+            flat = [x for k, e in sorted(names) for x in (String(k), e)]
+            new_root.IDTree = Dictionary(Names=Array(flat))
+    roles = root.get("/RoleMap")
+    if isinstance(roles, Dictionary):
+        new_root.RoleMap = Dictionary(
+            {k: v for k, v in itertools.islice(roles.items(), MAX_ITEMS) if isinstance(v, Name)}
+        )
+    classes = root.get("/ClassMap")
+    if isinstance(classes, Dictionary):
+        entries = {
+            k: v
+            for k, raw in itertools.islice(classes.items(), MAX_ITEMS)
+            if (v := _attribute_list(raw)) is not None
+        }
+        new_root.ClassMap = Dictionary(entries)
+    return new_root
 
 
 def place_tree(pdf: pikepdf.Pdf, tree: Dictionary, writer: _Writer) -> None:
