@@ -272,7 +272,7 @@ def _dropped(result: DocumentResult) -> str:
     it removes): their kinds, never their text."""
     if not result.dropped:
         return ""
-    return ", dropped: " + ", ".join(result.dropped) + " (they held what was burned)"
+    return ", dropped: " + ", ".join(result.dropped) + " (they held a value the redaction removes)"
 
 
 def _little_text(result: DocumentResult) -> str:

@@ -284,7 +284,11 @@ class PageCleaner:
     ) -> None:
         """The stream's default colour spaces, kept under their own names: no operator names
         them, yet every device colour the stream paints is painted in them (PDF 32000
-        8.6.5.6), so without them a calibrated page prints in other colours."""
+        8.6.5.6), so without them a calibrated page prints in other colours. Not in a
+        redaction's copy (``scrub_images``): an ICC profile's own text (its description,
+        copyright) is text a producer chose, which no check reads; device colour is kept."""
+        if self.scrub_images:
+            return
         group = resources.get("/ColorSpace") if isinstance(resources, Dictionary) else None
         if not isinstance(group, Dictionary):
             return

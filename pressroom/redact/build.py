@@ -5,7 +5,9 @@ has none — and put into the output by the pipeline core, like any job's pages.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+import urllib.parse
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import partial
@@ -39,7 +41,7 @@ from pressroom.pipeline.stop import between_pages
 from pressroom.pipeline.structure import Carriers, read_carriers
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import NOTHING, Applied
-from pressroom.redact.leaks import carries_value
+from pressroom.redact.leaks import carries_value, name_text
 from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, normalise, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan, RedactionSource
@@ -200,29 +202,71 @@ class Finder(Protocol):
     def find(self, text: str) -> Sequence[object]: ...
 
 
+def readings(text: str) -> list[str]:
+    """``text`` and what it spells once its escapes are read: a name's ``#xx``, a web
+    address's ``%xx`` and ``+`` (``M%61rgaret%20Thornbury`` is "Margaret Thornbury"). A
+    carrier is judged, and searched, in every one of them."""
+    out = [text]
+    for spelt in (
+        name_text(text),
+        urllib.parse.unquote(text),
+        urllib.parse.unquote_plus(text),
+        urllib.parse.unquote(name_text(text)),
+    ):
+        if spelt not in out:
+            out.append(spelt)
+    return out
+
+
+def carrier_texts(carriers: Carriers) -> Iterator[str]:
+    """Every text the source's carriers hold, in each of its readings."""
+    for text in carriers.texts():
+        yield from readings(text)
+
+
+# a carrier's text cut into words twice: at spaces and punctuation but keeping a word's own
+# apostrophes and hyphens ("O'Brien", "Thornbury-Smith"), and at every non-letter ("Dr.Thornbury",
+# "~thornbury/cv.pdf", "m.thornbury@example.org", "Thornbury's")
+_COARSE = re.compile(r"[^\w'\u2019-]+")
+_FINE = re.compile(r"[\W_]+")
+
+
+def _pieces(text: str) -> set[str]:
+    out: set[str] = set()
+    for cut in (_COARSE, _FINE):
+        out.update(normalise(piece) for piece in cut.split(text))
+    out.discard("")
+    return out
+
+
 def safe_carriers(
     pdf: pikepdf.Pdf | None,
     values: set[str],
     tokens: frozenset[str],
     detector: Finder | None = None,
 ) -> Carriers | None:
-    """What of the source's carriers a redaction may keep, failing closed: each one whose text
-    holds a found value (compared as the leak check compares), a word of a found name, or
-    anything ``detector`` finds in it, is dropped (an outline item with its children, a link
-    whole, a label's prefix, the title), and the kinds dropped are named. The structure tree
-    is never kept in a redaction (its alt text would need a reading of its own). The leak
-    check reads what is kept like any string of the output (``redact.leaks``)."""
+    """What of the source's carriers a redaction may keep, failing closed: each one whose text,
+    in any of its readings (escapes decoded), holds a found value (compared as the leak check
+    compares), a word of a found name (cut at spaces and at punctuation, apostrophes and
+    hyphens kept and not), or anything ``detector`` finds in it, is dropped (an outline item
+    with its children, a link whole, a label's prefix, the title), and the kinds dropped are
+    named. The structure tree is never kept in a redaction (its alt text would need a reading
+    of its own). The leak check reads what is kept like any string of the output
+    (``redact.leaks``)."""
     if pdf is None:
         return None
     carriers = read_carriers(pdf)
-    words = {t for t in tokens if len(t) >= 3}
+    words = {key for key in (normalise(t) for t in tokens) if len(key) >= 3}
 
     def keep(text: str) -> bool:
-        if carries_value(text, values):
-            return False
-        if words & {normalise(w) for w in text.split()}:
-            return False
-        return detector is None or not detector.find(text)
+        for reading in readings(text):
+            if carries_value(reading, values):
+                return False
+            if words & _pieces(reading):
+                return False
+            if detector is not None and detector.find(reading):
+                return False
+        return True
 
     # (the tree, and the marked content it points at, stay out: engines.prune drops marked
     # content from a redaction's copies)

@@ -17,6 +17,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pikepdf
+
 from pressroom.corrections import ReviewSheet, SheetFinding
 from pressroom.engines.straighten import STRAIGHTEN_MIN
 from pressroom.errors import (
@@ -36,8 +38,9 @@ from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.ocrmode import reworked
 from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.pipeline.structure import read_carriers
 from pressroom.redact.apply import Applied, apply_corrections, review_sheet
-from pressroom.redact.build import Built, build_output
+from pressroom.redact.build import Built, build_output, carrier_texts
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.findings import (
     DocumentFinding,
@@ -353,6 +356,12 @@ def _build_and_read_back(
     neighbour was burned) joins the values, and the output is built once more; what is still
     found after that goes to a human."""
     by_kind = found.by_kind
+    if src.pdf is not None and _carrier_values(src.pdf, detector, by_kind):
+        # values only the source's own carriers show (its title, an outline item, a link)
+        # join the document's: the pages are searched for them too, so a surname the title
+        # names is burned where a page shows it alone
+        found.tokens = _tokens(by_kind)
+        found.applied = apply_corrections(options.corrections, scans, by_kind)
     recheck: set[int] | None = None  # every page the first time
     before: dict[int, list[Box]] = {}
     for attempt in (1, 2):
@@ -430,6 +439,20 @@ def _counts(hits: Sequence[Hit]) -> dict[str, int]:
     for h in hits:
         counts[h.finding.kind] = counts.get(h.finding.kind, 0) + 1
     return counts
+
+
+def _carrier_values(pdf: pikepdf.Pdf, detector: Detector, by_kind: dict[str, set[str]]) -> bool:
+    """What detection finds in the source's carriers (title, author, subject, keywords, outline
+    titles, link addresses, destination names, page-label prefixes; escapes decoded) joined to
+    ``by_kind``; True when something new was learnt."""
+    learnt = False
+    for text in carrier_texts(read_carriers(pdf)):
+        for finding in detector.find(text):
+            known = by_kind.setdefault(finding.kind, set())
+            if finding.value not in known:
+                known.add(finding.value)
+                learnt = True
+    return learnt
 
 
 def _learn(again: dict[int, list[Hit]], by_kind: dict[str, set[str]]) -> bool:

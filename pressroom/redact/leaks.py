@@ -12,6 +12,7 @@ parser and how many, never the value.
 from __future__ import annotations
 
 import re
+import urllib.parse
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -183,7 +184,7 @@ def _carries_bytes(stream: pikepdf.Stream) -> bool:
     )
 
 
-def _name_text(name: str) -> str:
+def name_text(name: str) -> str:
     """A name as the text it spells: ``/Jane#20Whitfield`` is "Jane Whitfield"."""
     raw = re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), name.encode())
     return raw.decode("utf-8", errors="replace")
@@ -196,12 +197,16 @@ def _object_strings_hits(obj: object, wanted: list[str], depth: int = 0) -> int:
         return 1  # fail closed
     if isinstance(obj, pikepdf.String):
         raw = bytes(obj)
-        return max(_hits(t, wanted) for t in (text_of(obj), *_decodings(raw)))
+        said = text_of(obj)
+        # a web address's %xx and + read as what they spell, as a browser reads them
+        spelt = (urllib.parse.unquote(said), urllib.parse.unquote_plus(said))
+        return max(_hits(t, wanted) for t in (said, *spelt, *_decodings(raw)))
     if isinstance(obj, pikepdf.Name):
-        return _hits(_name_text(text_of(obj)), wanted)
+        named = name_text(text_of(obj))
+        return max(_hits(t, wanted) for t in (named, urllib.parse.unquote(named)))
     items: Iterable[object]
     if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
-        keys = max((_hits(_name_text(text_of(k)), wanted) for k in obj), default=0)
+        keys = max((_hits(name_text(text_of(k)), wanted) for k in obj), default=0)
         if keys:
             return keys
         items = [v for v in obj.values() if not getattr(v, "is_indirect", False)]

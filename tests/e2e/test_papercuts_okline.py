@@ -137,7 +137,9 @@ def test_a_redaction_names_the_carriers_it_dropped(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     said = ok_lines(done.stdout)["report.pdf"]
-    assert said.endswith(", dropped: title, links, outlines (they held what was burned)"), said
+    assert said.endswith(
+        ", dropped: title, links, outlines (they held a value the redaction removes)"
+    ), said
     assert "Thornbury" not in done.stdout + done.stderr
 
 

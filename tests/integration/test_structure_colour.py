@@ -119,3 +119,34 @@ def test_ocrmypdfs_cmyk_pdf_keeps_its_calibration(tmp_path: Path) -> None:
         assert intent.S == Name.GTS_PDFA1 and intent.DestOutputProfile.N == 4
     # the calibration is most of the file: it is kept once
     assert plain.stat().st_size < src.stat().st_size * 1.05
+
+
+def test_a_redaction_leaves_the_default_spaces_out(tmp_path: Path, engine: object) -> None:
+    """An ICC profile's own text (its description, say) is text no check reads: a redaction's
+    copy of a page keeps its device colour and leaves the page's default spaces out (the
+    fresh-eyes review's R2: a name in a /DefaultRGB profile's description was delivered)."""
+    from pressroom.redact.engine import redact_document
+    from pressroom.redact.policy import parse_policy
+
+    src = calibrated_pdf(tmp_path / "c.pdf")
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        # the text alone (a red box touching a one-line page's text has it refused
+        # UNREADABLE_SCAN under redaction, before this session too: see issue 43's note)
+        pdf.pages[0].obj.Contents = pdf.make_stream(
+            b"0.8 0.1 0.1 rg BT /F1 12 Tf 72 700 Td "
+            b"(A calibrated page with enough words to be kept.) Tj ET"
+        )
+        pdf.save(src)
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("plain"))
+    redact_document(
+        src,
+        out,
+        options,
+        parse_policy("name", now=0),
+        engine,  # type: ignore[arg-type]
+    )
+    with pikepdf.open(out) as pdf:
+        for obj in pdf.objects:
+            if isinstance(obj, pikepdf.Stream):
+                assert obj.get("/N") is None or b"acsp" not in obj.read_bytes()[:40]

@@ -162,3 +162,90 @@ def test_a_name_only_in_the_carriers_is_found_there_by_detection(
     assert b"Thornbury" not in qdf.read_bytes()
     with pikepdf.open(out) as pdf, pdf.open_outline() as outline:
         assert [item.title for item in outline.root] == ["Budget"]
+
+
+def _qdf_text(tmp_path: Path, out: Path) -> bytes:
+    qdf = tmp_path / "qdf.pdf"
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", str(out), str(qdf)], check=True)
+    return qdf.read_bytes()
+
+
+def _with_link(src: Path, uri: str) -> None:
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        link = pdf.make_indirect(
+            pikepdf.Dictionary(
+                Type=pikepdf.Name.Annot,
+                Subtype=pikepdf.Name.Link,
+                Rect=[72, 700, 300, 720],
+                F=4,
+                A=pikepdf.Dictionary(S=pikepdf.Name.URI, URI=pikepdf.String(uri)),
+            )
+        )
+        pdf.pages[0].obj.Annots = pikepdf.Array([link])
+        pdf.save(src)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://example.org/M%61rgaret%20Thornbury",  # percent-encoded whole name
+        "https://example.org/~thornbury/cv.pdf",  # the surname inside a path
+        "mailto:m.thornbury@example.org",
+        "https://example.org/?n=thornbury%2C%20margaret",
+    ],
+    ids=["percent", "path", "mailto", "query"],
+)
+def test_a_link_holding_the_name_in_any_spelling_is_dropped(
+    tmp_path: Path, engine: TesseractEngine, uri: str
+) -> None:
+    """The fresh-eyes review's R2 findings 1 and 3: escapes are read as what they spell, and a
+    carrier is cut into words at every punctuation mark as well as at spaces."""
+    from pressroom.synth import text_pdf
+
+    src = text_pdf([[f"Notes taken by {NAME} at the meeting on Tuesday."]], tmp_path / "s.pdf")
+    _with_link(src, uri)
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("plain"))
+    result = redact_document(src, out, options, parse_policy("name", now=0), engine)
+    assert "links" in result.dropped
+    assert b"hornbury" not in _qdf_text(tmp_path, out)
+    assert find_leaks(out, [NAME]) == []
+
+
+def test_the_leak_check_reads_a_percent_encoded_address() -> None:
+    from pressroom.redact.leaks import _object_strings_hits
+    from pressroom.redact.plan import normalise
+
+    wanted = [normalise(NAME)]
+    said = pikepdf.String("https://example.org/M%61rgaret%20Thornbury")
+    assert _object_strings_hits(said, wanted) == 1
+    assert _object_strings_hits(pikepdf.Name("/Margaret#20Thornbury"), wanted) == 1
+
+
+def test_a_name_only_the_title_holds_is_burned_where_a_page_shows_its_surname(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """R2 finding 2: the title names "Margaret Thornbury", a page says only "Thornbury": the
+    carriers' own findings join the document's values, so the page's surname is burned too."""
+    from pressroom.synth import text_pdf
+
+    src = text_pdf(
+        [
+            [
+                "The figures were checked twice by the regional office.",
+                "Figures from Thornbury were checked twice.",
+            ]
+        ],
+        tmp_path / "s.pdf",
+    )
+    with pikepdf.open(src, allow_overwriting_input=True) as pdf:
+        pdf.docinfo.Title = f"Interview with {NAME}"
+        pdf.docinfo.Subject = "Testimony of Thornbury"
+        pdf.save(src)
+    out = tmp_path / "out.pdf"
+    options = JobOptions(template=resolve_template("plain"))
+    result = redact_document(src, out, options, parse_policy("name", now=0), engine)
+    assert {"title", "subject"} <= set(result.dropped)
+    assert b"hornbury" not in _qdf_text(tmp_path, out)
+    text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True).stdout
+    assert "regional office" in text and "Thornbury" not in text
