@@ -462,23 +462,7 @@ def _cmyk_operators_of(contents: object) -> bool:
 
 
 def _cmyk_operators(stream: pikepdf.Stream) -> bool:
-    try:
-        instructions = pikepdf.parse_content_stream(stream)
-    except pikepdf.PdfError:
-        return True  # what cannot be read cannot be vouched for
-    for instruction in instructions:
-        if isinstance(instruction, pikepdf.ContentStreamInlineImage):
-            continue
-        op = text_of(instruction.operator)
-        if op in ("k", "K"):
-            return True
-        if (
-            op in ("cs", "CS")
-            and instruction.operands
-            and instruction.operands[0] == Name.DeviceCMYK
-        ):
-            return True
-    return False
+    return _device_operators(stream, Name.DeviceCMYK)
 
 
 def _pdfa_truetype_encoding(font: pikepdf.Object) -> bool:
