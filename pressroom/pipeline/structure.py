@@ -8,7 +8,10 @@ a carrier is never copied as the source wrote it: an outline item keeps its titl
 goes, a link its area and its URI or target, and nothing else (no script, no other action, no
 appearance). Targets and areas are mapped through each page's placement (its crop box and
 /Rotate, the turn that set it upright, the scale and offset that made room for the bands),
-so a link lands on the same spot it did in the source.
+so a link lands on the same spot it did in the source. A tagged source's structure tree is
+made anew too (``keep_tree``): its elements of the keys a structure element defines and
+plain attribute values only, and not at all past ``MAX_ELEMENTS`` nodes. /Lang is kept only
+where it is a language tag.
 
 The values are JSON-able: a page range written as a part of a split document carries them in
 its part file (``embed`` / ``embedded``), and the range's assembly writes them as a whole
@@ -875,8 +878,10 @@ def _scalars(value: object, depth: int = 0) -> object | None:
         if any(made is None for made in items):
             return None
         return Array(items)
-    if isinstance(value, pikepdf.Object) and not isinstance(value, Name | String):
-        return None
+    if isinstance(value, pikepdf.Object) and (
+        value.is_indirect or not isinstance(value, Name | String)
+    ):
+        return None  # a dictionary, a stream, or another object of the source's
     return value if _scalar(value) and value is not None else None
 
 
@@ -1000,7 +1005,7 @@ def keep_tree(pdf: pikepdf.Pdf) -> Dictionary | None:
             if key == "/Lang":
                 value = String(text) if (text := _lang(value)) is not None else None
             if isinstance(value, String):
-                new[key] = String(text_of(value)) if key != "/ID" else value
+                new[key] = String(text_of(value)) if key != "/ID" else String(bytes(value))
         revision = elem.get("/R")
         if isinstance(revision, int) and not isinstance(revision, bool):
             new.R = revision
