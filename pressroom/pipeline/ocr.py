@@ -435,6 +435,16 @@ class OcrStage:
                 for rotation in ROTATIONS
             }
             winner = clear_winner(probes)
+            if (
+                winner is not None
+                and is_garbage(probes[winner])
+                and detected is not None
+                and detected.turn != winner
+            ):
+                # a band of garbage with a few words in it is weak evidence: it wins only
+                # where the detector, sure or not, does not point at another turn (a map's
+                # labels read upside down once gave "LOT" and "an" and turned it over)
+                winner = None
         # Garbage under every turn, none clearly better: the best garbage is no answer. The
         # detector decides only when it is sure; otherwise the page keeps the turn it came with.
         sure = self._is_sure(detected, self.min_unread_osd_confidence)

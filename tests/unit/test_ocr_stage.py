@@ -199,3 +199,22 @@ def _reading(confidence: float, words: int, dictionary: int) -> OcrResult:
 )
 def test_a_turn_wins_only_clearly(readings: dict[int, OcrResult], winner: int | None) -> None:
     assert clear_winner(readings) == winner
+
+
+@pytest.mark.parametrize(("detector", "turned"), [(0, 0), (180, 180), (None, 180)])
+def test_a_garbage_band_with_a_few_words_wins_only_where_the_detector_agrees(
+    detector: int | None, turned: int
+) -> None:
+    """A map's labels read upside down gave a band of garbage with a few short words ("LOT",
+    "an") that beat the others, and the upright map was turned over while the detector, not
+    sure, said it was upright (OCRmyPDF's palette.pdf). Such a band wins only where the
+    detector does not point at another turn."""
+    engine = FakeOcrEngine(
+        require_marker=True,
+        confidence=40.0,  # garbage by confidence, with real words in it
+        lines=("Bay of the old harbour town",),
+        orientation=None if detector is None else (detector, 3.0),
+    )
+    reading = OcrStage(engine)(rotate_cw(_marker_only(), 180), 100)
+    assert reading.rotation == turned
+    assert reading.turn_unsure == (turned == 0)
