@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 import pikepdf
@@ -113,6 +114,61 @@ _OPERATORS = frozenset(
     ' \"""".split()
 )
 _MARKED = frozenset({"BMC", "BDC", "EMC", "MP", "DP", "BX", "EX"})
+
+
+@dataclass(frozen=True, slots=True)
+class FontLeft:
+    """A replaced standard font a page range's walk left unfilled, for the assembly."""
+
+    font: Dictionary
+    stem: str
+    source: tuple[int, int]  # the source font's object number and generation
+    codes: frozenset[int]
+
+
+def fill_replaced(
+    pdf: pikepdf.Pdf,
+    font: Dictionary,
+    stem: str,
+    codes: Iterable[int],
+    shared: dict[tuple[str, frozenset[int]], pikepdf.Object],
+) -> None:
+    """``font`` made the embedded Pressroom font ``stem`` for ``codes``, keeping the source's
+    encoding and widths (``engines.fonts``); subsets shared through ``shared``."""
+    widths, first = font.get("/Widths"), font.get("/FirstChar")
+    fill_simple_truetype(
+        pdf,
+        font,
+        stem,
+        font.get("/Encoding"),
+        codes,
+        widths=widths if isinstance(widths, Array) else None,
+        first_char=int(first) if isinstance(first, int) else None,
+        shared=shared,
+    )
+
+
+def fill_left(pdf: pikepdf.Pdf, left: Sequence[FontLeft]) -> dict[tuple[int, int], Dictionary]:
+    """The fonts page ranges left (``PageCleaner.finish_fonts``), now in one document: the
+    copies of one source font, each range's, filled alike with the codes every range showed
+    (all 256 where any range showed text in a font it could not tell, as one walk would);
+    returns each copy but the first mapped to the first, for the caller to point every use
+    at (one font object, as one walk makes)."""
+    groups: dict[tuple[int, int], list[FontLeft]] = {}
+    for item in left:
+        groups.setdefault(item.source, []).append(item)
+    everything = any(len(item.codes) == 256 for item in left)
+    shared: dict[tuple[str, frozenset[int]], pikepdf.Object] = {}
+    again: dict[tuple[int, int], Dictionary] = {}
+    for key in sorted(groups):
+        items = groups[key]
+        codes = range(256) if everything else sorted(set().union(*(i.codes for i in items)))
+        first = items[0].font
+        fill_replaced(pdf, first, items[0].stem, codes, shared)
+        for item in items[1:]:
+            if item.font.objgen != first.objgen:
+                again[item.font.objgen] = first
+    return again
 
 
 class PageCleaner:
@@ -506,25 +562,23 @@ class PageCleaner:
         return font
 
     def _fill(self, font: Dictionary, stem: str, codes: Iterable[int]) -> None:
-        widths, first = font.get("/Widths"), font.get("/FirstChar")
-        fill_simple_truetype(
-            self.pdf,
-            font,
-            stem,
-            font.get("/Encoding"),
-            codes,
-            widths=widths if isinstance(widths, Array) else None,
-            first_char=int(first) if isinstance(first, int) else None,
-            shared=self._font_files,
-        )
+        fill_replaced(self.pdf, font, stem, codes, self._font_files)
 
-    def finish_fonts(self) -> None:
+    def finish_fonts(self, left: list[FontLeft] | None = None) -> None:
         """The replaced fonts, each with the glyphs of the codes its text shows (all of them
         wherever text was shown in a font this walk could not tell: fail open to the glyphs,
-        never to a missing one)."""
+        never to a missing one).
+
+        ``left``: this walk read a page range only, whose part is put together with the
+        others later: its fonts are left as the source's and said here instead (the source
+        font, its stem, the codes shown), so that the assembly fills each once with every
+        range's codes (``fill_left``) and the whole is the same bytes as one walk makes."""
         for key, (font, stem) in self._pending.items():
             codes = range(256) if self._unattributed else self._shown[key] | {32}
-            self._fill(font, stem, codes)
+            if left is not None:
+                left.append(FontLeft(font, stem, key, frozenset(codes)))
+            else:
+                self._fill(font, stem, codes)
         self._pending.clear()
 
     def _note_shown(self, font: object, operands: Sequence[object]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pikepdf
 from PIL import Image, ImageDraw
 
 from pressroom.engines import images, pdfium
-from pressroom.engines.prune import PageCleaner
+from pressroom.engines.prune import FontLeft, PageCleaner
 from pressroom.engines.straighten import STRAIGHTEN_MIN, Encoding, image_stream, level
 from pressroom.errors import Corrupt
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
@@ -172,6 +173,7 @@ def _read_pages(
         only,
         finishers=out.builder.before_save,
         reread=reread,
+        fonts_left=out.builder.fonts_left if only is not None else None,
     )
     # Image sources' pages live in memory until written: write them out in parts.
     chunk = PART_PAGES if info.kind is not SourceKind.PDF else 0
@@ -304,6 +306,8 @@ class _Walk:
     # called before the output is written (the page cleaner's deferred fonts)
     finishers: list[Callable[[], None]] = field(default_factory=list)
     reread: frozenset[int] = frozenset()  # pages read by OCR whatever text they show
+    # a page range's replaced fonts, left for the assembly (OutputBuilder.fonts_left)
+    fonts_left: list[FontLeft] | None = None
 
     def pages(self) -> Iterator[SourcePage]:
         """Each page with its pixels when it needs OCR; one page at a time."""
@@ -318,7 +322,10 @@ def _pdf_pages(walk: _Walk) -> Iterator[SourcePage]:
     output document (see OutputBuilder)."""
     # replaced standard fonts are filled with the glyphs they show once every page is read
     cleaner = PageCleaner(walk.out(), defer_fonts=True)
-    walk.finishers.append(cleaner.finish_fonts)
+    if walk.fonts_left is None:
+        walk.finishers.append(cleaner.finish_fonts)
+    else:  # a page range: its fonts are filled by the assembly, with every range's codes
+        walk.finishers.append(partial(cleaner.finish_fonts, walk.fonts_left))
     doc: Any = walk.stack.enter_context(pdfium.RecyclingDocument(walk.source))
     for page_info in walk.info.pages:
         if walk.only is not None and page_info.index not in walk.only:

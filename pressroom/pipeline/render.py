@@ -16,6 +16,7 @@ from pikepdf import Array, Dictionary, Name
 
 from pressroom.engines.fonts import BAND_FONT, fill_simple_truetype
 from pressroom.engines.images import logo_xobject
+from pressroom.engines.prune import FontLeft, fill_left
 from pressroom.models import Box, PageText
 from pressroom.pipeline.archive import make_pdfa, pdfa_metadata
 from pressroom.pipeline.optimize import best_flate, predict_images, recompress
@@ -229,6 +230,8 @@ class PageLayout:
 
 # where a page range's part keeps the source's structure tree for the assembly of the whole
 TREE_KEY = "/PressroomStructTree"
+# a part's replaced standard fonts, each with its source font's number and the codes it showed
+FONTS_KEY = "/PressroomFontsLeft"
 
 # Band heights and font sizes are meant for Letter and A4; pages whose shorter side is
 # outside these are given bands scaled to them.
@@ -312,6 +315,9 @@ class OutputBuilder:
         self._tree: Dictionary | None = None
         # called once before the output is written (fonts filled with what their text shows)
         self.before_save: list[Callable[[], None]] = []
+        # a page range's replaced standard fonts, left unfilled for the assembly of the whole
+        # (engines.prune.PageCleaner.finish_fonts): written into the part under FONTS_KEY
+        self.fonts_left: list[FontLeft] = []
 
     @property
     def tagged(self) -> bool:
@@ -604,6 +610,7 @@ class OutputBuilder:
             if self.parts:
                 self.flush_part(path.with_name(f"{path.name}.part{len(self.parts)}"))
                 merged = self.pdf
+                left: list[FontLeft] = []
                 for part in self.parts:
                     opened = stack.enter_context(pikepdf.open(part))
                     merged.pages.extend(opened.pages)
@@ -614,6 +621,9 @@ class OutputBuilder:
                     tree = opened.Root.get(TREE_KEY)
                     if self._tree is None and isinstance(tree, Dictionary):
                         self._tree = cast(Dictionary, _copy_in(merged, tree))
+                    left += _fonts_left(merged, opened.Root.get(FONTS_KEY))
+                if left:
+                    _point_at(merged, fill_left(merged, left))
                 share_resources(merged)
             self._write(path, title=title, created=created, placed=placed)
 
@@ -636,6 +646,18 @@ class OutputBuilder:
                 self.pdf.Root[TREE_KEY] = self._tree
             if self.intents is not None:  # for the assembly of the whole, as the carriers
                 self.pdf.Root.OutputIntents = self.intents
+            if self.fonts_left:  # filled by the assembly of the whole, with every range's codes
+                self.pdf.Root[FONTS_KEY] = Array(
+                    [
+                        Dictionary(
+                            Font=f.font,
+                            Stem=pikepdf.String(f.stem),
+                            Source=Array(list(f.source)),
+                            Codes=Array(sorted(f.codes)),
+                        )
+                        for f in self.fonts_left
+                    ]
+                )
             if self.carriers is not None:  # for the assembly of the whole
                 from pressroom.pipeline.structure import embed  # (it builds on this module)
 
@@ -752,6 +774,38 @@ def _mapped_codes(font: object) -> set[int]:
     if not isinstance(font, Dictionary) or not isinstance(font.get("/ToUnicode"), pikepdf.Stream):
         return set()
     return {int(code, 16) for code in _MAPPED.findall(font.ToUnicode.read_bytes())}
+
+
+def _fonts_left(merged: pikepdf.Pdf, records: object) -> list[FontLeft]:
+    """A part's record of the fonts its range left unfilled, as objects of ``merged`` (the
+    part's pages copied in already: each font is the copy its pages use)."""
+    out: list[FontLeft] = []
+    for record in records if isinstance(records, Array) else []:
+        if not isinstance(record, Dictionary) or not isinstance(record.get("/Font"), Dictionary):
+            continue
+        source = [int(v) for v in record.get("/Source", Array())]
+        font = cast(Dictionary, merged.copy_foreign(record.Font))
+        codes = frozenset(int(c) for c in record.get("/Codes", Array()))
+        out.append(FontLeft(font, str(record.get("/Stem", "")), (source[0], source[1]), codes))
+    return out
+
+
+def _point_at(pdf: pikepdf.Pdf, again: dict[tuple[int, int], Dictionary]) -> None:
+    """Every use of a font in ``again`` (a copy of one source font from another range) made
+    a use of the one it maps to: the fonts of the pages' forms, at any depth."""
+    if not again:
+        return
+    for obj in pdf.objects:
+        if not isinstance(obj, Dictionary | pikepdf.Stream):
+            continue
+        resources = obj.get("/Resources")
+        fonts = resources.get("/Font") if isinstance(resources, Dictionary) else None
+        if not isinstance(fonts, Dictionary):
+            continue
+        for name in list(fonts.keys()):
+            used = fonts.get(name)
+            if isinstance(used, Dictionary) and used.is_indirect and used.objgen in again:
+                fonts[name] = again[used.objgen]
 
 
 def share_resources(pdf: pikepdf.Pdf) -> None:
