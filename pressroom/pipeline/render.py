@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +20,6 @@ from pressroom.engines.prune import FontLeft, fill_left
 from pressroom.models import Box, PageText
 from pressroom.pipeline.archive import make_pdfa, pdfa_metadata
 from pressroom.pipeline.optimize import best_flate, predict_images, recompress
-from pressroom.pipeline.same_objects import drawing_object, share_copies
 from pressroom.pipeline.textlayer import glyphless_font, text_layer_ops, to_unicode
 from pressroom.templates import Band, Template
 
@@ -626,11 +625,6 @@ class OutputBuilder:
                 if left:
                     _point_at(merged, fill_left(merged, left))
                 share_resources(merged)
-                # what pages in two ranges share (a logo image, an embedded font) came once
-                # with each range's part: stored once again, as one walk stores it (nested
-                # past Python's depth: left as copied)
-                with suppress(RecursionError):
-                    share_copies(merged, only=drawing_object)
             self._write(path, title=title, created=created, placed=placed)
 
     def save_part(self, path: Path) -> None:

@@ -16,7 +16,6 @@ element's ``/P``) keep their identity: they are never merged.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from typing import Any
 
 import pikepdf
@@ -25,11 +24,10 @@ from pikepdf import Array, Dictionary, Name, Stream
 _KEEP_TYPES = frozenset({"/Page", "/Pages", "/Catalog"})
 
 
-def share_copies(pdf: pikepdf.Pdf, only: Callable[[pikepdf.Object], bool] | None = None) -> int:
+def share_copies(pdf: pikepdf.Pdf) -> int:
     """Every indirect object whose content equals another's replaced by one of them (the
     lowest object number) wherever it is referred to; returns how many copies were dropped
-    (the writer leaves out what nothing refers to). ``only``: the objects that may be merged
-    (every object may still be read to key them)."""
+    (the writer leaves out what nothing refers to)."""
     keys: dict[tuple[int, int], Any] = {}
     busy: set[tuple[int, int]] = set()
 
@@ -56,7 +54,7 @@ def share_copies(pdf: pikepdf.Pdf, only: Callable[[pikepdf.Object], bool] | None
         (o for o in pdf.objects if isinstance(o, pikepdf.Object) and o.is_indirect),
         key=lambda o: o.objgen,
     ):
-        if _kept_as_is(obj) or (only is not None and not only(obj)):
+        if _kept_as_is(obj):
             continue
         key = key_of(obj)
         if key[0] == "id":
@@ -132,23 +130,3 @@ def _rewrite(obj: Any, replace: dict[tuple[int, int], Any]) -> None:
                     obj[n] = replace[value.objgen]
             else:
                 _rewrite(value, replace)
-
-
-_DRAWN = frozenset({"/Image", "/Form"})
-_FONT_PARTS = frozenset({"/Font", "/FontDescriptor", "/Encoding", "/ExtGState"})
-
-
-def drawing_object(obj: pikepdf.Object) -> bool:
-    """What pages draw with and page ranges each copy: images, forms, fonts and their
-    descriptors, files and encodings, graphics states, ICC profiles. Never a page, an outline
-    item, a structure element or an annotation: those are one object each however alike."""
-    if isinstance(obj, Stream):
-        subtype = obj.get("/Subtype")
-        if subtype in _DRAWN or "/Length1" in obj or "/Length2" in obj:
-            return True  # an image, a form, a TrueType or Type 1 font file
-        if subtype in (Name.Type1C, Name.CIDFontType0C, Name.OpenType):
-            return True  # a compact or OpenType font file
-        return "/N" in obj and subtype is None and "/Type" not in obj  # an ICC profile
-    if isinstance(obj, Dictionary):
-        return str(obj.get("/Type", "")) in _FONT_PARTS
-    return False

@@ -57,28 +57,3 @@ def test_shared_replaced_fonts_make_the_same_bytes_in_ranges(tmp_path: Path) -> 
         }
         assert len(fonts) == 1  # one embedded font, as one walk makes it
         assert "/PressroomFontsLeft" not in pdf.Root
-
-
-def test_an_image_every_page_draws_is_stored_once_in_ranges(tmp_path: Path) -> None:
-    """A logo every page draws came once with each range's part: stored once again
-    (same_objects.share_copies over what pages draw), the same bytes as read whole."""
-    src = text_pdf([[f"Page {n}: the committee met to discuss the budget."] for n in range(1, 7)],
-                   tmp_path / "base.pdf")  # fmt: skip
-    with pikepdf.open(src) as pdf:
-        logo = pdf.make_stream(
-            bytes(range(256)) * 16,
-            Type=pikepdf.Name.XObject,
-            Subtype=pikepdf.Name.Image,
-            Width=64,
-            Height=64,
-            ColorSpace=pikepdf.Name.DeviceGray,
-            BitsPerComponent=8,
-        )
-        for page in pdf.pages:
-            page.obj.Resources.XObject = pikepdf.Dictionary(Logo=logo)
-            drawn = page.obj.Contents.read_bytes() + b" q 50 0 0 50 500 700 cm /Logo Do Q"
-            page.obj.Contents = pdf.make_stream(drawn)
-        pdf.save(tmp_path / "logo.pdf")
-    whole = _process(tmp_path / "logo.pdf", tmp_path / "one", "1", tmp_path / "s1")
-    split = _process(tmp_path / "logo.pdf", tmp_path / "two", "2", tmp_path / "s2")
-    assert len(split) == len(whole) and split == whole
