@@ -161,8 +161,8 @@ def _rebuild_of(desk: FolderDesk) -> Rebuild:
 
 
 def service(source: Path, root: Path, engine: TesseractEngine) -> dict[str, object]:
-    from pressroom.api.app import create_app
-    from pressroom.desk.service import ServiceDesk
+    from pressroom.app import create_app
+    from pressroom.deskstore import ServiceDesk
     from pressroom.jobs.model import JobState, Lane
     from pressroom.service import open_services
     from pressroom.worker.runner import JobRunner

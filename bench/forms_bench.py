@@ -32,7 +32,7 @@ from pressroom.engines.tesseract import TesseractEngine  # noqa: E402
 from pressroom.errors import PressroomError  # noqa: E402
 from pressroom.pipeline.core import JobOptions  # noqa: E402
 from pressroom.pipeline.ocr import OcrStage  # noqa: E402
-from pressroom.pipeline.variants import Processing  # noqa: E402
+from pressroom.processing import Processing  # noqa: E402
 from pressroom.redact.policy import parse_policy  # noqa: E402
 from pressroom.settings import Settings  # noqa: E402
 from pressroom.templates import resolve_template  # noqa: E402

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from pressroom.engines.tesseract import TesseractEngine  # noqa: E402
 from pressroom.errors import PressroomError  # noqa: E402
 from pressroom.pipeline.core import JobOptions  # noqa: E402
-from pressroom.pipeline.variants import Processing  # noqa: E402
+from pressroom.processing import Processing  # noqa: E402
 from pressroom.redact.policy import parse_policy  # noqa: E402
 from pressroom.settings import Settings  # noqa: E402
 from pressroom.synth import draw_page, save_tiff, text_pdf  # noqa: E402

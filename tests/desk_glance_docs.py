@@ -34,7 +34,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.corrections import ReviewSheet, SheetFinding
 from pressroom.desk.folder import Rebuild, hold
 from pressroom.engines import pdfium

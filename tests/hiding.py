@@ -862,7 +862,7 @@ def judge(case: str, folder: Path, engine: object) -> Outcome:
     read back what was written."""
     from pressroom.errors import ReviewRequired
     from pressroom.pipeline.core import JobOptions
-    from pressroom.pipeline.variants import Processing
+    from pressroom.processing import Processing
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 

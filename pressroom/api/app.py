@@ -1,5 +1,6 @@
-"""The FastAPI app, assembled: one handler table for Pressroom's errors, and a router per
-resource (``api.routes``) over the services kept in ``app.state``."""
+"""The API, assembled: one handler table for Pressroom's errors, and a router per resource
+(``api.routes``) over the services kept in ``app.state``. The reviewer's desk is mounted beside
+it one level up, in ``pressroom.app``: the API does not know the desk's pages."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from fastapi import FastAPI
 from pressroom import __version__
 from pressroom.api import docs
 from pressroom.api.openapi import TAGS, check_operation_ids, openapi_of, operation_id
-from pressroom.api.problems import install_error_handlers
 from pressroom.api.routes import (
     downloads,
     health,
@@ -19,13 +19,13 @@ from pressroom.api.routes import (
     templates,
     tenancy,
 )
-from pressroom.api.single import SingleValues
 from pressroom.api.timing import RequestTiming
-from pressroom.desk import web as desk
 from pressroom.service import Services
+from pressroom.web.problems import install_error_handlers
+from pressroom.web.single import SingleValues
 
 
-def create_app(services: Services) -> FastAPI:
+def create_api(services: Services) -> FastAPI:
     app = FastAPI(
         title="Pressroom",
         version=__version__,
@@ -48,7 +48,6 @@ def create_app(services: Services) -> FastAPI:
     for router in routers:
         app.include_router(router)
     app.include_router(docs.router)
-    app.include_router(desk.router)  # /review: the reviewer's desk, pages outside the API document
     app.add_middleware(SingleValues)
     app.add_middleware(RequestTiming, access_log=services.settings.access_log)
     app.openapi = openapi_of(app)  # type: ignore[method-assign]  # FastAPI's documented hook

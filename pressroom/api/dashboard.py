@@ -17,9 +17,9 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 
 from pressroom.jobs.model import Lane
-from pressroom.pipeline.stages import Stage
 from pressroom.scratch import scratch_disk, scratch_usage
 from pressroom.service import Services
+from pressroom.stages import Stage
 
 HOUR = 3600.0
 REFRESH_S = 10

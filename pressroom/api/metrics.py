@@ -25,9 +25,9 @@ from pressroom.api.reasons import (
 )
 from pressroom.api.timing import render_http_metrics
 from pressroom.jobs.model import JobState, Lane
-from pressroom.pipeline.stages import Stage
 from pressroom.scratch import scratch_disk, scratch_state
 from pressroom.service import Services
+from pressroom.stages import Stage
 
 BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
 

@@ -14,12 +14,12 @@ from fastapi.routing import APIRoute
 from fastapi.utils import generate_unique_id
 
 from pressroom.api.headers import MAX_PREFER_WAIT_S
-from pressroom.api.responses import PROBLEM, PROBLEM_TYPE
 from pressroom.api.uploads import MAX_FIELD_BYTES, MAX_FIELDS
 from pressroom.intake import MAX_DEADLINE_S, MAX_IDEMPOTENCY_KEY, MAX_TITLE, MAX_WEBHOOK_URL
 from pressroom.jobs.model import JobState, Lane
 from pressroom.labels import LABEL_PATTERN, MAX_LABEL
 from pressroom.redact.policy import CLASSES
+from pressroom.web.problems import PROBLEM, PROBLEM_TYPE
 
 BEARER = "bearerAuth"
 SCHEMAS = "#/components/schemas/"

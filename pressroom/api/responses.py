@@ -1,4 +1,4 @@
-"""What the API's answers look like: the error body, a job as JSON with its signed link, and a
+"""What the API's answers look like: a job as JSON with its signed link, and a
 stored PDF streamed with the headers personal data needs."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from fastapi import Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 
 from pressroom.hints import for_api
 from pressroom.jobs.model import Job, JobState
@@ -17,33 +17,6 @@ from pressroom.signing import artifact_links
 # documents hold personal data: no cache keeps a copy, no browser guesses another type
 PRIVATE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 CHUNK_BYTES = 1 << 16
-
-
-PROBLEM = "application/problem+json"
-PROBLEM_TYPE = "urn:pressroom:problem:"  # + the code: one type per code, as RFC 9457 asks
-
-
-def problem(code: str, detail: str, status: int) -> dict[str, Any]:
-    """An RFC 9457 problem: ``type`` and ``title`` name the code, ``detail`` this occurrence;
-    ``code`` is ours, the same stable reason code the CLI prints and jobs record."""
-    return {
-        "type": PROBLEM_TYPE + code.lower().replace("_", "-"),
-        "title": code.replace("_", " ").capitalize(),
-        "status": status,
-        "detail": detail,
-        "code": code,
-    }
-
-
-def error_response(
-    code: str, message: str, status: int, headers: dict[str, str] | None = None
-) -> JSONResponse:
-    """Every error the API answers, ours and the framework's, in one shape."""
-    if status == 401:
-        headers = {**(headers or {}), "WWW-Authenticate": 'Bearer realm="pressroom"'}
-    return JSONResponse(
-        problem(code, message, status), status_code=status, headers=headers, media_type=PROBLEM
-    )
 
 
 def own_base_url(request: Request) -> str:

@@ -13,7 +13,6 @@ from typing import IO, Any
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from pressroom.api.single import unknown_message
 from pressroom.errors import (
     BadRequest,
     PressroomError,
@@ -21,6 +20,7 @@ from pressroom.errors import (
     StorageFull,
     TooLarge,
 )
+from pressroom.web.single import unknown_message
 
 MAX_FIELD_BYTES = 8192
 MAX_FIELDS = 32

@@ -139,7 +139,7 @@ def process_one(
     each page read (``pipeline.core.Progress``)."""
     from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.sidecar import sidecar_path
-    from pressroom.pipeline.variants import Processing
+    from pressroom.processing import Processing
     from pressroom.scratch import job_scratch
 
     settings = Settings.from_env() if settings is None else settings

@@ -199,7 +199,7 @@ def _assemble(
     from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
     from pressroom.pipeline.sniff import sniff_file
-    from pressroom.pipeline.stages import StageTimer
+    from pressroom.stages import StageTimer
 
     try:
         built = folder / "output.pdf"

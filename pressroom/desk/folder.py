@@ -653,7 +653,7 @@ class FolderDesk:
     ) -> None:
         from pressroom.pipeline.core import JobOptions
         from pressroom.pipeline.ocrmode import ocr_mode
-        from pressroom.pipeline.variants import Processing
+        from pressroom.processing import Processing
         from pressroom.redact.detect.checks import check_policy_classes
         from pressroom.redact.policy import parse_policy
         from pressroom.scratch import job_scratch

@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from fastapi import APIRouter, FastAPI, Request
@@ -25,8 +25,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
-from pressroom.api.responses import error_response
-from pressroom.api.single import SingleValues, refuse_unknown, single_form
 from pressroom.corrections import (
     MANUAL,
     RECHECK_KINDS,
@@ -56,6 +54,11 @@ from pressroom.errors import (
     TransientError,
     Unauthorized,
 )
+from pressroom.web.problems import error_response
+from pressroom.web.single import SingleValues, refuse_unknown, single_form
+
+if TYPE_CHECKING:
+    from pressroom.service import Services
 
 CSP = (
     "default-src 'none'; img-src 'self'; script-src 'self'; style-src 'self'; "
@@ -106,17 +109,20 @@ def desk_secret(signing_key: bytes) -> bytes:
 
 
 def config_of(request: Request) -> DeskConfig:
-    """``app.state.desk`` when set (the offline desk, tests); else the service's own, built
-    per request like every other route's services."""
+    """``app.state.desk``: a ``DeskConfig`` (the offline desk, tests), or a function of the
+    request that builds one (the service's, set by ``pressroom.app``, built per request like
+    every other route's services). The desk itself knows no store."""
     given = getattr(request.app.state, "desk", None)
-    if given is not None:
-        assert isinstance(given, DeskConfig)
-        return given
-    # the service's backend, loaded when first used (it brings the review service's imports)
-    from pressroom.desk.service import ServiceDesk
+    if callable(given):
+        given = given(request)
+    if not isinstance(given, DeskConfig):
+        raise NotFound("no desk is configured here")
+    return given
 
-    services = request.app.state.services
-    backend: DeskBackend = ServiceDesk(services)
+
+def service_config(backend: DeskBackend, services: Services) -> DeskConfig:
+    """The desk the service runs: ``backend`` over the store, keys checked against the tenancy,
+    the session cookie signed with a key derived from the link-signing key."""
     return DeskConfig(
         backend,
         KeyGate(services),
@@ -593,7 +599,7 @@ async def static_file(name: str) -> Response:
 
 def desk_app(config: DeskConfig, *, title: str = "Pressroom review") -> FastAPI:
     """The offline desk: only /review, with the API's problem+json answers."""
-    from pressroom.api.problems import install_error_handlers
+    from pressroom.web.problems import install_error_handlers
 
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
     # a trailing-slash redirect would build its Location from the Host header the client wrote

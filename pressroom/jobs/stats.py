@@ -25,7 +25,7 @@ from pressroom.jobs.schema import (
     workers,
 )
 from pressroom.jobs.transport import Database
-from pressroom.pipeline.stages import Stage
+from pressroom.stages import Stage
 
 
 @dataclass(frozen=True, slots=True)

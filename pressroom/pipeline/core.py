@@ -38,7 +38,7 @@ from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import PDF_ERRORS, file_sha256
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.structure import Carriers, Placed, embedded, read_carriers
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits, RedactionSettings

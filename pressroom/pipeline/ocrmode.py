@@ -49,7 +49,7 @@ from pressroom.models import OCR_MODES, OcrMode, SourceKind
 from pressroom.pipeline.content import ContentMeter
 from pressroom.pipeline.inspect import PDF_ERRORS, page_tree_count, render_dpi
 from pressroom.pipeline.sniff import sniff_file
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits

@@ -41,7 +41,7 @@ from pressroom.pipeline.inspect import inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
 from pressroom.pipeline.ocrmode import reworked
 from pressroom.pipeline.render import PlacedSource, turn_cw
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits

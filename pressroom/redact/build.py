@@ -36,7 +36,7 @@ from pressroom.pipeline.core import (
 )
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
 from pressroom.pipeline.render import PageLayout, PlacedSource
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pipeline.structure import Carriers, read_carriers
 from pressroom.pixels import PixelBudget

@@ -37,7 +37,7 @@ from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.ocrmode import reworked
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.structure import read_carriers
 from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output, carrier_texts

@@ -21,7 +21,7 @@ from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.render import PageLayout
 from pressroom.pipeline.resolution import fitting_dpi
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import NOTHING, Applied
 from pressroom.redact.build import Built

@@ -36,7 +36,7 @@ from pressroom.pipeline.core import (
 )
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
 from pressroom.pipeline.resolution import fitting_dpi
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.redact.detect.detector import Detector, name_tokens

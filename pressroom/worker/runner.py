@@ -49,9 +49,9 @@ from pressroom.pipeline.ocr import OcrEngine, engine_for
 from pressroom.pipeline.ocrmode import ocr_mode
 from pressroom.pipeline.plain import read_range
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
-from pressroom.pipeline.stages import Stage, StageTimer
+from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import stop_when
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.detect.ner import model_identity
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch

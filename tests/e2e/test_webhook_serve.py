@@ -101,7 +101,7 @@ def test_a_worker_command_delivers_webhooks(tmp_path: Path) -> None:
     settings = Settings(data_dir=data, scratch_dir=scratch, webhook_allow_private=True)
     services = open_services(settings)  # migrates the store
     key = services.store.tenancy.create_key("acme", now=services.clock())
-    from pressroom.api.app import create_app
+    from pressroom.app import create_app
 
     api = TestClient(create_app(services), client=("127.0.0.1", 50000))
     log = (tmp_path / "worker.log").open("wb")

@@ -14,7 +14,7 @@ HEAVY = ("pikepdf", "pypdfium2", "pressroom.redact.engine", "pressroom.redact.de
 def test_importing_the_app_loads_no_pdf_library_nor_the_redaction_engine() -> None:
     code = (
         "import json, sys\n"
-        "import pressroom.api.app\n"
+        "import pressroom.app\n"
         f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))\n"
     )
     root = Path(__file__).resolve().parents[2]

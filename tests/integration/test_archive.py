@@ -15,7 +15,7 @@ from pressroom.errors import NoText, UnreadableScan
 from pressroom.pipeline.archive import pdfa_problems, srgb_profile
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.sidecar import sidecar_path
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import text_pdf
 from pressroom.templates import resolve_template

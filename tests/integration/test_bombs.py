@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.model import Lane
 from pressroom.pipeline import pagecount
 from pressroom.pipeline.pagecount import count_pages, count_work

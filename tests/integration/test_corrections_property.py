@@ -18,11 +18,11 @@ from fastapi.testclient import TestClient
 
 from corpora.documents.kinds import document
 from corpora.documents.render import digital_pdf
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.corrections import MANUAL, Area, Corrections, ReviewSheet, removed_match
 from pressroom.desk.backend import DeskBackend, Viewer
 from pressroom.desk.folder import FolderDesk
-from pressroom.desk.service import ServiceDesk
+from pressroom.deskstore import ServiceDesk
 from pressroom.models import Box, Word
 from pressroom.redact.plan import normalise
 from pressroom.redact.text import extracted_words

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.model import Lane, NewJob
 from pressroom.service import Services

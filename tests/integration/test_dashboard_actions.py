@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.model import JobState, Lane
 from pressroom.service import Services
 from pressroom.worker.runner import Heartbeat

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.schema import review_decisions
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine

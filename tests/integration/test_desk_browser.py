@@ -20,7 +20,7 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.desk.gate import KeyGate
 from pressroom.desk.web import DeskConfig
 from pressroom.engines.tesseract import TesseractEngine

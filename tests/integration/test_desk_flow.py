@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, removed_match
 from pressroom.desk.backend import Viewer
-from pressroom.desk.service import ServiceDesk
+from pressroom.deskstore import ServiceDesk
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.jobs.model import JobState

@@ -233,7 +233,7 @@ class _Gate:
     (or with ``fail``, failing then): the middle of a rebuild, seen without a race."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, fail: Exception | None = None) -> None:
-        import pressroom.pipeline.variants as variants
+        import pressroom.processing as variants
 
         self.reached = threading.Event()
         self.release = threading.Event()

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from PIL import Image
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.desk.folder import FolderDesk
 from pressroom.desk.gate import OneTimeGate
 from pressroom.desk.web import DeskConfig, desk_app

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections
 from pressroom.desk.backend import Viewer
-from pressroom.desk.service import ServiceDesk
+from pressroom.deskstore import ServiceDesk
 from pressroom.errors import Conflict, NotFound
 from pressroom.jobs.model import JobState, Lane
 from pressroom.models import OcrResult

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import views
 from pressroom.desk.backend import Approved, DeadItem, Decision, HeldDetail, HeldItem

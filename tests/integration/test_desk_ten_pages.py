@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.redact.leaks import find_leaks

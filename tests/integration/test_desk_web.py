@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from pressroom.api.app import create_app
-from pressroom.api.responses import PROBLEM
+from pressroom.app import create_app
+from pressroom.web.problems import PROBLEM
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import session as sessions
 from pressroom.desk.backend import (

@@ -12,7 +12,7 @@ import pytest
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline import plain
 from pressroom.pipeline.core import JobOptions
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.policy import RedactionPolicy, parse_policy
 from pressroom.synth import draw_page, save_png, save_tiff
 from pressroom.templates import resolve_template

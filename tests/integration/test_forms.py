@@ -18,7 +18,7 @@ from pressroom.errors import UnsupportedForm
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.flatten import flatten_into, flattened
 from pressroom.pipeline.plain import read_range
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import text_pdf

@@ -24,14 +24,14 @@ import pytest
 from fastapi.testclient import TestClient
 from pikepdf import Array, Dictionary, Name
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errorcodes import MEANINGS
 from pressroom.errors import DeadlineExceeded, PressroomError
 from pressroom.jobs.model import Lane
 from pressroom.pipeline.core import JobOptions, remaining
 from pressroom.pipeline.stop import stop_when
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
 from pressroom.service import Services

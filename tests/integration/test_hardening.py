@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.api.uploads import receive_upload
 from pressroom.errors import BadConfig, BadRequest, RequestTimeout, StorageFull, TooLarge
 from pressroom.jobs.model import JobState, Lane

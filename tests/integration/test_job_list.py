@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.model import Lane, NewJob
 from pressroom.service import Services
 from tests.conftest import FakeClock

@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.schema import jobs, webhook_secrets
 from pressroom.labels import content_disposition, download_name
 from pressroom.logs import formatter

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import UnsupportedLanguage
 from pressroom.jobs.model import JobState

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk.folder import DECISIONS, FolderDesk
 from pressroom.errors import BadRequest

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.corrections import SheetFinding
 from pressroom.desk.gate import KeyGate
 from pressroom.desk.web import DeskConfig

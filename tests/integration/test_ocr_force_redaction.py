@@ -21,7 +21,7 @@ from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import ReviewRequired
 from pressroom.models import OcrMode
 from pressroom.pipeline.core import JobOptions
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.engine import detect_document
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.templates import resolve_template

@@ -17,7 +17,7 @@ from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocrmode import rework_into
 from pressroom.pipeline.plain import read_range
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.settings import Limits
 from pressroom.synth import draw_page, page_lines, save_png
 from pressroom.templates import resolve_template

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from openapi_spec_validator import validate
 from schemathesis.checks import positive_data_acceptance
 
-from pressroom.api.app import create_app
-from pressroom.api.responses import PROBLEM
+from pressroom.app import create_app
+from pressroom.web.problems import PROBLEM
 from pressroom.intake import SUBMIT_FIELDS, parse_submit
 from pressroom.service import Services
 

@@ -21,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.api.docs import STATIC
 from pressroom.service import Services
 from tests.conftest import FakeClock

@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.model import Lane
 from pressroom.service import Services

@@ -14,7 +14,7 @@ import pytest
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.optimize import LEVELS
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import draw_page, save_tiff, text_pdf

@@ -20,7 +20,7 @@ import pytest
 from pressroom.errors import OutputCheckFailed, OutputInvalid, ReviewRequired, TextReadBack
 from pressroom.pipeline import core
 from pressroom.pipeline.core import JobOptions
-from pressroom.pipeline.variants import Processing
+from pressroom.processing import Processing
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import text_pdf
 from pressroom.templates import resolve_template

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.model import Lane
 from pressroom.pipeline.ocr import OcrStage
 from pressroom.service import Services

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.desk.gate import KeyGate
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.service import Services, open_services
 from pressroom.settings import Settings
 from pressroom.storage.crypto import EncryptedBlobStore

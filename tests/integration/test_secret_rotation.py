@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.model import Lane, NewJob
 from pressroom.logs import formatter
 from pressroom.notify.webhooks import deliver_due, signature

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 from sqlalchemy import select
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.errors import StorageUnavailable as StorageUnavailableForTests
 from pressroom.jobs.model import JobState, Lane
 from pressroom.jobs.schema import review_decisions

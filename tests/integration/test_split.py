@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw, ImageStat
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.api.metrics import render_metrics
 from pressroom.errors import EngineUnavailable
 from pressroom.jobs.model import Lane

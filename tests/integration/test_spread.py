@@ -26,7 +26,7 @@ from pressroom.pipeline import plain
 from pressroom.pipeline.core import JobOptions, assemble
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.plain import process_document, read_range
-from pressroom.pipeline.stages import StageTimer
+from pressroom.stages import StageTimer
 from pressroom.redact.policy import parse_policy
 from pressroom.settings import Settings
 from pressroom.synth import draw_page, image_pdf, page_lines, save_tiff

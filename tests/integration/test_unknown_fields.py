@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pressroom.api.app import create_app
-from pressroom.api.responses import PROBLEM
-from pressroom.api.single import resembles
+from pressroom.app import create_app
+from pressroom.web.problems import PROBLEM
+from pressroom.web.single import resembles
 from pressroom.intake import SUBMIT_FIELDS
 from pressroom.jobs.model import Lane
 from pressroom.service import Services
@@ -403,7 +403,7 @@ def test_json_nested_deep_in_utf16_or_utf32_is_a_bad_request_never_a_500(
 
 
 def test_json_as_deep_as_the_bound_is_read() -> None:
-    from pressroom.api.single import MAX_JSON_DEPTH, json_too_deep
+    from pressroom.web.single import MAX_JSON_DEPTH, json_too_deep
 
     at = b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH
     assert not json_too_deep(at) and json_too_deep(b"[" + at + b"]")

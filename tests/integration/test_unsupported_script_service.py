@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.service import Services, open_services
 from pressroom.settings import RedactionSettings, Settings
 from pressroom.testing import FakeOcrEngine

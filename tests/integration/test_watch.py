@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.errors import BadRequest, UnsafeFolder
 from pressroom.service import Services
 from pressroom.watch import Handled, Inbox, Watcher, taken

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.api.app import create_app
+from pressroom.app import create_app
 from pressroom.jobs.model import Lane
 from pressroom.notify.config import DeliveryConfig
 from pressroom.notify.pool import DeliveryPool

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pressroom.pipeline.core import JobOptions
-from pressroom.pipeline.stages import Stage, StageTimer
-from pressroom.pipeline.variants import Processing
+from pressroom.stages import Stage, StageTimer
+from pressroom.processing import Processing
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.synth import save_png
 from pressroom.templates import resolve_template

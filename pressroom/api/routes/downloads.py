@@ -11,12 +11,12 @@ from starlette.concurrency import run_in_threadpool
 from pressroom.api.deps import ServicesDep
 from pressroom.api.openapi import pdf, problems, text
 from pressroom.api.responses import PRIVATE_HEADERS, stream_pdf
-from pressroom.api.single import known_query
 from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
 from pressroom.labels import content_disposition, download_name
 from pressroom.signing import binding, sidecar_binding
 from pressroom.storage import sidecar_key
+from pressroom.web.single import known_query
 
 PRESIGN_TTL_S = 300.0
 # a link carries exactly these two parameters: any other is refused, naming it

@@ -28,7 +28,6 @@ from pressroom.api.openapi import (
 )
 from pressroom.api.paging import decode_cursor, encode_cursor, rfc3339
 from pressroom.api.responses import job_json, own_base_url
-from pressroom.api.single import known_query, no_body
 from pressroom.api.uploads import MAX_FORM_OVERHEAD, receive_upload
 from pressroom.control import JobControl
 from pressroom.errors import Conflict, NotFound, TooLarge
@@ -37,6 +36,7 @@ from pressroom.jobs.model import JobState, Lane
 from pressroom.labels import LABEL_PATTERN, MAX_LABEL, parse_label
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
+from pressroom.web.single import known_query, no_body
 
 log = logging.getLogger("pressroom.api")
 PREFER_POLL_S = 0.25

@@ -12,10 +12,10 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep
 from pressroom.api.openapi import problems
-from pressroom.api.single import known_query, no_body, refuse_unknown
 from pressroom.errors import BadRequest, ExpiryPassed, NotFound
 from pressroom.keys import EXPIRY_HELP, KEY_ID_RE, key_record, parse_expiry
 from pressroom.tenants import TENANT_RE
+from pressroom.web.single import known_query, no_body, refuse_unknown
 
 router = APIRouter(tags=["keys"], dependencies=[Depends(known_query)])
 audit = logging.getLogger("pressroom.audit")

@@ -19,10 +19,10 @@ from pressroom.api.openapi import (
     problems,
 )
 from pressroom.api.responses import job_json, own_base_url, stream_pdf
-from pressroom.api.single import known_query, no_body, read_json, refuse_unknown_keys
 from pressroom.corrections import Corrections
 from pressroom.errors import NotFound
 from pressroom.jobs.model import JobState
+from pressroom.web.single import known_query, no_body, read_json, refuse_unknown_keys
 
 router = APIRouter(tags=["review"], dependencies=[Depends(known_query)])
 

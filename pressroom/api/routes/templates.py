@@ -10,10 +10,10 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import IntakeDep, Tenant
 from pressroom.api.openapi import json_body, problems
-from pressroom.api.single import known_query
 from pressroom.errors import PressroomError
 from pressroom.intake import Intake
 from pressroom.templates import builtin_names, load_template, template_folders
+from pressroom.web.single import known_query
 
 router = APIRouter(tags=["templates"], dependencies=[Depends(known_query)])
 

@@ -11,10 +11,10 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom.api.deps import Operator, ServicesDep, Tenant
 from pressroom.api.openapi import CUSTOMER_BODY, CUSTOMER_SCHEMA, json_body, problems
-from pressroom.api.single import known_query, no_body, read_json, refuse_unknown_keys
 from pressroom.errors import BadRequest
 from pressroom.intake import CUSTOMER_RE
 from pressroom.storage import TENANT_RE
+from pressroom.web.single import known_query, no_body, read_json, refuse_unknown_keys
 
 router = APIRouter(dependencies=[Depends(known_query)])
 audit = logging.getLogger("pressroom.audit")

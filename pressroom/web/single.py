@@ -25,9 +25,9 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pressroom.api.responses import error_response
 from pressroom.errors import BadRequest, TooLarge
 from pressroom.jsondepth import json_too_deep as nested_too_deep
+from pressroom.web.problems import error_response
 
 MAX_JSON_BYTES = 1 << 20  # every JSON body the API takes is a few hundred bytes
 # the deepest JSON any route reads is 4 levels (corrections: object, list, area, box); past

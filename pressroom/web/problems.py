@@ -1,20 +1,46 @@
 """Every error as an RFC 9457 problem: Pressroom's own family, the framework's refusals and a
 parameter a route's declaration refuses. One table, installed on the API and on the offline
-desk alike (neither imports the other for it)."""
+desk alike: both faces import it from this web kit, neither imports the other."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pressroom.api.responses import error_response
 from pressroom.errors import PressroomError, Refused, TransientError
 
 log = logging.getLogger("pressroom.api")
+
+PROBLEM = "application/problem+json"
+PROBLEM_TYPE = "urn:pressroom:problem:"  # + the code: one type per code, as RFC 9457 asks
+
+
+def problem(code: str, detail: str, status: int) -> dict[str, Any]:
+    """An RFC 9457 problem: ``type`` and ``title`` name the code, ``detail`` this occurrence;
+    ``code`` is ours, the same stable reason code the CLI prints and jobs record."""
+    return {
+        "type": PROBLEM_TYPE + code.lower().replace("_", "-"),
+        "title": code.replace("_", " ").capitalize(),
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+
+
+def error_response(
+    code: str, message: str, status: int, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    """Every error the API answers, ours and the framework's, in one shape."""
+    if status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": 'Bearer realm="pressroom"'}
+    return JSONResponse(
+        problem(code, message, status), status_code=status, headers=headers, media_type=PROBLEM
+    )
 
 
 async def pressroom_error(_request: Request, exc: Exception) -> JSONResponse:

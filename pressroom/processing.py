@@ -13,7 +13,7 @@ from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.ocrmode import reworked
 from pressroom.pipeline.plain import process_document
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
-from pressroom.pipeline.stages import StageTimer
+from pressroom.stages import StageTimer
 from pressroom.redact.policy import RedactionPolicy
 
 
