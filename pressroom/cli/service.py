@@ -101,7 +101,7 @@ def _serve(
 ) -> int:
     import uvicorn
 
-    from pressroom.api.app import create_app
+    from pressroom.app import create_app
     from pressroom.jobs.model import Lane
     from pressroom.jobs.retention import start_housekeeping
     from pressroom.logs import configure_logging, log_format
