@@ -29,7 +29,7 @@ from pressroom.languages import check_listed, job_languages, parse_languages
 from pressroom.models import OCR_MODES
 from pressroom.pipeline.pagecount import count_work
 from pressroom.pipeline.sniff import sniff_bytes
-from pressroom.redact.detect.checks import check_policy_classes
+from pressroom.redact.detect.registry import check_policy_classes
 from pressroom.redact.policy import RedactionPolicy, parse_policy
 from pressroom.service import Services
 from pressroom.settings import Settings

@@ -323,7 +323,7 @@ def prepare(args: argparse.Namespace, settings: Settings) -> Prepared:
     """The template, the redaction and the output choices of `process` or `watch`, every one
     checked: a wrong one is refused (its PressroomError) before any file is read."""
     from pressroom.languages import job_languages, parse_languages, require
-    from pressroom.redact.detect.checks import check_policy_classes
+    from pressroom.redact.detect.registry import check_policy_classes
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 

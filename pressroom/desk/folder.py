@@ -654,7 +654,7 @@ class FolderDesk:
         from pressroom.pipeline.core import JobOptions
         from pressroom.pipeline.ocrmode import ocr_mode
         from pressroom.processing import Processing
-        from pressroom.redact.detect.checks import check_policy_classes
+        from pressroom.redact.detect.registry import check_policy_classes
         from pressroom.redact.policy import parse_policy
         from pressroom.scratch import job_scratch
         from pressroom.templates import resolve_template

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from pressroom.errors import PolicyExpired, UnsupportedPolicy
+from pressroom.redact.detect.registry import CLASSES
 
-CLASSES = ("name", "address", "account-number")
+__all__ = ["CLASSES", "RedactionPolicy", "parse_policy"]
 
 
 @dataclass(frozen=True, slots=True)

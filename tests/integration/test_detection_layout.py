@@ -221,7 +221,7 @@ def test_checking_a_policy_never_loads_the_model() -> None:
     is for worker processes that redact."""
     code = (
         "import sys\n"
-        "from pressroom.redact.detect.checks import check_policy_classes\n"
+        "from pressroom.redact.detect.registry import check_policy_classes\n"
         "check_policy_classes(('name', 'address', 'account-number'))\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spacy', 'thinc')))\n"
     )

@@ -9,8 +9,8 @@ from pressroom.api.headers import MAX_PREFER_WAIT_S, parse_traceparent, prefer_w
 from pressroom.errors import BadRequest, PressroomError, UnknownTemplate
 from pressroom.intake import MAX_DEADLINE_S, SubmitRequest, parse_submit
 from pressroom.jobs.model import Lane
-from pressroom.redact.detect.checks import RECOGNIZED_CLASSES
-from pressroom.redact.detect.detector import RULES
+from pressroom.redact.detect.registry import CLASSES, REGISTRY
+from pressroom.redact.policy import CLASSES as POLICY_CLASSES
 from pressroom.redact.policy import RedactionPolicy, UnsupportedPolicy
 from pressroom.review import held_digest, published_key
 from pressroom.storage import artifact_key, review_key
@@ -171,4 +171,6 @@ def test_an_approved_copy_is_published_where_a_complete_jobs_output_would_be() -
 
 
 def test_the_upload_check_names_exactly_the_classes_the_detector_has_recognisers_for() -> None:
-    assert set(RULES) == RECOGNIZED_CLASSES
+    # one registry: the policy's classes are its classes, each with a recogniser of its kind
+    assert POLICY_CLASSES == CLASSES == ("name", "address", "account-number")
+    assert [REGISTRY[c].recognizer().kind for c in CLASSES] == list(CLASSES)

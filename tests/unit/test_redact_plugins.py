@@ -9,7 +9,6 @@ import pytest
 
 from pressroom.errors import NerModelError, RecognizerConfigError
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.checks import check_policy_classes
 from pressroom.redact.detect.detector import Detector, merge_spans, propagate_text, resolve
 from pressroom.redact.detect.ner import (
     AGREED,
@@ -28,6 +27,7 @@ from pressroom.redact.detect.plugins import (
     _installed,
     installed_recognizers,
 )
+from pressroom.redact.detect.registry import check_policy_classes
 from pressroom.settings import RedactionSettings, Settings
 
 

@@ -11,9 +11,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pressroom.redact.detect import Finding, Recognizer, detection_text, valid_text
-from pressroom.redact.detect.accounts import AccountNumberRecognizer
-from pressroom.redact.detect.addresses import AddressRecognizer
-from pressroom.redact.detect.checks import check_policy_classes
 from pressroom.redact.detect.evidence import WEIGHED, spreads, weigh
 from pressroom.redact.detect.name_cues import (
     HONORIFIC,
@@ -23,19 +20,13 @@ from pressroom.redact.detect.name_cues import (
     UPPER_LETTERS,
 )
 from pressroom.redact.detect.name_words import COMMON, ORG_WORDS, ROLES, STOP, census, english, fold
-from pressroom.redact.detect.names import NameRecognizer
 from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
 from pressroom.redact.detect.places import mostly_place
 from pressroom.redact.detect.plugins import installed_recognizers
+from pressroom.redact.detect.registry import CLASSES, REGISTRY, check_policy_classes
 from pressroom.redact.detect.structure import people_headers, structured_names
-from pressroom.redact.policy import CLASSES
 from pressroom.settings import RedactionSettings
 
-RULES = {
-    "name": NameRecognizer,
-    "address": AddressRecognizer,
-    "account-number": AccountNumberRecognizer,
-}
 # name findings that a model's "this is an organisation / a place" overrules
 WEAK_NAME_SOURCES = frozenset({"census", "speaker", "given-name", "news"})
 # name findings that are only half believed when what they found is, as a whole, mostly a
@@ -70,7 +61,7 @@ class Detector:
         wanted = tuple(c for c in CLASSES if c in classes)
         redaction = RedactionSettings.given(redaction)
         check_policy_classes(wanted, redaction)
-        rules = tuple(RULES[c]() for c in wanted)
+        rules = tuple(REGISTRY[c].recognizer() for c in wanted)
         model = ner_recognizer(redaction) if "name" in wanted else None
         extras = tuple(r for r in installed_recognizers(redaction) if r.kind in wanted)
         return cls(wanted, rules, model, extras)
