@@ -15,7 +15,7 @@ from pressroom.errors import BadConfig, MasterKeyMissing
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
-from pressroom.jobs.retention import housekeeping
+from pressroom.housekeeping import housekeeping
 from pressroom.jobs.sql import SqlJobStore
 from pressroom.jobs.transport import make_engine
 from pressroom.labels import Labels

@@ -103,7 +103,7 @@ def _serve(
 
     from pressroom.app import create_app
     from pressroom.jobs.model import Lane
-    from pressroom.jobs.retention import start_housekeeping
+    from pressroom.housekeeping import start_housekeeping
     from pressroom.logs import configure_logging, log_format
     from pressroom.notify.config import DeliveryConfig
     from pressroom.notify.pool import DeliveryPool

@@ -29,7 +29,6 @@ from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.rows import load_job, to_job, to_jobs
 from pressroom.jobs.schema import jobs, review_decisions, stage_timings, tasks
 from pressroom.jobs.stats import SqlStats
-from pressroom.jobs.tasks import record_key
 from pressroom.jobs.transport import Database
 
 
@@ -592,7 +591,8 @@ class SqlQueue:
                         tasks.c.job_id == job_id, tasks.c.part_key.is_not(None)
                     )
                 ).scalars()
-                freed = (row["source_key"], *(k for p in parts for k in (p, record_key(p))))
+                # each part's page record goes with it (``storage.delete_output``)
+                freed = (row["source_key"], *parts)
                 ended = self._end_cancelled(
                     conn,
                     job_id,

@@ -14,8 +14,8 @@ The job, as it goes (``state`` / ``stage`` / lease):
   cost is refunded as it splits, each range charged its pages). The job's lease is not held,
   so the rescuer leaves it alone; each task has its own lease.
 - A task: ``waiting`` → ``running`` (claimed under a lease; attempts + 1) → ``done`` (its part,
-  the range's pages with their text layer, stored under ``parts_prefix``). A failure sends it
-  back to ``waiting`` after the retry policy's backoff — only that range is read again; a
+  the range's pages with their text layer, stored under ``storage.parts_prefix``). A failure sends
+  it back to ``waiting`` after the retry policy's backoff — only that range is read again; a
   permanent failure, or its attempts spent, ends the job ``rejected``. A lapsed task lease is
   a failed attempt (``LEASE_EXPIRED``).
 - The worker whose task is the last one done takes the job's lease in the same transaction:
@@ -44,7 +44,6 @@ from pressroom.jobs.model import TASK_WAITING as WAITING
 from pressroom.jobs.rows import load_job
 from pressroom.jobs.schema import jobs, tasks
 from pressroom.jobs.transport import Database
-from pressroom.storage import check_key
 
 if TYPE_CHECKING:
     from pressroom.jobs.outbox import SqlOutbox
@@ -61,25 +60,6 @@ def page_ranges(pages: int, split_pages: int) -> list[tuple[int, int]]:
     count = -(-pages // size)
     bounds = [round(i * pages / count) for i in range(count + 1)]
     return [(bounds[i], bounds[i + 1]) for i in range(count)]
-
-
-def parts_prefix(tenant: str, job_id: str) -> str:
-    """Where a job's parts are stored (a folder of keys, deleted with the tasks)."""
-    return check_key(f"scratch/{tenant}/{job_id}/parts")
-
-
-def part_key(tenant: str, job_id: str, number: int) -> str:
-    return check_key(f"{parts_prefix(tenant, job_id)}/{number:04d}.pdf")
-
-
-def pages_key(tenant: str, job_id: str, number: int) -> str:
-    """The part's page record (layout and what the output check must find), beside it."""
-    return record_key(part_key(tenant, job_id, number))
-
-
-def record_key(part: str) -> str:
-    """The page record stored beside the part at ``part``."""
-    return check_key(part.removesuffix(".pdf") + ".json")
 
 
 def _split_job(job_id: str) -> ColumnElement[bool]:

@@ -1,9 +1,12 @@
-"""Blob storage port: sources and artifacts by key, the same layout on disk and on S3."""
+"""Blob storage port: sources and artifacts by key, the same layout on disk and on S3. Every
+key Pressroom writes is built here, and read back here (``parse_key``): nobody splits a key by
+position."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -48,6 +51,48 @@ def versioned_artifact_key(tenant: str, job_id: str, digest: str, version: int) 
     return check_key(f"artifacts/{tenant}/{job_id}/{digest}.v{version}.pdf")
 
 
+def parts_prefix(tenant: str, job_id: str) -> str:
+    """Where a split job's page-range parts are stored (a folder of keys, deleted with the
+    tasks)."""
+    return check_key(f"scratch/{tenant}/{job_id}/parts")
+
+
+def part_key(tenant: str, job_id: str, number: int) -> str:
+    return check_key(f"{parts_prefix(tenant, job_id)}/{number:04d}.pdf")
+
+
+def pages_key(tenant: str, job_id: str, number: int) -> str:
+    """The part's page record (layout and what the output check must find), beside it."""
+    return record_key(part_key(tenant, job_id, number))
+
+
+def record_key(part: str) -> str:
+    """The page record stored beside the part at ``part``."""
+    return check_key(part.removesuffix(".pdf") + ".json")
+
+
+@dataclass(frozen=True)
+class BlobKey:
+    """A key read back into what it names: its area (``sources``, ``review``, ``artifacts``,
+    ``scratch``), the tenant, the job, and the rest of the path."""
+
+    area: str
+    tenant: str
+    job_id: str
+    rest: str
+
+
+def parse_key(key: str) -> BlobKey | None:
+    """What ``key`` names, or None for a key of no job's layout: ``sources/T/J/source``,
+    ``review/T/J/D.pdf``, ``artifacts/T/J/D[.vN].pdf|.txt`` and ``scratch/T/J/parts/N.pdf|.json``
+    — exactly the shapes the builders above write."""
+    parts = key.split("/")
+    shapes = {"sources": 4, "review": 4, "artifacts": 4, "scratch": 5}
+    if not parts or shapes.get(parts[0]) != len(parts):
+        return None
+    return BlobKey(parts[0], parts[1], parts[2], "/".join(parts[3:]))
+
+
 def is_artifact_key(key: str) -> bool:
     """An output stored where a complete job's link may point (not a reviewer-only copy)."""
     return key.startswith("artifacts/")
@@ -56,8 +101,11 @@ def is_artifact_key(key: str) -> bool:
 def delete_output(blobs: BlobStore, key: str) -> None:
     """Delete ``key``; for an artifact, every other output stored for its job as well (an
     earlier attempt's copy kept beside an ``OUTPUT_CHANGED`` version), so none outlives the
-    job's own."""
+    job's own; for a page-range part, its page record beside it."""
     blobs.delete(key)
+    named = parse_key(key)
+    if named is not None and named.area == "scratch" and key.endswith(".pdf"):
+        blobs.delete(record_key(key))
     if is_artifact_key(key):
         for other, _ in list(blobs.list(key.rsplit("/", 1)[0])):
             blobs.delete(other)

@@ -24,7 +24,7 @@ from pressroom.app import create_app
 from pressroom.api.metrics import render_metrics
 from pressroom.errors import EngineUnavailable
 from pressroom.jobs.model import Lane
-from pressroom.jobs.retention import housekeeping
+from pressroom.housekeeping import housekeeping
 from pressroom.jobs.schema import tasks
 from pressroom.jobs.tasks import page_ranges
 from pressroom.models import Box, OcrResult, Word
