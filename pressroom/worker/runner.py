@@ -31,7 +31,7 @@ from pressroom.errors import (
 )
 from pressroom.jobs.model import Job, JobState, Lane, Task
 from pressroom.jobs.store import Tasks, WorkerQueue
-from pressroom.jobs.tasks import page_ranges, pages_key, part_key, parts_prefix
+from pressroom.jobs.tasks import page_ranges
 from pressroom.labels import Labels
 from pressroom.logs import bind_job, bind_stage
 from pressroom.models import SourceKind
@@ -49,7 +49,6 @@ from pressroom.pipeline.ocr import OcrEngine, engine_for
 from pressroom.pipeline.ocrmode import ocr_mode
 from pressroom.pipeline.plain import read_range
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
-from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import stop_when
 from pressroom.processing import Processing
 from pressroom.redact.detect.ner import model_identity
@@ -57,7 +56,16 @@ from pressroom.redact.policy import RedactionPolicy
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.settings import Limits, RedactionSettings
-from pressroom.storage import artifact_key, review_key, sidecar_key, versioned_artifact_key
+from pressroom.stages import Stage, StageTimer
+from pressroom.storage import (
+    artifact_key,
+    pages_key,
+    part_key,
+    parts_prefix,
+    review_key,
+    sidecar_key,
+    versioned_artifact_key,
+)
 from pressroom.templates import Template, registered_template
 
 log = logging.getLogger("pressroom.worker")
