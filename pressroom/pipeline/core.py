@@ -33,15 +33,17 @@ from pressroom.errors import (
     UnreadableScan,
 )
 from pressroom.models import DocumentInfo, OcrMode, PageInfo, PageText, SourceKind
+from pressroom.orders import JobOrder
 from pressroom.pipeline.archive import pdfa_problems
 from pressroom.pipeline.check import CheckedPage, check_output
 from pressroom.pipeline.inspect import PDF_ERRORS, file_sha256
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
-from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
-from pressroom.stages import Stage, StageTimer
+from pressroom.pipeline.geometry import PageLayout, PlacedSource, compose, turn_cw
+from pressroom.pipeline.output import OutputBuilder
 from pressroom.pipeline.structure import Carriers, Placed, embedded, read_carriers
 from pressroom.pixels import PixelBudget
-from pressroom.settings import Limits, RedactionSettings
+from pressroom.settings import Limits, RedactionSettings, Settings
+from pressroom.stages import Stage, StageTimer
 from pressroom.templates import Template
 
 MIN_REAL_CHARS = 20
@@ -81,6 +83,40 @@ class JobOptions:
     # what OCR does with PDF pages that carry text already (pipeline.ocrmode): "skip" them,
     # "redo" an earlier OCR layer, "force" every page through OCR
     ocr: OcrMode = "skip"
+
+    @classmethod
+    def of(
+        cls,
+        order: JobOrder,
+        template: Template,
+        settings: Settings,
+        *,
+        title: str | None = None,
+        label: str | None = None,
+        when: datetime | None = None,
+        deadline: float | None = None,
+    ) -> JobOptions:
+        """The pipeline's options for ``order`` under these settings, ``template`` loaded
+        from the order's name: the one builder the worker, the offline ``process`` and the
+        review folder share. ``title`` and ``label`` as opened (never sealed); ``when``: the
+        date the output carries (None: now)."""
+        options = cls(
+            template=template,
+            title=title,
+            label=label,
+            limits=settings.limits,
+            deadline=deadline,
+            keep_pixels=order.keep_pixels,
+            redaction=settings.redaction,
+            corrections=order.corrections,
+            output_type=order.output_type,
+            sidecar=order.sidecar,
+            allow_no_text=order.allow_no_text,
+            optimize=order.optimize,
+            languages=order.languages_or(settings.languages),
+            ocr=order.ocr,
+        )
+        return options if when is None else replace(options, when=when)
 
     @property
     def archive(self) -> bool:
@@ -260,7 +296,7 @@ def pdf_page_form(cleaner: PageCleaner, page_info: PageInfo) -> tuple[PlacedSour
         raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
     x0, y0, x1, y1 = crop
     turn, (w, h) = turn_cw(page_info.rotate, x1 - x0, y1 - y0)
-    return PlacedSource(form, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h), page
+    return PlacedSource(form, compose((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h), page
 
 
 def image_page(
