@@ -9,7 +9,7 @@ it prints two times, policy ``name,address,account-number`` with the model loade
 
 - ``text``: ``Detector.find_all`` on the page as one text (``pressroom detect --jsonl``);
 - ``page``: what a worker runs on one reading of a page: its words laid out in lines,
-  ``plan.detect`` (the reading order with the model, rows and columns without it), then
+  ``detection.detect`` (the reading order with the model, rows and columns without it), then
   ``plan.covered_words`` with the values found, then the page's findings as a reviewer and
   ``pressroom detect`` list them (``findings.page_findings``: boxes, propagation, and the
   de-duplication that was quadratic in the findings of a page).
@@ -50,8 +50,9 @@ from pressroom.redact.detect.detector import (
 )
 from pressroom.redact.detect.name_words import census
 from pressroom.redact.detect.names import NameRecognizer
+from pressroom.redact.detection import Hit, detect
 from pressroom.redact.findings import page_findings
-from pressroom.redact.plan import Hit, covered_words, detect
+from pressroom.redact.plan import covered_words
 from pressroom.redact.scan import PageScan, _check_read
 from pressroom.settings import Limits
 

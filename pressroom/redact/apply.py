@@ -19,8 +19,9 @@ from pressroom.corrections import (
 from pressroom.errors import BadRequest
 from pressroom.models import Box, Word
 from pressroom.redact.detect.detector import name_tokens
+from pressroom.redact.detection import Hit
 from pressroom.redact.findings import DocumentFinding, page_findings
-from pressroom.redact.plan import Hit, normalise
+from pressroom.redact.plan import normalise
 from pressroom.redact.scan import PageScan
 
 

@@ -37,11 +37,11 @@ from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.ocrmode import reworked
-from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.structure import read_carriers
 from pressroom.redact.apply import Applied, apply_corrections, review_sheet
 from pressroom.redact.build import Built, build_output, carrier_texts
 from pressroom.redact.detect.detector import Detector, name_tokens
+from pressroom.redact.detection import Hit
 from pressroom.redact.findings import (
     DocumentFinding,
     hold_implausible,
@@ -50,7 +50,6 @@ from pressroom.redact.findings import (
     page_findings,
 )
 from pressroom.redact.leaks import LABEL_HELD, carries_value
-from pressroom.redact.plan import Hit
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.redact.readback import held_at, read_back, rechecked
 from pressroom.redact.scan import (
@@ -70,6 +69,7 @@ from pressroom.redact.writing import (
     unread_pages,
 )
 from pressroom.settings import RedactionSettings
+from pressroom.stages import Stage, StageTimer
 
 __all__ = [
     "DocumentFinding",

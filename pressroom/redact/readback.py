@@ -18,21 +18,22 @@ from pressroom.engines import pdfium
 from pressroom.errors import OutputCheckFailed, RedactionLeak, ReviewRequired
 from pressroom.models import Box, Word
 from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.geometry import PageLayout
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
-from pressroom.pipeline.render import PageLayout
 from pressroom.pipeline.resolution import fitting_dpi
-from pressroom.stages import Stage, StageTimer
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import NOTHING, Applied
 from pressroom.redact.build import Built
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import Detector
+from pressroom.redact.detection import Hit, detect
 from pressroom.redact.faint import faint_words
 from pressroom.redact.leaks import Leak, find_leaks
-from pressroom.redact.plan import Hit, covered_words, detect, overlaps
+from pressroom.redact.plan import covered_words, overlaps
 from pressroom.redact.scan import REDACT_DPI, PageScan
 from pressroom.redact.text import extracted_words
 from pressroom.settings import Limits
+from pressroom.stages import Stage, StageTimer
 
 MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
 _ON_PAGE = re.compile(r"page (\d+)\b")

@@ -36,15 +36,16 @@ from pressroom.pipeline.core import (
 )
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
 from pressroom.pipeline.resolution import fitting_dpi
-from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.redact.detect.detector import Detector, name_tokens
 from pressroom.redact.detect.evidence import spreads
+from pressroom.redact.detection import Hit, detect
 from pressroom.redact.faint import faint_words
-from pressroom.redact.plan import Hit, covered_words, detect, turn_words, visible_words
+from pressroom.redact.plan import covered_words, turn_words, visible_words
 from pressroom.redact.text import extracted_words, page_to_pixels
 from pressroom.settings import Limits
+from pressroom.stages import Stage, StageTimer
 
 REDACT_DPI = 300.0
 

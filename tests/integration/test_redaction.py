@@ -347,7 +347,7 @@ def test_a_second_build_burns_what_the_first_did(
 
     import pressroom.redact.engine as redaction
     from pressroom.redact.detect import Finding
-    from pressroom.redact.plan import Hit
+    from pressroom.redact.detection import Hit
 
     pdf = pikepdf.Pdf.new()
     font = pdf.make_indirect(

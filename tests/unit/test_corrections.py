@@ -23,8 +23,8 @@ from pressroom.errors import BadRequest
 from pressroom.models import Box, PageInfo, Word
 from pressroom.redact.apply import NOTHING, apply_corrections, chosen, review_sheet
 from pressroom.redact.detect import Finding
+from pressroom.redact.detection import Hit
 from pressroom.redact.findings import DocumentFinding
-from pressroom.redact.plan import Hit
 from pressroom.redact.scan import PageScan
 
 FIXES = Corrections(

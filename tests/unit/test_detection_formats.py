@@ -15,7 +15,8 @@ from pressroom.redact.detect.accounts import AccountNumberRecognizer, iban_ok
 from pressroom.redact.detect.addresses import AddressRecognizer, normalised_with_map
 from pressroom.redact.detect.detector import Detector, name_tokens, occurrences
 from pressroom.redact.detect.names import NameRecognizer
-from pressroom.redact.plan import Hit, covered_words
+from pressroom.redact.detection import Hit
+from pressroom.redact.plan import covered_words
 
 
 def make_iban(country: str, bban: str) -> str:

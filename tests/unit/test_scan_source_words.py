@@ -9,7 +9,7 @@ from pathlib import Path
 from pressroom.models import Box, PageInfo, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import name_tokens
-from pressroom.redact.plan import Hit
+from pressroom.redact.detection import Hit
 from pressroom.redact.scan import PageScan, _carried, _keep_source_words, _union
 
 
