@@ -40,10 +40,11 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from pressroom.corrections import Area, Corrections  # noqa: E402
 from pressroom.desk.backend import DeskBackend, HeldItem, Viewer  # noqa: E402
-from pressroom.desk.folder import FolderDesk, Rebuild  # noqa: E402
+from pressroom.desk.folder import FolderDesk  # noqa: E402
 from pressroom.desk.gate import OneTimeGate  # noqa: E402
 from pressroom.desk.web import DeskConfig, desk_app  # noqa: E402
 from pressroom.engines.tesseract import TesseractEngine  # noqa: E402
+from pressroom.offline.folder import Rebuild  # noqa: E402
 from pressroom.settings import Settings  # noqa: E402
 from pressroom.synth import draw_page, image_pdf, page_lines, text_pdf  # noqa: E402
 
@@ -114,7 +115,7 @@ def _json(c: Corrections) -> str:
 
 
 def offline(source: Path, root: Path, engine: TesseractEngine) -> dict[str, object]:
-    from pressroom.cli.offline import process_one
+    from pressroom.offline.process import process_one
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 

@@ -26,7 +26,7 @@ does) runs from `.venv-bench/bin/ocrmypdf` when it is there (`python3 -m venv .v
 in this process (real Tesseract, after one untimed warm-up read: the model load and imports
 are printed apart), the fixed CPU cost of a chunk (a born-digital page's read, which does no
 OCR), and from them the time two (``--jobs``) processes would take, each taking the next chunk
-as it frees up: fixed halves, ``cli.spread.page_chunks`` and one page a chunk; how long the
+as it frees up: fixed halves, ``offline.spread.page_chunks`` and one page a chunk; how long the
 first process to finish waits for the last; and the speed-up each allows over one process.
 """
 
@@ -211,8 +211,8 @@ def main() -> None:
 
 def model(source: Path, order: str, jobs: int) -> None:
     """Per-page CPU seconds and the schedules they allow (see the module's docstring)."""
-    from pressroom.cli.offline import OutputChoice, job_options, shared_engine
-    from pressroom.cli.spread import page_chunks
+    from pressroom.offline.process import OutputChoice, job_options, shared_engine
+    from pressroom.offline.spread import page_chunks
     from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.plain import read_range
     from pressroom.settings import Settings

@@ -11,6 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+# what a command's exit status says (the family's ``exit_code`` below for an error of ours)
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_TEMPORARY = 75  # try again later (sysexits EX_TEMPFAIL)
+EXIT_INTERRUPTED = 130
+
 
 class PressroomError(Exception):
     """Base of every error Pressroom raises on purpose."""

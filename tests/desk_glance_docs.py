@@ -36,7 +36,7 @@ from sqlalchemy import update
 
 from pressroom.app import create_app
 from pressroom.corrections import ReviewSheet, SheetFinding
-from pressroom.desk.folder import Rebuild, hold
+from pressroom.offline.folder import Rebuild, hold
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import RedactionLeak

@@ -1,14 +1,15 @@
-"""What every command shares: exit codes, argument types, times as people read them."""
+"""What every command shares: exit codes (``errors``' own), argument types, times as people
+read them."""
 
 from __future__ import annotations
 
 import argparse
 
-EXIT_OK = 0
-EXIT_INTERNAL = 1
-EXIT_USAGE = 2
-EXIT_TEMPORARY = 75  # try again later (sysexits EX_TEMPFAIL)
-EXIT_INTERRUPTED = 130
+from pressroom.errors import EXIT_INTERNAL as EXIT_INTERNAL
+from pressroom.errors import EXIT_INTERRUPTED as EXIT_INTERRUPTED
+from pressroom.errors import EXIT_OK as EXIT_OK
+from pressroom.errors import EXIT_TEMPORARY as EXIT_TEMPORARY
+from pressroom.errors import EXIT_USAGE as EXIT_USAGE
 
 
 def tenant_name(value: str) -> str:

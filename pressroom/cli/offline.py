@@ -1,4 +1,5 @@
-"""`pressroom process` and `pressroom detect`: files in, files (or findings) out, no service."""
+"""`pressroom process` and `pressroom detect`, the commands: arguments parsed, lines printed.
+The work is the offline use case's (``pressroom.offline``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,281 +19,19 @@ from pressroom.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
 )
-from pressroom.corrections import MANUAL
-from pressroom.errors import BadRequest, PressroomError, ReviewRequested, ReviewRequired, TooLarge
-from pressroom.fsutil import escaped, place_copy
-from pressroom.hints import for_cli
-from pressroom.models import OCR_MODES, OcrMode
+from pressroom.errors import BadRequest, PressroomError, TooLarge
+from pressroom.fsutil import escaped
+from pressroom.models import OCR_MODES
+from pressroom.offline.process import (
+    Outcome,
+    OutputChoice,
+    plan_inputs,
+)
 from pressroom.settings import Settings, source_date
 
 if TYPE_CHECKING:
-    from pressroom.pipeline.core import DocumentResult, JobOptions
     from pressroom.redact.policy import RedactionPolicy
     from pressroom.templates import Template
-
-
-def _publish(built: Path, dest: Path, mode: int = 0o644) -> None:
-    """Move a finished file into place atomically: readers see all of it or nothing."""
-    place_copy(built, dest, mode=mode)
-
-
-def _hold_for_review(
-    built: Path,
-    dest: Path,
-    exc: ReviewRequired,
-    source: Path,
-    policy: RedactionPolicy | None,
-    template: str | None,
-    title: str | None,
-    keep_pixels: bool,
-    output: Mapping[str, object] | None = None,
-) -> Path:
-    """The held copy and its note in OUTDIR/review/ (0700, files 0600), so a person can judge
-    it (``pressroom review``): what detection found, the review sheet, and what a rebuild
-    needs (the kind of output too: an approved copy gets its sidecar text). Nothing is
-    delivered beside the other outputs."""
-    from pressroom.desk.folder import Rebuild, hold
-
-    rebuild = Rebuild.of(source, policy, template, title, keep_pixels, output)
-    return hold(dest.parent / "review", dest.stem, built, exc, rebuild)
-
-
-# the files a folder given as an input contributes (a file named on the line is always taken,
-# its type decided by its content; in a folder, a copier's Thumbs.db or .DS_Store is not work)
-SCAN_SUFFIXES = frozenset({".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff"})
-
-
-def plan_inputs(inputs: Sequence[Path], *, recursive: bool = False) -> list[tuple[Path, Path]]:
-    """Each input file and its output's path relative to OUTDIR: ``NAME.pdf`` for a file, and
-    for a folder its files (with ``recursive`` every folder below too, the tree mirrored),
-    hidden ones left out, in name order. Two inputs that would be written to one output are
-    refused (``BAD_REQUEST``) before anything is done."""
-    planned: list[tuple[Path, Path]] = []
-    for given in inputs:
-        if given.is_dir():
-            pattern = "**/*" if recursive else "*"
-            found = sorted(
-                p
-                for p in given.glob(pattern)
-                if p.is_file()
-                and p.suffix.lower() in SCAN_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(given).parts)
-            )
-            planned += [(p, p.relative_to(given).with_suffix(".pdf")) for p in found]
-        else:  # a file, or one that is missing: NOT_FOUND for it alone, the rest go on
-            planned.append((given, Path(given.stem + ".pdf")))
-    seen: dict[Path, Path] = {}
-    for source, out in planned:
-        if out in seen:
-            raise BadRequest(
-                f"{escaped(str(seen[out]))} and {escaped(str(source))} would both be written as "
-                f"{escaped(str(out))}; process them apart"
-            )
-        seen[out] = source
-    return planned
-
-
-@dataclass(frozen=True, slots=True)
-class OutputChoice:
-    """What kind of output a process run asks for (None: the template's default)."""
-
-    output_type: str | None = None
-    sidecar: bool | None = None
-    allow_no_text: bool = False
-    optimize: int = 0
-    languages: tuple[str, ...] = ()  # -l; (): the template's, else the setting's
-    ocr: OcrMode = "skip"  # --ocr: pages with text skipped, an earlier layer redone, or all
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What became of one input: crosses process boundaries, so plain values only."""
-
-    exit_code: int
-    line: str  # for stdout when delivered, stderr otherwise
-    pages: int = 0
-    crashed: bool = False  # the process reading it died before it ended (exit 75)
-
-
-_ENGINE: Any = None  # one Tesseract per process, reused for every file it processes
-
-
-def process_one(
-    path: Path,
-    dest: Path,
-    template: Template,
-    title: str | None,
-    progress: Callable[[int, int], None] | None = None,
-    policy: RedactionPolicy | None = None,
-    keep_pixels: bool = False,
-    settings: Settings | None = None,
-    template_name: str | None = None,
-    review_always: bool = False,
-    output: OutputChoice | None = None,
-    mode: int = 0o644,
-) -> Outcome:
-    """Process one input into ``dest`` (and its sidecar beside it), made ``mode``; every
-    failure becomes a one-line Outcome. ``settings``: the command's, read once (None: read
-    here); ``template_name``: the template as the user
-    gave it, kept with a held copy so the review desk can rebuild it; ``review_always``: a
-    redaction that passes its checks is held for a person all the same. ``progress``: told
-    each page read (``pipeline.core.Progress``)."""
-    from pressroom.pipeline.ocr import engine_for
-    from pressroom.pipeline.sidecar import sidecar_path
-    from pressroom.processing import Processing
-    from pressroom.scratch import job_scratch
-
-    settings = Settings.from_env() if settings is None else settings
-    if not path.is_file():
-        return Outcome(2, f"NOT_FOUND: {escaped(str(path))}: no such file")
-    processing = Processing(policy)
-    tick = progress if callable(progress) else None
-    t0 = time.monotonic()
-    try:
-        with job_scratch(settings.scratch_dir) as scratch:
-            built = scratch / "output.pdf"
-            options = job_options(template, title, settings, keep_pixels, output)
-            try:
-                engine = engine_for(shared_engine(settings), options.languages)
-                result = processing(path, built, options, engine, progress=tick)
-                if review_always and processing.redacts:
-                    asked = ReviewRequested("every check passed; a person was asked to approve it")
-                    asked.sheet = result.sheet
-                    raise asked
-            except ReviewRequired as exc:
-                if not processing.holds_output:
-                    raise
-                held = _hold_for_review(
-                    built,
-                    dest,
-                    exc,
-                    path,
-                    policy,
-                    template_name,
-                    title,
-                    keep_pixels,
-                    options.output_choices(),  # the template's defaults applied
-                )
-                return Outcome(
-                    exc.exit_code,
-                    f"{exc.code}: {escaped(path.name)}: {exc.message} (held: {escaped(str(held))})",
-                )
-            if options.wants_sidecar:
-                _publish(sidecar_path(built), dest.with_suffix(".txt"), mode)
-            _publish(built, dest, mode)
-    except PressroomError as exc:
-        return Outcome(
-            exc.exit_code, f"{exc.code}: {escaped(path.name)}: {for_cli(exc.code, exc.message)}"
-        )
-    except Exception as exc:  # a bug: one line, never a traceback, and go on
-        return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {escaped(path.name)}: {type(exc).__name__}")
-    return delivered(dest, result, options, time.monotonic() - t0)
-
-
-def shared_engine(settings: Settings) -> Any:
-    """This process's Tesseract, made at its first use and reused for every file after."""
-    global _ENGINE
-    if _ENGINE is None:
-        from pressroom.engines.tesseract import TesseractEngine
-
-        _ENGINE = TesseractEngine(
-            languages=settings.languages, tessdata_prefix=settings.tessdata_prefix
-        )
-    return _ENGINE
-
-
-def job_options(
-    template: Template,
-    title: str | None,
-    settings: Settings,
-    keep_pixels: bool,
-    output: OutputChoice | None,
-) -> JobOptions:
-    """One file's pipeline options from the command's choices (its date: now, or
-    ``SOURCE_DATE_EPOCH``)."""
-    from pressroom.languages import job_languages
-    from pressroom.pipeline.core import JobOptions
-
-    options = JobOptions(
-        template=template,
-        title=title,
-        limits=settings.limits,
-        keep_pixels=keep_pixels,
-        redaction=settings.redaction,
-        output_type=output.output_type if output else None,
-        sidecar=output.sidecar if output else None,
-        allow_no_text=output.allow_no_text if output else False,
-        optimize=output.optimize if output else 0,
-        languages=job_languages(
-            output.languages if output else (), template.languages, settings.languages
-        ),
-        ocr=output.ocr if output else "skip",
-    )
-    pinned = source_date()
-    return options if pinned is None else dataclasses.replace(options, when=pinned)
-
-
-def delivered(dest: Path, result: DocumentResult, options: JobOptions, seconds: float) -> Outcome:
-    """The ok line of a delivered output, in words a user can check against the file: its pages
-    read by OCR and those that kept their own text, what was done to them, and under a redaction
-    how many values were burned, by class."""
-    turned = sum(1 for r in result.rotations if r)
-    return Outcome(
-        EXIT_OK,
-        f"ok  {escaped(str(dest))}  {result.pages} page(s): {result.ocr_pages} read by OCR, "
-        f"{result.kept_pages} own text kept"
-        + (f", {turned} turned upright" if turned else "")
-        + (f", {result.levelled_pages} levelled" if result.levelled_pages else "")
-        + _flattened(result)
-        + _burned(result)
-        + _dropped(result)
-        + _little_text(result)
-        + "".join(f", warning: {w}" for w in result.warnings)
-        + (", PDF/A-2b" if options.archive else "")
-        + f"  {seconds:.1f}s",
-        result.pages,
-    )
-
-
-def _burned(result: DocumentResult) -> str:
-    """What the ok line says of a redaction: the values burned, by class (a redaction's result
-    carries its review sheet; a plain job's does not, and says nothing here)."""
-    if result.sheet is None:
-        return ""
-    counts = [(kind, n) for kind, n in sorted(result.redacted.items()) if n]
-    if not counts:
-        return ", burned: nothing"
-    return ", burned: " + ", ".join(
-        f"{'by hand' if kind == MANUAL else kind} {n}" for kind, n in counts
-    )
-
-
-def _dropped(result: DocumentResult) -> str:
-    """What the ok line says of the source's carriers a redaction left out (they held a value
-    it removes): their kinds, never their text."""
-    if not result.dropped:
-        return ""
-    return ", dropped: " + ", ".join(result.dropped) + " (they held a value the redaction removes)"
-
-
-def _little_text(result: DocumentResult) -> str:
-    """What the ok line says of a document delivered with too little text to search
-    (``--allow-no-text``): "no text" only when its text layer holds none."""
-    if result.text_layer != "empty":
-        return ""
-    if result.real_chars == 0:
-        return ", no text (an empty text layer, as allowed)"
-    return f", little text ({result.real_chars} letters or digits, too few to search; as allowed)"
-
-
-def _flattened(result: DocumentResult) -> str:
-    """What the ok line says of forms and annotations drawn into their pages."""
-    said = []
-    if result.flattened:
-        said.append(f"{result.flattened} form fields and annotations drawn in")
-    if result.notes:
-        said.append(f"{result.notes} sticky note" + ("s" if result.notes != 1 else ""))
-    return "".join(f", {s}" for s in said)
 
 
 def _report(outcome: Outcome, quiet: bool, to_stdout: bool = False) -> None:
@@ -423,7 +162,7 @@ def _process(
     show = sys.stderr.isatty() and not args.quiet
     try:
         with Board(show, files=len(work)) as board:
-            from pressroom.cli.spread import Run, run_one, run_spread
+            from pressroom.offline.spread import Run, run_one, run_spread
 
             run = Run(
                 template,

@@ -106,7 +106,7 @@ class OfflineHandler:
         board: Board,
         mode: int,
     ) -> None:
-        from pressroom.cli.spread import Run
+        from pressroom.offline.spread import Run
 
         self.outdir: Path = args.output
         self.board = board
@@ -122,7 +122,7 @@ class OfflineHandler:
             prepared.choice,
             mode,
         )
-        from pressroom.cli.spread import Spreader
+        from pressroom.offline.spread import Spreader
 
         self.spreader = Spreader(args.jobs) if args.jobs > 1 else None
 
@@ -133,8 +133,8 @@ class OfflineHandler:
     def __call__(
         self, files: Sequence[tuple[Path, str, str]], finished: Callable[[int, Handled], None]
     ) -> None:
-        from pressroom.cli.offline import Outcome
-        from pressroom.cli.spread import run_one
+        from pressroom.offline.process import Outcome
+        from pressroom.offline.spread import run_one
 
         dests = _outputs(self.outdir, [name for _p, name, _s in files])
         work = [(path, dest) for (path, _n, _s), dest in zip(files, dests, strict=True)]

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from PIL import Image
 from prometheus_client.parser import text_string_to_metric_families
 
-from pressroom.app import create_app
 from pressroom.api.metrics import render_metrics
+from pressroom.app import create_app
 from pressroom.jobs.model import JobState
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine

@@ -197,7 +197,7 @@ def held_by_service(services: Services, source: Path, engine: EchoOcrEngine) -> 
 
 
 def held_by_folder(tmp: Path, source: Path, engine: EchoOcrEngine) -> Held:
-    import pressroom.cli.offline as offline
+    import pressroom.offline.process as offline
     from pressroom.redact.policy import parse_policy
     from pressroom.templates import resolve_template
 

@@ -22,7 +22,6 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image, ImageDraw, ImageFont
 
-from pressroom.cli.offline import process_one
 from pressroom.corrections import Area, Corrections, SheetPage
 from pressroom.desk.backend import Viewer
 from pressroom.desk.folder import DECISIONS, FolderDesk, safe_stem
@@ -32,6 +31,7 @@ from pressroom.desk.web import DeskConfig, desk_app
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import BadRequest, Conflict, NotFound, PermanentError
 from pressroom.models import SourceKind
+from pressroom.offline.process import process_one
 from pressroom.redact.policy import parse_policy
 from pressroom.settings import Settings
 from pressroom.synth import find_font, image_pdf
@@ -586,7 +586,7 @@ def _drive(proc: subprocess.Popen[str]) -> None:
 def test_an_approved_copy_gets_the_sidecar_its_run_asked_for(
     tmp_path: Path, engine: TesseractEngine
 ) -> None:
-    from pressroom.cli.offline import OutputChoice
+    from pressroom.offline.process import OutputChoice
 
     source = _visit(tmp_path)
     out = tmp_path / "out"

@@ -18,7 +18,6 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from pressroom.app import create_app
-from pressroom.web.problems import PROBLEM
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import session as sessions
 from pressroom.desk.backend import (
@@ -33,6 +32,7 @@ from pressroom.desk.gate import KeyGate, OneTimeGate
 from pressroom.desk.web import CSP, DeskConfig, desk_app
 from pressroom.errors import NotFound, StorageUnavailable
 from pressroom.service import Services
+from pressroom.web.problems import PROBLEM
 from tests.conftest import FakeClock
 
 pytestmark = pytest.mark.integration

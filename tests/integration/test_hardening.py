@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pressroom.app import create_app
 from pressroom.api.uploads import receive_upload
+from pressroom.app import create_app
 from pressroom.errors import BadConfig, BadRequest, RequestTimeout, StorageFull, TooLarge
 from pressroom.jobs.model import JobState, Lane
 from pressroom.service import Services, housekeeper, open_services

@@ -20,7 +20,7 @@ from pressroom.desk.folder import DECISIONS, FolderDesk
 from pressroom.errors import BadRequest
 from pressroom.jobs.model import JobState
 from pressroom.models import Box
-from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.geometry import PageLayout
 from pressroom.redact.readback import _Frame
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine

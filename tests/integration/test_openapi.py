@@ -16,9 +16,9 @@ from openapi_spec_validator import validate
 from schemathesis.checks import positive_data_acceptance
 
 from pressroom.app import create_app
-from pressroom.web.problems import PROBLEM
 from pressroom.intake import SUBMIT_FIELDS, parse_submit
 from pressroom.service import Services
+from pressroom.web.problems import PROBLEM
 
 # authenticated by something else than a key: liveness, and links signed for one download
 OPEN_ROUTES = {

@@ -21,8 +21,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from pressroom.app import create_app
 from pressroom.api.docs import STATIC
+from pressroom.app import create_app
 from pressroom.service import Services
 from tests.conftest import FakeClock
 from tests.hookservers import Receiver

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.cli.offline import plan_inputs
 from pressroom.errors import BadRequest
+from pressroom.offline.process import plan_inputs
 from pressroom.synth import save_png
 from tests.helpers import small_scan
 

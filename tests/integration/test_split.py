@@ -20,11 +20,11 @@ from PIL import Image, ImageDraw, ImageStat
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
-from pressroom.app import create_app
 from pressroom.api.metrics import render_metrics
+from pressroom.app import create_app
 from pressroom.errors import EngineUnavailable
-from pressroom.jobs.model import Lane
 from pressroom.housekeeping import housekeeping
+from pressroom.jobs.model import Lane
 from pressroom.jobs.schema import tasks
 from pressroom.jobs.tasks import page_ranges
 from pressroom.models import Box, OcrResult, Word

@@ -17,18 +17,18 @@ from typing import Any
 import pikepdf
 import pytest
 
-from pressroom.cli import offline
-from pressroom.cli.offline import Outcome, OutputChoice
 from pressroom.cli.progress import Board
-from pressroom.cli.spread import MOST_PAGES, Run, page_chunks, run_spread
 from pressroom.models import SourceKind
+from pressroom.offline import process as offline
+from pressroom.offline.process import Outcome, OutputChoice
+from pressroom.offline.spread import MOST_PAGES, Run, page_chunks, run_spread
 from pressroom.pipeline import plain
 from pressroom.pipeline.core import JobOptions, assemble
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.plain import process_document, read_range
-from pressroom.stages import StageTimer
 from pressroom.redact.policy import parse_policy
 from pressroom.settings import Settings
+from pressroom.stages import StageTimer
 from pressroom.synth import draw_page, image_pdf, page_lines, save_tiff
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
@@ -246,7 +246,7 @@ def test_a_pool_that_lost_a_process_tries_its_files_again_and_the_next_run_has_a
     run reads them in a pool started afresh."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from pressroom.cli.spread import Spreader
+    from pressroom.offline.spread import Spreader
 
     for n in range(2):
         (tmp_path / f"s{n}").mkdir()

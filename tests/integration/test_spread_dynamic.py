@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from pressroom.cli import offline
-from pressroom.cli.offline import Outcome, OutputChoice
 from pressroom.cli.progress import Board
-from pressroom.cli.spread import Run, page_chunks, run_spread
+from pressroom.offline import process as offline
+from pressroom.offline.process import Outcome, OutputChoice
+from pressroom.offline.spread import Run, page_chunks, run_spread
 from pressroom.settings import Settings
 from pressroom.synth import draw_page, image_pdf, page_lines
 from pressroom.templates import resolve_template

@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pressroom.app import create_app
-from pressroom.web.problems import PROBLEM
-from pressroom.web.single import resembles
 from pressroom.intake import SUBMIT_FIELDS
 from pressroom.jobs.model import Lane
 from pressroom.service import Services
 from pressroom.synth import save_png, text_pdf
 from pressroom.testing import FakeOcrEngine
+from pressroom.web.problems import PROBLEM
+from pressroom.web.single import resembles
 from pressroom.worker.runner import JobRunner
 from tests.helpers import small_scan
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.cli import offline
-from pressroom.cli.offline import process_one
 from pressroom.errors import UnsupportedLanguage
 from pressroom.hints import for_api, for_cli
 from pressroom.languages import check_listed, missing, nearest_code, parse_languages
+from pressroom.offline import process as offline
+from pressroom.offline.process import process_one
 from pressroom.settings import Settings
 from pressroom.synth import draw_page, image_pdf
 from pressroom.templates import resolve_template

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pressroom.pipeline.core import JobOptions
-from pressroom.stages import Stage, StageTimer
 from pressroom.processing import Processing
 from pressroom.redact.policy import RedactionPolicy
+from pressroom.stages import Stage, StageTimer
 from pressroom.synth import save_png
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine

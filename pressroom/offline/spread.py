@@ -1,4 +1,4 @@
-"""`process -j N`: every core on the work, whether it is one big document or many small ones.
+"""`process -j N` (and `watch -j N`): every core on the work, one big document or many small.
 
 The pages of a plain document of more than one page are handed out in chunks as processes
 free up, each chunk read in whichever process takes it (``pipeline.plain.read_range``, as the
@@ -29,28 +29,38 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pressroom.cli import offline
-from pressroom.cli.common import EXIT_INTERNAL, EXIT_TEMPORARY
-from pressroom.cli.offline import (
+from pressroom.errors import EXIT_INTERNAL, EXIT_TEMPORARY, PressroomError
+from pressroom.hints import for_cli
+from pressroom.offline.process import (
     Outcome,
     OutputChoice,
+    current_engine,
     delivered,
     job_options,
     process_one,
     shared_engine,
+    use_engine,
 )
-from pressroom.errors import PressroomError
-from pressroom.hints import for_cli
 from pressroom.scratch import PREFIX
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
-    from pressroom.cli.progress import Board
     from pressroom.pipeline.core import JobOptions
     from pressroom.redact.policy import RedactionPolicy
     from pressroom.templates import Template
+
+
+class Board(Protocol):
+    """Where a run's progress is shown (``cli.progress.Board`` on a terminal): a file begins
+    with its pages, steps as they are read, and ends."""
+
+    def begin(self, key: object, name: str, pages: int) -> None: ...
+
+    def step(self, key: object, name: str, steps: int, passes: int = 1) -> None: ...
+
+    def end(self, key: object) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +126,7 @@ def _joined(events: Any, engine: Any) -> None:
     global _EVENTS
     _EVENTS = events
     if engine is not None:
-        offline._ENGINE = engine
+        use_engine(engine)
     # a pool process exits the moment its parent is gone (a SIGKILL, the OOM killer): it
     # would read on, then wait for work, with nobody left to end it
     from pressroom.watch import leave_with_parent
@@ -193,7 +203,7 @@ def _assemble(
     """The parts made one checked output and delivered, as ``process_one`` delivers."""
     from dataclasses import replace
 
-    from pressroom.cli.offline import _publish
+    from pressroom.fsutil import place_copy
     from pressroom.pipeline.core import assemble, read_page_records
     from pressroom.pipeline.inspect import file_sha256
     from pressroom.pipeline.ocr import engine_for
@@ -226,8 +236,8 @@ def _assemble(
                 built, result.layouts, result.output_pages - result.pages, first.notes
             )
             sidecar_path(built).write_text(text, encoding="utf-8")
-            _publish(sidecar_path(built), dest.with_suffix(".txt"), mode)
-        _publish(built, dest, mode)
+            place_copy(sidecar_path(built), dest.with_suffix(".txt"), mode=mode)
+        place_copy(built, dest, mode=mode)
     except Exception as exc:
         return _failed(path, exc)
     return delivered(dest, result, options, time.monotonic() - started)
@@ -305,7 +315,7 @@ class Spreader:
             max_workers=self.processes,
             mp_context=self._context,
             initializer=_joined,
-            initargs=(self._events, offline._ENGINE),
+            initargs=(self._events, current_engine()),
         )
         # a forkserver's pool starts a process only when no process is idle: as many calls
         # at once start them all now, so the first document's chunks each find one
