@@ -199,7 +199,7 @@ def run(widths: list[int], lines: int, tmp: Path) -> None:
 _IMAGES = """
 import sys, threading, time
 from pathlib import Path
-from pressroom.desk.render import source_page_png
+from pressroom.pipeline.pictures import source_page_png
 from pressroom.models import SourceKind
 
 def status(field):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pressroom.corrections import Corrections, ReviewSheet, burned_counts, total_counts
-from pressroom.desk.backend import (
+from pressroom.deskport import (
     Approved,
     DeadItem,
     Decision,
@@ -102,7 +102,9 @@ class ServiceDesk:
         sheet_page = sheet.pages[page - 1] if sheet is not None else None
 
         def make() -> bytes:
-            from pressroom.desk import render  # Pillow and PDFium: only when a page is drawn
+            from pressroom.pipeline import (
+                pictures as render,  # Pillow and PDFium: only when a page is drawn
+            )
 
             with job_scratch(self.services.settings.scratch_dir) as scratch:
                 path = scratch / "file"

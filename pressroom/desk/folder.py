@@ -23,7 +23,7 @@ from pressroom.corrections import (
     corrected_reason,
     total_counts,
 )
-from pressroom.desk.backend import (
+from pressroom.deskport import (
     Approved,
     Decision,
     HeldDetail,
@@ -146,7 +146,7 @@ class FolderDesk:
         width_px: int,
         aligned: bool = False,
     ) -> bytes:
-        from pressroom.desk import render
+        from pressroom.pipeline import pictures as render
 
         if not 1 <= width_px <= MAX_WIDTH_PX:
             raise BadRequest(f"width must be 1 to {MAX_WIDTH_PX} pixels")

@@ -8,7 +8,7 @@ import secrets
 import threading
 from typing import TYPE_CHECKING, Protocol
 
-from pressroom.desk.backend import Viewer
+from pressroom.deskport import Viewer
 from pressroom.keys import key_status
 
 if TYPE_CHECKING:

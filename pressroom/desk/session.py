@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from pressroom.desk.backend import Viewer
+from pressroom.deskport import Viewer
 
 SESSION_COOKIE = "desk_session"
 PRE_COOKIE = "desk_pre"  # before sign-in: the nonce the sign-in form's token is bound to

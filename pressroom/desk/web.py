@@ -38,7 +38,7 @@ from pressroom.corrections import (
     unlisted_manual,
 )
 from pressroom.desk import session as sessions
-from pressroom.desk.backend import DeadLetters, DeskBackend, HeldDetail, HeldItem, Viewer, Which
+from pressroom.deskport import DeadLetters, DeskBackend, HeldDetail, HeldItem, Viewer, Which
 from pressroom.desk.gate import Gate, KeyGate
 from pressroom.desk.session import DONE_COOKIE, PRE_COOKIE, SESSION_COOKIE, Session
 from pressroom.desk.views import item_url as _item_url

@@ -20,8 +20,8 @@ from corpora.documents.kinds import document
 from corpora.documents.render import digital_pdf
 from pressroom.app import create_app
 from pressroom.corrections import MANUAL, Area, Corrections, ReviewSheet, removed_match
-from pressroom.desk.backend import DeskBackend, Viewer
 from pressroom.desk.folder import FolderDesk
+from pressroom.deskport import DeskBackend, Viewer
 from pressroom.deskstore import ServiceDesk
 from pressroom.models import Box, Word
 from pressroom.redact.plan import normalise

@@ -27,7 +27,7 @@ from pressroom.corrections import (
     removed_findings,
     total_counts,
 )
-from pressroom.desk.backend import HeldDetail, HeldItem
+from pressroom.deskport import HeldDetail, HeldItem
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import ReviewRequired

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, removed_match
-from pressroom.desk.backend import Viewer
+from pressroom.deskport import Viewer
 from pressroom.deskstore import ServiceDesk
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine

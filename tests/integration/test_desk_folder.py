@@ -23,11 +23,11 @@ from fastapi.testclient import TestClient
 from PIL import Image, ImageDraw, ImageFont
 
 from pressroom.corrections import Area, Corrections, SheetPage
-from pressroom.desk.backend import Viewer
 from pressroom.desk.folder import DECISIONS, FolderDesk, safe_stem
 from pressroom.desk.gate import OneTimeGate
 from pressroom.desk.views import render
 from pressroom.desk.web import DeskConfig, desk_app
+from pressroom.deskport import Viewer
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import BadRequest, Conflict, NotFound, PermanentError
 from pressroom.models import SourceKind
@@ -437,7 +437,7 @@ def test_page_images_are_pngs_of_the_source_and_the_held_copy(desk: FolderDesk) 
 
 
 class _Render:
-    """A stand-in for ``pressroom.desk.render`` that records what it is asked to draw."""
+    """A stand-in for ``pressroom.pipeline.pictures`` that records what it is asked to draw."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
@@ -464,7 +464,7 @@ def test_page_images_ask_for_the_right_pages(
     import pressroom.desk
 
     render = _Render()
-    monkeypatch.setitem(sys.modules, "pressroom.desk.render", render)
+    monkeypatch.setitem(sys.modules, "pressroom.pipeline.pictures", render)
     monkeypatch.setattr(pressroom.desk, "render", render, raising=False)
     held = outdir / "review" / "visit.pdf"
     with pikepdf.open(held, allow_overwriting_input=True) as pdf:  # a cover before page 1

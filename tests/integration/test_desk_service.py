@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections
-from pressroom.desk.backend import Viewer
+from pressroom.deskport import Viewer
 from pressroom.deskstore import ServiceDesk
 from pressroom.errors import Conflict, NotFound
 from pressroom.jobs.model import JobState, Lane

@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import views
-from pressroom.desk.backend import Approved, DeadItem, Decision, HeldDetail, HeldItem
 from pressroom.desk.gate import KeyGate
 from pressroom.desk.web import DeskConfig
+from pressroom.deskport import Approved, DeadItem, Decision, HeldDetail, HeldItem
 from pressroom.errors import NotFound
 from pressroom.service import Services
 from tests.conftest import FakeClock

@@ -20,7 +20,7 @@ from PIL import Image
 from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import session as sessions
-from pressroom.desk.backend import (
+from pressroom.deskport import (
     Approved,
     Decision,
     HeldDetail,

@@ -19,11 +19,11 @@ from pikepdf import Array, Dictionary, Name
 from PIL import Image
 
 from pressroom.corrections import SheetPage
-from pressroom.desk import render
 from pressroom.engines import pdfium
 from pressroom.engines.straighten import level
 from pressroom.errors import Overloaded, PixelLimit
 from pressroom.models import SourceKind
+from pressroom.pipeline import pictures as render
 from pressroom.pipeline.ocr import rotate_cw
 from pressroom.pixels import PixelBudget
 

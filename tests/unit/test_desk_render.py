@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from pressroom.corrections import SheetPage
-from pressroom.desk.render import output_page_png, source_page_png
+from pressroom.pipeline.pictures import output_page_png, source_page_png
 from pressroom.errors import BadRequest
 from pressroom.models import Box, SourceKind, Word
 from pressroom.pipeline.ocr import level_words
@@ -116,7 +116,7 @@ def test_a_page_that_is_not_there_or_a_silly_width_is_a_bad_request(pdf: Path, t
 _THREADS = """
 import sys, threading
 from pathlib import Path
-from pressroom.desk.render import output_page_png, source_page_png
+from pressroom.pipeline.pictures import output_page_png, source_page_png
 from pressroom.models import SourceKind
 path = Path(sys.argv[1])
 failed = []

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from pressroom.desk import session as s
-from pressroom.desk.backend import Viewer
+from pressroom.deskport import Viewer
 
 SECRET = b"k" * 32
 NOW = 1_800_000_000.0

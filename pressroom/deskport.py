@@ -1,6 +1,6 @@
-"""What the desk's pages need from whoever holds the jobs: the service's store and blobs
-(``desk.service``) or an offline review folder (``desk.folder``). The web layer (``desk.web``)
-knows only this protocol."""
+"""The desk's port: what the reviewer's pages (``desk/``) need from whoever holds the jobs —
+the service's store and blobs (``deskstore``) or an offline review folder (``desk.folder``).
+It sits below both: the pages know only this protocol, the backends implement it."""
 
 from __future__ import annotations
 
