@@ -102,8 +102,8 @@ def _serve(
     import uvicorn
 
     from pressroom.app import create_app
-    from pressroom.jobs.model import Lane
     from pressroom.housekeeping import start_housekeeping
+    from pressroom.jobs.model import Lane
     from pressroom.logs import configure_logging, log_format
     from pressroom.notify.config import DeliveryConfig
     from pressroom.notify.pool import DeliveryPool
