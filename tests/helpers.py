@@ -27,7 +27,7 @@ def cer(truth: str, got: str) -> float:
 def content_rect(template: str, width: float, height: float) -> tuple[float, float, float, float]:
     """Where a ``width`` x ``height`` pt source page's content lies on its output page under
     ``template``'s bands (fit "inside": scaled between them, centred), in PDF points."""
-    from pressroom.pipeline.render import band_scale
+    from pressroom.pipeline.geometry import band_scale
     from pressroom.templates import resolve_template
 
     t = resolve_template(template)

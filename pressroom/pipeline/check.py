@@ -14,7 +14,7 @@ import pikepdf
 from pressroom.engines import pdfium
 from pressroom.errors import OutputCheckFailed, TextReadBack
 from pressroom.models import PageText
-from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.geometry import PageLayout
 from pressroom.pipeline.stop import between_pages
 
 # What the source must not smuggle into an output: actions, scripts, attachments, forms.

@@ -36,9 +36,10 @@ from pressroom.models import DocumentInfo, OcrMode, PageInfo, PageText, SourceKi
 from pressroom.orders import JobOrder
 from pressroom.pipeline.archive import pdfa_problems
 from pressroom.pipeline.check import CheckedPage, check_output
+from pressroom.pipeline.geometry import PageLayout, PlacedSource, compose, turn_cw
 from pressroom.pipeline.inspect import PDF_ERRORS, file_sha256
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
-from pressroom.pipeline.render import OutputBuilder, PageLayout, PlacedSource, then, turn_cw
+from pressroom.pipeline.output import OutputBuilder
 from pressroom.pipeline.structure import Carriers, Placed, embedded, read_carriers
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits, RedactionSettings, Settings
@@ -295,7 +296,7 @@ def pdf_page_form(cleaner: PageCleaner, page_info: PageInfo) -> tuple[PlacedSour
         raise Corrupt(f"page {page_info.index + 1} cannot be copied") from None
     x0, y0, x1, y1 = crop
     turn, (w, h) = turn_cw(page_info.rotate, x1 - x0, y1 - y0)
-    return PlacedSource(form, then((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h), page
+    return PlacedSource(form, compose((1.0, 0.0, 0.0, 1.0, -x0, -y0), turn), w, h), page
 
 
 def image_page(

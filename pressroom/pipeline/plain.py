@@ -37,14 +37,14 @@ from pressroom.pipeline.core import (
     square_frame,
 )
 from pressroom.pipeline.flatten import flattened
+from pressroom.pipeline.geometry import PlacedSource, turn_cw
 from pressroom.pipeline.inspect import inspect_source, render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
 from pressroom.pipeline.ocrmode import reworked
-from pressroom.pipeline.render import PlacedSource, turn_cw
-from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits
+from pressroom.stages import Stage, StageTimer
 
 PART_PAGES = 32  # an image source's pages are written out this many at a time
 

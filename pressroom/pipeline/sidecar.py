@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pressroom.corrections import ReviewSheet
 from pressroom.engines import pdfium
-from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.geometry import PageLayout
 
 FORM_FEED = "\f"
 

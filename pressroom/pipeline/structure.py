@@ -1,7 +1,7 @@
 """What an archive keeps of a source besides its pages: title and document information,
 language, outlines (bookmarks), named destinations, links, page labels.
 
-An output's pages are new pages that draw the source's pages (``pipeline.render``), and
+An output's pages are new pages that draw the source's pages (``pipeline.output``), and
 everything of the source's catalog is dropped before it is written: nothing the source carries
 comes along unless it is read here into plain values and written again onto the new pages. So
 a carrier is never copied as the source wrote it: an outline item keeps its title and where it
@@ -34,7 +34,7 @@ from pikepdf import Array, Dictionary, Name, String
 
 from pressroom.engines.pdfstr import text_of
 from pressroom.engines.prune import is_tagged
-from pressroom.pipeline.render import Matrix, PageLayout, then, turn_cw
+from pressroom.pipeline.geometry import Matrix, PageLayout, compose, turn_cw
 
 # a hostile file may nest or chain its outline, names and labels without end
 MAX_ITEMS = 5000
@@ -583,8 +583,9 @@ def placement(frame: Frame, layout: PageLayout, rotation: int) -> Matrix:
     upright, _size = turn_cw(rotation, w, h)
     left, bottom, _r, _t = layout.content
     k = layout.scale
-    return then(
-        then(then((1.0, 0.0, 0.0, 1.0, -x0, -y0), own), upright), (k, 0.0, 0.0, k, left, bottom)
+    return compose(
+        compose(compose((1.0, 0.0, 0.0, 1.0, -x0, -y0), own), upright),
+        (k, 0.0, 0.0, k, left, bottom),
     )
 
 

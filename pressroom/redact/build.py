@@ -34,9 +34,8 @@ from pressroom.pipeline.core import (
     remaining,
     square_frame,
 )
+from pressroom.pipeline.geometry import PageLayout, PlacedSource
 from pressroom.pipeline.ocr import OcrEngine, rotate_cw
-from pressroom.pipeline.render import PageLayout, PlacedSource
-from pressroom.stages import Stage, StageTimer
 from pressroom.pipeline.stop import between_pages
 from pressroom.pipeline.structure import Carriers, read_carriers
 from pressroom.pixels import PixelBudget
@@ -45,6 +44,7 @@ from pressroom.redact.leaks import carries_value, name_text
 from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, normalise, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan, RedactionSource
+from pressroom.stages import Stage, StageTimer
 
 
 @dataclass

@@ -8,7 +8,7 @@ import pypdfium2.raw as pdfium_c
 
 from pressroom.engines.pdfium import failing_as
 from pressroom.models import Box, Word
-from pressroom.pipeline.render import Matrix, then, turn_cw
+from pressroom.pipeline.geometry import Matrix, compose, turn_cw
 from pressroom.redact.detect import joined_utf16
 
 _BREAKS = {0x0D, 0x0A, 0x02}
@@ -21,9 +21,9 @@ def page_to_pixels(page: Any, scale: float) -> tuple[Matrix, tuple[float, float]
     left, bottom, right, top = page.get_bbox()
     rotate = int(page.get_rotation()) % 360
     turn, (w, h) = turn_cw(rotate, right - left, top - bottom)
-    frame = then((1.0, 0.0, 0.0, 1.0, -left, -bottom), turn)
+    frame = compose((1.0, 0.0, 0.0, 1.0, -left, -bottom), turn)
     # y up in points → y down in pixels
-    return then(frame, (scale, 0.0, 0.0, -scale, 0.0, h * scale)), (w * scale, h * scale)
+    return compose(frame, (scale, 0.0, 0.0, -scale, 0.0, h * scale)), (w * scale, h * scale)
 
 
 def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:

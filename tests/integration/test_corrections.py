@@ -19,7 +19,7 @@ from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import BadRequest
 from pressroom.models import Box
 from pressroom.pipeline.core import DocumentResult, JobOptions
-from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.geometry import PageLayout
 from pressroom.redact.engine import detect_document, redact_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.plan import overlaps

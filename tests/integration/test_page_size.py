@@ -14,7 +14,7 @@ from PIL import Image
 
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.pipeline.core import JobOptions
-from pressroom.pipeline.render import band_scale
+from pressroom.pipeline.geometry import band_scale
 from pressroom.processing import Processing
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import draw_page, image_pdf, text_pdf

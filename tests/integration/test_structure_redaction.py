@@ -65,7 +65,7 @@ def test_a_name_in_the_title_an_outline_and_a_link_survives_nowhere(
 def test_the_leak_check_reads_every_carrier_an_output_may_keep(tmp_path: Path, where: str) -> None:
     """Were a carrier with the value kept, the output check would see it: each place the
     carriers are written is read by find_leaks."""
-    from pressroom.pipeline.render import PageLayout
+    from pressroom.pipeline.geometry import PageLayout
     from pressroom.pipeline.structure import (
         Carriers,
         Frame,

@@ -24,8 +24,8 @@ from pressroom.errors import (
     UnreadableScan,
 )
 from pressroom.pipeline.core import JobOptions
+from pressroom.pipeline.geometry import band_scale
 from pressroom.pipeline.plain import process_document
-from pressroom.pipeline.render import band_scale
 from pressroom.settings import Limits
 from pressroom.synth import distort, image_pdf, save_jpeg, save_png, save_tiff, text_pdf
 from pressroom.templates import resolve_template

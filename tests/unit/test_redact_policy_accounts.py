@@ -82,7 +82,7 @@ def test_lookalikes_are_not_account_numbers(text: str) -> None:
 def test_geometry_guard_refuses_a_page_that_changed_size() -> None:
     from pressroom.errors import OutputCheckFailed
     from pressroom.models import PageInfo
-    from pressroom.pipeline.render import PageLayout
+    from pressroom.pipeline.geometry import PageLayout
     from pressroom.redact.build import check_geometry
     from pressroom.redact.scan import PageScan
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pikepdf
 from pikepdf import Name
 
-from pressroom.pipeline.render import PageLayout
+from pressroom.pipeline.geometry import PageLayout
 from pressroom.pipeline.structure import (
     Carriers,
     Frame,

@@ -116,7 +116,8 @@ def test_to_unicode_maps_latin_1_by_range_and_every_other_code_point_used_by_its
 
 def test_the_documents_map_names_what_its_pages_show(tmp_path: Path) -> None:
     from pressroom.models import PageText
-    from pressroom.pipeline.render import OutputBuilder, PlacedSource
+    from pressroom.pipeline.geometry import PlacedSource
+    from pressroom.pipeline.output import OutputBuilder
     from pressroom.templates import resolve_template
 
     builder = OutputBuilder(resolve_template(None), {}, producer="test")
