@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from pressroom import __version__
-from pressroom.cli import admin, desk, offline, remote, service, watch
+from pressroom.cli import admin, desk, detect, process, remote, service, watch
 from pressroom.cli.common import EXIT_OK
 from pressroom.errors import BadConfig, PressroomError
 
@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pressroom {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    offline.add_commands(sub)
+    process.add_commands(sub)
+    detect.add_commands(sub)
     watch.add_commands(sub)
     admin.add_templates(sub)
     service.add_commands(sub)

@@ -29,7 +29,7 @@ from pressroom.watch import (
 )
 
 if TYPE_CHECKING:
-    from pressroom.cli.offline import Prepared
+    from pressroom.cli.process import Prepared
     from pressroom.cli.progress import Board
     from pressroom.client import PressroomClient
 
@@ -298,7 +298,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         with _board(show) as board:
             if args.url is None:
-                from pressroom.cli.offline import prepare
+                from pressroom.cli.process import prepare
 
                 try:
                     prepared = prepare(args, settings)
@@ -378,7 +378,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """watch"""
-    from pressroom.cli.offline import add_process_options
+    from pressroom.cli.process import add_process_options
 
     w = sub.add_parser(
         "watch",
