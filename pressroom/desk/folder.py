@@ -56,7 +56,6 @@ from pressroom.offline.folder import (
     place_private_copy,
     place_text,
     safe_stem,
-    stored_languages,
     write_json,
 )
 from pressroom.settings import Settings
@@ -477,7 +476,6 @@ class FolderDesk:
         run: _Rebuilding | None = None,
     ) -> None:
         from pressroom.pipeline.core import JobOptions
-        from pressroom.pipeline.ocrmode import ocr_mode
         from pressroom.processing import Processing
         from pressroom.redact.detect.registry import check_policy_classes
         from pressroom.redact.policy import parse_policy
@@ -492,20 +490,8 @@ class FolderDesk:
         )
         check_policy_classes(policy.classes, self.settings.redaction)
         template = resolve_template(rebuild.template, self.settings.template_dirs)
-        options = JobOptions(
-            template=template,
-            title=rebuild.title,
-            limits=self.settings.limits,
-            keep_pixels=rebuild.keep_pixels,
-            redaction=self.settings.redaction,
-            corrections=corrections,
-            output_type=rebuild.output.get("output_type"),
-            sidecar=rebuild.output.get("sidecar"),
-            allow_no_text=bool(rebuild.output.get("allow_no_text")),
-            optimize=int(rebuild.output.get("optimize") or 0),
-            languages=stored_languages(rebuild.output.get("languages"), self.settings.languages),
-            ocr=ocr_mode(str(rebuild.output.get("ocr") or "skip")),
-        )
+        order = rebuild.order(policy.classes, corrections)
+        options = JobOptions.of(order, template, self.settings, title=rebuild.title)
         processing = Processing(policy)
         with job_scratch(self.settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressroom.corrections import ReviewSheet
+from pressroom.corrections import Corrections, ReviewSheet
 from pressroom.errors import ReviewRequired
 from pressroom.fsutil import place_copy
+from pressroom.orders import JobOrder
 
 if TYPE_CHECKING:
     from pressroom.redact.policy import RedactionPolicy
@@ -106,6 +107,28 @@ class Rebuild:
             title,
             keep_pixels,
             dict(output or {}),
+        )
+
+    def order(self, classes: tuple[str, ...], corrections: Corrections | None) -> JobOrder:
+        """What the held copy was asked for, as an order (``classes``: the note's policy once
+        parsed and checked): the output choices it was made with (a note written before they
+        were kept: None, the template's defaults), its languages (none kept: the reading
+        process's setting), and the reviewer's ``corrections``."""
+        from pressroom.pipeline.ocrmode import ocr_mode
+
+        output = self.output
+        return JobOrder(
+            template=self.template or "plain",
+            redact=classes,
+            expires_at=self.policy.get("expires_at"),
+            keep_pixels=self.keep_pixels,
+            output_type=output.get("output_type"),
+            sidecar=output.get("sidecar"),
+            allow_no_text=bool(output.get("allow_no_text")),
+            optimize=int(output.get("optimize") or 0),
+            languages=stored_languages(output.get("languages"), ()),
+            ocr=ocr_mode(str(output.get("ocr") or "skip")),
+            corrections=corrections,
         )
 
     @classmethod

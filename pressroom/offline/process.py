@@ -5,7 +5,6 @@ folder, and the ok line a user reads."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -216,28 +215,25 @@ def job_options(
     keep_pixels: bool,
     output: OutputChoice | None,
 ) -> JobOptions:
-    """One file's pipeline options from the command's choices (its date: now, or
-    ``SOURCE_DATE_EPOCH``)."""
+    """One file's pipeline options from the command's choices, through the one builder the
+    worker and the review folder use (``JobOptions.of``); its date: now, or
+    ``SOURCE_DATE_EPOCH``."""
     from pressroom.languages import job_languages
+    from pressroom.orders import JobOrder
     from pressroom.pipeline.core import JobOptions
 
-    options = JobOptions(
-        template=template,
-        title=title,
-        limits=settings.limits,
+    choice = output or OutputChoice()
+    order = JobOrder(
+        template=template.name,
         keep_pixels=keep_pixels,
-        redaction=settings.redaction,
-        output_type=output.output_type if output else None,
-        sidecar=output.sidecar if output else None,
-        allow_no_text=output.allow_no_text if output else False,
-        optimize=output.optimize if output else 0,
-        languages=job_languages(
-            output.languages if output else (), template.languages, settings.languages
-        ),
-        ocr=output.ocr if output else "skip",
+        output_type=choice.output_type,
+        sidecar=choice.sidecar,
+        allow_no_text=choice.allow_no_text,
+        optimize=choice.optimize,
+        ocr=choice.ocr,
+        languages=job_languages(choice.languages, template.languages, settings.languages),
     )
-    pinned = source_date()
-    return options if pinned is None else dataclasses.replace(options, when=pinned)
+    return JobOptions.of(order, template, settings, title=title, when=source_date())
 
 
 def delivered(dest: Path, result: DocumentResult, options: JobOptions, seconds: float) -> Outcome:

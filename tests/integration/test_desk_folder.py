@@ -23,10 +23,11 @@ from fastapi.testclient import TestClient
 from PIL import Image, ImageDraw, ImageFont
 
 from pressroom.corrections import Area, Corrections, SheetPage
+from pressroom.desk.config import DeskConfig
 from pressroom.desk.folder import DECISIONS, FolderDesk, safe_stem
 from pressroom.desk.gate import OneTimeGate
+from pressroom.desk.routes import desk_app
 from pressroom.desk.views import render
-from pressroom.desk.web import DeskConfig, desk_app
 from pressroom.deskport import Viewer
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import BadRequest, Conflict, NotFound, PermanentError
@@ -461,11 +462,11 @@ def test_page_images_ask_for_the_right_pages(
     """Content page n of the held copy is its page n after the cover (output pages minus
     content pages); the source's page n is drawn as the sheet (or, without one, the page as it
     stands) describes it."""
-    import pressroom.desk
+    import pressroom.pipeline
 
     render = _Render()
     monkeypatch.setitem(sys.modules, "pressroom.pipeline.pictures", render)
-    monkeypatch.setattr(pressroom.desk, "render", render, raising=False)
+    monkeypatch.setattr(pressroom.pipeline, "pictures", render, raising=False)
     held = outdir / "review" / "visit.pdf"
     with pikepdf.open(held, allow_overwriting_input=True) as pdf:  # a cover before page 1
         pdf.add_blank_page(page_size=(612, 792))
@@ -513,8 +514,9 @@ def test_review_of_a_folder_with_nothing_held_says_so(tmp_path: Path, outdir: Pa
     assert missing.returncode == 2 and "no such folder" in missing.stderr
 
 
-# Stand-ins for the desk's web layer (pressroom.desk.web, .gate), installed before the command
-# runs: the app answers with what it was built from, so the test sees the command's wiring.
+# Stand-ins for the desk's web layer (pressroom.desk.config, .routes, .gate), installed before
+# the command runs: the app answers with what it was built from, so the test sees the command's
+# wiring.
 _LAUNCH = """
 import sys, types
 from starlette.applications import Starlette
@@ -539,7 +541,8 @@ def desk_app(config):
         })
     return Starlette(routes=[Route("/review/sign-in", sign_in)])
 
-for name, names in (("gate", ["OneTimeGate"]), ("web", ["DeskConfig", "desk_app"])):
+stand_ins = (("gate", ["OneTimeGate"]), ("config", ["DeskConfig"]), ("routes", ["desk_app"]))
+for name, names in stand_ins:
     module = types.ModuleType("pressroom.desk." + name)
     for n in names:
         setattr(module, n, globals()[n])
@@ -621,7 +624,7 @@ def test_a_copy_placed_without_its_note_is_never_approved(
     its copy's digest: the page says the copy is not the one shown, and approval is refused."""
     import errno
 
-    import pressroom.desk.folder as folder
+    import pressroom.offline.folder as folder  # the note is written by the folder's format
 
     before = _note(outdir)
     assert isinstance(before.get("held_sha256"), str)  # every hold names its copy
