@@ -1,13 +1,63 @@
-"""Fakes shipped with the package, so tests of everything above the engines need no Tesseract."""
+"""Fakes shipped with the package, so tests of everything above the engines need no Tesseract,
+and services over the in-memory job store (``pressroom.memstore``: its own package, being
+seven ports' worth of code), so tests of the worker and the intake need no database."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from PIL import Image, ImageDraw, ImageStat
 
+from pressroom.jobs.admission import Admission
+from pressroom.jobs.backoff import RetryPolicy
+from pressroom.labels import Labels
+from pressroom.memstore import MemoryJobStore
 from pressroom.models import Box, OcrResult, Word
+from pressroom.service import Services
+from pressroom.settings import Settings
+from pressroom.signing import Signer
+from pressroom.storage.local import LocalBlobStore
+from pressroom.verify import verifier_from_settings
+
+if TYPE_CHECKING:
+    from pressroom.jobs.sql import SqlJobStore
+
+__all__ = ["FakeOcrEngine", "MemoryJobStore", "draw_marker", "memory_services"]
+
+# signs the links and seals the labels of memory services: a test's, never a deployment's
+TEST_SECRET = b"pressroom-testing-signing-key-not-for-production"
+
+
+def memory_services(
+    root: Path,
+    *,
+    settings: Settings | None = None,
+    clock: Callable[[], float] = time.time,
+    retry: RetryPolicy | None = None,
+) -> Services:
+    """Services over a fresh in-memory job store and a local blob folder under ``root``
+    (``root/blobs``; settings' data and scratch folders under ``root`` unless given)."""
+    if settings is None:
+        settings = Settings(data_dir=root / "data", scratch_dir=root / "scratch")
+    settings.scratch_dir.mkdir(parents=True, exist_ok=True)
+    store = MemoryJobStore()
+    return Services(
+        settings=settings,
+        # ``Services`` names the SQL store's class; the memory store has the same parts, each
+        # checked against its port (``memstore._ports``), and nothing here reads ``store.db``
+        store=cast("SqlJobStore", store),
+        blobs=LocalBlobStore(root / "blobs"),
+        signer=Signer(TEST_SECRET, ttl_s=settings.link_ttl_s),
+        verifier=verifier_from_settings(store.tenancy, settings.verifier),
+        retry=retry or RetryPolicy(max_attempts=settings.max_attempts),
+        clock=clock,
+        admission=Admission.from_settings(settings.admission),
+        labels=Labels(TEST_SECRET),
+    )
 
 
 def draw_marker(image: Image.Image) -> Image.Image:
