@@ -3,8 +3,11 @@
 Every error Pressroom raises on purpose is defined here, under ``PermanentError``,
 ``TransientError`` or ``ReviewRequired`` (or the API's refusals: ``Unauthorized``, ``NotFound``,
 ``Forbidden``, ``Conflict``, ``Refused``). Private control-flow exceptions that never leave the
-module that raises them (``_Late`` in notify/webhooks.py, ``LeaseLost`` in worker/runner.py,
+module that raises them (``_Late`` in notify/webhooks.py, ``LeaseLost`` in worker/lease.py,
 ``TooBig`` in engines/streams.py) stay beside their one use.
+
+Over 500 lines: one class per reason code, each with its family, HTTP status and exit code: the
+taxonomy is one table on purpose (a test keeps every error class here).
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """The offline review folder (``OUTDIR/review``) as a desk backend: what ``pressroom process``
 held, shown, rebuilt with a reviewer's corrections, approved into OUTDIR or rejected. The
-folder's format (the held copy, its note, the decisions) is ``offline.folder``'s."""
+folder's format (the held copy, its note, the decisions) is ``offline.folder``'s.
+
+Over 500 lines: one backend of the desk's port, each method a desk action over the folder (list,
+show, draw, apply in the background, approve, reject) under the locking they share."""
 
 from __future__ import annotations
 

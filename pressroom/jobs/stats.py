@@ -1,6 +1,9 @@
 """What the store knows about its own traffic: events and the running totals beside them, live
 workers, admission figures, and the counts and timings behind /metrics and the dashboard, as
-plain values."""
+plain values.
+
+Over 500 lines: four read models of one concept, the store's own traffic (events, workers,
+admission figures, metrics); cut apart they would share every table and helper."""
 
 from __future__ import annotations
 

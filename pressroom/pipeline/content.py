@@ -8,6 +8,9 @@ never past it: the inflated bytes, an estimate of the operators and of the text 
 (both counted with each form's uses), and every image drawn at any depth (forms, patterns,
 Type 3 glyphs, soft masks, annotation appearances, inline images), with the sizes a decoder
 would really allocate.
+
+Over 500 lines: one security-critical concept, a page's cost measured before any renderer sees
+it; the operator count, the form walk and the image census share one capped decoder.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The OCR stage: make the page upright and straight for recognition, read it, map words back."""
+"""The OCR stage: make the page upright and straight for recognition, read it, map words back.
+
+Over 500 lines: the OCR port, the maths that make a page upright and level, and the stage that
+uses both: one walk of a page, read top to bottom."""
 
 from __future__ import annotations
 

@@ -264,3 +264,20 @@ def test_architecture_md_reads_whole_from_a_fresh_clone() -> None:
     """It names no file outside the repository (a clone has no ``../shared``)."""
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     assert "../" not in text
+
+
+LONG = 500  # lines; a module past it says why in its docstring, in a line of its own
+
+
+def test_a_module_over_500_lines_says_why() -> None:
+    """One concept per module: a module that grows past ``LONG`` lines either is cut along its
+    use cases or says, in its docstring, ``Over 500 lines: <why>``."""
+    unexplained = []
+    for name, path in module_names(PACKAGE).items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") <= LONG:
+            continue
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if "Over 500 lines: " not in doc:
+            unexplained.append(f"pressroom.{name} ({text.count(chr(10))} lines)")
+    assert unexplained == []
