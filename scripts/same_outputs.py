@@ -130,11 +130,60 @@ def build_inputs(folder: Path) -> list[Input]:
     add("hostile.pdf", helpers.hostile_pdf)
     for leftover in folder.glob("*-base.pdf"):  # forms' intermediate files
         leftover.unlink()
+    for item in made:
+        if not item.name.startswith("sample-"):  # the samples stay the repository's bytes
+            fix_id(item.path)
     return made
+
+
+_ID = re.compile(rb"/ID \[<([0-9a-f]{32})><([0-9a-f]{32})>\]")
+
+
+def fix_id(path: Path) -> None:
+    """qpdf gives a new file an /ID from the clock: put one from its content in its place, in
+    the trailer, the same length (no offset moves), so an input is the same bytes every run."""
+    data = path.read_bytes()
+    found = list(_ID.finditer(data))
+    if not found:
+        return
+    last = found[-1]
+    blank = data[: last.start()] + _ID.sub(b"/ID [<0><0>]", data[last.start() :], count=1)
+    digest = hashlib.md5(blank).hexdigest().encode()
+    path.write_bytes(data[: last.start(1)] + digest + b"><" + digest + data[last.end(2) :])
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+VOLATILE = {"held_at"}  # a review hold's wall-clock time: not SOURCE_DATE_EPOCH's
+
+
+def _steady(value: Any, work: Path) -> Any:
+    if isinstance(value, dict):
+        return {k: "<time>" if k in VOLATILE else _steady(v, work) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_steady(v, work) for v in value]
+    if isinstance(value, str):
+        return value.replace(str(work), "<WORK>")
+    return value
+
+
+def digests(out: Path, work: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """Every file's sha256, and for a JSON file the sha256 of it with the work folder and the
+    hold's time taken out (what --compare compares for it)."""
+    raw: dict[str, str] = {}
+    steady: dict[str, str] = {}
+    for path in sorted(out.rglob("*")) if out.is_dir() else []:
+        if not path.is_file():
+            continue
+        name = str(path.relative_to(out))
+        raw[name] = sha256(path)
+        if path.suffix == ".json":
+            value = _steady(json.loads(path.read_bytes()), work)
+            text = json.dumps(value, sort_keys=True).encode()
+            steady[name] = hashlib.sha256(text).hexdigest()
+    return raw, steady
 
 
 def _normalise(text: str, work: Path) -> list[str]:
@@ -176,11 +225,7 @@ def run_one(item: Input, mode: str, exe: str | None, work: Path) -> dict[str, An
         timeout=900,
         check=False,
     )
-    files = (
-        {str(p.relative_to(out)): sha256(p) for p in sorted(out.rglob("*")) if p.is_file()}
-        if out.is_dir()
-        else {}
-    )
+    files, steady = digests(out, work)
     shutil.rmtree(scratch, ignore_errors=True)
     return {
         "input": item.name,
@@ -188,6 +233,7 @@ def run_one(item: Input, mode: str, exe: str | None, work: Path) -> dict[str, An
         "args": MODES[mode],
         "rc": done.returncode,
         "files": files,
+        "steady": steady,
         "lines": _normalise(done.stdout + done.stderr, work),
     }
 
@@ -269,6 +315,8 @@ def compare(first: Path, second: Path) -> int:
             notes.append(f"exit {ra['rc']} vs {rb['rc']}")
         for f in sorted(set(ra["files"]) | set(rb["files"])):
             fa, fb = ra["files"].get(f), rb["files"].get(f)
+            if f in ra.get("steady", {}) and f in rb.get("steady", {}):
+                fa, fb = ra["steady"][f], rb["steady"][f]  # JSON: held_at and folders out
             if fa != fb:
                 what = "only in B" if fa is None else "only in A" if fb is None else "differs"
                 notes.append(f"{f} {what}")
