@@ -1,5 +1,5 @@
 """`pressroom watch INBOX`: a hot folder, offline (``-o OUTDIR``) or through a running service
-(``--url``). The steps a file goes through are ``pressroom.watch``'s."""
+(``--url``). The steps a file goes through are ``pressroom.hotfolder``'s."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from pressroom.cli.common import EXIT_INTERRUPTED, EXIT_OK
 from pressroom.errors import BadRequest, PressroomError
 from pressroom.fsutil import escaped
 from pressroom.hints import for_cli
-from pressroom.settings import Settings
-from pressroom.watch import (
+from pressroom.hotfolder import (
     Handled,
     Inbox,
     Watcher,
@@ -27,6 +26,7 @@ from pressroom.watch import (
     fresh_name,
     watching,
 )
+from pressroom.settings import Settings
 
 if TYPE_CHECKING:
     from pressroom.cli.process import Prepared

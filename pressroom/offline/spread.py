@@ -129,7 +129,7 @@ def _joined(events: Any, engine: Any) -> None:
         use_engine(engine)
     # a pool process exits the moment its parent is gone (a SIGKILL, the OOM killer): it
     # would read on, then wait for work, with nobody left to end it
-    from pressroom.watch import leave_with_parent
+    from pressroom.hotfolder import leave_with_parent
 
     leave_with_parent()
 

@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 
 from pressroom.app import create_app
 from pressroom.errors import BadRequest, UnsafeFolder
+from pressroom.hotfolder import Handled, Inbox, Watcher, taken
 from pressroom.service import Services
-from pressroom.watch import Handled, Inbox, Watcher, taken
 from tests.conftest import FakeClock
 from tests.integration.test_service import png_bytes, work
 
@@ -300,7 +300,7 @@ def test_an_unreadable_file_goes_aside_and_a_twin_waits_for_the_first_ones_outco
 ) -> None:
     """Found by a review: a file that cannot be read stopped the watcher for good, and the
     second of two equal files in one batch was called done while the first was refused."""
-    import pressroom.watch as watch
+    import pressroom.hotfolder as watch
 
     real = watch._sha256_within
 
@@ -416,7 +416,7 @@ def test_a_move_to_another_file_system_copies_and_never_lands_over_a_file(
     import errno as errno_
 
     from pressroom.cli.watch import _outputs
-    from pressroom.watch import move_fresh
+    from pressroom.hotfolder import move_fresh
 
     def cross(*_a: object, **_k: object) -> None:
         raise OSError(errno_.EXDEV, "Invalid cross-device link")

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from pressroom.errors import UnsafeFolder
-from pressroom.watch import Handled, Inbox, Watcher
+from pressroom.hotfolder import Handled, Inbox, Watcher
 from tests.conftest import FakeClock
 
 pytestmark = pytest.mark.integration
@@ -260,7 +260,7 @@ def test_a_shared_folder_with_the_sticky_bit_is_accepted_and_state_may_live_else
 def test_a_sparse_file_over_the_limit_is_refused_from_its_size_without_being_read(
     inbox: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pressroom.watch as watch
+    import pressroom.hotfolder as watch
 
     def never(path: Path, limit: int) -> str:
         raise AssertionError(f"{path.name} was hashed")
@@ -287,7 +287,7 @@ def test_a_file_grown_past_the_limit_after_its_size_was_judged_is_never_read_pas
 ) -> None:
     """A dropper who kept the file open grows it (holes) once its size was judged: the hash
     stops at the limit and the file is refused TOO_LARGE."""
-    import pressroom.watch as watch
+    import pressroom.hotfolder as watch
 
     (inbox / "grows.pdf").write_bytes(b"%PDF small at first")
     recorder = Recorder()
@@ -468,7 +468,7 @@ def test_a_folder_planted_at_the_name_a_move_chose_is_a_name_taken(
 ) -> None:
     """In a shared .done another writer may make a folder at the very name chosen, between
     the look and the rename: the next free name is taken, the watcher goes on."""
-    import pressroom.watch as watch
+    import pressroom.hotfolder as watch
 
     (inbox / "a.pdf").write_bytes(b"%PDF-1.7 a scan")
     recorder = Recorder()

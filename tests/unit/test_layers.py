@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "services",
         (
             "intake", "review", "control", "deskstore", "worker", "notify", "housekeeping",
-            "offline", "watch", "verify", "backup", "effective", "service", "jobs.admission",
+            "offline", "hotfolder", "verify", "backup", "effective", "service", "jobs.admission",
             "processing", "testing", "bench", "errorcodes",
         ),
     ),
