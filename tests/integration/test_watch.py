@@ -300,7 +300,7 @@ def test_an_unreadable_file_goes_aside_and_a_twin_waits_for_the_first_ones_outco
 ) -> None:
     """Found by a review: a file that cannot be read stopped the watcher for good, and the
     second of two equal files in one batch was called done while the first was refused."""
-    import pressroom.hotfolder as watch
+    import pressroom.hotfolder.watcher as watch
 
     real = watch._sha256_within
 

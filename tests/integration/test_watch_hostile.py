@@ -260,7 +260,7 @@ def test_a_shared_folder_with_the_sticky_bit_is_accepted_and_state_may_live_else
 def test_a_sparse_file_over_the_limit_is_refused_from_its_size_without_being_read(
     inbox: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pressroom.hotfolder as watch
+    import pressroom.hotfolder.watcher as watch
 
     def never(path: Path, limit: int) -> str:
         raise AssertionError(f"{path.name} was hashed")
@@ -468,7 +468,7 @@ def test_a_folder_planted_at_the_name_a_move_chose_is_a_name_taken(
 ) -> None:
     """In a shared .done another writer may make a folder at the very name chosen, between
     the look and the rename: the next free name is taken, the watcher goes on."""
-    import pressroom.hotfolder as watch
+    import pressroom.hotfolder.folders as watch
 
     (inbox / "a.pdf").write_bytes(b"%PDF-1.7 a scan")
     recorder = Recorder()
