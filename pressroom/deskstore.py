@@ -76,7 +76,7 @@ class ServiceDesk:
             can_apply=(
                 job.state is JobState.REVIEW
                 and bool(job.source_key)
-                and bool(job.options.get("redact"))
+                and job.order.redacts
                 and sheet is not None
             ),
             decisions=tuple(Decision(d.action, d.at, d.key_id, d.role) for d in job.decisions),

@@ -26,7 +26,8 @@ from pressroom.jobs.model import Job, Lane, NewJob
 from pressroom.jobs.store import AdmissionFigures, Queue, Tenancy
 from pressroom.labels import Labels, parse_label
 from pressroom.languages import check_listed, job_languages, parse_languages
-from pressroom.models import OCR_MODES
+from pressroom.models import OCR_MODES, OcrMode
+from pressroom.orders import JobOrder
 from pressroom.pipeline.pagecount import count_work
 from pressroom.pipeline.sniff import sniff_bytes
 from pressroom.redact.detect.registry import check_policy_classes
@@ -46,25 +47,8 @@ CUSTOMER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$")
 # every small field ``parse_submit`` reads (the upload's ``file`` part aside): the API refuses
 # any other, so a misspelt ``redact`` is 400 rather than a job published unredacted
 SUBMIT_FIELDS = frozenset(
-    {
-        "template",
-        "lane",
-        "title",
-        "label",
-        "deadline",
-        "customer",
-        "redact",
-        "expires_at",
-        "keep_pixels",
-        "webhook_url",
-        "review",
-        "output_type",
-        "sidecar",
-        "allow_no_text",
-        "optimize",
-        "languages",
-        "ocr",
-    }
+    """template lane title label deadline customer redact expires_at keep_pixels webhook_url
+    review output_type sidecar allow_no_text optimize languages ocr""".split()
 )
 
 
@@ -89,7 +73,7 @@ class SubmitRequest:
     optimize: int = 0
     label: str | None = None  # the client's name for the job (≤ 200 characters), as given
     languages: tuple[str, ...] | None = None  # OCR languages; None: the template's, the setting
-    ocr: str = "skip"  # what OCR does with PDF pages that carry text (pipeline.ocrmode)
+    ocr: OcrMode = "skip"  # what OCR does with PDF pages that carry text (pipeline.ocrmode)
 
 
 def parse_template(fields: Mapping[str, str], allowed: frozenset[str] | None) -> str:
@@ -155,8 +139,8 @@ def parse_submit(
     if optimize not in ("0", "1", "2"):
         raise BadRequest("optimize must be 0, 1 or 2")
     languages = parse_languages(fields["languages"]) if fields.get("languages") else None
-    ocr = fields.get("ocr") or "skip"
-    if ocr not in OCR_MODES:
+    ocr = next((m for m in OCR_MODES if m == (fields.get("ocr") or "skip")), None)
+    if ocr is None:
         raise BadRequest("ocr must be 'skip' (the default), 'redo' or 'force'")
     return SubmitRequest(
         template,
@@ -295,7 +279,7 @@ class Intake:
         who = ticket.tenant
         kind = sniff_bytes(upload.head)
         request, template = self._judge(ticket, upload.fields)
-        options = self._options(request, template)
+        order = self._order(request, template)
         redaction = not request.policy.empty
         cap = self.settings.limits.max_detect_chars
         pages, text_chars = count_work(upload.path, kind.value, text_cap=cap if redaction else 0)
@@ -320,11 +304,11 @@ class Intake:
             source_sha256=upload.sha256,
             source_bytes=upload.size,
             kind=kind.value,
-            template=request.template,
+            template=order.template,
             title=self.labels.seal(job_id, request.title, purpose="title"),
-            options=options,
+            order=order,
             idempotency_key=request.idempotency_key,
-            request_hash=request_hash(request, upload.sha256, options),
+            request_hash=request_hash(request, upload.sha256, order),
             deadline_s=deadline_s,
             trace_id=trace_id,
             parent_span_id=span_id,
@@ -431,36 +415,29 @@ class Intake:
         if available is not None:
             check_listed(languages, available)
 
-    def _options(self, request: SubmitRequest, template: Template) -> dict[str, Any]:
-        """The job's options as stored: the policy, the pixels flag, the kind of output (the
-        template's defaults made explicit: a later edit of the template does not change what
-        an accepted job asked for), a checked webhook URL."""
-        policy = request.policy
-        options: dict[str, Any] = policy.as_options() if not policy.empty else {}
-        if request.keep_pixels:
-            options["keep_pixels"] = True
-        if (request.output_type or template.output_type) == "pdfa":
-            options["output_type"] = "pdfa"
-        if template.sidecar if request.sidecar is None else request.sidecar:
-            options["sidecar"] = True
-        if request.allow_no_text:
-            options["allow_no_text"] = True
-        if request.optimize:
-            options["optimize"] = request.optimize
-        if request.ocr != "skip":
-            options["ocr"] = request.ocr
-        # made explicit, like the output's kind: a later change of the template or the setting
-        # does not change what an accepted job reads
-        options["languages"] = "+".join(self.languages_of(request, template))
-        if request.review_always:
-            options["review"] = "always"
+    def _order(self, request: SubmitRequest, template: Template) -> JobOrder:
+        """The job's order as stored: every choice made explicit (the template's defaults and
+        the languages resolved: a later edit of the template or the setting does not change
+        what an accepted job asked for), the webhook URL checked."""
+        url = None
         if request.webhook_url:
             from pressroom.notify.webhooks import check_url
 
-            options["webhook_url"] = check_url(
-                request.webhook_url, allow_private=self.settings.webhook_allow_private
-            )
-        return options
+            url = check_url(request.webhook_url, allow_private=self.settings.webhook_allow_private)
+        return JobOrder(
+            template=request.template,
+            redact=request.policy.classes,
+            expires_at=request.policy.expires_at if not request.policy.empty else None,
+            keep_pixels=request.keep_pixels,
+            output_type=request.output_type or template.output_type,
+            sidecar=template.sidecar if request.sidecar is None else request.sidecar,
+            allow_no_text=request.allow_no_text,
+            optimize=request.optimize,
+            ocr=request.ocr,
+            languages=self.languages_of(request, template),
+            review_always=request.review_always,
+            webhook_url=url,
+        )
 
     def check_quota(self, tenant: str, incoming: int, conn: Any = None) -> None:
         """Per-tenant byte quotas: sources still held, and bytes accepted in the last hour.
@@ -495,8 +472,11 @@ class Intake:
             )
 
 
-def request_hash(request: SubmitRequest, sha256: str, options: Mapping[str, Any]) -> str:
-    """What an Idempotency-Key's replay must match: the file and every choice made with it."""
+def request_hash(request: SubmitRequest, sha256: str, order: JobOrder) -> str:
+    """What an Idempotency-Key's replay must match: the file and every choice made with it
+    (the order as stored, less its format's version: a hash stays what it was before the
+    version key)."""
+    options = {k: v for k, v in order.to_json().items() if k != "v"}
     canonical = json.dumps(
         {
             "sha256": sha256,

@@ -88,7 +88,7 @@ class Reviews:
         else:
             published, sha = published_key(job.tenant, job.id, held), held_digest(held)
             self._copy(held, published)
-        if job.options.get("sidecar") and not self.blobs.exists(sidecar_key(published)):
+        if job.order.sidecar and not self.blobs.exists(sidecar_key(published)):
             # before the job completes: a failure here leaves it in review, to approve again
             self._sidecar(job, published)
         ok = self.queue.decide_review(
@@ -123,7 +123,7 @@ class Reviews:
         first is waiting or running is ``Conflict``: the first stands, never lost."""
         self._not_rebuilding(job_id, tenant)
         job, held = self._held(job_id, tenant)
-        if not job.source_key or not job.options.get("redact"):
+        if not job.source_key or not job.order.redacts:
             raise Conflict(
                 "this held job cannot be rebuilt: it is not a redaction, or its source is gone"
             )

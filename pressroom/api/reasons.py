@@ -11,7 +11,7 @@ from pressroom.jobs.model import Lane
 # Reasons the queue and the workers write that are no error class of their own.
 RETRIES_EXHAUSTED = "RETRIES_EXHAUSTED"  # jobs/backoff.py: transient attempts all spent
 LEASE_EXPIRED = "LEASE_EXPIRED"  # jobs/queue.py: a worker stopped answering (its lease lapsed)
-SOURCE_MISSING = "SOURCE_MISSING"  # worker/runner.py: the source vanished from storage
+SOURCE_MISSING = "SOURCE_MISSING"  # worker/context.py: the source vanished from storage
 INTERNAL_ERROR = errors.PressroomError.code  # a bug: dead-lettered at once
 DEADLINE_EXCEEDED = errors.DeadlineExceeded.code
 

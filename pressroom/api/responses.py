@@ -37,6 +37,7 @@ def own_base_url(request: Request) -> str:
 
 
 def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
+    order = job.order
     body: dict[str, Any] = {
         "id": job.id,
         "state": job.state.value,
@@ -51,7 +52,7 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         # what the client asked for, echoed: its label and title, the classes to redact
         "label": services.labels.open(job.id, job.label),
         "title": services.labels.open(job.id, job.title, purpose="title"),
-        "redact": list(job.options.get("redact") or []),
+        "redact": list(order.redact),
         "timings": job.timings,
         "decisions": [
             {"action": d.action, "at": d.at, "key_id": d.key_id, "role": d.role}
@@ -65,13 +66,14 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "verification": job.verification,
         "artifact_url": None,
         "artifact_sha256": job.artifact_sha256,
-        "output_type": job.options.get("output_type", "pdf"),
-        "sidecar": bool(job.options.get("sidecar")),
-        "allow_no_text": bool(job.options.get("allow_no_text")),
-        "optimize": int(job.options.get("optimize") or 0),
-        "ocr": str(job.options.get("ocr") or "skip"),
-        # the OCR languages it is read with (a job from before they were per job: the setting's)
-        "languages": str(job.options.get("languages") or "+".join(services.settings.languages)),
+        "output_type": order.output_type or "pdf",
+        "sidecar": bool(order.sidecar),
+        "allow_no_text": order.allow_no_text,
+        "optimize": order.optimize,
+        "ocr": order.ocr,
+        # the OCR languages it is read with (a job from before they were per job: this
+        # process's setting, the rule of ``JobOrder.languages_or``)
+        "languages": "+".join(order.languages_or(services.settings.languages)),
         "sidecar_url": None,
         # what became of the document (null until it is known)
         "text_layer": (job.result or {}).get("text_layer"),
@@ -87,7 +89,7 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
             job.artifact_sha256,
             job.artifact_key,
             services.settings.public_url or base_url.rstrip("/"),
-            sidecar=bool(job.options.get("sidecar")),
+            sidecar=bool(order.sidecar),
             now=services.clock(),
         )
     return body

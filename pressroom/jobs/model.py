@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from pressroom.orders import JobOrder
+
 
 class JobState(enum.StrEnum):
     ACCEPTED = "accepted"
@@ -38,7 +40,9 @@ class NewJob:
     kind: str
     template: str
     title: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    # what the client asked for (``orders.JobOrder``; its template is ``template``); None:
+    # nothing beyond the template
+    order: JobOrder | None = None
     idempotency_key: str | None = None
     request_hash: str | None = None
     deadline_s: float | None = None
@@ -49,6 +53,14 @@ class NewJob:
     cost: int | None = None  # work units charged: pages, plus a redaction's text size
     label: str | None = None  # as stored: ``labels.Labels.seal``'s value, never opened here
     label_digest: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.order is not None and self.order.template != self.template:
+            raise ValueError("the order names another template than the job")
+
+    def stored_order(self) -> dict[str, Any]:
+        """The order as its row stores it."""
+        return (self.order or JobOrder(template=self.template)).to_json()
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +80,9 @@ class Job:
     kind: str
     template: str
     title: str | None
-    options: dict[str, Any]
+    # what the client asked for, read from the row's JSON once (``jobs.rows``); a stored order
+    # this version cannot read carries its refusal (``JobOrder.check``)
+    order: JobOrder
     idempotency_key: str | None
     request_hash: str | None
     created_at: float

@@ -15,6 +15,7 @@ from pressroom.errors import DuplicateRow
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.schema import jobs, webhook_deliveries, webhook_secrets
 from pressroom.jobs.transport import Database
+from pressroom.orders import JobOrder
 
 
 def rfc3339(epoch: float) -> str:
@@ -43,7 +44,8 @@ class SqlOutbox:
         row = conn.execute(
             select(
                 jobs.c.tenant,
-                jobs.c.options,
+                jobs.c.options.label("stored_order"),
+                jobs.c.template,
                 jobs.c.state,
                 jobs.c.reason,
                 jobs.c.pages,
@@ -52,7 +54,9 @@ class SqlOutbox:
         ).first()
         if row is None:
             return
-        url = (row.options or {}).get("webhook_url")
+        # an order this version cannot read sends nothing: its URL is not trusted either
+        order = JobOrder.stored(row.stored_order, template=str(row.template))
+        url = order.webhook_url if order.refused is None else None
         if not url:
             return
         # Standard Webhooks' payload: an RFC 3339 timestamp; the output's digest here, its

@@ -6,10 +6,12 @@ that keep two ends of one job from both happening are read in one place."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Connection, and_, case, func, or_, select, update
 
+from pressroom.corrections import Corrections
 from pressroom.errors import DuplicateRow, IdempotencyConflict, StoreUnavailable
 from pressroom.jobs import claims
 from pressroom.jobs.backoff import RetryPolicy
@@ -30,6 +32,7 @@ from pressroom.jobs.rows import load_job, to_job, to_jobs
 from pressroom.jobs.schema import jobs, review_decisions, stage_timings, tasks
 from pressroom.jobs.stats import SqlStats
 from pressroom.jobs.transport import Database
+from pressroom.orders import JobOrder
 
 
 class SqlQueue:
@@ -67,7 +70,7 @@ class SqlQueue:
             "kind": job.kind,
             "template": job.template,
             "title": job.title,
-            "options": job.options,
+            "options": job.stored_order(),
             "idempotency_key": job.idempotency_key,
             "request_hash": job.request_hash,
             "created_at": now,
@@ -326,7 +329,7 @@ class SqlQueue:
         with self.db.tx() as conn:
             row = (
                 conn.execute(
-                    select(jobs.c.options).where(
+                    select(jobs.c.options, jobs.c.template).where(
                         jobs.c.id == job_id,
                         jobs.c.tenant == tenant,
                         jobs.c.state == JobState.REVIEW.value,
@@ -338,7 +341,9 @@ class SqlQueue:
             )
             if row is None:
                 return False
-            options = {**dict(row["options"] or {}), "corrections": corrections}
+            # the rest of the order as it was (one this version cannot read is refused)
+            order = JobOrder.from_json(row["options"], template=str(row["template"]))
+            options = replace(order, corrections=Corrections.parse(corrections)).to_json()
             done = conn.execute(
                 update(jobs)
                 .where(

@@ -9,6 +9,7 @@ from sqlalchemy import Connection, func, select
 
 from pressroom.jobs.model import Job, JobState, Lane, ReviewDecision
 from pressroom.jobs.schema import api_keys, jobs, review_decisions, stage_timings
+from pressroom.orders import JobOrder
 
 
 def load_job(conn: Connection, job_id: str) -> Job:
@@ -78,7 +79,9 @@ def _row_job(row: Any, timings: dict[str, float], decisions: tuple[ReviewDecisio
         kind=str(row["kind"]),
         template=str(row["template"]),
         title=row["title"],
-        options=dict(row["options"] or {}),
+        # the one place a row's order is read (a refusal travels with it: never raised here,
+        # where one bad row would stop a claim or a list)
+        order=JobOrder.stored(row["options"], template=str(row["template"])),
         idempotency_key=row["idempotency_key"],
         request_hash=row["request_hash"],
         created_at=float(row["created_at"]),

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from pressroom.app import create_app
 from pressroom.jobs.model import JobState, Lane
 from pressroom.service import Services
-from pressroom.worker.runner import Heartbeat
+from pressroom.worker.lease import Heartbeat
 from tests.conftest import FakeClock
 from tests.integration.test_desk_web import _sign_in, _token
 from tests.integration.test_service import png_bytes, post, work

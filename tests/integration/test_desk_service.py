@@ -20,7 +20,7 @@ from pressroom.jobs.model import JobState, Lane
 from pressroom.models import OcrResult
 from pressroom.service import Services
 from pressroom.testing import FakeOcrEngine
-from pressroom.worker.runner import ProgressWriter
+from pressroom.worker.lease import ProgressWriter
 from tests.integration.test_decisions import LEAKY, held_job
 from tests.integration.test_service import png_bytes, post, work
 
@@ -79,8 +79,9 @@ def test_apply_sends_the_job_to_a_worker_on_the_interactive_lane_and_back_to_rev
     job = services.store.queue.get(job_id)
     assert job is not None
     assert (job.state, job.lane) == (JobState.ACCEPTED, Lane.INTERACTIVE)
-    assert job.options["corrections"] == corrections.as_json()
-    assert job.options["redact"] == before.options["redact"]  # the rest of the job as it was
+    assert job.order.to_json()["corrections"] == corrections.as_json()
+    # the rest of the job as it was
+    assert job.order.to_json()["redact"] == before.order.to_json()["redact"]
     assert not services.blobs.exists(before.artifact_key)  # the old held copy went
     shown = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
     assert [(d["action"], d["key_id"]) for d in shown["decisions"]] == [("apply", viewer.key_id)]
@@ -97,7 +98,7 @@ def test_apply_sends_the_job_to_a_worker_on_the_interactive_lane_and_back_to_rev
             decide()
     with pytest.raises(NotFound):
         desk.page_image(viewer, job_id, 1, "redacted", 400)
-    assert services.store.queue.get(job_id).options["corrections"] == corrections.as_json()  # type: ignore[union-attr]
+    assert services.store.queue.get(job_id).order.to_json()["corrections"] == corrections.as_json()  # type: ignore[union-attr]
     work(services, LEAKY)
     # the fake engine reads the account number on every page it is shown: held again
     again = services.store.queue.get(job_id)
@@ -295,5 +296,5 @@ def test_a_second_apply_at_the_service_desk_is_409_and_the_first_stands(
     api = client.post(f"/v1/jobs/{job_id}/corrections", headers=headers, json={"manual": []})
     assert api.status_code == 409 and api.json()["code"] == "CONFLICT"
     job = services.store.queue.get(job_id)
-    assert job is not None and job.options["corrections"]["manual"]  # the first one's, kept
+    assert job is not None and job.order.to_json()["corrections"]["manual"]  # the first one's, kept
     assert [d.action for d in job.decisions] == ["apply"]

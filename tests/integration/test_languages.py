@@ -24,7 +24,7 @@ from pressroom.pipeline.core import JobOptions
 from pressroom.service import Services
 from pressroom.synth import draw_page, save_png
 from pressroom.templates import load_template, resolve_template
-from pressroom.worker.runner import output_digest
+from pressroom.worker.publish import output_digest
 from tests.helpers import cer
 from tests.integration.test_service import post, work
 

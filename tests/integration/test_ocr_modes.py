@@ -169,7 +169,7 @@ def test_a_range_reads_as_the_whole_document_does(tmp_path: Path, engine: Tesser
 
 
 def test_the_mode_is_part_of_the_artifact_digest_and_skip_is_not_named() -> None:
-    from pressroom.worker.runner import output_digest
+    from pressroom.worker.publish import output_digest
 
     template = resolve_template("plain")
     skip = output_digest(JobOptions(template=template))

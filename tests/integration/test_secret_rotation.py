@@ -18,6 +18,7 @@ from pressroom.app import create_app
 from pressroom.jobs.model import Lane, NewJob
 from pressroom.logs import formatter
 from pressroom.notify.webhooks import deliver_due, signature
+from pressroom.orders import JobOrder
 from pressroom.service import Services
 from tests.conftest import FakeClock
 from tests.hookservers import Receiver, receiving
@@ -60,7 +61,7 @@ def queue_webhook(services: Services, url: str, tenant: str = "acme") -> None:
         source_bytes=10,
         kind="pdf",
         template="plain",
-        options={"webhook_url": url},
+        order=JobOrder(webhook_url=url),
     )
     services.store.queue.insert(new, now=services.clock(), max_attempts=4)
     with services.store.db.tx() as conn:

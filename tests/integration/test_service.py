@@ -25,7 +25,8 @@ from pressroom.storage import artifact_key
 from pressroom.synth import distort, save_png, text_pdf
 from pressroom.templates import registered_template
 from pressroom.testing import FakeOcrEngine
-from pressroom.worker.runner import JobRunner, artifact_digest
+from pressroom.worker.publish import artifact_digest
+from pressroom.worker.runner import JobRunner
 from tests.conftest import FakeClock
 from tests.helpers import output_text, small_scan
 from tests.hookservers import Receiver
@@ -189,12 +190,12 @@ def test_keep_pixels_is_part_of_the_request_and_of_the_artifact(
         distort(small_scan(dpi=100, lines=2).image, skew=1.5), tmp_path / "s.png", 100
     ).read_bytes()
     kept = post(client, {**headers, "Idempotency-Key": "k"}, data, keep_pixels="true").json()
-    assert services.store.queue.get(kept["id"]).options["keep_pixels"] is True  # type: ignore[union-attr]
+    assert services.store.queue.get(kept["id"]).order.to_json()["keep_pixels"] is True  # type: ignore[union-attr]
     # the same key with the other choice is another request, not a replay
     clash = post(client, {**headers, "Idempotency-Key": "k"}, data, keep_pixels="false")
     assert clash.status_code == 422 and clash.json()["code"] == "IDEMPOTENCY_CONFLICT"
     levelled = post(client, headers, data, keep_pixels="false").json()
-    assert "keep_pixels" not in services.store.queue.get(levelled["id"]).options  # type: ignore[union-attr]
+    assert "keep_pixels" not in services.store.queue.get(levelled["id"]).order.to_json()  # type: ignore[union-attr]
     work(services)
     jobs = [client.get(f"/v1/jobs/{j['id']}", headers=headers).json() for j in (kept, levelled)]
     assert [j["state"] for j in jobs] == ["complete", "complete"]

@@ -13,8 +13,8 @@ from pressroom.redact.detect.ner import model_identity
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.settings import RedactionSettings
 from pressroom.storage import artifact_key, versioned_artifact_key
-from pressroom.worker import runner
-from pressroom.worker.runner import artifact_digest, detector_identity
+from pressroom.worker import publish
+from pressroom.worker.publish import artifact_digest, detector_identity
 
 NONE = RedactionPolicy(())
 NAMES = RedactionPolicy(("name",))
@@ -52,7 +52,7 @@ def test_each_input_of_an_output_changes_its_key(change: dict[str, object]) -> N
 
 def test_our_engine_version_changes_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
     before = digest()
-    monkeypatch.setattr(runner, "ENGINE_VERSION", ENGINE_VERSION + "-next")
+    monkeypatch.setattr(publish, "ENGINE_VERSION", ENGINE_VERSION + "-next")
     assert digest() != before
 
 

@@ -91,7 +91,7 @@ async def download_sidecar(
     job = await run_in_threadpool(lambda: services.store.queue.get(job_id))
     bound = binding(job.artifact_sha256, job.artifact_key) if job is not None else ""
     services.signer.verify(job_id, sidecar_binding(bound), expires, signature, now=services.clock())
-    if job is None or job.state is not JobState.COMPLETE or not job.options.get("sidecar"):
+    if job is None or job.state is not JobState.COMPLETE or not job.order.sidecar:
         raise NotFound("no such sidecar text")
     if job.artifact_key is None:
         raise NotFound("the artifact was deleted")
