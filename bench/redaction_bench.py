@@ -66,12 +66,14 @@ def _init(cores: Any) -> None:
         os.sched_setaffinity(0, {core})
     os.environ["OMP_THREAD_LIMIT"] = "1"
     from pressroom.engines.tesseract import TesseractEngine
-    from pressroom.redact.engine import detector_for
+    from pressroom.redact.detect.detector import Detector
     from pressroom.redact.policy import parse_policy
     from pressroom.settings import Settings
 
     policy = parse_policy(POLICY, now=time.time())
-    detector_for(policy).find("Dear Ms Adaeze Okafor, we paid GB29 NWBK 6016 1331 9268 19.")
+    Detector.for_classes(policy.classes).find(
+        "Dear Ms Adaeze Okafor, we paid GB29 NWBK 6016 1331 9268 19."
+    )
     engine = TesseractEngine(tessdata_prefix=Settings.from_env().tessdata_prefix)
     warm = Image.new("L", (600, 120), 255)
     ImageDraw.Draw(warm).text((20, 40), "Warm up the recogniser", fill=0)

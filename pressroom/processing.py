@@ -7,14 +7,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
-from pressroom.pipeline.flatten import flattened
-from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.ocr import OcrEngine
-from pressroom.pipeline.ocrmode import reworked
 from pressroom.pipeline.plain import process_document
+from pressroom.pipeline.prepare import prepare
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
-from pressroom.stages import StageTimer
 from pressroom.redact.policy import RedactionPolicy
+from pressroom.stages import StageTimer
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,19 +48,10 @@ class Processing:
         Forms and annotations are first drawn into their pages (``pipeline.flatten``): the
         result is still the source's (its hash), with what was flattened counted."""
         timer = timer or StageTimer()
-        with (
-            flattened(source, output, options.limits) as flat,
-            reworked(flat.path, output, options.ocr, options.limits, timer=timer) as pages,
-        ):
+        with prepare(source, output, options, timer=timer) as ready:
             if self.policy is None or self.policy.empty:
                 result = process_document(
-                    pages.path,
-                    output,
-                    options,
-                    engine,
-                    progress=progress,
-                    timer=timer,
-                    reread=pages.reread,
+                    ready, output, options, engine, progress=progress, timer=timer
                 )
             else:
                 # imported only here: detection's recognisers are not loaded for plain jobs
@@ -71,27 +60,15 @@ class Processing:
                 # what the rework took out (an earlier layer, or every word of a page rendered
                 # under force) is read from the flattened source and burned too
                 result = redact_document(
-                    pages.path,
-                    output,
-                    options,
-                    self.policy,
-                    engine,
-                    progress=progress,
-                    timer=timer,
-                    original=flat.path,
-                    rewritten=pages.rewritten,
+                    ready, output, options, self.policy, engine, progress=progress, timer=timer
                 )
             if options.wants_sidecar:
                 # a redaction's sticky notes are not redacted: they stay out
-                notes = flat.notes if not self.redacts else ()
+                notes = ready.flat.notes if not self.redacts else ()
                 offset = result.output_pages - result.pages
                 text = sidecar_text(output, result.layouts, offset, notes)
                 sidecar_path(output).write_text(text, encoding="utf-8")
-        if flat.path == source and pages.path == source:
+        if not ready.changed:
             return result
-        return replace(
-            result,
-            source_sha256=file_sha256(source),
-            flattened=flat.flattened,
-            notes=len(flat.notes),
-        )
+        # (the result's source_sha256 is the source's own: inspection hashed it, not the copy)
+        return replace(result, flattened=ready.flat.flattened, notes=len(ready.flat.notes))

@@ -26,10 +26,10 @@ import pikepdf
 from pikepdf import Name
 
 from pressroom.engines.pdfstr import text_of
-from pressroom.errors import BadMime, Corrupt, Encrypted, UnsupportedForm
+from pressroom.errors import Corrupt, Encrypted, UnsupportedForm
 from pressroom.models import SourceKind
 from pressroom.pipeline.inspect import PDF_ERRORS, check_object_count, page_tree_count
-from pressroom.pipeline.sniff import sniff_file
+from pressroom.pipeline.sniff import sniffed
 from pressroom.settings import Limits
 
 # annotations that are no part of what a page shows: a viewer draws nothing of its own for
@@ -310,15 +310,16 @@ def flatten_into(source: Path, target: Path, limits: Limits | None = None) -> Fl
 
 
 @contextmanager
-def flattened(source: Path, scratch: Path, limits: Limits | None = None) -> Iterator[Flattened]:
+def flattened(
+    source: Path, scratch: Path, limits: Limits | None = None, *, pdf: bool | None = None
+) -> Iterator[Flattened]:
     """The source as the pipeline reads it, for the length of the block; a flattened copy is
-    written beside ``scratch`` (a path in the job's private scratch space) and removed after."""
+    written beside ``scratch`` (a path in the job's private scratch space) and removed after.
+    ``pdf``: whether the source is a PDF, where the caller sniffed it already."""
     target = scratch.with_name(f"{scratch.name}.flat.pdf")
     try:
-        try:
-            pdf = sniff_file(source) is SourceKind.PDF
-        except BadMime:
-            pdf = False  # inspection refuses it
+        if pdf is None:
+            pdf = sniffed(source) is SourceKind.PDF
         yield flatten_into(source, target, limits) if pdf else Flattened(source)
     finally:
         target.unlink(missing_ok=True)

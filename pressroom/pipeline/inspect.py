@@ -56,26 +56,35 @@ def render_dpi(native: float | None, limits: Limits) -> float:
 
 
 def inspect_source(
-    path: Path, limits: Limits, *, every_page_dpi: float | None = None
+    path: Path,
+    limits: Limits,
+    *,
+    every_page_dpi: float | None = None,
+    kind: SourceKind | None = None,
+    hashed: Path | None = None,
 ) -> DocumentInfo:
     """Facts of a source, refusing what would cost too much before anything costly is done.
 
     ``every_page_dpi``: every page will be rendered at this resolution (redaction), not only
     those without text; their bitmaps are checked against the pixel limits too. A PDF page too
     large for the limit at it is checked at the lower resolution it will be read at
-    (``resolution.fitting_dpi``), and refused only where even that is over.
+    (``resolution.fitting_dpi``), and refused only where even that is over. ``kind``: the
+    source's kind where the caller sniffed it already; ``hashed``: the file whose sha256 the
+    facts carry (``path`` by default; the source as it came, for a prepared copy of it).
     """
     size = path.stat().st_size
     if size > limits.max_bytes:
         raise TooLarge(f"{size:,} bytes; the limit is {limits.max_bytes:,}")
-    kind = sniff_file(path)
+    kind = kind or sniff_file(path)
     if kind is SourceKind.PDF:
         pages = _inspect_pdf(path, limits, every_page_dpi)
     else:
         pages = _inspect_image(path, limits, every_page_dpi)
     if not pages:
         raise Corrupt("the document has no pages")
-    return DocumentInfo(kind=kind, pages=tuple(pages), size_bytes=size, sha256=file_sha256(path))
+    return DocumentInfo(
+        kind=kind, pages=tuple(pages), size_bytes=size, sha256=file_sha256(hashed or path)
+    )
 
 
 def recognition_size(frame: images.FrameFacts, limits: Limits) -> tuple[int, int]:

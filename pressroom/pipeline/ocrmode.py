@@ -16,7 +16,7 @@ output check) reads the reworked pages as it would read any source. Image source
 already: every mode reads them the same way.
 
 A redaction reads the source's own text on every page a rework changed as well
-(``Reworked.rewritten``; ``redact.scan.OriginalText``): what a rework takes out — an earlier
+(``Reworked.rewritten``; ``redact.source.OriginalText``): what a rework takes out — an earlier
 layer, or all of a page's text under ``force`` — is still detected and burned.
 """
 
@@ -38,7 +38,6 @@ from pressroom.engines import pdfium
 from pressroom.engines.pdfstr import text_of
 from pressroom.engines.straighten import Encoding, image_stream
 from pressroom.errors import (
-    BadMime,
     BadRequest,
     ContentLimit,
     Corrupt,
@@ -48,11 +47,11 @@ from pressroom.errors import (
 from pressroom.models import OCR_MODES, OcrMode, SourceKind
 from pressroom.pipeline.content import ContentMeter
 from pressroom.pipeline.inspect import PDF_ERRORS, page_tree_count, render_dpi
-from pressroom.pipeline.sniff import sniff_file
-from pressroom.stages import Stage, StageTimer
+from pressroom.pipeline.sniff import sniffed
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits
+from pressroom.stages import Stage, StageTimer
 
 INVISIBLE = 3  # text render mode: neither filled nor stroked (nor added to the clip)
 MAX_DEPTH = 40  # forms inside forms, as deep as a renderer draws them (pipeline.content)
@@ -90,20 +89,21 @@ def reworked(
     limits: Limits | None = None,
     only: range | None = None,
     timer: StageTimer | None = None,
+    *,
+    pdf: bool | None = None,
 ) -> Iterator[Reworked]:
     """The source as OCR in ``mode`` reads it, for the length of the block; a changed copy is
     written beside ``scratch`` (a path in the job's private scratch space) and removed after.
     ``only``: the pages of one range are rendered (``force``); the others are left alone. The
-    time it takes is the raster stage's."""
+    time it takes is the raster stage's. ``pdf``: whether the source is a PDF, where the
+    caller sniffed it already."""
     target = scratch.with_name(f"{scratch.name}.ocr.pdf")
     try:
         if mode == "skip":
             yield Reworked(source)
             return
-        try:
-            pdf = sniff_file(source) is SourceKind.PDF
-        except BadMime:
-            pdf = False  # inspection refuses it
+        if pdf is None:
+            pdf = sniffed(source) is SourceKind.PDF
         if not pdf:
             yield Reworked(source)
             return

@@ -36,11 +36,10 @@ from pressroom.pipeline.core import (
     square,
     square_frame,
 )
-from pressroom.pipeline.flatten import flattened
 from pressroom.pipeline.geometry import PlacedSource, turn_cw
-from pressroom.pipeline.inspect import inspect_source, render_dpi
+from pressroom.pipeline.inspect import render_dpi
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, PageReading, rotate_cw
-from pressroom.pipeline.ocrmode import reworked
+from pressroom.pipeline.prepare import Prepared, prepare
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.settings import Limits
@@ -50,27 +49,29 @@ PART_PAGES = 32  # an image source's pages are written out this many at a time
 
 
 def process_document(
-    source: Path,
+    source: Path | Prepared,
     output: Path,
     options: JobOptions,
     engine: OcrEngine,
     *,
     progress: Progress | None = None,
     timer: StageTimer | None = None,
-    reread: frozenset[int] = frozenset(),
 ) -> DocumentResult:
     """Turn ``source`` into a searchable branded PDF at ``output`` (a scratch path), checked.
-    Stage timings go to ``timer`` (a fresh one when not given), failures included. ``reread``:
-    pages (from 0) read by OCR whatever text they show (``--ocr redo``: their earlier layer
-    was taken out; the text they still show is kept and hidden from recognition)."""
+    Stage timings go to ``timer`` (a fresh one when not given), failures included. A prepared
+    source (``pipeline.prepare``) is read as its rework left it: pages that lost an earlier
+    layer (``--ocr redo``) are read by OCR whatever text they still show (kept, and hidden
+    from recognition)."""
     timer = timer or StageTimer()
+    ready = source if isinstance(source, Prepared) else Prepared.as_is(source)
     with timer.stage(Stage.INSPECT):
-        info = inspect_source(source, options.limits)
+        info = ready.inspect(options.limits)
     with ExitStack() as stack:
-        base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
+        base = open_source_pdf(stack, ready.path) if info.kind is SourceKind.PDF else None
         out = Assembly(stack, options, len(info.pages), engine, timer, base=base)
         levelled_pages = _read_pages(
-            stack, source, info, out, options, engine, output, progress=progress, reread=reread
+            _Work(stack, ready.path, info, out, options, engine, output, ready.pages.reread),
+            progress=progress,
         )
         out.finish(output)
     out.check(output, plain=True)
@@ -108,50 +109,46 @@ def read_range(
     else the reading found."""
     timer = timer or StageTimer()
     with ExitStack() as stack:
-        # forms and annotations drawn into their pages, as for a whole document
-        flat = stack.enter_context(flattened(source, part, options.limits))
-        # an earlier text layer out, or every page rendered, for the pages of this range
-        ready = stack.enter_context(
-            reworked(flat.path, part, options.ocr, options.limits, only=pages, timer=timer)
-        )
-        source = ready.path
+        # forms and annotations drawn into their pages, as for a whole document; an earlier
+        # text layer out, or every page rendered, for the pages of this range
+        ready = stack.enter_context(prepare(source, part, options, timer=timer, only=pages))
         with timer.stage(Stage.INSPECT):
-            info = inspect_source(source, options.limits)
-        base = open_source_pdf(stack, source) if info.kind is SourceKind.PDF else None
+            info = ready.inspect(options.limits)
+        base = open_source_pdf(stack, ready.path) if info.kind is SourceKind.PDF else None
         out = Assembly(stack, options, len(info.pages), engine, timer, base=base, cover=False)
-        levelled = _read_pages(
-            stack,
-            source,
-            info,
-            out,
-            options,
-            engine,
-            part,
-            only=pages,
-            boundary=boundary,
-            progress=progress,
-            reread=ready.reread,
-        )
+        work = _Work(stack, ready.path, info, out, options, engine, part, ready.pages.reread)
+        levelled = _read_pages(work, progress=progress, only=pages, boundary=boundary)
         out.save_part(part)
-    return RangeRead(out.checked, levelled, flat.flattened, tuple(flat.notes))
+    return RangeRead(out.checked, levelled, ready.flat.flattened, tuple(ready.flat.notes))
+
+
+@dataclass(frozen=True, slots=True)
+class _Work:
+    """What reading a source's pages into an assembly (``out``) takes: its pages' facts, the
+    job's options and engine; ``output``: where an image source's pages are written in parts;
+    ``reread``: pages (from 0) read by OCR whatever text they show."""
+
+    stack: ExitStack
+    source: Path
+    info: DocumentInfo
+    out: Assembly
+    options: JobOptions
+    engine: OcrEngine
+    output: Path
+    reread: frozenset[int] = frozenset()
 
 
 def _read_pages(
-    stack: ExitStack,
-    source: Path,
-    info: DocumentInfo,
-    out: Assembly,
-    options: JobOptions,
-    engine: OcrEngine,
-    output: Path,
+    work: _Work,
     *,
     progress: Progress | None = None,
     only: range | None = None,
     boundary: Callable[[], None] | None = None,
-    reread: frozenset[int] = frozenset(),
 ) -> int:
-    """Every page (or those in ``only``) read and added to ``out``; returns how many were
-    levelled. Pages in ``reread`` are read by OCR whatever text they show."""
+    """Every page (or those in ``only``) read and added to ``work.out``; returns how many were
+    levelled."""
+    stack, source, info, out = work.stack, work.source, work.info, work.out
+    options, engine, output, reread = work.options, work.engine, work.output, work.reread
     timer = out.timer
     ocr = OcrStage(
         engine,

@@ -28,3 +28,11 @@ def sniff_bytes(head: bytes) -> SourceKind:
 def sniff_file(path: Path) -> SourceKind:
     with path.open("rb") as fh:
         return sniff_bytes(fh.read(_HEAD))
+
+
+def sniffed(path: Path) -> SourceKind | None:
+    """The file's kind, or None for one we do not read (inspection refuses it, saying why)."""
+    try:
+        return sniff_file(path)
+    except BadMime:
+        return None

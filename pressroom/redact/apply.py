@@ -83,6 +83,35 @@ class Applied:
 NOTHING = Applied()
 
 
+@dataclass
+class Found:
+    """Every value found so far, by class (``by_kind``: grows as a build learns more), the
+    name tokens of every person found (what the build burns), and a reviewer's corrections as
+    the build and the checks need them."""
+
+    by_kind: dict[str, set[str]]
+    tokens: frozenset[str] = frozenset()
+    applied: Applied = NOTHING
+
+    @classmethod
+    def of(
+        cls,
+        by_kind: dict[str, set[str]],
+        corrections: Corrections | None,
+        scans: Sequence[PageScan],
+    ) -> Found:
+        found = cls(by_kind)
+        found.judge(corrections, scans)
+        return found
+
+    def judge(self, corrections: Corrections | None, scans: Sequence[PageScan]) -> None:
+        """The corrections applied again to the values as they are now (an "every occurrence"
+        area's words join ``by_kind``), and the name tokens taken again: what is let stand
+        and what stays burned, judged with every value learnt so far."""
+        self.applied = apply_corrections(corrections, scans, self.by_kind)
+        self.tokens = name_tokens(self.by_kind.get("name", ()))
+
+
 def apply_corrections(
     corrections: Corrections | None,
     scans: Sequence[PageScan],

@@ -8,10 +8,8 @@ import math
 import re
 import urllib.parse
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -22,12 +20,10 @@ from pressroom.corrections import MANUAL
 from pressroom.engines import images
 from pressroom.engines.straighten import Encoding, image_stream, level, table_quality
 from pressroom.errors import OutputCheckFailed
-from pressroom.models import Box, DocumentInfo, PageText, SourceKind, Word
+from pressroom.models import Box, PageText, SourceKind, Word
 from pressroom.pipeline.core import (
     Assembly,
-    JobOptions,
     MarginsBlank,
-    Progress,
     blank_margins,
     image_page,
     pdf_page_form,
@@ -35,16 +31,18 @@ from pressroom.pipeline.core import (
     square_frame,
 )
 from pressroom.pipeline.geometry import PageLayout, PlacedSource
-from pressroom.pipeline.ocr import OcrEngine, rotate_cw
+from pressroom.pipeline.ocr import rotate_cw
 from pressroom.pipeline.stop import between_pages
 from pressroom.pipeline.structure import Carriers, read_carriers
 from pressroom.pixels import PixelBudget
-from pressroom.redact.apply import NOTHING, Applied
+from pressroom.redact.apply import Found
+from pressroom.redact.context import RunContext
 from pressroom.redact.leaks import carries_value, name_text
 from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, normalise, visible_words
 from pressroom.redact.plan import remaining as remaining_words
-from pressroom.redact.scan import PageScan, RedactionSource
-from pressroom.stages import Stage, StageTimer
+from pressroom.redact.scan import PageScan
+from pressroom.redact.source import RedactionSource
+from pressroom.stages import Stage
 
 
 @dataclass
@@ -56,27 +54,16 @@ class Built:
     counts: dict[str, int]  # boxes burned, by class
 
 
-def build_output(
-    stack: ExitStack,
-    src: RedactionSource,
-    info: DocumentInfo,
-    scans: Sequence[PageScan],
-    by_kind: dict[str, set[str]],
-    tokens: frozenset[str],
-    output: Path,
-    options: JobOptions,
-    engine: OcrEngine,
-    progress: Progress | None,
-    timer: StageTimer,
-    applied: Applied = NOTHING,
-    detector: Finder | None = None,
-) -> Built:
-    """Pass two: every occurrence of every value, on every page; build and save the output.
-    ``applied``: a reviewer's corrections — boxes drawn, by content page (from 0), in that
-    scan's pixels, burned exactly there with the words they touch left out of the text layer;
-    words a removed box lets stand, left where they are unless another finding covers them.
-    ``detector``: run on the source's carriers' text too (a title naming someone the pages
-    do not), where given."""
+def build_output(ctx: RunContext, scans: Sequence[PageScan], found: Found) -> Built:
+    """Pass two: every occurrence of every value, on every page; build and save the output
+    at ``ctx.output``. ``found.applied``: a reviewer's corrections — boxes drawn, by content
+    page (from 0), in that scan's pixels, burned exactly there with the words they touch left
+    out of the text layer; words a removed box lets stand, left where they are unless another
+    finding covers them. The detector runs on the source's carriers' text too (a title naming
+    someone the pages do not)."""
+    stack, src, info, output, options = ctx.stack, ctx.src, ctx.info, ctx.output, ctx.options
+    engine, progress, timer, detector = ctx.engine, ctx.progress, ctx.timer, ctx.detector
+    by_kind, tokens, applied = found.by_kind, found.tokens, found.applied
     drawn = applied.drawn
     by_hand = by_kind.get(MANUAL, set())
     found_values = set().union(*by_kind.values())
@@ -86,7 +73,7 @@ def build_output(
     carriers = safe_carriers(src.pdf, found_values, tokens, detector)
     out = Assembly(stack, options, total, engine, timer, note="redacted", carriers=carriers)
     built = Built(out, [], {})
-    budget = PixelBudget(options.limits)  # this pass's bitmaps
+    budget = ctx.budget()  # this pass's bitmaps
     frames = src.frames() if info.kind is not SourceKind.PDF else None
     try:
         for scan in scans:

@@ -5,8 +5,10 @@ any value found again by either parser holds the job for review (fail closed).
 
 This is the redaction variant of the pipeline: its stages (read every page and detect —
 ``redact.scan``; burn and place — ``redact.build``; read back, leak check and re-detection —
-``redact.readback``) run on the same core as a plain job (``pipeline.core``): the same page
-placement, cover, minimum characters, save and output check, the same stage timer."""
+``redact.readback``), run in order by one ``RedactionRun`` (``redact.run``), sit on the same
+core as a plain job (``pipeline.core``): the same page placement, cover, minimum characters,
+save and output check, the same stage timer. Here: the run made, and what holds its output
+for a person."""
 
 from __future__ import annotations
 
@@ -14,10 +16,8 @@ import tempfile
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-
-import pikepdf
 
 from pressroom.corrections import ReviewSheet, SheetFinding
 from pressroom.engines.straighten import STRAIGHTEN_MIN
@@ -26,22 +26,16 @@ from pressroom.errors import (
     NoText,
     OutputCheckFailed,
     PressroomError,
-    RedactionLeak,
     ReviewRequired,
     UnsupportedScript,
     UnsupportedScriptHeld,
 )
-from pressroom.models import Box, DocumentInfo
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
-from pressroom.pipeline.flatten import flattened
-from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
-from pressroom.pipeline.ocrmode import reworked
-from pressroom.pipeline.structure import read_carriers
-from pressroom.redact.apply import Applied, apply_corrections, review_sheet
-from pressroom.redact.build import Built, build_output, carrier_texts
-from pressroom.redact.detect.detector import Detector, name_tokens
-from pressroom.redact.detection import Hit
+from pressroom.pipeline.prepare import Prepared, prepare
+from pressroom.redact.apply import Found, review_sheet
+from pressroom.redact.context import RunContext
+from pressroom.redact.detect.detector import Detector
 from pressroom.redact.findings import (
     DocumentFinding,
     hold_implausible,
@@ -49,18 +43,12 @@ from pressroom.redact.findings import (
     names_implausible,
     page_findings,
 )
-from pressroom.redact.leaks import LABEL_HELD, carries_value
+from pressroom.redact.leaks import LABEL_HELD
 from pressroom.redact.policy import RedactionPolicy
-from pressroom.redact.readback import held_at, read_back, rechecked
-from pressroom.redact.scan import (
-    REDACT_DPI,
-    OriginalText,
-    PageScan,
-    RedactionSource,
-    check_text_size,
-    document_values,
-    scan_pages,
-)
+from pressroom.redact.readback import rechecked
+from pressroom.redact.run import RedactionRun
+from pressroom.redact.scan import PageScan, check_text_size, document_values, scan_pages
+from pressroom.redact.source import REDACT_DPI, OriginalText, RedactionSource
 from pressroom.redact.writing import (
     MIN_LETTERS,
     Unread,
@@ -74,17 +62,12 @@ from pressroom.stages import Stage, StageTimer
 __all__ = [
     "DocumentFinding",
     "detect_document",
-    "detector_for",
     "redact_document",
 ]
 
 
-def detector_for(policy: RedactionPolicy, redaction: RedactionSettings | None = None) -> Detector:
-    return Detector.for_classes(policy.classes, redaction)
-
-
 def redact_document(
-    source: Path,
+    source: Path | Prepared,
     output: Path,
     options: JobOptions,
     policy: RedactionPolicy,
@@ -92,77 +75,47 @@ def redact_document(
     *,
     progress: Progress | None = None,
     timer: StageTimer | None = None,
-    original: Path | None = None,
-    rewritten: frozenset[int] | None = None,
 ) -> DocumentResult:
     """``source`` redacted under ``policy`` into a checked output at ``output`` (a scratch
-    path). ``original``: the source as it came (forms flattened) when ``source`` is a copy OCR
-    reworked (``--ocr redo``/``force``): its own text on the pages in ``rewritten`` (from 0;
-    None: every page) is detected and burned too. An output the checks doubt raises
-    ``ReviewRequired``, left at ``output`` for a reviewer with every finding on the exception.
-    A reviewer's corrections (``options.corrections``) are applied on the way: values let
-    stand, boxes drawn by hand, words to go wherever they occur. The result, and a hold,
-    carry the review sheet. Stage timings go to ``timer`` (a fresh one when not given),
-    failures included."""
+    path). A prepared source (``pipeline.prepare``) that OCR reworked (``--ocr redo``/
+    ``force``) has its own text (forms flattened) on the pages the rework changed detected
+    and burned too. An output the checks doubt raises ``ReviewRequired``, left at ``output``
+    for a reviewer with every finding on the exception. A reviewer's corrections
+    (``options.corrections``) are applied on the way: values let stand, boxes drawn by hand,
+    words to go wherever they occur. The result, and a hold, carry the review sheet. Stage
+    timings go to ``timer`` (a fresh one when not given), failures included."""
     timer = timer or StageTimer()
+    ready = source if isinstance(source, Prepared) else Prepared.as_is(source)
     # the whole of it as a stage too: the dashboard and the stage histograms have shown it all
     # along; its span holds the others
     with timer.stage(Stage.REDACT):
         policy.check_current(time.time())
-        detector = detector_for(policy, options.redaction)
+        detector = Detector.for_classes(policy.classes, options.redaction)
         # every page is rendered here, text or not: each is checked against the pixel limits
         with timer.stage(Stage.INSPECT):
-            info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
+            info = ready.inspect(options.limits, every_page_dpi=REDACT_DPI)
             check_text_size(info, options.limits)
         ocr = OcrStage(engine, straighten_min=None if options.keep_pixels else STRAIGHTEN_MIN)
         with ExitStack() as stack:
-            src = RedactionSource(stack, source, info, options.limits)
-            text = (
-                OriginalText(stack, original, rewritten, options.limits)
-                if original is not None and original != source
-                else None
+            src = RedactionSource(stack, ready.path, info, options.limits)
+            run = RedactionRun(
+                RunContext(stack, src, output, options, engine, ocr, detector, timer, progress)
             )
             # Pass one: read every page (its own text and OCR of its pixels), find the values.
-            scans = scan_pages(
-                src,
-                info,
-                ocr,
-                engine,
-                detector,
-                options.deadline,
-                progress,
-                options.limits,
-                timer,
-                original=text,
-            )
+            scans = run.scan(_original_text(stack, ready, options))
+            found = run.found
             with timer.stage(Stage.DETECT):
-                by_kind, _found_tokens = document_values(scans)
-                applied = apply_corrections(options.corrections, scans, by_kind)
-                found = _Found(by_kind, _tokens(by_kind), applied)
                 # a reviewer's rebuild goes back to them anyway: they were told at the hold
                 unread = _unread(scans, policy, options) if options.corrections is None else None
                 misread = _misread(scans, engine, options) if unread is None else None
             if unread is not None:
                 _refuse_unread(unread, options)
+            if unread is not None or misread is not None:
+                # text OCR of the job's languages could not read is not "no text": the copy
+                # is built, and held below, however little OCR made of its pages
+                run.ctx = replace(run.ctx, options=replace(options, allow_no_text=True))
             try:
-                built = _build_and_read_back(
-                    stack,
-                    src,
-                    info,
-                    scans,
-                    found,
-                    output,
-                    # text OCR of the job's languages could not read is not "no text": the
-                    # copy is built, and held below, however little OCR made of its pages
-                    options
-                    if unread is None and misread is None
-                    else replace(options, allow_no_text=True),
-                    engine,
-                    detector,
-                    ocr,
-                    progress,
-                    timer,
-                )
+                built = run.build_checked()
             except ReviewRequired as exc:
                 # what a reviewer needs to judge the held copy: every finding, with its place,
                 # and where the check that held it found what it found again
@@ -319,155 +272,18 @@ def _hold_for_doubt(
     raise held
 
 
-def _findings(scans: Sequence[PageScan], found: _Found) -> list[DocumentFinding]:
+def _findings(scans: Sequence[PageScan], found: Found) -> list[DocumentFinding]:
     return [f for scan in scans for f in page_findings(scan, found.by_kind, found.tokens)]
 
 
-@dataclass
-class _Found:
-    """Every value found so far, by class, and the name tokens of every person found: what the
-    output is built from; the second build may know more."""
-
-    by_kind: dict[str, set[str]]
-    tokens: frozenset[str]  # every person's name tokens: what the build burns
-    applied: Applied  # a reviewer's corrections, as the build and the checks need them
-
-
-def _tokens(by_kind: dict[str, set[str]]) -> frozenset[str]:
-    return name_tokens(by_kind.get("name", ()))
-
-
-def _build_and_read_back(
-    stack: ExitStack,
-    src: RedactionSource,
-    info: DocumentInfo,
-    scans: Sequence[PageScan],
-    found: _Found,
-    output: Path,
-    options: JobOptions,
-    engine: OcrEngine,
-    detector: Detector,
-    ocr: OcrStage,
-    progress: Progress | None,
-    timer: StageTimer,
-) -> Built:
-    """Pass two builds the output from every occurrence of every value; the checks read it
-    back. What detection finds only on the output (a name whose context changed once its
-    neighbour was burned) joins the values, and the output is built once more; what is still
-    found after that goes to a human."""
-    by_kind = found.by_kind
-    if src.pdf is not None and _carrier_values(src.pdf, detector, by_kind):
-        # values only the source's own carriers show (its title, an outline item, a link)
-        # join the document's: the pages are searched for them too, so a surname the title
-        # names is burned where a page shows it alone
-        found.tokens = _tokens(by_kind)
-        found.applied = apply_corrections(options.corrections, scans, by_kind)
-    recheck: set[int] | None = None  # every page the first time
-    before: dict[int, list[Box]] = {}
-    for attempt in (1, 2):
-        built = build_output(
-            stack,
-            src,
-            info,
-            scans,
-            by_kind,
-            found.tokens,
-            output,
-            options,
-            engine,
-            progress,
-            timer,
-            found.applied,
-            detector=detector,  # the source's carriers (outline titles, links, title) read too
-        )
-        if recheck is not None:
-            # read again: the pages flagged, and every page whose boxes moved
-            recheck |= {
-                index + 1 for (index, _dpi, boxes) in built.burned if boxes != before.get(index)
-            }
-        where: list[SheetFinding] = []  # where re-detection found each, for the reviewer
-        again = read_back(
-            output,
-            built,
-            scans,
-            detector,
-            by_kind,
-            found.tokens,
-            ocr,
-            engine,
-            options,
-            timer,
-            recheck,
-            found.applied,
-            where,
-        )
-        if not again:
-            _check_label(options.label, by_kind, found.applied)
-            return built
-        recheck = set(again)
-        before = {index: boxes for (index, _dpi, boxes) in built.burned}
-        if attempt == 2 or not _learn(again, by_kind):
-            raise held_at(
-                RedactionLeak(
-                    "detection run again on the output found "
-                    + "; ".join(
-                        f"page {page}: "
-                        + ", ".join(f"{n} {kind}" for kind, n in sorted(_counts(hits).items()))
-                        for page, hits in sorted(again.items())
-                    )
-                ),
-                where,
-            )
-        found.tokens = _tokens(by_kind)
-        # what is let stand and what stays burned, judged again with the values just learnt:
-        # a learnt value over a removed finding's words is burned there, as the sheet shows it
-        found.applied = apply_corrections(options.corrections, scans, by_kind)
-    raise AssertionError("unreachable: the second attempt returns or raises")
-
-
-def _check_label(label: str | None, by_kind: dict[str, set[str]], applied: Applied) -> None:
-    """The job's label read like the title: one that carries a value the redaction removes
-    (a reviewer's let-stand values aside) holds the job ``REDACTION_LEAK``; the worker then
-    withholds the label, so neither the job nor its download is named after the value."""
-    values = {v for found in by_kind.values() for v in found if not applied.lets_stand(v)}
-    if carries_value(label, values):
-        raise RedactionLeak(LABEL_HELD)
-
-
-def _counts(hits: Sequence[Hit]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for h in hits:
-        counts[h.finding.kind] = counts.get(h.finding.kind, 0) + 1
-    return counts
-
-
-def _carrier_values(pdf: pikepdf.Pdf, detector: Detector, by_kind: dict[str, set[str]]) -> bool:
-    """What detection finds in the source's carriers (title, author, subject, keywords, outline
-    titles, link addresses, destination names, page-label prefixes; escapes decoded) joined to
-    ``by_kind``; True when something new was learnt."""
-    learnt = False
-    for text in carrier_texts(read_carriers(pdf)):
-        for finding in detector.find(text):
-            known = by_kind.setdefault(finding.kind, set())
-            if finding.value not in known:
-                known.add(finding.value)
-                learnt = True
-    return learnt
-
-
-def _learn(again: dict[int, list[Hit]], by_kind: dict[str, set[str]]) -> bool:
-    """Values found only on the output join the document's values; False when there is nothing
-    new to learn (a known value still readable: a leak the next build cannot fix)."""
-    learnt = False
-    for hits in again.values():
-        for h in hits:
-            if h.finding.kind == "leak":
-                return False
-            known = by_kind.setdefault(h.finding.kind, set())
-            if h.finding.value not in known:
-                known.add(h.finding.value)
-                learnt = True
-    return learnt
+def _original_text(stack: ExitStack, ready: Prepared, options: JobOptions) -> OriginalText | None:
+    """The source's own text (forms flattened, nothing reworked) on the pages a rework changed,
+    where the pages read are a copy OCR reworked: what the rework took out (an earlier layer;
+    every word under force) is found and burned too."""
+    original = ready.flat.path
+    if original == ready.path:
+        return None
+    return OriginalText(stack, original, ready.pages.rewritten, options.limits)
 
 
 def detect_document(
@@ -482,33 +298,19 @@ def detect_document(
     """The dry run: what redaction would remove, page by page, and nothing redacted.
     ``warnings``: filled with what a redaction of it would be held or refused for that the
     dry run can tell (pages in writing the recognisers do not read), to be said, not raised."""
-    detector = detector_for(policy, options.redaction)
+    detector = Detector.for_classes(policy.classes, options.redaction)
     timer = StageTimer()  # nothing records a dry run's stages
     with ExitStack() as stack:
-        # forms and annotations drawn into their pages, as redaction reads them
+        # forms and annotations drawn into their pages, and the rework, as redaction reads them
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pressroom-")))
-        flat = stack.enter_context(flattened(source, scratch / "source", options.limits)).path
-        pages = stack.enter_context(reworked(flat, scratch / "source", options.ocr, options.limits))
-        source = pages.path
-        info = inspect_source(source, options.limits, every_page_dpi=REDACT_DPI)
+        ready = stack.enter_context(prepare(source, scratch / "source", options))
+        info = ready.inspect(options.limits, every_page_dpi=REDACT_DPI)
         check_text_size(info, options.limits)
-        src = RedactionSource(stack, source, info, options.limits)
-        # what a rework took out (an earlier layer; every word under force) is found too
-        text = (
-            OriginalText(stack, flat, pages.rewritten, options.limits) if source != flat else None
-        )
-        scans = scan_pages(
-            src,
-            info,
-            OcrStage(engine),
-            engine,
-            detector,
-            options.deadline,
-            progress,
-            options.limits,
-            timer,
-            original=text,
-        )
+        src = RedactionSource(stack, ready.path, info, options.limits)
+        # (a dry run builds nothing: its output path is never written)
+        output = scratch / "unbuilt.pdf"
+        ctx = RunContext(stack, src, output, options, engine, OcrStage(engine), detector, timer)
+        scans = scan_pages(replace(ctx, progress=progress), _original_text(stack, ready, options))
     if warnings is not None:
         unread = _unread(scans, policy, options)
         if unread is not None:

@@ -17,23 +17,22 @@ from pressroom.corrections import ReviewSheet, SheetFinding
 from pressroom.engines import pdfium
 from pressroom.errors import OutputCheckFailed, RedactionLeak, ReviewRequired
 from pressroom.models import Box, Word
-from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.geometry import PageLayout
-from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.resolution import fitting_dpi
 from pressroom.pixels import PixelBudget
-from pressroom.redact.apply import NOTHING, Applied
+from pressroom.redact.apply import Found
 from pressroom.redact.build import Built
+from pressroom.redact.context import RunContext
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.detector import Detector
 from pressroom.redact.detection import Hit, detect
 from pressroom.redact.faint import faint_words
 from pressroom.redact.leaks import Leak, find_leaks
 from pressroom.redact.plan import covered_words, overlaps
-from pressroom.redact.scan import REDACT_DPI, PageScan
+from pressroom.redact.scan import PageScan
+from pressroom.redact.source import REDACT_DPI
 from pressroom.redact.text import extracted_words
 from pressroom.settings import Limits
-from pressroom.stages import Stage, StageTimer
+from pressroom.stages import Stage
 
 MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
 _ON_PAGE = re.compile(r"page (\d+)\b")
@@ -51,30 +50,32 @@ def rechecked(exc: ReviewRequired) -> tuple[SheetFinding, ...]:
     return exc.sheet.rechecked if isinstance(exc.sheet, ReviewSheet) else ()
 
 
+def _readable(found: Found) -> tuple[set[str], frozenset[str]]:
+    """The values, and the name tokens, no reader may find in the output: a value a reviewer
+    let stand is readable where it stands, so the document-wide readings leave it out (every
+    burned box is checked on its own instead)."""
+    by_kind, applied = found.by_kind, found.applied
+    values = {v for v in set().union(*by_kind.values()) if not applied.lets_stand(v)}
+    tokens = applied.tokens(by_kind.get("name", ())) if applied.allowed else found.tokens
+    return values, tokens
+
+
 def read_back(
-    output: Path,
+    ctx: RunContext,
     built: Built,
     scans: Sequence[PageScan],
-    detector: Detector,
-    by_kind: dict[str, set[str]],
-    tokens: frozenset[str],
-    ocr: OcrStage,
-    engine: OcrEngine,
-    options: JobOptions,
-    timer: StageTimer,
+    found: Found,
     pages: set[int] | None = None,
-    applied: Applied = NOTHING,
     where: list[SheetFinding] | None = None,
 ) -> dict[int, list[Hit]]:
-    """The output read back: it parses, no found value is left in any form, no text under a
-    box a reviewer drew, every page could be judged, every box is solid (a hold says where:
-    ``held_at``). Then detection once more (on ``pages``, from 1; all by default), a
-    reviewer's let-stand values aside; what it finds is returned, by output page from 1, and
+    """The output (``ctx.output``) read back: it parses, no found value is left in any form, no
+    text under a box a reviewer drew, every page could be judged, every box is solid (a hold
+    says where: ``held_at``). Then detection once more (on ``pages``, from 1; all by default),
+    a reviewer's let-stand values aside; what it finds is returned, by output page from 1, and
     where it lies added to ``where`` (content page, class, box in the sheet's points)."""
-    # a value a reviewer let stand is readable where it stands: the document-wide readings
-    # leave it out, and every burned box is checked on its own below instead
-    found_values = {v for v in set().union(*by_kind.values()) if not applied.lets_stand(v)}
-    tokens = applied.tokens(by_kind.get("name", ())) if applied.allowed else tokens
+    output, options, timer = ctx.output, ctx.options, ctx.timer
+    by_kind, applied = found.by_kind, found.applied
+    found_values, tokens = _readable(found)
     # where each content page landed on its output page (the page keeps its size; bands may
     # scale the content)
     placed = {p.output_index: p.layout for p in built.assembly.checked}
@@ -170,22 +171,7 @@ def read_back(
                 ],
             )
     with timer.stage(Stage.REDETECT):
-        return _redetect(
-            output,
-            detector,
-            found_values,
-            tokens,
-            ocr,
-            engine,
-            built.burned,
-            placed,
-            pages,
-            PixelBudget(options.limits),
-            applied,
-            built.assembly.offset,
-            where,
-            frame,
-        )
+        return _redetect(ctx, built, found, frame, pages, where)
 
 
 def text_under_drawn(
@@ -261,20 +247,12 @@ def unsolid_boxes(
 
 
 def _redetect(
-    output: Path,
-    detector: Detector,
-    values: set[str],
-    tokens: frozenset[str],
-    ocr: OcrStage,
-    engine: OcrEngine,
-    burned: Sequence[tuple[int, float, list[Box]]] = (),
-    placed: Mapping[int, PageLayout] | None = None,
+    ctx: RunContext,
+    built: Built,
+    found: Found,
+    frame: _Frame,
     pages: set[int] | None = None,
-    budget: PixelBudget | None = None,
-    applied: Applied = NOTHING,
-    offset: int = 0,
     where: list[SheetFinding] | None = None,
-    frame: _Frame | None = None,
 ) -> dict[int, list[Hit]]:
     """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
     (faint print included). Per page (from 1), what it found; a known value still readable is a
@@ -284,11 +262,14 @@ def _redetect(
     What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading: words
     that overlap a burned box are left out, and so are findings of fewer than four letters or
     digits, or in lower case (an OCR fragment is no name). Nor is a value a reviewer let stand
-    (``applied``; ``offset``: output pages before the first content page).
+    (``found.applied``).
     """
-    burned_on = {index: (dpi, boxes) for index, dpi, boxes in burned}
+    output, detector, ocr, engine = ctx.output, ctx.detector, ctx.ocr, ctx.engine
+    values, tokens = _readable(found)
+    applied, placed, offset = found.applied, frame.placed, frame.offset
+    burned_on = {index: (dpi, boxes) for index, dpi, boxes in built.burned}
     flagged: dict[int, list[Hit]] = {}
-    budget = budget or PixelBudget(Limits())
+    budget = ctx.budget()
     with pdfium.RecyclingDocument(output) as doc:
         for i in range(len(doc)):
             if pages is not None and i + 1 not in pages:
@@ -315,7 +296,7 @@ def _redetect(
             read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
             let_stand = [_onto(placed, i, b) for b in applied.removed_pt.get(i - offset, ())]
             for source in (words, read):
-                found = [
+                hits = [
                     h
                     for h in detect(source, detector)
                     if _judged(h.finding) and not applied.ignored(h, source, let_stand, scale)
@@ -332,11 +313,11 @@ def _redetect(
                     }
                 if leaked:
                     value = " ".join(source[j].text for j in sorted(leaked))
-                    found.append(Hit(Finding("leak", 0, 0, value, "leak"), tuple(sorted(leaked))))
-                if found:
-                    flagged[i + 1] = found
-                    if where is not None and frame is not None:
-                        where += frame.hits(i, found, source, scale)
+                    hits.append(Hit(Finding("leak", 0, 0, value, "leak"), tuple(sorted(leaked))))
+                if hits:
+                    flagged[i + 1] = hits
+                    if where is not None:
+                        where += frame.hits(i, hits, source, scale)
                     break
     return flagged
 

@@ -345,9 +345,9 @@ def test_a_second_build_burns_what_the_first_did(
     read: hidden words ahead of the value on a page must not shift what the hits point at."""
     from pikepdf import Dictionary, Name
 
-    import pressroom.redact.engine as redaction
     from pressroom.redact.detect import Finding
     from pressroom.redact.detection import Hit
+    from pressroom.redact.run import RedactionRun
 
     pdf = pikepdf.Pdf.new()
     font = pdf.make_indirect(
@@ -372,7 +372,7 @@ def test_a_second_build_burns_what_the_first_did(
     src = tmp_path / "hidden-first.pdf"
     pdf.save(src)
     burned: list[list[tuple[int, float, list[object]]]] = []
-    real_build, real_read_back = redaction.build_output, redaction.read_back
+    real_build, real_read_back = RedactionRun.build, RedactionRun.read_back
 
     def build(*args: object, **kwargs: object) -> object:
         built = real_build(*args, **kwargs)  # type: ignore[arg-type]
@@ -385,8 +385,8 @@ def test_a_second_build_burns_what_the_first_did(
             return {1: [Hit(new, ())]}
         return real_read_back(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(redaction, "build_output", build)
-    monkeypatch.setattr(redaction, "read_back", read_back)
+    monkeypatch.setattr(RedactionRun, "build", build)
+    monkeypatch.setattr(RedactionRun, "read_back", read_back)
     out = run(src, tmp_path, engine)
     assert len(burned) == 2
     assert burned[1] == burned[0]  # the same boxes: the value's, nothing else

@@ -90,7 +90,7 @@ def test_pdfium_failing_on_the_sources_page_is_corrupt_never_a_bug(tmp_path: Pat
     import pytest
 
     from pressroom.errors import Corrupt
-    from pressroom.redact.scan import OriginalText
+    from pressroom.redact.source import OriginalText
     from pressroom.settings import Limits
     from pressroom.synth import text_pdf
 
