@@ -39,9 +39,10 @@ sys.path.insert(0, str(ROOT))
 from fastapi.testclient import TestClient  # noqa: E402
 
 from pressroom.corrections import Area, Corrections  # noqa: E402
+from pressroom.desk.config import DeskConfig  # noqa: E402
 from pressroom.desk.folder import FolderDesk  # noqa: E402
 from pressroom.desk.gate import OneTimeGate  # noqa: E402
-from pressroom.desk.web import DeskConfig, desk_app  # noqa: E402
+from pressroom.desk.routes import desk_app  # noqa: E402
 from pressroom.deskport import DeskBackend, HeldItem, Viewer  # noqa: E402
 from pressroom.engines.tesseract import TesseractEngine  # noqa: E402
 from pressroom.offline.folder import Rebuild  # noqa: E402

@@ -98,11 +98,9 @@ def _serve(desk: Any, sock: socket.socket, host: str, settings: Settings) -> int
     import uvicorn
 
     from pressroom.cli.service import server_config
+    from pressroom.desk.config import DeskConfig
     from pressroom.desk.gate import OneTimeGate
-    from pressroom.desk.web import (
-        DeskConfig,
-        desk_app,
-    )
+    from pressroom.desk.routes import desk_app
 
     token = secrets.token_urlsafe(32)
     gate = OneTimeGate(token)

@@ -21,8 +21,8 @@ import uvicorn
 from fastapi.testclient import TestClient
 
 from pressroom.app import create_app
+from pressroom.desk.config import DeskConfig
 from pressroom.desk.gate import KeyGate
-from pressroom.desk.web import DeskConfig
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.jobs.model import JobState
 from pressroom.redact.leaks import find_leaks

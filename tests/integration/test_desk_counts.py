@@ -229,7 +229,7 @@ def test_a_finding_over_two_lines_is_two_boxes_one_finding(
 ) -> None:
     """The wrapped name: its sheet finding carries one box per line, none as wide as a line,
     and the desk draws a box per line sharing one ``data-finding``."""
-    from pressroom.desk.web import _page_items
+    from pressroom.desk.pages import page_items as _page_items
 
     _, sheet = letter
     wrapped = [f for f in sheet.findings if len(f.parts) > 1]

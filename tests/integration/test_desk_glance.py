@@ -39,9 +39,10 @@ import pytest
 from PIL import Image
 
 from pressroom.app import create_app
+from pressroom.desk.config import DeskConfig
 from pressroom.desk.folder import FolderDesk
 from pressroom.desk.gate import OneTimeGate
-from pressroom.desk.web import DeskConfig, desk_app
+from pressroom.desk.routes import desk_app
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.service import Services, open_services
 from tests.desk_browser import desk_browser, shot

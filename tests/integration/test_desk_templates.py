@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import views
+from pressroom.desk.config import DeskConfig
 from pressroom.desk.gate import KeyGate
-from pressroom.desk.web import DeskConfig
 from pressroom.deskport import Approved, DeadItem, Decision, HeldDetail, HeldItem
 from pressroom.errors import NotFound
 from pressroom.service import Services
@@ -33,7 +33,7 @@ EVIL = '"><x-evil onclick="alert(1)">\'<script>alert(2)</script>&amp;{{6*7}}zz'
 def _templates_of_app(app: object) -> str | None:
     from starlette.requests import Request
 
-    from pressroom.desk.web import _templates_of
+    from pressroom.desk.config import templates_of as _templates_of
 
     return _templates_of(Request({"type": "http", "app": app, "headers": []}))
 
@@ -115,7 +115,7 @@ def test_every_page_keeps_hostile_values_as_text(
         rendered.append(name)
         return real(name, overrides, **values)
 
-    monkeypatch.setattr("pressroom.desk.web.render", spy)
+    monkeypatch.setattr("pressroom.desk.pages.render", spy)
     detail = hostile(clock())
     desk = HostileDesk([detail])
     app = create_app(services)

@@ -20,6 +20,9 @@ from PIL import Image
 from pressroom.app import create_app
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
 from pressroom.desk import session as sessions
+from pressroom.desk.config import DeskConfig
+from pressroom.desk.gate import KeyGate, OneTimeGate
+from pressroom.desk.routes import CSP, desk_app
 from pressroom.deskport import (
     Approved,
     Decision,
@@ -28,8 +31,6 @@ from pressroom.deskport import (
     Viewer,
     Which,
 )
-from pressroom.desk.gate import KeyGate, OneTimeGate
-from pressroom.desk.web import CSP, DeskConfig, desk_app
 from pressroom.errors import NotFound, StorageUnavailable
 from pressroom.service import Services
 from pressroom.web.problems import PROBLEM

@@ -216,7 +216,7 @@ def test_the_offline_findings_file_says_where_and_the_folder_desk_draws_it(
     """``process --redact`` held by a detector that never settles: NAME.findings.json's sheet
     carries where re-detection found a name again, the folder desk's page draws it, and a
     correction for a page past the end is refused with the note untouched."""
-    from pressroom.desk.web import _job_page
+    from pressroom.desk.pages import job_page as _job_page
 
     note = _note(outdir)
     sheet = note["sheet"]

@@ -12,8 +12,8 @@ import pytest
 
 from pressroom.app import create_app
 from pressroom.corrections import SheetFinding
+from pressroom.desk.config import DeskConfig
 from pressroom.desk.gate import KeyGate
-from pressroom.desk.web import DeskConfig
 from pressroom.service import Services
 from tests.conftest import FakeClock
 from tests.desk_browser import desk_browser, desk_page, shot

@@ -111,7 +111,7 @@ def test_a_review_sheet_reads_back_as_written() -> None:
 
 
 def test_the_desk_marks_a_doubtful_name_and_names_it_to_a_screen_reader() -> None:
-    from pressroom.desk.web import _page_items
+    from pressroom.desk.pages import page_items as _page_items
 
     doubtful = [b for b in _page_items(SHEET, 2)[0] if "doubt" in b["classes"].split()]
     assert len(doubtful) == 1

@@ -1,11 +1,11 @@
-"""What the desk's job page is built from (``desk.web._page_items``): one box per line of a
+"""What the desk's job page is built from (``desk.pages.page_items``): one box per line of a
 finding, all sharing the finding's id; overlapping findings as one group with each member its
 own toggle; a box drawn by hand shown once; the words of an every-occurrence area locked to it."""
 
 from __future__ import annotations
 
 from pressroom.corrections import Area, Corrections, ReviewSheet, SheetFinding, SheetPage
-from pressroom.desk.web import _page_items
+from pressroom.desk.pages import page_items as _page_items
 
 PAGE = SheetPage(612, 792)
 WRAPPED = SheetFinding(
