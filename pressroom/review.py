@@ -20,6 +20,7 @@ from pressroom.storage import (
     artifact_key,
     delete_output,
     is_artifact_key,
+    named_digest,
     sidecar_key,
 )
 
@@ -34,7 +35,7 @@ def rebuilding(job: Job) -> bool:
 
 def held_digest(held_key: str) -> str:
     """The output's SHA-256, which its held key (``review_key``) is named by."""
-    return held_key.rsplit("/", 1)[1].removesuffix(".pdf")
+    return named_digest(held_key)
 
 
 def published_key(tenant: str, job_id: str, held_key: str) -> str:

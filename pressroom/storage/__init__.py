@@ -93,6 +93,15 @@ def parse_key(key: str) -> BlobKey | None:
     return BlobKey(parts[0], parts[1], parts[2], "/".join(parts[3:]))
 
 
+def named_digest(key: str) -> str:
+    """The digest an output's key is named by (``review_key``: the held copy's SHA-256;
+    ``artifact_key``: the inputs' digest), read back by ``parse_key``."""
+    named = parse_key(key)
+    if named is None or named.area not in ("review", "artifacts") or "/" in named.rest:
+        raise ValueError("not an output's key")
+    return named.rest.removesuffix(".pdf")
+
+
 def is_artifact_key(key: str) -> bool:
     """An output stored where a complete job's link may point (not a reviewer-only copy)."""
     return key.startswith("artifacts/")
