@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pressroom.errors import BadConfig, MasterKeyMissing
+from pressroom.housekeeping import housekeeping
 from pressroom.jobs.admission import Admission
 from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
-from pressroom.housekeeping import housekeeping
 from pressroom.jobs.sql import SqlJobStore
 from pressroom.jobs.transport import make_engine
 from pressroom.labels import Labels

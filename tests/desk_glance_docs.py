@@ -36,12 +36,12 @@ from sqlalchemy import update
 
 from pressroom.app import create_app
 from pressroom.corrections import ReviewSheet, SheetFinding
-from pressroom.offline.folder import Rebuild, hold
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
 from pressroom.errors import RedactionLeak
 from pressroom.jobs.model import JobState
 from pressroom.jobs.schema import jobs
+from pressroom.offline.folder import Rebuild, hold
 from pressroom.redact.policy import parse_policy
 from pressroom.redact.text import extracted_words
 from pressroom.service import Services

@@ -3,7 +3,7 @@
 The pages of a plain document of more than one page are handed out in chunks as processes
 free up, each chunk read in whichever process takes it (``pipeline.plain.read_range``, as the
 service's workers read a split job's ranges), and the parts are put together and checked as
-one document (``pipeline.core.assemble``): the same bytes as ``-j 1`` but for the dates. Pages
+one document (``pipeline.assembly.assemble``): the same bytes as ``-j 1`` but for the dates. Pages
 cost what their print costs (a dense 300-dpi page many seconds, a light one a fraction, a
 born-digital one almost nothing), so fixed ranges of ⌈pages/N⌉ left a process idle while
 another read the dense half; chunks that shrink toward the end (``page_chunks``) leave at most
@@ -177,7 +177,7 @@ def _read(
     settings: Settings,
     span: range,
 ) -> _RangeDone | Outcome:
-    from pressroom.pipeline.core import page_records
+    from pressroom.pipeline.assembly import page_records
     from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.plain import read_range
 
@@ -204,7 +204,7 @@ def _assemble(
     from dataclasses import replace
 
     from pressroom.fsutil import place_copy
-    from pressroom.pipeline.core import assemble, read_page_records
+    from pressroom.pipeline.assembly import assemble, read_page_records
     from pressroom.pipeline.inspect import file_sha256
     from pressroom.pipeline.ocr import engine_for
     from pressroom.pipeline.sidecar import sidecar_path, sidecar_text

@@ -1,5 +1,6 @@
-"""Page pictures for the reviewer's desk (its backends call them): a source page turned and levelled as the redaction read it (so
-the review sheet's boxes lie on it) and a page of the held output, as PNGs of a given width.
+"""Page pictures for the reviewer's desk (its backends call them): a source page turned and
+levelled as the redaction read it (so the review sheet's boxes lie on it) and a page of the
+held output, as PNGs of a given width.
 
 Both desks (the service's and the offline folder's) draw in the web server's own process, so
 a picture has a memory budget (security review N4: a 480 x 3000 pt

@@ -20,9 +20,9 @@ from pressroom.engines.prune import FontLeft, PageCleaner
 from pressroom.engines.straighten import STRAIGHTEN_MIN, Encoding, image_stream, level
 from pressroom.errors import Corrupt
 from pressroom.models import DocumentInfo, PageInfo, PageText, SourceKind
+from pressroom.pipeline.assembly import Assembly
 from pressroom.pipeline.check import CheckedPage
 from pressroom.pipeline.core import (
-    Assembly,
     DocumentResult,
     JobOptions,
     MarginsBlank,
@@ -102,7 +102,7 @@ def read_range(
     progress: Progress | None = None,
 ) -> RangeRead:
     """One page range of ``source`` read as ``process_document`` reads every page, written
-    to ``part`` (no cover, no metadata: ``core.assemble`` puts the parts together and checks
+    to ``part`` (no cover, no metadata: ``assembly.assemble`` puts the parts together and checks
     the whole). ``boundary`` is called before each page: it raises to stop the range (a
     cancel, a lost lease); ``progress`` is told each page done (its number in the document,
     the document's pages). Returns the pages as the output check must find them, with what

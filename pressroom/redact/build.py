@@ -21,8 +21,8 @@ from pressroom.engines import images
 from pressroom.engines.straighten import Encoding, image_stream, level, table_quality
 from pressroom.errors import OutputCheckFailed
 from pressroom.models import Box, PageText, SourceKind, Word
+from pressroom.pipeline.assembly import Assembly
 from pressroom.pipeline.core import (
-    Assembly,
     MarginsBlank,
     blank_margins,
     image_page,

@@ -20,8 +20,9 @@ from pressroom.errors import (
 from pressroom.jobs.model import Job, JobState, Task
 from pressroom.jobs.tasks import page_ranges
 from pressroom.models import SourceKind
+from pressroom.pipeline.assembly import assemble, page_records, read_page_records
 from pressroom.pipeline.check import CheckedPage
-from pressroom.pipeline.core import DocumentResult, assemble, page_records, read_page_records
+from pressroom.pipeline.core import DocumentResult
 from pressroom.pipeline.inspect import inspect_source
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.plain import read_range

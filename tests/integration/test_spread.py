@@ -23,7 +23,8 @@ from pressroom.offline import process as offline
 from pressroom.offline.process import Outcome, OutputChoice
 from pressroom.offline.spread import MOST_PAGES, Run, page_chunks, run_spread
 from pressroom.pipeline import plain
-from pressroom.pipeline.core import JobOptions, assemble
+from pressroom.pipeline.assembly import assemble
+from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.plain import process_document, read_range
 from pressroom.redact.policy import parse_policy

@@ -11,10 +11,10 @@ import pytest
 from PIL import Image
 
 from pressroom.corrections import SheetPage
-from pressroom.pipeline.pictures import output_page_png, source_page_png
 from pressroom.errors import BadRequest
 from pressroom.models import Box, SourceKind, Word
 from pressroom.pipeline.ocr import level_words
+from pressroom.pipeline.pictures import output_page_png, source_page_png
 
 # a letter page at 72 dpi: one pixel a point; a dark square centred at (80, 120) pt
 W_PT, H_PT = 612, 792
