@@ -12,7 +12,8 @@ from pikepdf import Array, Dictionary, Name
 from PIL import Image
 
 from pressroom.engines.prune import PageCleaner, bare_jpeg
-from pressroom.redact.fonttext import CodeSpace, document_text
+from pressroom.redact.fontcodes import CodeSpace
+from pressroom.redact.fonttext import document_text
 
 
 def _page(pdf: pikepdf.Pdf, content: bytes, resources: Dictionary) -> pikepdf.Page:
