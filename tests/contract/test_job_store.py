@@ -658,3 +658,58 @@ def test_delete_artifact_key_forgets_only_the_tenants_complete_artifact(
     final = store.queue.get(job.id)
     assert final is not None and final.state is JobState.COMPLETE and final.artifact_key is None
     assert not store.queue.delete_artifact_key(job.id, "acme", "a/k.pdf", now=5)
+
+
+# --- the claim a worker makes: a whole job or a page range, in its tenant's fair turn ----------
+
+
+def test_claim_next_gives_another_tenants_single_job_its_turn_before_a_burst(
+    services: Services,
+) -> None:
+    store = services.store
+    burst = [
+        store.queue.insert(new_job("acme"), now=float(t), max_attempts=3)[0] for t in (1, 2, 3)
+    ]
+    single, _ = store.queue.insert(new_job("globex"), now=4, max_attempts=3)
+    order = []
+    while (got := store.tasks.claim_next((Lane.BULK,), "w", now=10, lease_s=LEASE)) is not None:
+        assert got.task is None and got.job.state is JobState.RUNNING
+        order.append(got.job.id)
+    # acme's oldest first, then globex's one job, not acme's whole burst before it
+    assert order == [burst[0].id, single.id, burst[1].id, burst[2].id]
+
+
+def test_a_split_jobs_ranges_are_claimed_and_the_last_one_done_hands_its_job_back(
+    services: Services,
+) -> None:
+    store = services.store
+    job, _ = store.queue.insert(new_job(pages_estimate=4), now=1, max_attempts=3)
+    claimed = store.tasks.claim_next((Lane.BULK,), "w1", now=2, lease_s=LEASE)
+    assert claimed is not None and claimed.task is None
+    assert store.tasks.split(claimed.job, "w1", [(0, 2), (2, 4)], now=3)
+    split = store.queue.get(job.id)
+    assert split is not None and (split.state, split.stage, split.lease_owner) == (
+        JobState.RUNNING,
+        "split",
+        None,
+    )
+    assert store.tasks.progress(job.id) == (2, 0)
+    first = store.tasks.claim_next((Lane.BULK,), "w1", now=4, lease_s=LEASE)
+    second = store.tasks.claim_next((Lane.BULK,), "w2", now=4, lease_s=LEASE)
+    assert first is not None and first.task is not None and first.job.id == job.id
+    assert second is not None and second.task is not None
+    assert [(t.number, t.first_page, t.end_page) for t in (first.task, second.task)] == [
+        (0, 0, 2),
+        (1, 2, 4),
+    ]
+    assert store.tasks.claim_next((Lane.BULK,), "w3", now=4, lease_s=LEASE) is None
+    # a range that is not the caller's records nothing
+    assert store.tasks.done(second.task, "w1", "p/1.pdf", now=5, lease_s=LEASE) == (False, None)
+    assert store.tasks.done(first.task, "w1", "p/0.pdf", now=5, lease_s=LEASE) == (True, None)
+    recorded, assembly = store.tasks.done(second.task, "w2", "p/1.pdf", now=6, lease_s=LEASE)
+    assert recorded and assembly is not None and assembly.id == job.id
+    assert (assembly.lease_owner, assembly.stage) == ("w2", None)
+    assert store.tasks.progress(job.id) == (2, 2)
+    assert store.queue.complete(
+        job.id, "w2", artifact_key="a/k.pdf", artifact_sha256="c" * 64, pages=4, now=7
+    )
