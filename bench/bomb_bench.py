@@ -71,10 +71,11 @@ options = JobOptions(template=resolve_template("sample"), limits=settings.limits
 started = time.perf_counter()
 try:
     if mode == "redact":
-        redact_document(src, out, options, RedactionPolicy(classes), engine)
+        done = redact_document(src, out, options, RedactionPolicy(classes), engine)
+        outcome = getattr(done, "code", "complete")  # a hold says its code
     else:
         process_document(src, out, options, engine)
-    outcome = "complete"
+        outcome = "complete"
 except PressroomError as exc:
     outcome = exc.code
 except MemoryError:

@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from pressroom.engines.tesseract import TesseractEngine  # noqa: E402
 from pressroom.errors import PressroomError  # noqa: E402
+from pressroom.outcomes import Held  # noqa: E402
 from pressroom.pipeline.core import JobOptions  # noqa: E402
 from pressroom.pipeline.ocr import OcrStage  # noqa: E402
 from pressroom.processing import Processing  # noqa: E402
@@ -135,6 +136,8 @@ def main() -> int:
                     result = processing(
                         src, out, JobOptions(template=resolve_template("plain")), engine
                     )
+                    if isinstance(result, Held):
+                        raise result.reason
                 except PressroomError as exc:
                     seen = sum(map(len, before))
                     print(f"| {name} | {run} | {seen} | — | — | {own} | {exc.code} |")

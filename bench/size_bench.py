@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from pressroom.engines.tesseract import TesseractEngine  # noqa: E402
 from pressroom.errors import PressroomError  # noqa: E402
+from pressroom.outcomes import Held  # noqa: E402
 from pressroom.pipeline.core import JobOptions  # noqa: E402
 from pressroom.processing import Processing  # noqa: E402
 from pressroom.redact.policy import parse_policy  # noqa: E402
@@ -137,7 +138,9 @@ def main() -> int:
                 )
                 t0 = time.monotonic()
                 try:
-                    processing(src, out, options, engine)
+                    done = processing(src, out, options, engine)
+                    if isinstance(done, Held):
+                        raise done.reason
                     cells.append(f"{out.stat().st_size / size:.2f}x")
                 except PressroomError as exc:
                     cells.append(exc.code)

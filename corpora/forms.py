@@ -222,15 +222,18 @@ def scan_and_redact(
     stem: str,
 ) -> tuple[str, str, float]:
     """Scan ``lines`` at ``dpi``, redact, and read the output back two ways: its text layer,
-    and OCR of its pixels at 300 dpi; with the seconds the redaction took. Raises what
-    ``redact_document`` raises (held → review)."""
+    and OCR of its pixels at 300 dpi; with the seconds the redaction took. A hold raises its
+    reason (``ReviewRequired``), as a refusal raises its error."""
+    from pressroom.outcomes import Held
     from pressroom.redact.engine import redact_document
 
     scan = draw_page(lines, dpi=dpi, height_in=4.5, font_pt=11)
     src = image_pdf([scan.image], folder / f"{stem}.pdf", dpi)
     out = folder / f"{stem}-out.pdf"
     start = time.perf_counter()
-    redact_document(src, out, JobOptions(template=resolve_template(None)), policy, engine)
+    done = redact_document(src, out, JobOptions(template=resolve_template(None)), policy, engine)
+    if isinstance(done, Held):
+        raise done.reason
     seconds = time.perf_counter() - start
     with pdfium.open_pdf(out) as doc:
         text = pdfium.page_text(doc, 0)

@@ -55,13 +55,10 @@ class ReviewRequired(PressroomError):
     code = "OUTPUT_CHECK_FAILED"
     http_status = 409
     exit_code = 3
-    # what detection found, for the person who judges the held copy (set by the redaction engine)
-    findings: list[Any] = []  # noqa: RUF012  (replaced per instance, never mutated)
-    # the same as a ``corrections.ReviewSheet`` (pages, boxes, classes), for the reviewer's desk
-    sheet: Any = None
-    # what became of the document, as a finished job keeps it (``text_layer``, counts), when
-    # the hold knows it
-    result: dict[str, Any] | None = None
+    # where the check found what held the output (``corrections.SheetFinding``s): the error's
+    # own detail, as a parser's error names its line. What the engine found, and the review
+    # sheet, travel as a value (``outcomes.Held``), never on the error
+    rechecked: tuple[Any, ...] = ()
 
 
 class TransientError(PressroomError):

@@ -42,6 +42,7 @@ from pressroom.errors import RedactionLeak
 from pressroom.jobs.model import JobState
 from pressroom.jobs.schema import jobs
 from pressroom.offline.folder import Rebuild, hold
+from pressroom.outcomes import Held
 from pressroom.redact.policy import parse_policy
 from pressroom.redact.text import extracted_words
 from pressroom.service import Services
@@ -219,9 +220,7 @@ def held_in_folder(services: Services, held: ServiceHeld, source: Path, folder: 
     copy = folder.parent / "held-copy.pdf"
     folder.parent.mkdir(parents=True, exist_ok=True)
     services.blobs.get_to_path(job.artifact_key, copy)
-    leak = RedactionLeak(LEAK_REASON)
-    leak.sheet = held.sheet
-    leak.findings = []
+    leak = Held(RedactionLeak(LEAK_REASON), sheet=held.sheet)
     rebuild = Rebuild.of(source, parse_policy(REDACT, now=services.clock()), None, None, False)
     hold(folder, STEM, copy, leak, rebuild, now=services.clock())
     copy.unlink()

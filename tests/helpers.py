@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 from rapidfuzz.distance import Levenshtein
 
 from pressroom.engines import pdfium
+from pressroom.outcomes import Held
 from pressroom.synth import draw_page, page_lines
 
 
@@ -119,3 +121,18 @@ def dejavu_descriptor(pdf: pikepdf.Pdf) -> pikepdf.Object:
             FontFile2=font_file,
         )
     )
+
+
+def held_by(outcome: object, kind: type[Exception] = Exception) -> Held:
+    """The hold a document's processing came to (``outcomes.Held``), its reason a ``kind``;
+    the test fails when the document was delivered instead, or held for another reason."""
+    assert isinstance(outcome, Held), f"delivered, not held: {outcome!r}"
+    assert isinstance(outcome.reason, kind), f"held as {outcome.code}, not {kind.__name__}"
+    return outcome
+
+
+def delivered(outcome: object) -> Any:
+    """A document's processing result (``DocumentResult``); the test fails when it was held
+    for a person instead (``outcomes.Held``)."""
+    assert not isinstance(outcome, Held), f"held, not delivered: {outcome.code}: {outcome.message}"
+    return outcome

@@ -860,7 +860,7 @@ def forms_alone(path: Path) -> str:
 def judge(case: str, folder: Path, engine: object) -> Outcome:
     """Redact ``case`` for names as a job would (forms and annotations flattened first), and
     read back what was written."""
-    from pressroom.errors import ReviewRequired
+    from pressroom.outcomes import Held
     from pressroom.pipeline.core import JobOptions
     from pressroom.processing import Processing
     from pressroom.redact.policy import parse_policy
@@ -870,10 +870,9 @@ def judge(case: str, folder: Path, engine: object) -> Outcome:
     source = CASES[case](folder / "source.pdf")
     output = folder / "out.pdf"
     options = JobOptions(template=resolve_template("plain"))
-    try:
-        Processing(parse_policy("name", now=0))(source, output, options, engine)  # type: ignore[arg-type]
-    except ReviewRequired as exc:
-        held = Outcome(case, "held", f"{exc.code}: {exc}")
+    done = Processing(parse_policy("name", now=0))(source, output, options, engine)  # type: ignore[arg-type]
+    if isinstance(done, Held):
+        held = Outcome(case, "held", f"{done.code}: {done.reason}")
         if output.exists():
             held.found_in = where_readable(output, engine=engine, stretch=case in LOW_CONTRAST)
         return held

@@ -318,7 +318,8 @@ def redact_and_score(
 ) -> Outcome:
     """Render ``doc`` at ``dpi``, redact it with ``policy`` (timed), read the output back and
     score it. A document held for review is scored on its held copy, with the reason kept."""
-    from pressroom.errors import PressroomError, ReviewRequired
+    from pressroom.errors import PressroomError
+    from pressroom.outcomes import Held
     from pressroom.pipeline.core import JobOptions
     from pressroom.redact.engine import redact_document
     from pressroom.templates import resolve_template
@@ -330,9 +331,11 @@ def redact_and_score(
     error: str | None = None
     start = time.perf_counter()
     try:
-        redact_document(src, out, JobOptions(template=resolve_template(None)), policy, engine)
-    except ReviewRequired as exc:
-        held = f"{type(exc).__name__}: {exc}"
+        done = redact_document(
+            src, out, JobOptions(template=resolve_template(None)), policy, engine
+        )
+        if isinstance(done, Held):
+            held = f"{type(done.reason).__name__}: {done.reason}"
     except PressroomError as exc:
         error = f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - start

@@ -61,6 +61,7 @@ from pressroom.offline.folder import (
     safe_stem,
     write_json,
 )
+from pressroom.outcomes import Held
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -498,42 +499,45 @@ class FolderDesk:
         processing = Processing(policy)
         with job_scratch(self.settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
-            try:
-                from pressroom.pipeline.ocr import engine_for
+            from pressroom.pipeline.ocr import engine_for
 
-                result = processing(
-                    source,
-                    built,
-                    options,
-                    engine_for(self._engine_for(), options.languages),
-                    progress=run.step if run is not None else None,
-                )
-            except ReviewRequired as exc:  # held again, with the reason its checks give
+            done = processing(
+                source,
+                built,
+                options,
+                engine_for(self._engine_for(), options.languages),
+                progress=run.step if run is not None else None,
+            )
+            if isinstance(done, Held):  # held again, with the reason its checks give
                 with self._lock:
                     hold(
                         self.folder,
                         item_id,
                         built,
-                        exc,
+                        done,
                         rebuild,
                         now=held_at,
                         keep_previous=True,
                         rebuilt_at=time.time(),
                     )
                 return
-            done = Corrected(
+            corrected = Corrected(
                 corrected_reason(
                     corrections,
-                    sum(result.redacted.values()),
-                    result.overridden,
-                    sheet=result.sheet,  # what is burned, counted as the desk counts it
+                    sum(done.redacted.values()),
+                    done.overridden,
+                    sheet=done.sheet,  # what is burned, counted as the desk counts it
                 )
             )
-            done.sheet = result.sheet
-            done.findings = []
             with self._lock:
                 hold(
-                    self.folder, item_id, built, done, rebuild, now=held_at, rebuilt_at=time.time()
+                    self.folder,
+                    item_id,
+                    built,
+                    Held(corrected, sheet=done.sheet),
+                    rebuild,
+                    now=held_at,
+                    rebuilt_at=time.time(),
                 )
 
     def _remove(self, item_id: str) -> None:

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressroom.corrections import Corrections, ReviewSheet
-from pressroom.errors import ReviewRequired
+from pressroom.corrections import Corrections
 from pressroom.fsutil import place_copy
 from pressroom.orders import JobOrder
+from pressroom.outcomes import Held
 
 if TYPE_CHECKING:
     from pressroom.redact.policy import RedactionPolicy
@@ -161,17 +161,18 @@ def hold(
     folder: Path,
     stem: str,
     built: Path | None,
-    exc: ReviewRequired,
+    held: Held,
     rebuild: Rebuild,
     *,
     now: float | None = None,
     keep_previous: bool = False,
     rebuilt_at: float | None = None,
 ) -> Path:
-    """``built`` (when there is one) and its note into ``folder`` as ``STEM.pdf`` and
-    ``STEM.findings.json``: the copy first, then the note, each moved into place whole. With no
-    output built, a copy already there goes (it is another run's), unless ``keep_previous`` (a
-    rebuild that made nothing leaves the copy the reviewer was looking at)."""
+    """``built`` (when there is one) and its note (why it is ``held``, what was found, the
+    sheet) into ``folder`` as ``STEM.pdf`` and ``STEM.findings.json``: the copy first, then
+    the note, each moved into place whole. With no output built, a copy already there goes
+    (it is another run's), unless ``keep_previous`` (a rebuild that made nothing leaves the
+    copy the reviewer was looking at)."""
     folder.mkdir(mode=0o700, exist_ok=True)
     folder.chmod(0o700)
     dest = folder / f"{stem}.pdf"
@@ -179,19 +180,19 @@ def hold(
         place_private_copy(built, dest)
     elif not keep_previous:
         dest.unlink(missing_ok=True)
-    sheet = exc.sheet.as_json() if isinstance(exc.sheet, ReviewSheet) else None
+    sheet = held.sheet.as_json() if held.sheet is not None else None
     from pressroom.pipeline.inspect import file_sha256
 
-    held = dest.is_file()
+    kept = dest.is_file()
     note: dict[str, Any] = {
-        "code": exc.code,
-        "reason": exc.message,
+        "code": held.code,
+        "reason": held.message,
         "source": stem,
-        "held_copy": dest.name if held else None,
+        "held_copy": dest.name if kept else None,
         # which copy this note describes: a copy placed by a rebuild whose note never followed
         # (a full disk, a desk killed between the two) is not the one the desk shows
-        HELD_SHA256: file_sha256(dest) if held else None,
-        "findings": [f.as_json() for f in exc.findings],
+        HELD_SHA256: file_sha256(dest) if kept else None,
+        "findings": [f.as_json() for f in held.findings],
         "sheet": sheet,
         **rebuild.as_json(),
         "held_at": time.time() if now is None else now,

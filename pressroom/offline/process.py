@@ -18,11 +18,11 @@ from pressroom.errors import (
     BadRequest,
     PressroomError,
     ReviewRequested,
-    ReviewRequired,
 )
 from pressroom.fsutil import escaped, place_copy
 from pressroom.hints import for_cli
 from pressroom.models import OcrMode
+from pressroom.outcomes import Held
 from pressroom.settings import Settings, source_date
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 def _hold_for_review(
     built: Path,
     dest: Path,
-    exc: ReviewRequired,
+    held: Held,
     source: Path,
     policy: RedactionPolicy | None,
     template: str | None,
@@ -49,7 +49,7 @@ def _hold_for_review(
     from pressroom.offline.folder import Rebuild, hold
 
     rebuild = Rebuild.of(source, policy, template, title, keep_pixels, output)
-    return hold(dest.parent / "review", dest.stem, built, exc, rebuild)
+    return hold(dest.parent / "review", dest.stem, built, held, rebuild)
 
 
 # the files a folder given as an input contributes (a file named on the line is always taken,
@@ -159,20 +159,18 @@ def process_one(
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
             options = job_options(template, title, settings, keep_pixels, output)
-            try:
-                engine = engine_for(shared_engine(settings), options.languages)
-                result = processing(path, built, options, engine, progress=tick)
-                if review_always and processing.redacts:
-                    asked = ReviewRequested("every check passed; a person was asked to approve it")
-                    asked.sheet = result.sheet
-                    raise asked
-            except ReviewRequired as exc:
+            engine = engine_for(shared_engine(settings), options.languages)
+            done = processing(path, built, options, engine, progress=tick)
+            if not isinstance(done, Held) and review_always and processing.redacts:
+                asked = ReviewRequested("every check passed; a person was asked to approve it")
+                done = Held(asked, sheet=done.sheet)
+            if isinstance(done, Held):
                 if not processing.holds_output:
-                    raise
-                held = _hold_for_review(
+                    raise done.reason
+                folder = _hold_for_review(
                     built,
                     dest,
-                    exc,
+                    done,
                     path,
                     policy,
                     template_name,
@@ -181,9 +179,11 @@ def process_one(
                     options.output_choices(),  # the template's defaults applied
                 )
                 return Outcome(
-                    exc.exit_code,
-                    f"{exc.code}: {escaped(path.name)}: {exc.message} (held: {escaped(str(held))})",
+                    done.exit_code,
+                    f"{done.code}: {escaped(path.name)}: {done.message} "
+                    f"(held: {escaped(str(folder))})",
                 )
+            result = done
             if options.wants_sidecar:
                 place_copy(sidecar_path(built), dest.with_suffix(".txt"), mode=mode)
             place_copy(built, dest, mode=mode)

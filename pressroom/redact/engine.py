@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
-from pressroom.corrections import ReviewSheet, SheetFinding
+from pressroom.corrections import SheetFinding
 from pressroom.engines.straighten import STRAIGHTEN_MIN
 from pressroom.errors import (
     DoubtfulNames,
@@ -30,6 +30,7 @@ from pressroom.errors import (
     UnsupportedScript,
     UnsupportedScriptHeld,
 )
+from pressroom.outcomes import Held
 from pressroom.pipeline.core import DocumentResult, JobOptions, Progress
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
 from pressroom.pipeline.prepare import Prepared, prepare
@@ -38,10 +39,9 @@ from pressroom.redact.context import RunContext
 from pressroom.redact.detect.detector import Detector
 from pressroom.redact.findings import (
     DocumentFinding,
-    hold_implausible,
-    hold_past_cap,
     names_implausible,
     page_findings,
+    past_cap,
 )
 from pressroom.redact.leaks import LABEL_HELD
 from pressroom.redact.policy import RedactionPolicy
@@ -75,15 +75,15 @@ def redact_document(
     *,
     progress: Progress | None = None,
     timer: StageTimer | None = None,
-) -> DocumentResult:
+) -> DocumentResult | Held:
     """``source`` redacted under ``policy`` into a checked output at ``output`` (a scratch
     path). A prepared source (``pipeline.prepare``) that OCR reworked (``--ocr redo``/
     ``force``) has its own text (forms flattened) on the pages the rework changed detected
-    and burned too. An output the checks doubt raises ``ReviewRequired``, left at ``output``
-    for a reviewer with every finding on the exception. A reviewer's corrections
-    (``options.corrections``) are applied on the way: values let stand, boxes drawn by hand,
-    words to go wherever they occur. The result, and a hold, carry the review sheet. Stage
-    timings go to ``timer`` (a fresh one when not given), failures included."""
+    and burned too. An output the checks doubt comes back ``Held`` (``outcomes``), left at
+    ``output`` for a reviewer: why, with every finding and the review sheet. A reviewer's
+    corrections (``options.corrections``) are applied on the way: values let stand, boxes
+    drawn by hand, words to go wherever they occur. The result, and a hold, carry the review
+    sheet. Stage timings go to ``timer`` (a fresh one when not given), failures included."""
     timer = timer or StageTimer()
     ready = source if isinstance(source, Prepared) else Prepared.as_is(source)
     # the whole of it as a stage too: the dashboard and the stage histograms have shown it all
@@ -120,18 +120,15 @@ def redact_document(
                 # what a reviewer needs to judge the held copy: every finding, with its place,
                 # and where the check that held it found what it found again
                 again = rechecked(exc)
-                held = exc
+                reason = exc
                 if unread is not None:
-                    held = _unread_hold(exc, again, unread)
+                    reason = _unread_hold(exc, again, unread)
                 elif misread is not None and _low_confidence_only(exc, again, misread):
                     _refuse_unread(misread, options)
-                    held = UnsupportedScriptHeld(_misread_reason(misread))
-                held.findings = _findings(scans, found)
-                sheet = review_sheet(scans, held.findings, options.corrections)
-                held.sheet = replace(sheet, rechecked=again)
-                if held is exc:
-                    raise
-                raise held from None
+                    reason = UnsupportedScriptHeld(_misread_reason(misread))
+                findings = _findings(scans, found)
+                sheet = review_sheet(scans, findings, options.corrections)
+                return Held(reason, tuple(findings), replace(sheet, rechecked=again))
     result = built.assembly.result(
         info,
         output,
@@ -148,30 +145,26 @@ def redact_document(
     )
     findings = _findings(scans, found)
     sheet = review_sheet(scans, findings, options.corrections)
+    found_all = tuple(findings)
     if unread is not None:
-        held = UnsupportedScriptHeld(_held_reason(unread))
-        held.findings = list(findings)
-        held.sheet = sheet
-        held.result = {"text_layer": result.text_layer}
-        raise held
+        unsupported = UnsupportedScriptHeld(_held_reason(unread))
+        return Held(unsupported, found_all, sheet, {"text_layer": result.text_layer})
     if misread is not None and result.text_layer == "empty":
         # a page with text of its own, that OCR made nothing of: not "no text"
         _refuse_unread(misread, options)
-        held = UnsupportedScriptHeld(_misread_reason(misread))
-        held.findings = list(findings)
-        held.sheet = sheet
-        held.result = {"text_layer": "empty"}
-        raise held
+        misread_held = UnsupportedScriptHeld(_misread_reason(misread))
+        return Held(misread_held, found_all, sheet, {"text_layer": "empty"})
     if result.text_layer == "empty":  # allowed to have no text: then a person must look
-        held = NoText("no page yields text: nothing could be checked for what must go")
-        held.findings = list(findings)
-        held.sheet = sheet
-        held.result = {"text_layer": "empty"}
-        raise held
+        no_text = NoText("no page yields text: nothing could be checked for what must go")
+        return Held(no_text, found_all, sheet, {"text_layer": "empty"})
     if options.corrections is None:  # a reviewer's rebuild goes back to them anyway
-        hold_past_cap(findings, sheet, options.limits.max_page_findings)
-        hold_implausible(scans, findings, sheet)
-        _hold_for_doubt(findings, sheet, RedactionSettings.given(options.redaction))
+        doubt = (
+            past_cap(findings, options.limits.max_page_findings)
+            or names_implausible(scans)
+            or _doubtful(findings, RedactionSettings.given(options.redaction))
+        )
+        if doubt is not None:
+            return Held(doubt, found_all, sheet)
     return replace(result, sheet=sheet, overridden=found.applied.overridden)
 
 
@@ -252,24 +245,20 @@ def _unread_hold(
 DOUBT_HOLD_MIN = 3
 
 
-def _hold_for_doubt(
-    findings: Sequence[DocumentFinding], sheet: ReviewSheet, settings: RedactionSettings
-) -> None:
-    """Hold the output (``DOUBTFUL_NAMES``) when at least ``DOUBT_HOLD_MIN`` of its name
-    findings, and more than the setting's share of them, are doubtful; each is burned either
-    way."""
+def _doubtful(
+    findings: Sequence[DocumentFinding], settings: RedactionSettings
+) -> DoubtfulNames | None:
+    """The hold (``DOUBTFUL_NAMES``) when at least ``DOUBT_HOLD_MIN`` of the name findings,
+    and more than the setting's share of them, are doubtful; each is burned either way."""
     names = [f for f in findings if f.kind == "name"]
     doubtful = sum(f.doubt for f in names)
     # one or two half-believed words are burned, not worth a person: a pattern of doubt is
     if doubtful < DOUBT_HOLD_MIN or doubtful / len(names) <= settings.doubt_hold_share:
-        return
-    held = DoubtfulNames(
+        return None
+    return DoubtfulNames(
         f"{doubtful} of {len(names)} name findings are doubtful (more than "
         f"{settings.doubt_hold_share:.0%}); each is burned and marked for the reviewer"
     )
-    held.findings = list(findings)
-    held.sheet = sheet
-    raise held
 
 
 def _findings(scans: Sequence[PageScan], found: Found) -> list[DocumentFinding]:

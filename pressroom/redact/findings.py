@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pressroom.corrections import MANUAL, ReviewSheet, SheetFinding
+from pressroom.corrections import MANUAL, SheetFinding
 from pressroom.errors import NamesImplausible, TooManyFindings
 from pressroom.models import Box
 from pressroom.redact.detect.evidence import implausible
@@ -131,20 +131,17 @@ def crowded_pages(findings: Sequence[DocumentFinding], cap: int) -> dict[int, in
     return {page: n for page, n in sorted(per_page.items()) if n > cap}
 
 
-def hold_past_cap(findings: Sequence[DocumentFinding], sheet: ReviewSheet, cap: int) -> None:
-    """Hold the output (``TOO_MANY_FINDINGS``) when a page carries more findings than a person
-    could judge: everything found is burned either way, and nothing is published unseen."""
+def past_cap(findings: Sequence[DocumentFinding], cap: int) -> TooManyFindings | None:
+    """The hold (``TOO_MANY_FINDINGS``) when a page carries more findings than a person could
+    judge: everything found is burned either way, and nothing is published unseen."""
     crowded = crowded_pages(findings, cap)
     if not crowded:
-        return
-    held = TooManyFindings(
+        return None
+    return TooManyFindings(
         "more findings than a person can judge ("
         + ", ".join(f"page {page}: {n}" for page, n in crowded.items())
         + f"; at most {cap:,} a page): each is burned, and the copy is held for a person"
     )
-    held.findings = list(findings)
-    held.sheet = sheet
-    raise held
 
 
 def names_implausible(scans: Sequence[PageScan]) -> NamesImplausible | None:
@@ -159,15 +156,3 @@ def names_implausible(scans: Sequence[PageScan]) -> NamesImplausible | None:
         "person's verb: the detector is over-firing on this document (product words, "
         "headers?); each is burned, and the copy is held for a person"
     )
-
-
-def hold_implausible(
-    scans: Sequence[PageScan], findings: Sequence[DocumentFinding], sheet: ReviewSheet
-) -> None:
-    """Hold the output (``NAMES_IMPLAUSIBLE``) when its names are implausible as people."""
-    held = names_implausible(scans)
-    if held is None:
-        return
-    held.findings = list(findings)
-    held.sheet = sheet
-    raise held

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from pressroom.corrections import ReviewSheet, SheetFinding
+from pressroom.corrections import SheetFinding
 from pressroom.engines import pdfium
 from pressroom.errors import OutputCheckFailed, RedactionLeak, ReviewRequired
 from pressroom.models import Box, Word
@@ -39,15 +39,15 @@ _ON_PAGE = re.compile(r"page (\d+)\b")
 
 
 def held_at(exc: ReviewRequired, places: Iterable[SheetFinding]) -> ReviewRequired:
-    """``exc`` carrying where its check found what it found: a sheet of those places alone
-    (no pages yet), which the engine completes with the pages and every finding."""
-    exc.sheet = ReviewSheet((), rechecked=tuple(places))
+    """``exc`` naming where its check found what it found (the engine puts those places on
+    the review sheet it builds with the pages and every finding)."""
+    exc.rechecked = tuple(places)
     return exc
 
 
 def rechecked(exc: ReviewRequired) -> tuple[SheetFinding, ...]:
-    """The places a hold carries (none for a hold that did not say)."""
-    return exc.sheet.rechecked if isinstance(exc.sheet, ReviewSheet) else ()
+    """The places a hold names (none for a hold that did not say)."""
+    return tuple(exc.rechecked)
 
 
 def _readable(found: Found) -> tuple[set[str], frozenset[str]]:

@@ -11,8 +11,9 @@ import logging
 from pathlib import Path
 
 from pressroom import ENGINE_VERSION
-from pressroom.corrections import ReviewSheet, corrected_reason
-from pressroom.errors import Corrected, OutputChanged, ReviewRequested, ReviewRequired
+from pressroom.corrections import corrected_reason
+from pressroom.errors import Corrected, OutputChanged, ReviewRequested
+from pressroom.outcomes import Held
 from pressroom.pipeline.core import DocumentResult, JobOptions
 from pressroom.pipeline.inspect import file_sha256
 from pressroom.pipeline.sidecar import sidecar_path, sidecar_text
@@ -93,16 +94,14 @@ def run_digest(run: JobRun) -> str:
     )
 
 
-def held_anyway(
-    run: JobRun, processing: Processing, result: DocumentResult
-) -> ReviewRequired | None:
+def held_anyway(run: JobRun, processing: Processing, result: DocumentResult) -> Held | None:
     """A checked redaction that still goes to a person: a rebuild with a reviewer's corrections
     goes back to that reviewer, and a job that asked for review always is reviewed."""
     if not processing.redacts:
         return None
     options = run.options
     if options.corrections is not None:
-        return Corrected(
+        corrected = Corrected(
             corrected_reason(
                 options.corrections,
                 sum(result.redacted.values()),
@@ -110,8 +109,10 @@ def held_anyway(
                 sheet=result.sheet,  # what is burned, counted as the desk counts it
             )
         )
+        return Held(corrected, sheet=result.sheet)
     if run.order.review_always:
-        return ReviewRequested("every check passed; the job asked for a person to approve it")
+        asked = ReviewRequested("every check passed; the job asked for a person to approve it")
+        return Held(asked, sheet=result.sheet)
     return None
 
 
@@ -138,7 +139,7 @@ def publish(run: JobRun, built: Path, result: DocumentResult) -> None:
                 services.blobs.put_file(sidecar_key(changed), text)
             hold(
                 run,
-                OutputChanged("a retry made an output that differs from the stored one"),
+                Held(OutputChanged("a retry made an output that differs from the stored one")),
                 built,
                 key=changed,
             )
@@ -177,7 +178,7 @@ def publish(run: JobRun, built: Path, result: DocumentResult) -> None:
     )
 
 
-def hold(run: JobRun, exc: ReviewRequired, built: Path, *, key: str | None = None) -> None:
+def hold(run: JobRun, held: Held, built: Path, *, key: str | None = None) -> None:
     """Keep the doubtful output privately for a reviewer (no link is ever made for it);
     ``key``: where it is already stored (a changed output's versioned key)."""
     claim, job = run.claim, run.job
@@ -185,28 +186,28 @@ def hold(run: JobRun, exc: ReviewRequired, built: Path, *, key: str | None = Non
     if key is None and built.exists():
         key = review_key(job.tenant, job.id, file_sha256(built))
         services.blobs.put_file(key, built)
-    if _label_carries(run, exc):
+    if _label_carries(run, held):
         # before the hold is seen: the job never shows the value as its name again, and
         # an approved copy downloads as ID.pdf
         claim.queue.withhold_label(job.id, claim.owner)
         log.info("label withheld", extra={"job_id": job.id})
-    sheet = exc.sheet.as_json() if isinstance(exc.sheet, ReviewSheet) else None
+    sheet = held.sheet.as_json() if held.sheet is not None else None
     if not claim.queue.hold(
         job.id,
         claim.owner,
-        code=exc.code,
-        message=exc.message,
+        code=held.code,
+        message=held.message,
         now=claim.now(),
         artifact_key=key,
         sheet=sheet,
-        result=exc.result,
+        result=dict(held.result) if held.result is not None else None,
     ):
         claim.cancel(*([key] if key else []))
         return
-    log.info("job held for review", extra={"job_id": job.id, "code": exc.code})
+    log.info("job held for review", extra={"job_id": job.id, "code": held.code})
 
 
-def _label_carries(run: JobRun, exc: ReviewRequired) -> bool:
+def _label_carries(run: JobRun, held: Held) -> bool:
     """Whether a held redaction's label carries a value it found (the engine's label
     check, or any finding's value in it)."""
     job = run.job
@@ -214,9 +215,9 @@ def _label_carries(run: JobRun, exc: ReviewRequired) -> bool:
         return False
     from pressroom.redact.leaks import LABEL_HELD, carries_value  # a redaction's module
 
-    if exc.message == LABEL_HELD:
+    if held.message == LABEL_HELD:
         return True
-    values = [str(f.value) for f in exc.findings if isinstance(getattr(f, "value", None), str)]
+    values = [str(f.value) for f in held.findings if isinstance(getattr(f, "value", None), str)]
     return carries_value(run.services.labels.open(job.id, job.label), values)
 
 

@@ -25,6 +25,7 @@ from pressroom.errors import (
 from pressroom.jobs.model import Job, JobState, Lane, Task
 from pressroom.jobs.store import Tasks, WorkerQueue
 from pressroom.logs import bind_job
+from pressroom.outcomes import Held
 from pressroom.pipeline.core import remaining
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.stop import stop_when
@@ -239,34 +240,33 @@ class JobRunner:
         if not processing.redacts and split(run, source, timer):
             return
         with stage(claim, Stage.PROCESS), stop_when(stop_check(claim)):
-            try:
-                result = processing(
-                    source,
-                    built,
-                    run.options,
-                    run.ocr(),
-                    timer=timer,
-                    # a rebuild with a reviewer's corrections: they watch it at the desk
-                    progress=(
-                        ProgressWriter(queue, job.id, self.owner)
-                        if run.options.corrections is not None
-                        else None
-                    ),
-                )
-            except ReviewRequired as exc:
+            outcome = processing(
+                source,
+                built,
+                run.options,
+                run.ocr(),
+                timer=timer,
+                # a rebuild with a reviewer's corrections: they watch it at the desk
+                progress=(
+                    ProgressWriter(queue, job.id, self.owner)
+                    if run.options.corrections is not None
+                    else None
+                ),
+            )
+            if isinstance(outcome, Held):
                 # a job held for review shows where its time went, like any other
                 claim.record_stages(timer)
                 if not processing.holds_output:
-                    raise
-                hold(run, exc, built)
+                    raise outcome.reason  # a plain output's doubt: held, with nothing to judge
+                hold(run, outcome, built)
                 return
+        result = outcome
         claim.record_stages(timer)
         if heartbeat.lost:
             # another worker has the job now (our lease lapsed): leave it to them
             raise LeaseLost
         held = held_anyway(run, processing, result)
         if held is not None:
-            held.sheet = result.sheet
             hold(run, held, built)
             return
         publish(run, built, result)

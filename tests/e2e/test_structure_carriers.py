@@ -22,6 +22,7 @@ from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
 from tests.e2e.test_cli import run_cli
 from tests.e2e.test_detect_brochure import ocrmypdf_mirror
+from tests.helpers import delivered
 
 TITLE = "Harbour Lane annual report"
 W, H = 612.0, 792.0
@@ -245,7 +246,7 @@ def test_links_and_targets_land_on_the_same_words_with_a_cover_and_bands(
     src = structured_pdf(tmp_path / "report.pdf")
     out = tmp_path / "out.pdf"
     options = JobOptions(template=resolve_template(template))
-    process_document(src, out, options, FakeOcrEngine(lines=["never read"]))
+    delivered(process_document(src, out, options, FakeOcrEngine(lines=["never read"])))
     cover = 1 if template == "sample" else 0
     with pikepdf.open(out) as pdf:
         outline = _outline(pdf)
@@ -355,7 +356,7 @@ def test_the_structure_tree_still_reaches_the_text_and_the_links(tmp_path: Path)
     src = structured_pdf(tmp_path / "report.pdf")
     out = tmp_path / "out.pdf"
     options = JobOptions(template=resolve_template("sample"))
-    process_document(src, out, options, FakeOcrEngine(lines=["never read"]))
+    delivered(process_document(src, out, options, FakeOcrEngine(lines=["never read"])))
     ours, theirs = _struct_text(out), _struct_text(src)
     assert ours == theirs
     assert '"Heading 3"' in "\n".join(ours)
@@ -413,7 +414,7 @@ def test_a_pdfa_output_keeps_the_tree_links_and_outlines_and_passes(tmp_path: Pa
     src = structured_pdf(tmp_path / "report.pdf")
     out = tmp_path / "out.pdf"
     options = JobOptions(template=resolve_template("sample"), output_type="pdfa")
-    process_document(src, out, options, FakeOcrEngine(lines=["never read"]))
+    delivered(process_document(src, out, options, FakeOcrEngine(lines=["never read"])))
     assert pdfa_problems(out) == []
     assert _struct_text(out) == _struct_text(src)
     with pikepdf.open(out) as pdf:

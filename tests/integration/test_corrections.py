@@ -5,6 +5,7 @@ reader and the pixels, "every occurrence" takes a word out wherever it is writte
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +29,7 @@ from pressroom.redact.readback import text_under_drawn
 from pressroom.redact.text import extracted_words
 from pressroom.synth import draw_page, image_pdf, text_pdf
 from pressroom.templates import resolve_template
+from tests.helpers import delivered, held_by
 
 pytestmark = pytest.mark.integration
 
@@ -231,14 +233,17 @@ def test_a_hold_carries_the_sheet_with_the_drawn_box(tmp_path: Path) -> None:
         lines=("Account number: 12345678", "Ordinary words here stay."), confidence=55.0
     )
     fixes = Corrections(manual=(Area(1, (100.0, 100.0, 160.0, 120.0)),))
-    with pytest.raises(ReviewRequired, match="too little confidence") as held:
-        redact_document(src, tmp_path / "o.pdf", options("plain", fixes), POLICY, unsure)
-    sheet = held.value.sheet
+    held = held_by(
+        redact_document(src, tmp_path / "o.pdf", options("plain", fixes), POLICY, unsure),
+        ReviewRequired,
+    )
+    assert re.search("too little confidence", held.message)
+    sheet = held.sheet
     assert isinstance(sheet, ReviewSheet)
     assert sheet.corrections == fixes
     assert (MANUAL, (100.0, 100.0, 160.0, 120.0)) in [(f.kind, f.box) for f in sheet.findings]
     found = [f for f in sheet.findings if f.kind == "account-number"]
-    assert len(found) == 1 and len(held.value.findings) == len(sheet.findings) - 1
+    assert len(found) == 1 and len(held.findings) == len(sheet.findings) - 1
     assert sheet.pages[0].width_pt == pytest.approx(612, abs=1)
 
 
@@ -246,4 +251,6 @@ def test_a_correction_off_the_document_is_refused(tmp_path: Path, engine: Tesser
     src = text_pdf([LINES], tmp_path / "typed.pdf")
     fixes = Corrections(manual=(Area(2, (10, 10, 50, 50)),))
     with pytest.raises(BadRequest):
-        redact_document(src, tmp_path / "out.pdf", options("plain", fixes), POLICY, engine)
+        delivered(
+            redact_document(src, tmp_path / "out.pdf", options("plain", fixes), POLICY, engine)
+        )

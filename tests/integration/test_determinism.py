@@ -16,7 +16,7 @@ from pressroom.processing import Processing
 from pressroom.redact.policy import RedactionPolicy, parse_policy
 from pressroom.synth import draw_page, save_png, save_tiff
 from pressroom.templates import resolve_template
-from tests.helpers import small_scan
+from tests.helpers import delivered, small_scan
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +38,7 @@ def twice(
         job = JobOptions(
             template=resolve_template("sample"), title="Forms", when=ACCEPTED, **options
         )
-        Processing(policy)(source, out, job, engine)
+        delivered(Processing(policy)(source, out, job, engine))
         outputs.append(out.read_bytes())
     return outputs[0], outputs[1]
 

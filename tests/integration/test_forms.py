@@ -37,6 +37,7 @@ from tests.forms import (
     needs_rendering_pdf,
     xfa_pdf,
 )
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
@@ -117,7 +118,7 @@ def test_an_xfa_only_form_is_refused_not_emptied(
     src = make(tmp_path / "xfa.pdf")
     out = tmp_path / "out.pdf"
     with pytest.raises(UnsupportedForm) as caught:
-        Processing()(src, out, JobOptions(template=resolve_template("plain")), engine)
+        delivered(Processing()(src, out, JobOptions(template=resolve_template("plain")), engine))
     assert caught.value.code == "UNSUPPORTED_FORM"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["xfa.pdf"]
 
@@ -213,7 +214,7 @@ def test_a_form_with_only_an_owner_password_is_flattened_and_delivered_unencrypt
     with pikepdf.open(src) as pdf:
         pdf.save(locked, encryption=pikepdf.Encryption(owner="owner", user="", R=6))
     out = tmp_path / "out.pdf"
-    Processing()(locked, out, JobOptions(template=resolve_template("plain")), engine)
+    delivered(Processing()(locked, out, JobOptions(template=resolve_template("plain")), engine))
     with pikepdf.open(out) as pdf:
         assert not pdf.is_encrypted
         assert all("/Annots" not in page.obj for page in pdf.pages)
@@ -230,6 +231,8 @@ def test_a_form_that_needs_a_password_to_open_is_refused_encrypted(
     with pikepdf.open(src) as pdf:
         pdf.save(locked, encryption=pikepdf.Encryption(owner="owner", user="user", R=6))
     with pytest.raises(Encrypted):
-        Processing()(
-            locked, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
+        delivered(
+            Processing()(
+                locked, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
+            )
         )

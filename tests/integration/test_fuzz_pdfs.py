@@ -39,6 +39,7 @@ from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner
 from tests.fuzzpdfs import ROOT, image_mutant, image_seeds, mutant, seeds
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
@@ -76,7 +77,7 @@ def run_case(
     )
     try:
         with stop_when(lambda: remaining(deadline)):
-            processing(source, out, options, engine)
+            delivered(processing(source, out, options, engine))
     except DeadlineExceeded:
         pytest.fail(f"{what}: ran past {CASE_DEADLINE_S:.0f} s")
     except PressroomError as exc:
@@ -123,7 +124,7 @@ def run_image_case(case: int, seeds_: list[bytes], engine: TesseractEngine, fold
     policy = parse_policy("name", now=0) if case % 2 else None
     options = JobOptions(template=resolve_template("plain"), deadline=time.monotonic() + 60)
     try:
-        Processing(policy)(source, folder / "out.pdf", options, engine)
+        delivered(Processing(policy)(source, folder / "out.pdf", options, engine))
     except PressroomError as exc:
         assert exc.code != "INTERNAL_ERROR", f"{what}: {exc.one_line()}"
         assert exc.code in MEANINGS, f"{what}: undocumented code {exc.code}"
@@ -158,8 +159,10 @@ def test_the_fuzzer_reaches_every_stage(
         for policy in (None, names):
             out = tmp_path / f"out{i}.pdf"
             try:
-                Processing(policy)(
-                    source, out, JobOptions(template=resolve_template("plain")), engine
+                delivered(
+                    Processing(policy)(
+                        source, out, JobOptions(template=resolve_template("plain")), engine
+                    )
                 )
             except PressroomError as exc:  # a redaction may be held for a person: it got there
                 assert policy is not None and exc.exit_code == 3, f"seed {i}: {exc.one_line()}"
@@ -310,7 +313,9 @@ def test_a_page_too_wide_for_ocr_is_a_pixel_limit_not_a_deadline(
     src = tmp_path / "wide.pdf"
     pdf.save(src)
     with pytest.raises(PressroomError) as caught:
-        Processing(parse_policy("name", now=0))(
-            src, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
+        delivered(
+            Processing(parse_policy("name", now=0))(
+                src, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
+            )
         )
     assert caught.value.code == "PIXEL_LIMIT", caught.value.one_line()

@@ -16,6 +16,7 @@ from pressroom.pipeline.plain import process_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.templates import resolve_template
 from tests import hiding
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
@@ -141,7 +142,7 @@ def test_a_plain_job_carries_only_what_its_pages_draw(
     content property list rides along; the page's words stay."""
     src = build(tmp_path / "src.pdf")  # type: ignore[operator]
     out = tmp_path / "out.pdf"
-    process_document(src, out, JobOptions(template=resolve_template("plain")), engine)
+    delivered(process_document(src, out, JobOptions(template=resolve_template("plain")), engine))
     text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True).stdout
     assert hiding.PAGE2[0] in text and hiding.OPENING in text
     qdf = subprocess.run(

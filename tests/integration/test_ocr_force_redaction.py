@@ -18,8 +18,8 @@ from pikepdf import Array, Dictionary, Name
 
 from pressroom.engines import pdfium
 from pressroom.engines.tesseract import TesseractEngine
-from pressroom.errors import ReviewRequired
 from pressroom.models import OcrMode
+from pressroom.outcomes import Held
 from pressroom.pipeline.core import JobOptions
 from pressroom.processing import Processing
 from pressroom.redact.engine import detect_document
@@ -126,11 +126,10 @@ def redacted(src: Path, out: Path, mode: OcrMode, engine: TesseractEngine) -> tu
     """The redaction under ``mode``: how it ended (complete, or the code that held it, the held
     copy left at ``out``) and the turn its page was read at."""
     options = JobOptions(template=resolve_template("plain"), ocr=mode)
-    try:
-        result = Processing(RedactionPolicy(("name",)))(src, out, options, engine)
-    except ReviewRequired as held:
-        assert held.sheet is not None
-        return held.code, held.sheet.pages[0].rotation
+    result = Processing(RedactionPolicy(("name",)))(src, out, options, engine)
+    if isinstance(result, Held):
+        assert result.sheet is not None
+        return result.code, result.sheet.pages[0].rotation
     assert result.sheet is not None
     return "complete", result.sheet.pages[0].rotation
 

@@ -21,7 +21,7 @@ from pressroom.processing import Processing
 from pressroom.settings import Limits
 from pressroom.synth import draw_page, page_lines, save_png
 from pressroom.templates import resolve_template
-from tests.helpers import cer
+from tests.helpers import cer, delivered
 from tests.layers import digital_page, layered_scan, random_pages
 
 pytestmark = pytest.mark.integration
@@ -145,7 +145,7 @@ def test_redo_of_a_branded_output_reads_its_scan_again_once(
     scan = draw_page(page_lines(5, 4), dpi=200, height_in=4.0)
     first = tmp_path / "first.pdf"
     brand = JobOptions(template=resolve_template("sample"), title="Quarterly waivers")
-    Processing()(save_png(scan.image, tmp_path / "s.png", 200), first, brand, engine)
+    delivered(Processing()(save_png(scan.image, tmp_path / "s.png", 200), first, brand, engine))
     for mode, ocr_pages in (("skip", 0), ("redo", 1)):
         out = tmp_path / f"again-{mode}.pdf"
         options = JobOptions(template=resolve_template("plain"), ocr=mode)  # type: ignore[arg-type]

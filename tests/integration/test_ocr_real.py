@@ -14,7 +14,7 @@ from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.plain import process_document
 from pressroom.synth import distort, image_pdf, save_png, save_tiff
 from pressroom.templates import resolve_template
-from tests.helpers import cer, output_text, small_scan
+from tests.helpers import cer, delivered, output_text, small_scan
 
 pytestmark = pytest.mark.integration
 
@@ -77,7 +77,7 @@ def test_search_finds_a_word_where_it_is_printed(tmp_path: Path, engine: Tessera
     # Upside down in the file: the output shows it upright, and the word must be found there.
     src = image_pdf([distort(scan.image, rotate=180)], tmp_path / "scan.pdf", 300)
     out = tmp_path / "out.pdf"
-    process_document(src, out, JobOptions(template=resolve_template(None)), engine)
+    delivered(process_document(src, out, JobOptions(template=resolve_template(None)), engine))
     word = max((w for w, _ in scan.word_boxes if w.isalpha()), key=len)
     drawn = _word_box_pt(scan, word, 300)
     with pdfium.open_pdf(out) as doc:
@@ -90,7 +90,7 @@ def test_pdftotext_sees_words_at_their_place(tmp_path: Path, engine: TesseractEn
     scan = small_scan(seed=4, lines=4, dpi=300)
     src = save_png(scan.image, tmp_path / "in.png", 300)
     out = tmp_path / "out.pdf"
-    process_document(src, out, JobOptions(template=resolve_template(None)), engine)
+    delivered(process_document(src, out, JobOptions(template=resolve_template(None)), engine))
     html = pdftotext(out, "-bbox")
     words = re.findall(
         r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]+)</word>',

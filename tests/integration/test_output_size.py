@@ -19,6 +19,7 @@ from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import draw_page, save_tiff, text_pdf
 from pressroom.templates import resolve_template
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
@@ -62,8 +63,10 @@ def jpeg_scan_pdf(path: Path, dpi: int = 200) -> Path:
 
 def redacted(src: Path, tmp: Path, engine: TesseractEngine) -> Path:
     out = tmp / "out.pdf"
-    Processing(parse_policy("name", now=0))(
-        src, out, JobOptions(template=resolve_template("plain")), engine
+    delivered(
+        Processing(parse_policy("name", now=0))(
+            src, out, JobOptions(template=resolve_template("plain")), engine
+        )
     )
     assert find_leaks(out, [NAME]) == []
     return out
@@ -173,7 +176,7 @@ def test_optimize_is_lossless_and_smaller(
     for n in (0, level):
         out = tmp_path / f"out{n}.pdf"
         options = JobOptions(template=resolve_template("plain"), optimize=n, output_type="pdfa")
-        Processing(parse_policy("name", now=0))(src, out, options, engine)
+        delivered(Processing(parse_policy("name", now=0))(src, out, options, engine))
         assert pdfa_problems(out) == []
         outs.append(out)
     assert outs[1].stat().st_size < outs[0].stat().st_size
@@ -198,7 +201,7 @@ def test_optimize_never_makes_a_sources_image_larger(
     for level in LEVELS:
         out = tmp_path / f"out{level}.pdf"
         options = JobOptions(template=resolve_template("plain"), optimize=level, allow_no_text=True)
-        Processing(None)(src, out, options, engine)
+        delivered(Processing(None)(src, out, options, engine))
         with pikepdf.open(out) as pdf:
             (image,) = pdf.pages[0].get_images().values()
             assert len(image.read_raw_bytes()) <= size, level

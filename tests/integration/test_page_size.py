@@ -20,7 +20,7 @@ from pressroom.redact.policy import parse_policy
 from pressroom.synth import draw_page, image_pdf, text_pdf
 from pressroom.templates import resolve_template
 from tests.forms import FIELD_VALUE, form_pdf
-from tests.helpers import output_text
+from tests.helpers import delivered, output_text
 
 pytestmark = pytest.mark.integration
 
@@ -197,7 +197,7 @@ def test_a_replaced_font_carries_the_glyphs_its_text_shows(
 ) -> None:
     src = text_pdf([LINES], tmp_path / "typed.pdf")
     out = tmp_path / "out.pdf"
-    Processing()(src, out, JobOptions(template=resolve_template("plain")), engine)
+    delivered(Processing()(src, out, JobOptions(template=resolve_template("plain")), engine))
     assert replaced_font_file(out) < 12_000  # a subset, not every Latin glyph (~20 KB)
     assert " ".join(output_text(out, 0).split()) == " ".join(LINES)
     assert all(emb == "yes" and uni == "yes" for _n, emb, uni in fonts(out))
@@ -222,6 +222,6 @@ def test_text_in_a_font_the_walk_cannot_tell_keeps_every_glyph(
         page.obj.Contents = pdf.make_stream(content + b" BT /F1 11 Tf ET /Fm0 Do")
         pdf.save(src)
     out = tmp_path / "out.pdf"
-    Processing()(src, out, JobOptions(template=resolve_template("plain")), engine)
+    delivered(Processing()(src, out, JobOptions(template=resolve_template("plain")), engine))
     assert replaced_font_file(out) > 15_000
     assert "Drawn in the caller's font" in " ".join(output_text(out, 0).split())

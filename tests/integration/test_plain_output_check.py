@@ -5,7 +5,7 @@ OUTPUT_INVALID and a PDF/A clause PDFA_UNREACHABLE (exit 2, nothing written); a 
 is still held for a person.
 
 The check itself is real everywhere but in the first three tests, where it is made to miss as
-a real output check can (a seam: ``core.check_output``), to hold the policy around it."""
+a real output check can (a seam: ``assembly.check_output``), to hold the policy around it."""
 
 from __future__ import annotations
 
@@ -18,13 +18,14 @@ import pikepdf
 import pytest
 
 from pressroom.errors import OutputCheckFailed, OutputInvalid, ReviewRequired, TextReadBack
-from pressroom.pipeline import core
+from pressroom.pipeline import assembly
 from pressroom.pipeline.core import JobOptions
 from pressroom.processing import Processing
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import text_pdf
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
+from tests.helpers import delivered, held_by
 from tests.integration.test_archive_colour import cmyk_page
 
 pytestmark = pytest.mark.integration
@@ -48,7 +49,7 @@ def _source(tmp_path: Path) -> Path:
 def test_a_short_read_back_is_delivered_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(core, "check_output", _missing(TextReadBack(SHORT)))
+    monkeypatch.setattr(assembly, "check_output", _missing(TextReadBack(SHORT)))
     out = tmp_path / "out.pdf"
     options = JobOptions(template=resolve_template("plain"))
     result = Processing()(_source(tmp_path), out, options, FakeOcrEngine(lines=LINES))
@@ -59,10 +60,14 @@ def test_a_short_read_back_is_delivered_with_a_warning(
 def test_a_structural_miss_is_refused_not_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(core, "check_output", _missing(OutputCheckFailed("output carries AA")))
+    monkeypatch.setattr(assembly, "check_output", _missing(OutputCheckFailed("output carries AA")))
     options = JobOptions(template=resolve_template("plain"))
     with pytest.raises(OutputInvalid) as refused:
-        Processing()(_source(tmp_path), tmp_path / "out.pdf", options, FakeOcrEngine(lines=LINES))
+        delivered(
+            Processing()(
+                _source(tmp_path), tmp_path / "out.pdf", options, FakeOcrEngine(lines=LINES)
+            )
+        )
     assert refused.value.code == "OUTPUT_INVALID" and refused.value.exit_code == 2
     assert not isinstance(refused.value, ReviewRequired)
 
@@ -70,12 +75,14 @@ def test_a_structural_miss_is_refused_not_held(
 def test_a_redactions_short_read_back_is_still_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(core, "check_output", _missing(TextReadBack(SHORT)))
+    monkeypatch.setattr(assembly, "check_output", _missing(TextReadBack(SHORT)))
     options = JobOptions(template=resolve_template("plain"))
     processing = Processing(parse_policy("name", now=0))
-    with pytest.raises(ReviewRequired) as held:
-        processing(_source(tmp_path), tmp_path / "out.pdf", options, FakeOcrEngine(lines=LINES))
-    assert held.value.code == "OUTPUT_CHECK_FAILED" and held.value.exit_code == 3
+    held = held_by(
+        processing(_source(tmp_path), tmp_path / "out.pdf", options, FakeOcrEngine(lines=LINES)),
+        ReviewRequired,
+    )
+    assert held.code == "OUTPUT_CHECK_FAILED" and held.exit_code == 3
 
 
 def test_a_pdfa_that_cannot_be_made_is_refused_with_the_way_past_it(tmp_path: Path) -> None:

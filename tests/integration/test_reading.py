@@ -27,6 +27,7 @@ from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import image_pdf
 from pressroom.templates import resolve_template
+from tests.helpers import delivered
 from tests.readers import READERS, cer, read_all
 from tests.scans import Document, generate
 
@@ -194,7 +195,7 @@ def test_a_streak_through_a_word_keeps_every_reader_on_the_lines_in_order(
     ImageDraw.Draw(image).rectangle((x, top - 2 * (bottom - top), x + 1, bottom), fill=0)
     src = save_tiff([image], tmp_path / "streak.tif", 200)
     out = tmp_path / "streak.pdf"
-    process_document(src, out, JobOptions(template=resolve_template(None)), engine)
+    delivered(process_document(src, out, JobOptions(template=resolve_template(None)), engine))
     read = {reader: pages[0] for reader, pages in read_all(out).items()}
     # the streaked word itself may be misread, the same in every reader
     assert cer("\n".join(lines), read["pdfium"]) <= 0.03, read["pdfium"]

@@ -33,6 +33,7 @@ from pressroom.stages import StageTimer
 from pressroom.synth import draw_page, image_pdf, page_lines, save_tiff
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
@@ -95,7 +96,7 @@ def _ranges(source: Path, out: Path, spans: list[tuple[int, int]], tmp: Path) ->
 def test_ranges_put_together_are_the_whole_documents_bytes(tmp_path: Path, kind: str) -> None:
     source = _source(tmp_path, 5, kind)
     whole = tmp_path / "whole.pdf"
-    process_document(source, whole, _options(), FakeOcrEngine(lines=LINES))
+    delivered(process_document(source, whole, _options(), FakeOcrEngine(lines=LINES)))
     for spans in ([(0, 3), (3, 5)], [(0, 1), (1, 2), (2, 5)]):
         assert _ranges(source, tmp_path / "split.pdf", spans, tmp_path) == whole.read_bytes()
     with pikepdf.open(whole) as pdf:  # one band font, one text font, as one builder makes
@@ -113,7 +114,7 @@ def test_a_long_image_source_written_in_parts_is_the_same_bytes(
     for part_pages in (plain.PART_PAGES, 2):
         monkeypatch.setattr(plain, "PART_PAGES", part_pages)
         out = tmp_path / f"out-{part_pages}.pdf"
-        process_document(source, out, _options(), FakeOcrEngine(lines=LINES))
+        delivered(process_document(source, out, _options(), FakeOcrEngine(lines=LINES)))
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
 

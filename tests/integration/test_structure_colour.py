@@ -18,6 +18,7 @@ from pressroom.pipeline.plain import process_document
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
 from tests.e2e.test_detect_brochure import ocrmypdf_mirror
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
@@ -64,7 +65,7 @@ def calibrated_pdf(path: Path) -> Path:
 
 def _run(src: Path, out: Path, output_type: str = "pdf") -> Path:
     options = JobOptions(template=resolve_template("plain"), output_type=output_type)
-    process_document(src, out, options, FakeOcrEngine(lines=["never read"]))
+    delivered(process_document(src, out, options, FakeOcrEngine(lines=["never read"])))
     return out
 
 
@@ -139,12 +140,14 @@ def test_a_redaction_leaves_the_default_spaces_out(tmp_path: Path, engine: objec
         pdf.save(src)
     out = tmp_path / "out.pdf"
     options = JobOptions(template=resolve_template("plain"))
-    redact_document(
-        src,
-        out,
-        options,
-        parse_policy("name", now=0),
-        engine,  # type: ignore[arg-type]
+    delivered(
+        redact_document(
+            src,
+            out,
+            options,
+            parse_policy("name", now=0),
+            engine,  # type: ignore[arg-type]
+        )
     )
     with pikepdf.open(out) as pdf:
         for obj in pdf.objects:

@@ -21,13 +21,14 @@ from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
 from tests.e2e.test_cli import run_cli
 from tests.e2e.test_structure_carriers import _struct_text, structured_pdf
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
 
 def _plain_job(src: Path, out: Path, output_type: str = "pdf") -> Path:
     options = JobOptions(template=resolve_template("sample"), output_type=output_type)
-    process_document(src, out, options, FakeOcrEngine(lines=["never read"]))
+    delivered(process_document(src, out, options, FakeOcrEngine(lines=["never read"])))
     return out
 
 

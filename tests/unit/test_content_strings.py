@@ -22,6 +22,7 @@ from pressroom.pipeline.plain import process_document
 from pressroom.settings import Limits
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
+from tests.helpers import delivered
 
 BORN_DIGITAL = b"BT /F1 12 Tf 72 700 Td (BIG Corp) Tj [(BI) 11.2 (ANCA)] TJ (ID card EI) Tj ET"
 INLINE_4X4 = b"q 4 0 0 4 72 600 cm BI /W 4 /H 4 /BPC 8 /CS /G ID " + bytes(range(16)) + b" EI Q"
@@ -55,7 +56,9 @@ def test_a_born_digital_page_whose_text_spells_bi_goes_through(tmp_path: Path) -
     assert _cost(src).largest_image == 0
     assert len(inspect_source(src, Limits()).pages) == 1
     options = JobOptions(template=resolve_template(None), limits=Limits())
-    process_document(src, tmp_path / "out.pdf", options, FakeOcrEngine(lines=("BIG Corp",)))
+    delivered(
+        process_document(src, tmp_path / "out.pdf", options, FakeOcrEngine(lines=("BIG Corp",)))
+    )
     assert (tmp_path / "out.pdf").exists()
 
 
@@ -76,7 +79,7 @@ def test_a_huge_inline_image_after_such_text_is_still_refused(tmp_path: Path) ->
     assert _cost(src).largest_image == side * side
     options = JobOptions(template=resolve_template(None), limits=Limits())
     with pytest.raises(PermanentError) as info:
-        process_document(src, tmp_path / "out.pdf", options, FakeOcrEngine(lines=("x",)))
+        delivered(process_document(src, tmp_path / "out.pdf", options, FakeOcrEngine(lines=("x",))))
     assert info.value.code == "PIXEL_LIMIT"
 
 

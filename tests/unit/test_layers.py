@@ -42,8 +42,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "core values",
         (
             "", "models", "corrections", "jsondepth", "errors", "settings", "stages", "orders",
-            "jobs.model", "pixels", "tenants", "keys", "languages", "times", "fsutil", "logs",
-            "tracing", "hints", "labels", "synth",
+            "outcomes", "jobs.model", "pixels", "tenants", "keys", "languages", "times", "fsutil",
+            "logs", "tracing", "hints", "labels", "synth",
         ),
     ),
 )  # fmt: skip

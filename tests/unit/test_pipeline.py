@@ -30,7 +30,7 @@ from pressroom.settings import Limits
 from pressroom.synth import distort, image_pdf, save_jpeg, save_png, save_tiff, text_pdf
 from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
-from tests.helpers import hostile_pdf, output_text, small_scan
+from tests.helpers import delivered, hostile_pdf, output_text, small_scan
 
 LINES = ("Waiver signed by the participant", "Payout approved 2026")
 
@@ -303,11 +303,13 @@ def test_refusals_carry_stable_codes_and_write_nothing(
     src = make(tmp_path / "input.pdf")  # the name always says .pdf: content decides
     out = tmp_path / "out.pdf"
     with pytest.raises(cls) as info:
-        process_document(
-            src,
-            out,
-            JobOptions(template=resolve_template(None), limits=limits or Limits()),
-            FakeOcrEngine(),
+        delivered(
+            process_document(
+                src,
+                out,
+                JobOptions(template=resolve_template(None), limits=limits or Limits()),
+                FakeOcrEngine(),
+            )
         )
     assert info.value.code == code
     assert isinstance(info.value, PermanentError) and info.value.exit_code == 2
@@ -318,8 +320,10 @@ def test_blank_scan_is_unreadable(tmp_path: Path) -> None:
     src = save_png(Image.new("L", (600, 800), 255), tmp_path / "blank.png", 100)
     out = tmp_path / "out.pdf"
     with pytest.raises(UnreadableScan):
-        process_document(
-            src, out, JobOptions(template=resolve_template(None)), FakeOcrEngine(lines=())
+        delivered(
+            process_document(
+                src, out, JobOptions(template=resolve_template(None)), FakeOcrEngine(lines=())
+            )
         )
     assert not out.exists()
 
