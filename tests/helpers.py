@@ -136,3 +136,11 @@ def delivered(outcome: object) -> Any:
     for a person instead (``outcomes.Held``)."""
     assert not isinstance(outcome, Held), f"held, not delivered: {outcome.code}: {outcome.message}"
     return outcome
+
+
+def raised(outcome: object) -> Any:
+    """A document's processing result, or its hold's reason raised: for a harness that takes
+    every ending (refused, held, delivered) from one ``except PressroomError``."""
+    if isinstance(outcome, Held):
+        raise outcome.reason
+    return outcome

@@ -82,6 +82,10 @@ def job_json(job: Job, services: Services, base_url: str) -> dict[str, Any]:
         "dropped": (job.result or {}).get("dropped"),
         "warnings": (job.result or {}).get("warnings"),
     }
+    if order.refused is not None and job.reason is None:
+        # a stored order this version cannot read: its fields above are defaults, not what
+        # was asked; the job says why it will not run (the worker rejects it with this code)
+        body["reason"], body["message"] = order.refused
     if job.state is JobState.COMPLETE and job.artifact_key:
         body["artifact_url"], body["sidecar_url"] = artifact_links(
             services.signer,

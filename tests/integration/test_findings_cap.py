@@ -15,7 +15,7 @@ from pressroom.redact.policy import parse_policy
 from pressroom.settings import Limits
 from pressroom.synth import text_pdf
 from pressroom.templates import resolve_template
-from tests.helpers import held_by, output_text
+from tests.helpers import delivered, held_by, output_text
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +33,7 @@ def test_a_page_past_the_cap_is_held_with_every_finding_burned(
         return JobOptions(template=resolve_template(None), limits=Limits(max_page_findings=cap))
 
     # page 1 carries five findings, page 2 one: a cap of five delivers it
-    result = redact_document(src, tmp_path / "five.pdf", options(5), policy, engine)
+    result = delivered(redact_document(src, tmp_path / "five.pdf", options(5), policy, engine))
     assert result.sheet is not None and len(result.sheet.findings) == 6
     held = held_by(
         redact_document(src, tmp_path / "four.pdf", options(4), policy, engine), TooManyFindings

@@ -39,7 +39,7 @@ from pressroom.templates import resolve_template
 from pressroom.testing import FakeOcrEngine
 from pressroom.worker.runner import JobRunner
 from tests.fuzzpdfs import ROOT, image_mutant, image_seeds, mutant, seeds
-from tests.helpers import delivered
+from tests.helpers import raised
 
 pytestmark = pytest.mark.integration
 
@@ -77,7 +77,7 @@ def run_case(
     )
     try:
         with stop_when(lambda: remaining(deadline)):
-            delivered(processing(source, out, options, engine))
+            raised(processing(source, out, options, engine))
     except DeadlineExceeded:
         pytest.fail(f"{what}: ran past {CASE_DEADLINE_S:.0f} s")
     except PressroomError as exc:
@@ -124,7 +124,7 @@ def run_image_case(case: int, seeds_: list[bytes], engine: TesseractEngine, fold
     policy = parse_policy("name", now=0) if case % 2 else None
     options = JobOptions(template=resolve_template("plain"), deadline=time.monotonic() + 60)
     try:
-        delivered(Processing(policy)(source, folder / "out.pdf", options, engine))
+        raised(Processing(policy)(source, folder / "out.pdf", options, engine))
     except PressroomError as exc:
         assert exc.code != "INTERNAL_ERROR", f"{what}: {exc.one_line()}"
         assert exc.code in MEANINGS, f"{what}: undocumented code {exc.code}"
@@ -159,7 +159,7 @@ def test_the_fuzzer_reaches_every_stage(
         for policy in (None, names):
             out = tmp_path / f"out{i}.pdf"
             try:
-                delivered(
+                raised(
                     Processing(policy)(
                         source, out, JobOptions(template=resolve_template("plain")), engine
                     )
@@ -313,7 +313,7 @@ def test_a_page_too_wide_for_ocr_is_a_pixel_limit_not_a_deadline(
     src = tmp_path / "wide.pdf"
     pdf.save(src)
     with pytest.raises(PressroomError) as caught:
-        delivered(
+        raised(
             Processing(parse_policy("name", now=0))(
                 src, tmp_path / "out.pdf", JobOptions(template=resolve_template("plain")), engine
             )

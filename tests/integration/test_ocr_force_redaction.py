@@ -279,12 +279,12 @@ def test_a_forced_page_with_nothing_to_burn_keeps_ocrs_text_layer(
     """The stamp's words are the source's, OCR misses them at 45°, and nothing on the page is
     an account number: the page is kept as forced, and its text layer is OCR's reading of it
     (the source's words were read for detection only)."""
-    from tests.helpers import output_text
+    from tests.helpers import delivered, output_text
 
     src = stamped(tmp_path / "stamp.pdf")
     out = tmp_path / "out.pdf"
     options = JobOptions(template=resolve_template("plain"), ocr="force")
-    result = Processing(RedactionPolicy(("account-number",)))(src, out, options, engine)
+    result = delivered(Processing(RedactionPolicy(("account-number",)))(src, out, options, engine))
     assert result.sheet is not None and not result.sheet.findings
     text = " ".join(output_text(out).split())
     assert " ".join(LINES[0].split()) in text

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select, update
 
+from pressroom.api.responses import job_json
 from pressroom.jobs.model import JobState, Lane, NewJob
 from pressroom.jobs.schema import jobs, webhook_deliveries
 from pressroom.orders import JobOrder
@@ -65,6 +66,10 @@ def test_a_stored_class_no_recogniser_knows_is_refused_never_ignored(
         )
     listed = services.store.queue.get(job_id)
     assert listed is not None and listed.order.refused is not None  # read, not raised
+    # shown as waiting, never as a plain job: it says why it will not run
+    shown = job_json(listed, services, "http://testserver")
+    assert shown["state"] == "accepted" and shown["reason"] == "UNSUPPORTED_POLICY"
+    assert "nmae" in shown["message"]
     JobRunner(services, FakeOcrEngine(lines=("x",)), "w1").run_next((Lane.BULK,))
     job = services.store.queue.get(job_id)
     assert job is not None and job.state is JobState.REJECTED
