@@ -3,7 +3,6 @@ or reject it — the decisions behind the review routes, without HTTP."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from pressroom.storage import (
     is_artifact_key,
     named_digest,
     sidecar_key,
+    stored_sha256,
 )
 
 REBUILDING = "a rebuild with corrections is running; wait for it to finish"
@@ -85,7 +85,7 @@ class Reviews:
         job, held = self._held(job_id, tenant)
         in_place = is_artifact_key(held)
         if in_place:
-            published, sha = held, self._sha256(held)
+            published, sha = held, stored_sha256(self.blobs, held)
         else:
             published, sha = published_key(job.tenant, job.id, held), held_digest(held)
             self._copy(held, published)
@@ -160,7 +160,11 @@ class Reviews:
         held: dict[str, str] = {}
         if job.artifact_key:  # a changed output is held under its artifact key: hash it
             in_place = is_artifact_key(job.artifact_key)
-            digest = self._sha256(job.artifact_key) if in_place else held_digest(job.artifact_key)
+            digest = (
+                stored_sha256(self.blobs, job.artifact_key)
+                if in_place
+                else held_digest(job.artifact_key)
+            )
             held = {"held_sha256": digest}
         ok = self.queue.decide_review(
             job_id, tenant, approve=False, now=self.clock(), key_id=key_id, detail=held
@@ -187,13 +191,6 @@ class Reviews:
             text = scratch / "published.txt"
             text.write_text(held_sidecar(copy, sheet), encoding="utf-8")
             self.blobs.put_file(sidecar_key(published), text)
-
-    def _sha256(self, key: str) -> str:
-        digest = hashlib.sha256()
-        with self.blobs.open(key) as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()
 
     def _copy(self, src: str, dest: str) -> None:
         with job_scratch(self.scratch_dir) as scratch:

@@ -4,6 +4,7 @@ position."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -100,6 +101,15 @@ def named_digest(key: str) -> str:
     if named is None or named.area not in ("review", "artifacts") or "/" in named.rest:
         raise ValueError("not an output's key")
     return named.rest.removesuffix(".pdf")
+
+
+def stored_sha256(blobs: BlobStore, key: str) -> str:
+    """The SHA-256 of the blob stored at ``key``, read a megabyte at a time."""
+    digest = hashlib.sha256()
+    with blobs.open(key) as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def is_artifact_key(key: str) -> bool:

@@ -22,7 +22,13 @@ from pressroom.redact.detect.ner import model_identity
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.settings import RedactionSettings
 from pressroom.stages import Stage
-from pressroom.storage import artifact_key, review_key, sidecar_key, versioned_artifact_key
+from pressroom.storage import (
+    artifact_key,
+    review_key,
+    sidecar_key,
+    stored_sha256,
+    versioned_artifact_key,
+)
 from pressroom.worker.context import JobRun
 from pressroom.worker.lease import stage
 
@@ -131,7 +137,7 @@ def publish(run: JobRun, built: Path, result: DocumentResult) -> None:
             text.write_text(sidecar_text(built, result.layouts, offset), encoding="utf-8")
     with stage(claim, Stage.PUBLISH):
         written = services.blobs.put_if_absent(key, built)
-        if not written and _stored_sha(run, key) != result.output_sha256:
+        if not written and stored_sha256(run.services.blobs, key) != result.output_sha256:
             # an earlier attempt stored other bytes under this digest: neither
             # copy may win silently, so the new one is kept apart for a human
             changed = _store_version(run, digest, built, result.output_sha256)
@@ -228,14 +234,9 @@ def _store_version(run: JobRun, digest: str, built: Path, sha: str) -> str:
     version = 2
     while True:
         key = versioned_artifact_key(job.tenant, job.id, digest, version)
-        if run.services.blobs.put_if_absent(key, built) or _stored_sha(run, key) == sha:
+        if (
+            run.services.blobs.put_if_absent(key, built)
+            or stored_sha256(run.services.blobs, key) == sha
+        ):
             return key
         version += 1
-
-
-def _stored_sha(run: JobRun, key: str) -> str:
-    digest = hashlib.sha256()
-    with run.services.blobs.open(key) as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
