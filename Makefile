@@ -13,8 +13,9 @@ VENV := .venv
 TEST_VENV := .venv-test
 TOOLS_VENV := .venv-tools
 APT_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd fonts-dejavu-core poppler-utils curl
-# a second and third OCR language for the per-job language tests (the service needs only eng)
-TEST_APT_PACKAGES := chromium systemd qpdf tesseract-ocr-deu tesseract-ocr-fra
+# a second and third OCR language for the per-job language tests (the service needs only eng);
+# clamav-daemon: the scanner tests start their own clamd (tests/clamd.py), never the packaged one
+TEST_APT_PACKAGES := chromium systemd qpdf tesseract-ocr-deu tesseract-ocr-fra clamav-daemon
 STAMP := $(VENV)/.installed-stamp
 TEST_STAMP := $(TEST_VENV)/.installed-stamp
 TOOLS_STAMP := $(TOOLS_VENV)/.installed-stamp

@@ -66,6 +66,15 @@ MEANINGS = {
     "the output passed every check and waits in review for approval.",
     "INVALID_CURSOR": "A job-list cursor the service did not write (edited or truncated): "
     "start again from the first page.",
+    "LIFECYCLE_FOREIGN_RULES": "`storage lifecycle --apply`: the bucket has lifecycle rules "
+    "Pressroom did not make (their IDs do not start `pressroom-`, or name another store's "
+    "prefix), and S3 replaces a bucket's whole configuration: nothing was written. "
+    "`--force` writes them back, unchanged, beside Pressroom's (exit 2).",
+    "LIFECYCLE_NEEDS_S3": "`storage lifecycle` with local storage: lifecycle rules are an S3 "
+    "feature; on a local folder housekeeping (in `serve`) deletes what has expired (exit 2).",
+    "LIFECYCLE_REFUSED": "`storage lifecycle`: the bucket refused to read or write its "
+    "lifecycle configuration (the S3 code in brackets: `AccessDenied` wants "
+    "s3:GetLifecycleConfiguration and s3:PutLifecycleConfiguration; `NoSuchBucket`) (exit 2).",
     "LINK_EXPIRED": "A download link past its expiry; fetch the job for a fresh one.",
     "MEMORY_LIMIT": "The worker passed its resident-memory ceiling on this job: retried once, "
     "permanent the second time in a row.",
@@ -111,6 +120,11 @@ MEANINGS = {
     "STORAGE_KEY_UNAVAILABLE": "The blob was sealed with a master key this process does not "
     "have (a rotation not yet rolled out everywhere).",
     "STORAGE_UNAVAILABLE": "The blob store did not answer.",
+    "KMS_KEY_REFUSED": "The KMS refused the key-encryption key (disabled, pending deletion, "
+    "access denied, unknown): nothing is sealed or opened, never a plaintext fallback; "
+    "retried, so re-enabling the key or granting access saves the job.",
+    "KMS_UNAVAILABLE": "The KMS did not answer (unreachable, timed out, throttled): retried "
+    "with backoff; nothing is written unsealed meanwhile.",
     "SCHEMA_BEHIND": "`/readyz` only: the database's schema revision is not this code's "
     "(run `pressroom db upgrade`, or the migration Job, before sending traffic).",
     "STORE_UNAVAILABLE": "The job database did not answer (down, unreachable, pool exhausted).",
@@ -156,6 +170,13 @@ MEANINGS = {
     "UNSUPPORTED_POLICY": "A redaction class Pressroom does not support, or a malformed "
     "`expires_at`.",
     "VERIFIER_UNAVAILABLE": "The identity service timed out or failed.",
+    "MALWARE_FOUND": "The malware scanner (`PRESSROOM_SCANNER`) found a signature in the "
+    "source; the reason names the signature. Nothing of the file was processed.",
+    "SCAN_TOO_LARGE": "The scanner refused the source as longer than it scans (clamd's "
+    "`StreamMaxLength`): set it at least to `PRESSROOM_MAX_BYTES`. Never a pass.",
+    "SCANNER_UNAVAILABLE": "The malware scanner was down, refused, timed out or answered "
+    "something unknown: never a pass. Retried with backoff, then dead-lettered with this "
+    "code; `pressroom process` retries for about a minute, then exits 75.",
 }
 
 WORKER = {
@@ -168,7 +189,11 @@ WORKER = {
 WORKER_EXCEPTIONS = {
     "LEASE_EXPIRED": "yes, as a transient failure",
     "UNAVAILABLE": "— (CLI only)",
+    "LIFECYCLE_FOREIGN_RULES": "— (CLI only)",
+    "LIFECYCLE_NEEDS_S3": "— (CLI only)",
+    "LIFECYCLE_REFUSED": "— (CLI only)",
     "CANCELLED": "no: ends rejected (not a dead letter)",
+    "SCANNER_UNAVAILABLE": "yes, with backoff; then dead letter with this code",
 }
 
 

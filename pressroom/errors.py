@@ -276,6 +276,21 @@ class MasterKeyMissing(TransientError):
     code = "STORAGE_KEY_UNAVAILABLE"
 
 
+class KmsKeyRefused(MasterKeyMissing):
+    """The KMS refused the key-encryption key (disabled, pending deletion, access denied,
+    unknown, no credentials): nothing is sealed or opened without it, and no plaintext stands
+    in. Retried, so re-enabling the key or granting access saves the job."""
+
+    code = "KMS_KEY_REFUSED"
+
+
+class KmsUnavailable(TransientError):
+    """The KMS did not answer (unreachable, timed out, throttled, its own fault): the job is
+    retried with backoff; nothing is written unsealed meanwhile."""
+
+    code = "KMS_UNAVAILABLE"
+
+
 class StorageUnavailable(TransientError):
     code = "STORAGE_UNAVAILABLE"
 
@@ -302,6 +317,20 @@ class UntrustedBackup(PermanentError):
     revision does not define: refused before anything is restored."""
 
     code = "UNTRUSTED_BACKUP"
+
+
+class LifecycleNeedsS3(PermanentError):
+    """`storage lifecycle` on local storage: lifecycle rules are the bucket's; on a local
+    folder housekeeping does their work."""
+
+    code = "LIFECYCLE_NEEDS_S3"
+
+
+class LifecycleRefused(PermanentError):
+    """The bucket refused to read or write its lifecycle configuration (no permission, no
+    such bucket, a rule it does not accept): the same call fails again until that is fixed."""
+
+    code = "LIFECYCLE_REFUSED"
 
 
 class RecognizerConfigError(BadConfig):
@@ -346,6 +375,30 @@ class VerifierUnavailable(TransientError):
     code = "VERIFIER_UNAVAILABLE"
 
 
+# -- the malware scanner (scanning.py) --
+
+
+class MalwareFound(PermanentError):
+    """The scanner found a signature in the source: never processed, never retried. The
+    message names the signature, never the file."""
+
+    code = "MALWARE_FOUND"
+
+
+class ScanTooLarge(PermanentError):
+    """The scanner refused the stream as longer than it scans (clamd's StreamMaxLength): not a
+    pass, and the same file would be refused again until the operator raises the limit."""
+
+    code = "SCAN_TOO_LARGE"
+
+
+class ScannerUnavailable(TransientError):
+    """The scanner is down, refused the connection, timed out or answered what it never
+    answers: never a pass; retried with backoff, dead-lettered with this code at the end."""
+
+    code = "SCANNER_UNAVAILABLE"
+
+
 class Forbidden(PressroomError):
     """A valid key without the role this needs (an operator key for operator routes)."""
 
@@ -365,6 +418,13 @@ class Conflict(PressroomError):
     code = "CONFLICT"
     http_status = 409
     exit_code = 2
+
+
+class ForeignLifecycleRules(Conflict):
+    """The bucket has lifecycle rules Pressroom did not make, and writing ours would replace
+    them (S3 keeps one configuration per bucket): refused without ``--force``."""
+
+    code = "LIFECYCLE_FOREIGN_RULES"
 
 
 class Refused(PressroomError):

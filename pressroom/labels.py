@@ -4,7 +4,14 @@ document, never in logs, metric labels, traces or webhook payloads — treated l
 
 At rest the label is stored as ``p:`` + the text when encryption is off, or sealed with the
 master key (``s1:`` + key id + AES-256-GCM of the text, bound to the job's id, so a sealed
-label copied onto another job does not open). Listing by label (``GET /v1/jobs?label=``)
+label copied onto another job does not open). With a KMS key (``PRESSROOM_KMS_KEY_ID``) a value
+is sealed under a column data key the KMS generated instead, never the master key: ``s2:`` +
+the KEK's kind + its key id + the wrapped data key + AES-256-GCM of the text, bound the same
+way. The column key is reused for a bounded time and count (``kek.ColumnKeys``) and opened
+through the keyring's bounded cache, so a listing costs a KMS call per column key, not per
+row; ``rewrap`` moves a value's wrapped key to the current KEK without touching its text.
+
+Listing by label (``GET /v1/jobs?label=``)
 compares a keyed digest (HMAC-SHA256 under a key derived from the link-signing key, with the
 tenant bound in), stored beside it: the database can answer "which jobs have this label"
 without ever holding the text in the clear.
@@ -25,10 +32,17 @@ from urllib.parse import quote
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from pressroom.errors import BadRequest
+from pressroom.errors import (
+    BadRequest,
+    EncryptionError,
+    KmsKeyRefused,
+    KmsUnavailable,
+    MasterKeyMissing,
+)
+from pressroom.kek import ColumnKeys, Keyring, LocalMasterKey
 
 MAX_LABEL = 200
-_PLAIN, _SEALED = "p:", "s1:"
+_PLAIN, _SEALED, _SEALED2 = "p:", "s1:", "s2:"
 # a label is one line of printable text: no controls, no line or paragraph separators
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # the same rule as the OpenAPI document writes it
@@ -65,22 +79,34 @@ class Labels:
     secret: bytes = b""  # the link-signing key: the digest's key is derived from it
     master: bytes | None = None
     old: tuple[bytes, ...] = ()
+    # a KMS keyring: values are sealed ``s2:`` under its column keys (the master key then only
+    # opens what it sealed before)
+    kms: Keyring | None = None
     _keys: Mapping[str, bytes] = field(init=False, repr=False, compare=False)
+    _ring: Keyring | None = field(init=False, repr=False, compare=False)
+    _columns: ColumnKeys | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         keys = [*self.old, *([self.master] if self.master is not None else [])]
         object.__setattr__(self, "_keys", {_key_id(k): k for k in keys})
+        ring = self.kms
+        if ring is None and self.master is not None:  # reads ``s2:`` values a local key wrapped
+            ring = Keyring(LocalMasterKey(self.master, self.old))
+        object.__setattr__(self, "_ring", ring)
+        object.__setattr__(self, "_columns", ColumnKeys(self.kms) if self.kms else None)
 
     @property
     def sealing(self) -> bool:
         """Whether values are sealed at rest (encryption on)."""
-        return self.master is not None
+        return self.master is not None or self.kms is not None
 
     def seal(self, job_id: str, label: str | None, purpose: str = "label") -> str | None:
         """``label`` as stored for ``job_id``; ``purpose`` binds it to its column too (a
         sealed title moved into the label column does not open)."""
         if label is None:
             return None
+        if self._columns is not None:
+            return self._seal2(job_id, label, purpose)
         if self.master is None:
             return _PLAIN + label
         nonce = os.urandom(12)
@@ -96,6 +122,8 @@ class Labels:
             return None
         if stored.startswith(_PLAIN):
             return stored[len(_PLAIN) :]
+        if stored.startswith(_SEALED2):
+            return self._open2(job_id, stored, purpose)
         if not stored.startswith(_SEALED):
             # a title written before titles were stored this way (the migration marks
             # those; a row made by hand may not be): the text itself
@@ -110,12 +138,77 @@ class Labels:
         except (InvalidTag, ValueError):
             return None
 
+    def _seal2(self, binding: str, text: str, purpose: str) -> str:
+        assert self._columns is not None
+        key = self._columns.for_sealing(purpose)
+        nonce = os.urandom(12)
+        sealed = AESGCM(key.plaintext).encrypt(nonce, text.encode(), _aad(binding, purpose))
+        return _format2(key.kind, key.key_id, key.wrapped, nonce + sealed)
+
+    def _open2(self, binding: str, stored: str, purpose: str) -> str | None:
+        """An ``s2:`` value. A KMS that does not answer or refuses the key is raised (fail
+        closed: no blank stands in for a title an output would print); a value not bound here,
+        or a local key since dropped, reads as none, as for ``s1:``."""
+        try:
+            kind, kid, wrapped, body = _parse2(stored)
+        except ValueError:
+            return None
+        if self._ring is None:
+            return None
+        try:
+            key = self._ring.unwrap(kind, kid, wrapped, ColumnKeys.context(purpose))
+            return AESGCM(key).decrypt(body[:12], body[12:], _aad(binding, purpose)).decode()
+        except (KmsUnavailable, KmsKeyRefused):
+            raise
+        except (MasterKeyMissing, EncryptionError, InvalidTag, ValueError):
+            return None
+
+    def rewrap(self, binding: str, stored: str | None, purpose: str) -> str | None:
+        """``stored`` with its data key wrapped by the current KEK (its sealed text as is), or
+        None when there is nothing to do (plain, already current). An ``s1:`` value (sealed
+        with the master key itself, no data key) is re-sealed: ``s2:`` when a KMS is on, else
+        under the current master key when an older one sealed it. One no key opens here is
+        ``MasterKeyMissing``; the KMS's refusals and outages are raised as they are."""
+        if stored is None or self._ring is None:
+            return None
+        if stored.startswith(_SEALED2):
+            try:
+                kind, kid, wrapped, body = _parse2(stored)
+            except ValueError:
+                raise EncryptionError("a sealed value is not well formed") from None
+            made = self._ring.rewrap(kind, kid, wrapped, ColumnKeys.context(purpose))
+            return None if made is None else _format2(made.kind, made.key_id, made.wrapped, body)
+        if not stored.startswith(_SEALED):
+            return None
+        current = self._columns is None and self.master is not None
+        if current and stored[len(_SEALED) :].startswith(_key_id(self.master or b"") + ":"):
+            return None
+        text = self.open(binding, stored, purpose)
+        if text is None:
+            raise MasterKeyMissing("a sealed value no configured master key opens")
+        return self.seal(binding, text, purpose)
+
     def digest(self, tenant: str, label: str | None) -> str | None:
         """The keyed digest listing compares: equal labels of one tenant, equal digests."""
         if label is None:
             return None
         key = _sub_key(self.secret, b"digest")
         return hmac.new(key, tenant.encode() + b"\0" + label.encode(), hashlib.sha256).hexdigest()
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def _format2(kind: str, kid: str, wrapped: bytes, body: bytes) -> str:
+    return f"{_SEALED2}{kind}.{_b64(kid.encode())}.{_b64(wrapped)}.{_b64(body)}"
+
+
+def _parse2(stored: str) -> tuple[str, str, bytes, bytes]:
+    """(KEK kind, key id, wrapped data key, nonce + sealed text) of an ``s2:`` value."""
+    kind, kid, wrapped, body = stored[len(_SEALED2) :].split(".")
+    decode = base64.urlsafe_b64decode
+    return kind, decode(kid.encode()).decode(), decode(wrapped.encode()), decode(body.encode())
 
 
 def _aad(binding: str, purpose: str) -> bytes:

@@ -46,6 +46,9 @@ ALLOWED = frozenset(
         "trace_id",
         "key_id",  # an API key's id (k_…), never the key: the audit of key changes
         "role",
+        # an adaptive pool's decision (worker/pool.py): its size before and after
+        "from_size",
+        "to_size",
         # the access log (api.timing): the route's template, never the path a client sent
         "method",
         "route",

@@ -18,11 +18,14 @@ from pressroom.jobs.backoff import RetryPolicy
 from pressroom.jobs.migrate import upgrade
 from pressroom.jobs.sql import SqlJobStore
 from pressroom.jobs.transport import make_engine
+from pressroom.kek import Keyring
 from pressroom.labels import Labels
-from pressroom.settings import Settings
+from pressroom.scanning import Scanner
+from pressroom.settings import ScannerSettings, Settings
 from pressroom.signing import Signer
 from pressroom.storage import BlobStore
 from pressroom.storage.crypto import EncryptedBlobStore, master_keys
+from pressroom.storage.kms import keyring_from_settings
 from pressroom.storage.local import LocalBlobStore
 from pressroom.verify import Verifier, verifier_from_settings
 
@@ -42,6 +45,8 @@ class Services:
     clock: Callable[[], float] = time.time
     admission: Admission = field(default_factory=Admission)
     labels: Labels = field(default_factory=Labels)  # jobs' labels: sealed, opened, digested
+    # every source passes it before it is read (the worker's scan stage); None: no scanner
+    scanner: Scanner | None = None
 
 
 def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:
@@ -56,9 +61,10 @@ def _private_file(path: Path, make: Callable[[], bytes]) -> bytes:
     return data
 
 
-def open_blob_store(settings: Settings) -> BlobStore:
+def open_blob_store(settings: Settings, keyring: Keyring | None = None) -> BlobStore:
     """``s3://bucket/prefix`` → S3 (``AWS_*`` variables); anything else → a local folder;
-    wrapped in envelope encryption when a master key is configured."""
+    wrapped in envelope encryption when a KMS key or a master key is configured (``keyring``:
+    the one ``open_services`` shares with the sealed columns; None: made from the settings)."""
     url = settings.storage_url
     blobs: BlobStore
     if url.startswith("s3://"):
@@ -70,9 +76,9 @@ def open_blob_store(settings: Settings) -> BlobStore:
     else:
         folder = url.removeprefix("file://") if url else str(settings.data_dir / "blobs")
         blobs = LocalBlobStore(Path(folder))
-    keys = master_keys(settings.storage)
-    if keys is not None:
-        blobs = EncryptedBlobStore(blobs, keys[0], keys[1])
+    ring = keyring or keyring_from_settings(settings.storage)
+    if ring is not None:
+        blobs = EncryptedBlobStore(blobs, keyring=ring)
     return blobs
 
 
@@ -83,7 +89,8 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
     if migrate:
         upgrade(engine)
     store = SqlJobStore(engine)
-    blobs = open_blob_store(settings)
+    keyring = keyring_from_settings(settings.storage)
+    blobs = open_blob_store(settings, keyring)
     keys = master_keys(settings.storage)
     secret = settings.signing_key.encode() or _private_file(
         settings.data_dir / SECRET_FILE, lambda: secrets.token_hex(32).encode()
@@ -94,7 +101,8 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
             f"PRESSROOM_SIGNING_KEY must be at least {MIN_SIGNING_KEY} characters "
             "(e.g. `openssl rand -hex 32`)"
         )
-    labels = Labels(secret, *((keys[0], tuple(keys[1])) if keys else ()))
+    kms = keyring if keyring is not None and keyring.current.kind == "kms" else None
+    labels = Labels(secret, keys[0] if keys else None, tuple(keys[1]) if keys else (), kms=kms)
     if labels.sealing:
         store.outbox.seal_secret, store.outbox.open_secret = secret_box(labels)
     return Services(
@@ -107,7 +115,18 @@ def open_services(settings: Settings, *, migrate: bool = True) -> Services:
         admission=Admission.from_settings(settings.admission),
         verifier=verifier_from_settings(store.tenancy, settings.verifier),
         labels=labels,
+        scanner=open_scanner(settings.scanner),
     )
+
+
+def open_scanner(settings: ScannerSettings, *, asked: bool = False) -> Scanner | None:
+    """The malware scanner ``PRESSROOM_SCANNER`` names (None: none); ``asked``: a command's
+    ``--scan``, which means clamd at its configured address whatever the setting says."""
+    if settings.kind == "none" and not asked:
+        return None
+    from pressroom.engines.clamd import ClamdScanner
+
+    return ClamdScanner(settings.clamd_address, timeout_s=settings.timeout_s)
 
 
 PLAIN_SECRET = "whsec_"  # a secret kept as is starts so; a sealed one never does
@@ -116,9 +135,10 @@ PLAIN_SECRET = "whsec_"  # a secret kept as is starts so; a sealed one never doe
 def secret_box(
     labels: Labels,
 ) -> tuple[Callable[[str, str], str], Callable[[str, str], str]]:
-    """How the outbox keeps webhook secrets with encryption on: sealed with the master key,
-    bound to the tenant; one kept as is (from before encryption) still reads. A sealed one
-    that no key opens fails closed (MasterKeyMissing, retried): never a guessed secret."""
+    """How the outbox keeps webhook secrets with encryption on: sealed with the master key
+    (with a KMS key: under a column data key the KMS generated), bound to the tenant; one kept
+    as is (from before encryption) still reads. A sealed one that no key opens fails closed
+    (MasterKeyMissing, retried; a KMS that does not answer: KmsUnavailable): never a guess."""
 
     def seal(tenant: str, secret: str) -> str:
         sealed = labels.seal(tenant, secret, purpose="webhook-secret")

@@ -114,6 +114,30 @@ class VerifierSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class ScannerSettings:
+    """The malware scanner every source passes (``scanning.py``): none, or clamd at an
+    address; checked here so a typo stops the process instead of every job."""
+
+    kind: str = "none"
+    clamd_address: str = "/run/clamav/clamd.ctl"  # Debian's clamav-daemon LocalSocket
+    # no progress for this long (a send, or the verdict after the last byte): well above a
+    # 256 MiB scan (about 20 s at ClamAV's defaults, bench/scan_cost.py)
+    timeout_s: float = 60.0
+    retry_s: float = 60.0  # offline: how long an unreachable scanner is tried again
+
+    def __post_init__(self) -> None:
+        address = self.clamd_address
+        if "/" in address:
+            return
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise BadConfig(
+                "PRESSROOM_CLAMD_ADDRESS: expected a Unix socket path or host:port, "
+                f"got {address!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
 class StorageSettings:
     """The blob store's extras: where download links point, and the master keys at rest."""
 
@@ -124,6 +148,16 @@ class StorageSettings:
     master_key: str = field(default="", repr=False)
     master_key_file: str = ""
     master_keys_old: tuple[str, ...] = field(default=(), repr=False)
+    # the key-encryption key in a KMS (the AWS KMS API): set, it seals every new data key
+    kms_key_id: str = ""
+    kms_endpoint_url: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kms_endpoint_url and not self.kms_endpoint_url.startswith(("http://", "https://")):
+            raise BadConfig(
+                "PRESSROOM_KMS_ENDPOINT_URL: expected an http:// or https:// URL, got "
+                f"{self.kms_endpoint_url!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +198,44 @@ class WebhookSettings:
     max_response_bytes: int = 64 * 1024
     # after POST /v1/webhook-secret/rotate the old secret still signs (a second signature)
     secret_overlap_s: float = 24 * HOUR
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSettings:
+    """Adaptive worker pools (``worker/adaptive.py``). Off by default: the shipped deployments
+    size each container's memory for a fixed count of workers and let the Kubernetes HPA add
+    pods on queue depth, and two controllers steering by the same queue fight; on, a pool
+    moves between its floor and ceiling (a ceiling of 0: the count it started with, or the
+    host's CPU count if larger)."""
+
+    adaptive: bool = False
+    bulk_min: int = 1
+    bulk_max: int = 0
+    interactive_min: int = 1
+    interactive_max: int = 0
+    queue_age_target_s: float = 30.0
+    interval_s: float = 5.0
+    cooldown_s: float = 30.0
+    psi_some_high: float = 10.0
+    psi_full_high: float = 2.0
+    memory_low_percent: float = 10.0
+    psi_file: str = ""  # empty: the cgroup's own memory.pressure, else /proc/pressure/memory
+
+    def __post_init__(self) -> None:
+        for lane, low, high in (
+            ("BULK", self.bulk_min, self.bulk_max),
+            ("INTERACTIVE", self.interactive_min, self.interactive_max),
+        ):
+            if high and high < low:
+                raise BadConfig(
+                    f"PRESSROOM_POOL_{lane}_MAX: expected 0 or at least "
+                    f"PRESSROOM_POOL_{lane}_MIN ({low}), got {high}"
+                )
+        if self.memory_low_percent >= 50:
+            raise BadConfig(
+                "PRESSROOM_POOL_MEMORY_LOW_PERCENT: expected under 50 (growth needs twice it "
+                f"free), got {self.memory_low_percent:g}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,10 +287,12 @@ class Settings:
     tessdata_prefix: str = ""  # empty: the usual install folders
     admission: AdmissionSettings = field(default_factory=AdmissionSettings)
     verifier: VerifierSettings = field(default_factory=VerifierSettings)
+    scanner: ScannerSettings = field(default_factory=ScannerSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     tracing: TracingSettings = field(default_factory=TracingSettings)
     redaction: RedactionSettings = field(default_factory=RedactionSettings)
     webhooks: WebhookSettings = field(default_factory=WebhookSettings)
+    pools: PoolSettings = field(default_factory=PoolSettings)
 
     @property
     def sqlite_default(self) -> str:
@@ -245,10 +319,12 @@ SECTIONS: dict[str, type[Any]] = {
     "limits": Limits,
     "admission": AdmissionSettings,
     "verifier": VerifierSettings,
+    "scanner": ScannerSettings,
     "storage": StorageSettings,
     "tracing": TracingSettings,
     "redaction": RedactionSettings,
     "webhooks": WebhookSettings,
+    "pools": PoolSettings,
 }
 
 
@@ -785,6 +861,34 @@ VARIABLES: tuple[Var, ...] = (
         POSITIVE,
         "Questions a second, per process.",
     ),
+    # scanner
+    _V(
+        "PRESSROOM_SCANNER",
+        "scanner.kind",
+        _choice("none", "clamd"),
+        "The malware scanner every source passes before it is read: none, or ClamAV's daemon "
+        "(`clamd`); with clamd a scan that cannot run is never a pass.",
+    ),
+    _V(
+        "PRESSROOM_CLAMD_ADDRESS",
+        "scanner.clamd_address",
+        NAME,
+        "clamd's socket: a Unix socket path, or `host:port` for its TCP socket.",
+    ),
+    _V(
+        "PRESSROOM_SCANNER_TIMEOUT",
+        "scanner.timeout_s",
+        SECONDS,
+        "One scan (or readiness check) with no answer from the scanner for this long is "
+        "SCANNER_UNAVAILABLE.",
+    ),
+    _V(
+        "PRESSROOM_SCANNER_RETRY_SECONDS",
+        "scanner.retry_s",
+        WAIT,
+        "`pressroom process` and `watch`: how long a scanner that cannot be reached is tried "
+        "again, with backoff, before the file ends SCANNER_UNAVAILABLE (exit 75).",
+    ),
     # storage
     _V(
         "PRESSROOM_S3_PUBLIC_ENDPOINT",
@@ -822,6 +926,20 @@ VARIABLES: tuple[Var, ...] = (
         "storage.master_keys_old",
         LIST,
         "Keys (files or base64) of a rotation, still accepted for reading.",
+    ),
+    _V(
+        "PRESSROOM_KMS_KEY_ID",
+        "storage.kms_key_id",
+        TEXT,
+        "A KMS key (id, ARN or alias) as key-encryption key: set, every blob and sealed value "
+        "is sealed under a data key the KMS generates (boto3's credentials and region); the "
+        "master key, if any, then only reads what it sealed before.",
+    ),
+    _V(
+        "PRESSROOM_KMS_ENDPOINT_URL",
+        "storage.kms_endpoint_url",
+        TEXT,
+        "The KMS API's endpoint when it is not AWS's (any KMS speaking the AWS KMS API).",
     ),
     # tracing
     _V(
@@ -892,6 +1010,86 @@ VARIABLES: tuple[Var, ...] = (
         Cast("a number of seconds, 0 or more (0: the old secret stops at once)", _not_negative),
         "After a secret rotation, how long the old secret still signs beside the new one.",
     ),
+    # adaptive worker pools
+    _V(
+        "PRESSROOM_POOL_ADAPTIVE",
+        "pools.adaptive",
+        BOOLEAN,
+        "Each lane's worker pool grows and shrinks between its floor and ceiling by queue age "
+        "and memory pressure; off: the fixed count `serve`/`worker` were given.",
+    ),
+    _V(
+        "PRESSROOM_POOL_BULK_MIN",
+        "pools.bulk_min",
+        POSITIVE_INT,
+        "The fewest bulk workers an adaptive pool keeps.",
+    ),
+    _V(
+        "PRESSROOM_POOL_BULK_MAX",
+        "pools.bulk_max",
+        COUNT,
+        "The most bulk workers an adaptive pool runs; 0: the count it started with, or the "
+        "CPU count if larger.",
+    ),
+    _V(
+        "PRESSROOM_POOL_INTERACTIVE_MIN",
+        "pools.interactive_min",
+        POSITIVE_INT,
+        "The fewest interactive workers an adaptive pool keeps.",
+    ),
+    _V(
+        "PRESSROOM_POOL_INTERACTIVE_MAX",
+        "pools.interactive_max",
+        COUNT,
+        "The most interactive workers an adaptive pool runs; 0: the count it started with, or "
+        "the CPU count if larger.",
+    ),
+    _V(
+        "PRESSROOM_POOL_QUEUE_AGE_TARGET_SECONDS",
+        "pools.queue_age_target_s",
+        WAIT,
+        "An adaptive pool grows while its lane's oldest waiting job is older than this.",
+    ),
+    _V(
+        "PRESSROOM_POOL_INTERVAL_SECONDS",
+        "pools.interval_s",
+        SECONDS,
+        "How often an adaptive pool looks at its signals and decides.",
+    ),
+    _V(
+        "PRESSROOM_POOL_COOLDOWN_SECONDS",
+        "pools.cooldown_s",
+        WAIT,
+        "After a shrink on memory pressure, how long an adaptive pool does not grow.",
+    ),
+    _V(
+        "PRESSROOM_POOL_PSI_SOME_HIGH",
+        "pools.psi_some_high",
+        POSITIVE,
+        "Memory pressure (PSI `some` avg10, % of time some task stalled on memory) at which "
+        "an adaptive pool halves; it grows only under a quarter of it.",
+    ),
+    _V(
+        "PRESSROOM_POOL_PSI_FULL_HIGH",
+        "pools.psi_full_high",
+        POSITIVE,
+        "Memory pressure (PSI `full` avg10, % of time every task stalled) at which an "
+        "adaptive pool halves; it grows only under a quarter of it.",
+    ),
+    _V(
+        "PRESSROOM_POOL_MEMORY_LOW_PERCENT",
+        "pools.memory_low_percent",
+        POSITIVE,
+        "Available memory (of the host, or the cgroup's limit) under this percentage halves "
+        "an adaptive pool; it grows only over twice it, with room for one more worker.",
+    ),
+    _V(
+        "PRESSROOM_POOL_PSI_FILE",
+        "pools.psi_file",
+        TEXT,
+        "The PSI file an adaptive pool reads.",
+        default="the cgroup's memory.pressure, else /proc/pressure/memory",
+    ),
 )
 
 
@@ -902,6 +1100,7 @@ _TITLES = {
     "limits": "Limits (`settings.limits`)",
     "admission": "Admission (`settings.admission`)",
     "verifier": "Customer verification (`settings.verifier`)",
+    "scanner": "Malware scanning (`settings.scanner`)",
     "storage": "Storage (`settings.storage`)",
     "tracing": "Tracing (`settings.tracing`)",
     "redaction": "Redaction (`settings.redaction`)",

@@ -19,6 +19,7 @@ class Stage(enum.StrEnum):
     QUEUE = "queue"  # the worker's, around the pipeline
     VERIFY = "verify"
     FETCH = "fetch"
+    SCAN = "scan"  # the worker's: the malware scanner reads the source before anything else
     INSPECT = "inspect"  # the pipeline's, every job
     RASTER = "raster"
     OCR = "ocr"

@@ -5,16 +5,21 @@ suspended). Optional: an HTTP identity service (``PRESSROOM_VERIFIER=http``,
 ``PRESSROOM_VERIFIER_URL``): ``POST {"tenant", "customer"}`` → ``{"decision": "allow"|"deny"}``,
 called through a bounded pool sized to that service's rate limit. A timeout or a server error
 is transient (the job is retried with backoff); a deny is ``UNAUTHORIZED_CUSTOMER`` and is never
-retried. The job keeps the customer id and the decision, never identity evidence, and neither
-is logged.
+retried. A 429 (or a 503 with ``Retry-After``) halves the calls this process lets in flight and
+stops every call until the service's ``Retry-After`` has passed; answers that are not throttled
+give the room back one call at a time (``AimdLimit``). Only the verify stage waits: the worker
+refuses the job as transient and its OCR goes on with other jobs. The job keeps the customer
+id and the decision, never identity evidence, and neither is logged.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Protocol
 
 import httpx
@@ -24,6 +29,7 @@ from pressroom.jobs.store import Customers
 from pressroom.settings import VerifierSettings
 
 ALLOWED = "allowed"
+RETRY_AFTER_CAP_S = 300.0  # a provider asking for longer is asked again after this
 
 
 class Verifier(Protocol):
@@ -83,6 +89,78 @@ class TokenBucket:
             self.sleep(wait)
 
 
+def retry_after_s(value: str | None, *, now_epoch: float) -> float | None:
+    """The seconds a ``Retry-After`` header asks for (seconds or an HTTP date), at most
+    ``RETRY_AFTER_CAP_S``; None when absent or unreadable."""
+    if not value or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text) if text.isdigit() else None
+        if seconds is None:
+            seconds = parsedate_to_datetime(text).timestamp() - now_epoch
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return min(RETRY_AFTER_CAP_S, max(0.0, seconds))
+
+
+@dataclass
+class AimdLimit:
+    """The calls this process may have in flight to the identity service, AIMD: halved (to
+    one at least) on a throttled answer, and no call at all until its ``Retry-After`` has
+    passed; one more after a window of answers that were not throttled, up to ``ceiling``
+    (the configured concurrency)."""
+
+    ceiling: int
+    clock: Callable[[], float] = time.monotonic
+    _limit: float = field(init=False)
+    _in_flight: int = field(default=0, init=False)
+    _closed_until: float = field(default=-math.inf, init=False)
+    _cond: threading.Condition = field(default_factory=threading.Condition, init=False)
+
+    def __post_init__(self) -> None:
+        self._limit = float(self.ceiling)
+
+    @property
+    def limit(self) -> int:
+        return max(1, int(self._limit))
+
+    def acquire(self, deadline: float) -> str | None:
+        """None once a call may start (then ``release`` it); else why not: ``throttled`` when
+        the service's Retry-After runs past ``deadline`` (on ``clock``), ``busy`` when no
+        place came free by then."""
+        with self._cond:
+            while True:
+                now = self.clock()
+                if now < self._closed_until:
+                    if self._closed_until > deadline:
+                        return "throttled"
+                    wait = self._closed_until - now
+                elif self._in_flight < self.limit:
+                    self._in_flight += 1
+                    return None
+                else:
+                    wait = deadline - now
+                    if wait <= 0:
+                        return "busy"
+                self._cond.wait(wait)
+
+    def release(
+        self, *, throttled: bool, retry_after: float | None = None, answered: bool = True
+    ) -> None:
+        """A call ended: ``throttled`` shrinks the limit; an answer that was not throttled
+        grows it; a call that got no answer (a timeout, a refused connection) does neither."""
+        with self._cond:
+            self._in_flight -= 1
+            if throttled:
+                self._limit = max(1.0, self._limit / 2)
+                if retry_after:
+                    self._closed_until = max(self._closed_until, self.clock() + retry_after)
+            elif answered:
+                self._limit = min(float(self.ceiling), self._limit + 1 / self._limit)
+            self._cond.notify_all()
+
+
 @dataclass
 class HttpVerifier:
     url: str
@@ -91,11 +169,11 @@ class HttpVerifier:
     rate_per_s: float = 10.0  # calls per second from this process
     name: str = "http"
     client: httpx.Client | None = None
-    _slots: threading.BoundedSemaphore = field(init=False)
+    limit: AimdLimit = field(init=False)
     _bucket: TokenBucket = field(init=False)
 
     def __post_init__(self) -> None:
-        self._slots = threading.BoundedSemaphore(self.concurrency)
+        self.limit = AimdLimit(self.concurrency)
         self._bucket = TokenBucket(self.rate_per_s, burst=max(1.0, float(self.concurrency)))
         if self.client is None:
             self.client = httpx.Client(follow_redirects=False)
@@ -103,8 +181,12 @@ class HttpVerifier:
     def verify(self, tenant: str, customer: str | None, *, timeout: float | None) -> str:
         budget = self.timeout_s if timeout is None else min(self.timeout_s, timeout)
         deadline = time.monotonic() + budget
-        if not self._slots.acquire(timeout=budget):
+        refused = self.limit.acquire(deadline)
+        if refused == "throttled":
+            raise VerifierUnavailable("the identity service asked us to wait (Retry-After)")
+        if refused:
             raise VerifierUnavailable("the identity service pool is busy")
+        throttled, answered, wait = False, False, None
         try:
             if not self._bucket.take(deadline):
                 raise VerifierUnavailable("the identity service's rate limit leaves no slot now")
@@ -120,8 +202,15 @@ class HttpVerifier:
                 raise VerifierUnavailable(
                     f"the identity service failed ({type(exc).__name__})"
                 ) from None
+            answered = True
+            wait = retry_after_s(response.headers.get("Retry-After"), now_epoch=time.time())
+            throttled = response.status_code == 429 or (
+                response.status_code == 503 and wait is not None
+            )
         finally:
-            self._slots.release()
+            self.limit.release(
+                throttled=throttled, retry_after=wait if throttled else None, answered=answered
+            )
         if response.status_code == 429 or response.status_code >= 500:
             raise VerifierUnavailable(f"the identity service answered {response.status_code}")
         try:

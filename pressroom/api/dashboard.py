@@ -44,6 +44,8 @@ class Snapshot:
     recent_dead: list[dict[str, Any]] = field(default_factory=list)
     decisions: list[dict[str, Any]] = field(default_factory=list)  # newest first
     worker_list: list[dict[str, Any]] = field(default_factory=list)  # newest heartbeat first
+    # adaptive pools' size changes, last 24 h: (lane, reason) → count
+    pool: dict[tuple[str, str], int] = field(default_factory=dict)
     scratch_bytes: int = 0
     scratch_folders: int = 0
     disk_free: int = 0
@@ -73,11 +75,14 @@ def snapshot(services: Services) -> Snapshot:
     events = stats.event_counts(since=now - 24 * HOUR)
     retries: dict[str, int] = {}
     dead: dict[str, int] = {}
-    for (kind, _lane, reason), n in events.items():
+    pool: dict[tuple[str, str], int] = {}
+    for (kind, lane, reason), n in events.items():
         if kind == "retry":
             retries[reason] = retries.get(reason, 0) + n
         elif kind == "dead_letter":
             dead[reason] = dead.get(reason, 0) + n
+        elif kind == "pool":
+            pool[(lane, reason)] = n
     measured = stats.seconds_per_page(since=since)
     used, folders = scratch_usage(services.settings.scratch_dir)
     free, size = scratch_disk(services.settings.scratch_dir)
@@ -97,6 +102,7 @@ def snapshot(services: Services) -> Snapshot:
         disk_size=size,
     )
     snap.review_total = work.review_total
+    snap.pool = pool
     labels = services.labels
     snap.review = [
         {
@@ -230,6 +236,7 @@ def render_dashboard(snap: Snapshot) -> str:
         review_total=snap.review_total,
         decisions=snap.decisions,
         worker_list=snap.worker_list,
+        pool=sorted(snap.pool.items()),
         scratch_bytes=snap.scratch_bytes,
         scratch_folders=snap.scratch_folders,
         disk_used=1 - snap.disk_free / snap.disk_size if snap.disk_size else 0.0,

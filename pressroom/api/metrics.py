@@ -25,9 +25,11 @@ from pressroom.api.reasons import (
 )
 from pressroom.api.timing import render_http_metrics
 from pressroom.jobs.model import JobState, Lane
+from pressroom.scanning import OUTCOMES as SCAN_OUTCOMES
 from pressroom.scratch import scratch_disk, scratch_state
 from pressroom.service import Services
 from pressroom.stages import Stage
+from pressroom.worker.adaptive import REASONS as POOL_REASONS
 
 BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
 
@@ -85,6 +87,13 @@ def counter_families(totals: dict[tuple[str, str, str], int]) -> Iterator[Metric
         by_kind.get("refused", {}),
         refusal_reasons(),
     )
+    yield _labelled_counter(
+        "pressroom_pool_decisions",
+        "Adaptive worker pools' size changes, by lane and reason (the size itself: "
+        "pressroom_workers)",
+        by_kind.get("pool", {}),
+        POOL_REASONS,
+    )
     for kind, name, documentation in (
         ("deadline_miss", "pressroom_deadline_misses", "Jobs that ran past their deadline"),
         ("attempt", "pressroom_job_attempts", "Attempts started (claims), by lane"),
@@ -97,6 +106,17 @@ def counter_families(totals: dict[tuple[str, str, str], int]) -> Iterator[Metric
                 [lane.value], sum(n for (ln, _r), n in counted.items() if ln == lane.value)
             )
         yield family
+    scans = CounterMetricFamily(
+        "pressroom_scans",
+        "Malware scans of sources by the workers, by lane and outcome (clean, found, "
+        "too_large, unavailable)",
+        labels=["lane", "outcome"],
+    )
+    counted = by_kind.get("scan", {})
+    for lane in Lane:
+        for outcome in SCAN_OUTCOMES:
+            scans.add_metric([lane.value, outcome], counted.get((lane.value, outcome), 0))
+    yield scans
 
 
 class StoreCollector(Collector):

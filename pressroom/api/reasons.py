@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pressroom import errors
 from pressroom.jobs.admission import REFUSALS
-from pressroom.jobs.backoff import ONCE_MORE
+from pressroom.jobs.backoff import ONCE_MORE, OWN_END
 from pressroom.jobs.model import Lane
 
 # Reasons the queue and the workers write that are no error class of their own.
@@ -30,7 +30,7 @@ def _codes(*bases: type[errors.PressroomError]) -> set[str]:
 def dead_letter_reasons() -> tuple[str, ...]:
     """A permanent error's code, a transient one that may fail only so often, or the end of
     the retries, a bug, a lapsed review. A cancel is no dead letter: it has its own counter."""
-    reasons = _codes(errors.PermanentError) | set(ONCE_MORE)
+    reasons = _codes(errors.PermanentError) | set(ONCE_MORE) | set(OWN_END)
     reasons |= {RETRIES_EXHAUSTED, SOURCE_MISSING, INTERNAL_ERROR, DEADLINE_EXCEEDED}
     return tuple(sorted(reasons))
 

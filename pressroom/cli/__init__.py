@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from pressroom import __version__
-from pressroom.cli import admin, desk, detect, process, remote, service, watch
+from pressroom.cli import admin, desk, detect, process, remote, service, storage, watch
 from pressroom.cli.common import EXIT_OK
 from pressroom.errors import BadConfig, PressroomError
 
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     admin.add_templates(sub)
     service.add_commands(sub)
     admin.add_commands(sub)
+    storage.add_commands(sub)
     remote.add_commands(sub)
     desk.add_commands(sub)
     sub.add_parser(

@@ -462,7 +462,7 @@ def add_backup(sub: Any) -> None:
 
 def add_commands(sub: Any) -> None:
     """keys, customers, tenants, db, backup, restore, config"""
-    keys = sub.add_parser("keys", help="API keys").add_subparsers(
+    keys = sub.add_parser("keys", help="API keys; data keys' re-wrap").add_subparsers(
         dest="keys_command", required=True
     )
     kc = keys.add_parser("create", help="create a key for a tenant; prints it on the last line")
@@ -494,6 +494,9 @@ def add_commands(sub: Any) -> None:
     kr = keys.add_parser("revoke", help="revoke a key by id or by the key itself, at once")
     kr.add_argument("key", metavar="ID_OR_KEY")
     kr.set_defaults(func=cmd_keys_revoke)
+    from pressroom.cli.rewrap import add_rewrap
+
+    add_rewrap(keys)  # data keys under the current key-encryption key
 
     customers = sub.add_parser("customers", help="a tenant's customer registry").add_subparsers(
         dest="customers_command", required=True

@@ -171,6 +171,7 @@ def _process(
                 args.template,
                 args.review == "always",
                 choice,
+                scan=args.scan,
             )
             if args.jobs <= 1:
                 passes = 2 if run.redacts else 1
@@ -278,6 +279,15 @@ def add_process_options(parser: argparse.ArgumentParser) -> None:
         help="PDF pages that carry text: skip keeps their text (default); redo replaces an "
         "earlier OCR layer (invisible text) and reads the page again; force renders every "
         "page to an image and reads it (vector text becomes pixels)",
+    )
+    parser.add_argument(
+        "--scan",
+        action="store_true",
+        default=None,
+        help="read each input through the malware scanner (clamd at PRESSROOM_CLAMD_ADDRESS) "
+        "first; on by itself when PRESSROOM_SCANNER=clamd. A finding is MALWARE_FOUND (exit "
+        "2); a scanner not reached within PRESSROOM_SCANNER_RETRY_SECONDS is "
+        "SCANNER_UNAVAILABLE (exit 75)",
     )
 
 

@@ -34,13 +34,17 @@ def lanes_to_run(workers: int | None, interactive: int | None, cores: int) -> tu
     return bulk, interactive
 
 
-def banner(host: str, port: int, bulk: int, interactive: int, *, docs: bool = True) -> str:
+def banner(
+    host: str, port: int, bulk: int, interactive: int, *, docs: bool = True, adaptive: bool = False
+) -> str:
     """The one line that says what this ``serve`` runs."""
     shown = f"[{host}]" if ":" in host else host
     if bulk == interactive == 0:
         runs = "the API alone, no workers: jobs wait for `pressroom worker` processes"
     else:
         runs = f"workers: {bulk} bulk, {interactive} interactive"
+        if adaptive:
+            runs += " to start, adaptive"
     if docs:
         runs += "; docs at /docs"
     return f"Pressroom {__version__} on http://{shown}:{port} ({runs})"
@@ -142,7 +146,17 @@ def _serve(
     housekeeping = start_housekeeping(housekeeper(services))
     webhooks.start()
     port = sock.getsockname()[1]
-    print(banner(args.host, port, bulk, interactive, docs=settings.api_docs), flush=True)
+    print(
+        banner(
+            args.host,
+            port,
+            bulk,
+            interactive,
+            docs=settings.api_docs,
+            adaptive=supervisor is not None and bool(supervisor.controllers),
+        ),
+        flush=True,
+    )
     # uvicorn re-raises the SIGTERM it caught once it has shut down; turned into SystemExit, it
     # unwinds through the finally below, so the workers are stopped instead of orphaned.
     signal.signal(signal.SIGTERM, _exit_on_signal)
@@ -187,8 +201,12 @@ def cmd_worker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     supervisor.start()
     webhooks.start()
+    adaptive = "".join(
+        f" (adaptive: {c.floor}-{c.ceiling})" for c in supervisor.controllers.values()
+    )
     print(
-        f"{args.concurrency} {lane} worker(s) running; Ctrl-C or SIGTERM stops them",
+        f"{sum(supervisor.sizes().values())} {lane} worker(s) running{adaptive}; Ctrl-C or "
+        "SIGTERM stops them",
         flush=True,
     )
     with contextlib.suppress(KeyboardInterrupt):

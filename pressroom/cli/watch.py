@@ -121,6 +121,7 @@ class OfflineHandler:
             args.review == "always",
             prepared.choice,
             mode,
+            scan=args.scan,
         )
         from pressroom.offline.spread import Spreader
 

@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 # Codes retried once (something else may have crowded the attempt) and permanent the second
 # time in a row: a file that takes a worker past its memory ceiling twice will do it again.
 ONCE_MORE = frozenset({"MEMORY_LIMIT"})
+# Transient codes a job keeps as its dead letter's reason once its attempts are spent (not
+# RETRIES_EXHAUSTED): an operator must see at a glance that the scanner, not the document,
+# stopped it, and redrive those jobs once it is back.
+OWN_END = frozenset({"SCANNER_UNAVAILABLE"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +55,11 @@ class RetryPolicy:
         """The one rule every path that fails a job follows (a worker's error, a lapsed lease,
         the supervisor stopping a worker): a permanent error is dead at once with its own
         code; anything else is retried until the job's attempts are spent, then dead
-        ``RETRIES_EXHAUSTED``."""
+        ``RETRIES_EXHAUSTED`` (a code of ``OWN_END``: dead with its own code)."""
         if permanent or (code in ONCE_MORE and previous_reason == code):
             return Decision(False, code, message)
+        if attempts >= max_attempts and code in OWN_END:
+            return Decision(False, code, f"{attempts} attempts; last: {message}")
         if attempts >= max_attempts:
             return Decision(False, "RETRIES_EXHAUSTED", f"{attempts} attempts; last: {code}")
         return Decision(True, code, message, self.delay(attempts))

@@ -181,6 +181,10 @@ class SqlQueue:
                 )
             )
 
+    def record_scan(self, job_id: str, outcome: str, *, now: float) -> None:
+        with self.db.tx() as conn:
+            self.stats.event(conn, job_id, "scan", outcome, now)
+
     def _finish(
         self, job_id: str, owner: str, state: JobState, event: str, now: float, **values: Any
     ) -> bool:

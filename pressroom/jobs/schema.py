@@ -220,7 +220,7 @@ job_events = Table(
     Column("lane", String(16), nullable=False),
     Column(
         "kind", String(24), nullable=False
-    ),  # retry | dead_letter | deadline_miss | refused | attempt | cancelled
+    ),  # retry | dead_letter | deadline_miss | refused | attempt | cancelled | scan | pool
     Column("reason", String(32), nullable=False),
     Column("at", Float, nullable=False),
 )

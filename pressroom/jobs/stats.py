@@ -140,6 +140,15 @@ class SqlStats:
                 )
             )
 
+    def record_pool_decision(self, lane: str, reason: str, *, now: float) -> None:
+        """An adaptive pool changed size (no job, no tenant): counted for metrics."""
+        with self.db.tx() as conn:
+            conn.execute(
+                job_events.insert().values(
+                    job_id=None, tenant="", lane=lane, kind="pool", reason=reason, at=now
+                )
+            )
+
     def fold_events(self, conn: Connection, *, before: float) -> int:
         """Delete the events older than ``before`` and add exactly those to the running totals,
         in the caller's transaction: the rows the delete returns are the rows counted, so two

@@ -118,6 +118,10 @@ class WorkerQueue(Protocol):
         self, job_id: str, attempt: int, stage: str, seconds: float, *, now: float
     ) -> None: ...
 
+    def record_scan(self, job_id: str, outcome: str, *, now: float) -> None:
+        """One malware scan of the job's source ended as ``outcome`` (``scanning.OUTCOMES``):
+        counted for /metrics, as retries and dead letters are."""
+
     def set_verification(self, job_id: str, owner: str, decision: str) -> None: ...
 
     def withhold_label(self, job_id: str, owner: str) -> None:
@@ -358,6 +362,9 @@ class Stats(AdmissionFigures, Protocol):
 
     def counter_totals(self) -> dict[tuple[str, str, str], int]:
         """Running totals per (kind, lane, reason) that never go down, pruning or not."""
+
+    def record_pool_decision(self, lane: str, reason: str, *, now: float) -> None:
+        """An adaptive worker pool changed size (kind ``pool``), for metrics."""
 
     def worker_seen(
         self,

@@ -116,6 +116,10 @@ class MemoryQueue:
                 }
             )
 
+    def record_scan(self, job_id: str, outcome: str, *, now: float) -> None:
+        with self.t.lock:
+            self.t.event(job_id, "scan", outcome, now)
+
     def _finish(
         self, job_id: str, owner: str, state: JobState, event: str, now: float, **values: Any
     ) -> bool:

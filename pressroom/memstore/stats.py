@@ -54,6 +54,19 @@ class MemoryStats:
                 }
             )
 
+    def record_pool_decision(self, lane: str, reason: str, *, now: float) -> None:
+        with self.t.lock:
+            self.t.events.append(
+                {
+                    "job_id": None,
+                    "tenant": "",
+                    "lane": lane,
+                    "kind": "pool",
+                    "reason": reason,
+                    "at": now,
+                }
+            )
+
     def fold_events(self, *, before: float) -> int:
         """Drop the events older than ``before`` into the running totals."""
         with self.t.lock:

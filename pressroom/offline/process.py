@@ -137,9 +137,12 @@ def process_one(
     review_always: bool = False,
     output: OutputChoice | None = None,
     mode: int = 0o644,
+    scan: bool | None = None,
 ) -> Outcome:
     """Process one input into ``dest`` (and its sidecar beside it), made ``mode``; every
-    failure becomes a one-line Outcome. ``settings``: the command's, read once (None: read
+    failure becomes a one-line Outcome. ``scan``: the malware scanner reads it first — None:
+    when ``PRESSROOM_SCANNER`` names one; True: asked (``--scan``); False: the caller has
+    scanned it already. ``settings``: the command's, read once (None: read
     here); ``template_name``: the template as the user
     gave it, kept with a held copy so the review desk can rebuild it; ``review_always``: a
     redaction that passes its checks is held for a person all the same. ``progress``: told
@@ -156,6 +159,7 @@ def process_one(
     tick = progress if callable(progress) else None
     t0 = time.monotonic()
     try:
+        scan_source(path, settings, scan)
         with job_scratch(settings.scratch_dir) as scratch:
             built = scratch / "output.pdf"
             options = job_options(template, title, settings, keep_pixels, output)
@@ -194,6 +198,21 @@ def process_one(
     except Exception as exc:  # a bug: one line, never a traceback, and go on
         return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {escaped(path.name)}: {type(exc).__name__}")
     return delivered(dest, result, options, time.monotonic() - t0)
+
+
+def scan_source(path: Path, settings: Settings, scan: bool | None) -> None:
+    """``path`` through the malware scanner when one is configured or asked for (``scan``,
+    as ``process_one`` takes it): a finding is refused (``MALWARE_FOUND``, exit 2), a scanner
+    that cannot be reached is tried again for ``PRESSROOM_SCANNER_RETRY_SECONDS`` and then
+    ``SCANNER_UNAVAILABLE`` (exit 75) — never a pass."""
+    if scan is False or (scan is None and settings.scanner.kind == "none"):
+        return
+    from pressroom.scanning import scan_patiently
+    from pressroom.service import open_scanner
+
+    scanner = open_scanner(settings.scanner, asked=True)
+    assert scanner is not None
+    scan_patiently(scanner, path, settings.scanner.retry_s)
 
 
 def shared_engine(settings: Settings) -> Any:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -40,6 +40,7 @@ from pressroom.offline.process import (
     delivered,
     job_options,
     process_one,
+    scan_source,
     shared_engine,
     use_engine,
 )
@@ -76,6 +77,7 @@ class Run:
     review_always: bool
     output: OutputChoice
     mode: int = 0o644  # of each output (watch: the operator's --mode)
+    scan: bool | None = None  # the malware scanner first (``process_one``'s ``scan``)
 
     @property
     def redacts(self) -> bool:
@@ -148,13 +150,14 @@ def _failed(path: Path, exc: BaseException) -> Outcome:
     return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
 
 
-def _count(path: Path, settings: Settings) -> int | Outcome:
-    """How many pages the source has (its inspection: a file refused here is refused)."""
+def _count(path: Path, settings: Settings, scan: bool | None = None) -> int | Outcome:
+    """Its pages, once scanned (``scan``: ``process_one``'s) and inspected: a refusal stands."""
     from pressroom.pipeline.inspect import inspect_source
 
     if not path.is_file():
         return Outcome(2, f"NOT_FOUND: {path}: no such file")
     try:
+        scan_source(path, settings, scan)
         return len(inspect_source(path, settings.limits).pages)
     except Exception as exc:
         return _failed(path, exc)
@@ -201,8 +204,6 @@ def _assemble(
     mode: int = 0o644,
 ) -> Outcome:
     """The parts made one checked output and delivered, as ``process_one`` delivers."""
-    from dataclasses import replace
-
     from pressroom.fsutil import place_copy
     from pressroom.pipeline.assembly import assemble, read_page_records
     from pressroom.pipeline.inspect import file_sha256
@@ -260,6 +261,7 @@ def run_one(
         run.review_always,
         run.output,
         run.mode,
+        run.scan,
     )
 
 
@@ -374,7 +376,7 @@ class Spreader:
                         0,
                     )
                 else:
-                    pending[pool.submit(_count, f.path, run.settings)] = ("count", f, 0)
+                    pending[pool.submit(_count, f.path, run.settings, run.scan)] = ("count", f, 0)
             while pending:
                 ready, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 _drain(events, files, board, passes, tag, outcomes)
@@ -431,7 +433,8 @@ def _counted(
     f.started = time.monotonic()
     if value <= 1:
         board.begin(f.key, f.path.name, value)
-        pending[pool.submit(_whole, (tag, f.key), f.path, f.dest, run)] = ("whole", f, 0)
+        whole = pool.submit(_whole, (tag, f.key), f.path, f.dest, replace(run, scan=False))
+        pending[whole] = ("whole", f, 0)  # scanned by its count
         return
     board.begin(f.key, f.path.name, value)
     f.options = job_options(run.template, run.title, run.settings, run.keep_pixels, run.output)

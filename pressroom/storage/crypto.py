@@ -1,54 +1,77 @@
 """Envelope encryption at rest, around any blob store.
 
-Every blob gets its own random AES-256 data key. The data key is wrapped (AES-256-GCM) by the
-master key and stored in the blob's header with the master key's id; the body is encrypted in
-1 MiB segments, each sealed with AES-256-GCM under a nonce made of a random per-blob prefix and
-the segment number, with the segment number and a last-segment flag bound in as associated
-data — so segments cannot be reordered, dropped or truncated without the read failing. Memory
-stays at one segment whatever the blob's size.
+Every blob gets its own random AES-256 data key, made by the key-encryption key (``kek.py``:
+the local master key, or a KMS key when ``PRESSROOM_KMS_KEY_ID`` is set) and stored only
+wrapped, in the blob's header, with the KEK's kind and id. The body is encrypted in 1 MiB
+segments, each sealed with AES-256-GCM under a nonce made of a random per-blob prefix and the
+segment number, with the segment number and a last-segment flag bound in as associated data —
+so segments cannot be reordered, dropped or truncated without the read failing. Memory stays at
+one segment whatever the blob's size.
+
+Format 2 (written now)::
+
+    "PRSENC2\\n" | u32 n | body header (JSON: v, prefix, size, commit) | u32 m | key block
+    (JSON: kek kind, key id, wrapped data key) | segments
+
+The segments' associated data binds the SHA-256 of the blob's key and the *body header* only —
+the immutable part. The key block is bound by the wrap itself (the context names the blob's
+key: a blob moved under another key does not open) and checked against ``commit`` (an HMAC of
+the data key), so ``rewrap_blob`` can re-wrap a blob's data key under a new KEK by rewriting
+the key block and copying the sealed body byte for byte, never decrypting it.
+
+Format 1 (``PRSENC1``, before the KEK port) is still read with the local master keys: its one
+header holds the wrapped key and its SHA-256 is bound into every segment, so a format 1 blob
+cannot be re-wrapped — only re-sealed, or left until retention removes it (sources live until
+delivery, artifacts until the retention window ends).
 
 Master keys: ``PRESSROOM_MASTER_KEY`` (base64 of 32 bytes) or ``PRESSROOM_MASTER_KEY_FILE``.
 Rotation: put the new key there and list the old ones in ``PRESSROOM_MASTER_KEYS_OLD`` (files
-or base64 values, comma-separated). New blobs are wrapped by the new key; blobs written before
-are still read with the old ones, found by key id. Sources live until delivery and artifacts
-until the retention window ends, so once that window has passed no blob needs an old key and it
-can be dropped from the list (``pressroom storage rewrap`` is not needed for that reason).
+or base64 values, comma-separated), or move to a KMS key; ``pressroom keys rewrap`` then moves
+every format 2 blob's data key to the current KEK.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import io
 import json
 import os
 import struct
 import tempfile
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import Any, BinaryIO, cast
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from pressroom.errors import BadConfig, EncryptionError, MasterKeyMissing
+from pressroom.kek import DataKey, Keyring, LocalMasterKey, master_key_id
 from pressroom.settings import StorageSettings
 from pressroom.storage import BlobStore
 
 MAGIC = b"PRSENC1\n"
+MAGIC2 = b"PRSENC2\n"
 SEGMENT = 1 << 20
 TAG = 16
 _HEADER_LEN = struct.Struct(">I")
+_MAX_HEADER = 64 << 10  # a header is a few hundred bytes; more is not ours
+
+key_id = master_key_id  # a local master key's id, as format 1 names it
+
+
+def blob_context(blob_key: str) -> dict[str, str]:
+    """What a blob's data key is bound to: the key it is stored under."""
+    return {"pressroom": "blob", "blob": blob_key}
 
 
 def _wrap_aad(blob_key: str) -> bytes:
-    # the data key is bound to the blob's key: a blob copied or swapped under another key
-    # (another tenant's, another job's) does not open
+    # format 1: the data key is bound to the blob's key: a blob copied or swapped under another
+    # key (another tenant's, another job's) does not open
     return b"pressroom-data-key\0" + blob_key.encode()
-
-
-def key_id(master: bytes) -> str:
-    return hashlib.sha256(b"pressroom-master-key\0" + master).hexdigest()[:16]
 
 
 def _decode_key(value: str) -> bytes:
@@ -91,7 +114,32 @@ def _aad(header_digest: bytes, index: int, last: bool) -> bytes:
     return header_digest + struct.pack(">I?", index, last)
 
 
+def _body_digest(blob_key: str, body_header: bytes) -> bytes:
+    return hashlib.sha256(b"pressroom-blob-v2\0" + blob_key.encode() + b"\0" + body_header).digest()
+
+
+def commitment(data_key: bytes) -> bytes:
+    """Binds the body to one data key (AES-GCM alone does not): a key block re-written with
+    another key is caught before any segment is read. An HMAC: it tells nothing of the key."""
+    return hmac.new(data_key, b"pressroom-key-commitment", hashlib.sha256).digest()[:16]
+
+
+def _seal_segments(
+    src: BinaryIO, out: BinaryIO, cipher: AESGCM, prefix: bytes, digest: bytes
+) -> None:
+    index = 0
+    block = src.read(SEGMENT)
+    while True:
+        following = src.read(SEGMENT) if block else b""
+        last = not following
+        out.write(cipher.encrypt(_nonce(prefix, index), block, _aad(digest, index, last)))
+        if last:
+            break
+        block, index = following, index + 1
+
+
 def encrypt_file(src: Path, dest: Path, master: bytes, blob_key: str) -> None:
+    """Format 1, as releases before the KEK port wrote it (kept so tests can make such blobs)."""
     data_key = AESGCM.generate_key(bit_length=256)
     wrap_nonce = os.urandom(12)
     header = json.dumps(
@@ -107,53 +155,124 @@ def encrypt_file(src: Path, dest: Path, master: bytes, blob_key: str) -> None:
         },
         sort_keys=True,
     ).encode()
-    digest = hashlib.sha256(header).digest()
     prefix = base64.b64decode(json.loads(header)["prefix"])
-    cipher = AESGCM(data_key)
     with src.open("rb") as fin, dest.open("wb") as out:
         out.write(MAGIC + _HEADER_LEN.pack(len(header)) + header)
-        index = 0
-        block = fin.read(SEGMENT)
-        while True:
-            following = fin.read(SEGMENT) if block else b""
-            last = not following
-            out.write(cipher.encrypt(_nonce(prefix, index), block, _aad(digest, index, last)))
-            if last:
-                break
-            block, index = following, index + 1
+        _seal_segments(fin, out, AESGCM(data_key), prefix, hashlib.sha256(header).digest())
+
+
+def _key_block(data_key: DataKey) -> bytes:
+    return json.dumps(
+        {
+            "kek": data_key.kind,
+            "kid": data_key.key_id,
+            "wrapped": base64.b64encode(data_key.wrapped).decode(),
+        },
+        sort_keys=True,
+    ).encode()
+
+
+def encrypt_file_v2(src: Path, dest: Path, data_key: DataKey, blob_key: str) -> None:
+    body_header = json.dumps(
+        {
+            "v": 2,
+            "prefix": base64.b64encode(os.urandom(8)).decode(),
+            "size": src.stat().st_size,
+            "commit": base64.b64encode(commitment(data_key.plaintext)).decode(),
+        },
+        sort_keys=True,
+    ).encode()
+    prefix = base64.b64decode(json.loads(body_header)["prefix"])
+    key_block = _key_block(data_key)
+    with src.open("rb") as fin, dest.open("wb") as out:
+        out.write(MAGIC2 + _HEADER_LEN.pack(len(body_header)) + body_header)
+        out.write(_HEADER_LEN.pack(len(key_block)) + key_block)
+        digest = _body_digest(blob_key, body_header)
+        _seal_segments(fin, out, AESGCM(data_key.plaintext), prefix, digest)
+
+
+def _chunk(raw: BinaryIO) -> bytes:
+    (length,) = _HEADER_LEN.unpack(raw.read(_HEADER_LEN.size))
+    if length > _MAX_HEADER:
+        raise ValueError("header too long")
+    data = raw.read(length)
+    if len(data) != length:
+        raise ValueError("header cut short")
+    return data
+
+
+def _object(data: bytes) -> dict[str, Any]:
+    found = json.loads(data)
+    if not isinstance(found, dict):
+        raise ValueError("header is not an object")
+    return found
+
+
+@dataclass(frozen=True)
+class Header:
+    """A blob's header as read: its format, the bytes its segments are bound to, and (format 2)
+    the key block naming the KEK."""
+
+    version: int
+    header: dict[str, Any]
+    digest: bytes
+    body_header: bytes = b""
+    key_block: dict[str, Any] | None = None
+
+
+def read_header(raw: BinaryIO, blob_key: str) -> Header:
+    """The header of a sealed blob, the stream left at its first segment."""
+    magic = raw.read(len(MAGIC))
+    if magic == MAGIC:
+        data = _chunk(raw)
+        return Header(1, _object(data), hashlib.sha256(data).digest())
+    if magic == MAGIC2:
+        body = _chunk(raw)
+        block = _object(_chunk(raw))
+        return Header(2, _object(body), _body_digest(blob_key, body), body, block)
+    raise EncryptionError("blob is not encrypted by Pressroom")
+
+
+def _data_key(header: Header, keyring: Keyring, blob_key: str) -> bytes:
+    if header.key_block is None:  # format 1: wrapped by a local master key, bound to the key
+        master = keyring.local_keys().get(str(header.header["kid"]))
+        if master is None:
+            raise MasterKeyMissing("no master key with this blob's key id is configured")
+        return AESGCM(master).decrypt(
+            base64.b64decode(header.header["wrap_nonce"]),
+            base64.b64decode(header.header["wrapped"]),
+            _wrap_aad(blob_key),
+        )
+    block = header.key_block
+    plaintext = keyring.unwrap(
+        str(block["kek"]),
+        str(block["kid"]),
+        base64.b64decode(block["wrapped"]),
+        blob_context(blob_key),
+    )
+    if not hmac.compare_digest(commitment(plaintext), base64.b64decode(header.header["commit"])):
+        raise EncryptionError("the blob's data key is not the one its body was sealed with")
+    return plaintext
 
 
 class DecryptingReader(io.RawIOBase):
     """Plaintext of an encrypted blob, segment by segment, as a read-only binary file."""
 
-    def __init__(self, raw: BinaryIO, keys: Mapping[str, bytes], blob_key: str) -> None:
+    def __init__(self, raw: BinaryIO, keyring: Keyring, blob_key: str) -> None:
         self._raw = raw
         try:
-            if raw.read(len(MAGIC)) != MAGIC:
-                raise EncryptionError("blob is not encrypted by Pressroom")
-            (length,) = _HEADER_LEN.unpack(raw.read(_HEADER_LEN.size))
-            header_bytes = raw.read(length)
-            header = json.loads(header_bytes)
-            if not isinstance(header, dict):
-                raise ValueError("header is not an object")
-            master = keys.get(str(header["kid"]))
-            if master is None:
-                raise MasterKeyMissing("no master key with this blob's key id is configured")
-            data_key = AESGCM(master).decrypt(
-                base64.b64decode(header["wrap_nonce"]),
-                base64.b64decode(header["wrapped"]),
-                _wrap_aad(blob_key),
-            )
+            header = read_header(raw, blob_key)
+            data_key = _data_key(header, keyring, blob_key)
+            self.size = int(header.header["size"])
+            self._prefix = base64.b64decode(header.header["prefix"])
         except (InvalidTag, ValueError, KeyError, TypeError, struct.error) as exc:
             raw.close()
             raise EncryptionError("blob header cannot be opened") from exc
         except Exception:
             raw.close()
             raise
-        self.size = int(header["size"])
         self._cipher = AESGCM(data_key)
-        self._prefix = base64.b64decode(header["prefix"])
-        self._digest = hashlib.sha256(header_bytes).digest()
+        self._digest = header.digest
         self._index = 0
         self._buffer = b""
         self._done = False
@@ -194,21 +313,84 @@ class DecryptingReader(io.RawIOBase):
         super().close()
 
 
-class EncryptedBlobStore:
-    """``BlobStore`` that encrypts on the way in and decrypts on the way out."""
+def rewrap_blob(inner: BlobStore, key: str, keyring: Keyring, scratch: Path) -> str:
+    """Re-wrap the data key of the blob at ``key`` under the keyring's current KEK: its key
+    block rewritten, its sealed body copied byte for byte (never decrypted). Returns
+    ``rewrapped``, ``current`` (already under it), ``format1`` (cannot be: see the module's
+    docstring) or ``plain`` (not sealed by Pressroom)."""
+    raw = inner.open(key)
+    try:
+        try:
+            header = read_header(raw, key)
+        except EncryptionError:
+            return "plain"
+        block = header.key_block
+        if block is None:
+            return "format1"
+        made = keyring.rewrap(
+            str(block["kek"]),
+            str(block["kid"]),
+            base64.b64decode(block["wrapped"]),
+            blob_context(key),
+        )
+        if made is None:
+            return "current"
+        if not hmac.compare_digest(
+            commitment(made.plaintext), base64.b64decode(header.header["commit"])
+        ):
+            raise EncryptionError("the blob's data key is not the one its body was sealed with")
+        fd, name = tempfile.mkstemp(prefix=".rewrap-", dir=scratch)
+        out_path = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(MAGIC2 + _HEADER_LEN.pack(len(header.body_header)) + header.body_header)
+                new_block = _key_block(made)
+                out.write(_HEADER_LEN.pack(len(new_block)) + new_block)
+                while block_bytes := raw.read(SEGMENT):
+                    out.write(block_bytes)
+            raw.close()
+            if not inner.exists(key):
+                return "gone"  # deleted meanwhile (retention): not brought back
+            inner.put_file(key, out_path)
+        finally:
+            out_path.unlink(missing_ok=True)
+        return "rewrapped"
+    finally:
+        raw.close()
 
-    def __init__(self, inner: BlobStore, master: bytes, old: list[bytes] | None = None) -> None:
+
+class EncryptedBlobStore:
+    """``BlobStore`` that encrypts on the way in and decrypts on the way out: each blob under a
+    data key the keyring's current KEK made (``master``/``old``: a local master key's ring)."""
+
+    def __init__(
+        self,
+        inner: BlobStore,
+        master: bytes | None = None,
+        old: list[bytes] | None = None,
+        *,
+        keyring: Keyring | None = None,
+    ) -> None:
+        if keyring is None:
+            if master is None:
+                raise ValueError("a master key or a keyring")
+            keyring = Keyring(LocalMasterKey(master, old or []))
         self.inner = inner
-        self.master = master
-        self.keys = {key_id(k): k for k in [*(old or []), master]}
+        self.keyring = keyring
+
+    @property
+    def keys(self) -> Mapping[str, bytes]:
+        return self.keyring.local_keys()
 
     def _sealed(self, path: Path, key: str) -> Path:
+        # the data key first: a KEK that refuses or does not answer stops here, nothing written
+        data_key = self.keyring.generate(blob_context(key))
         # next to the plaintext: the same private scratch folder, removed by the caller's finally
         fd, name = tempfile.mkstemp(prefix=".sealed-", dir=path.parent)
         os.close(fd)
         sealed = Path(name)
         try:
-            encrypt_file(path, sealed, self.master, key)
+            encrypt_file_v2(path, sealed, data_key, key)
         except BaseException:
             sealed.unlink(missing_ok=True)
             raise
@@ -229,7 +411,7 @@ class EncryptedBlobStore:
             sealed.unlink(missing_ok=True)
 
     def open(self, key: str) -> BinaryIO:
-        return cast(BinaryIO, DecryptingReader(self.inner.open(key), self.keys, key))
+        return cast(BinaryIO, DecryptingReader(self.inner.open(key), self.keyring, key))
 
     def get_to_path(self, key: str, dest: Path) -> None:
         with self.open(key) as src, dest.open("wb") as out:
@@ -237,7 +419,7 @@ class EncryptedBlobStore:
                 out.write(block)
 
     def size(self, key: str) -> int:
-        with DecryptingReader(self.inner.open(key), self.keys, key) as reader:
+        with DecryptingReader(self.inner.open(key), self.keyring, key) as reader:
             return reader.size
 
     def exists(self, key: str) -> bool:

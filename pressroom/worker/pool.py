@@ -1,10 +1,14 @@
-"""Worker processes per lane, supervised: restarted when they die, recycled after N jobs."""
+"""Worker processes per lane, supervised: restarted when they die, recycled after N jobs, and
+(``PRESSROOM_POOL_ADAPTIVE``) grown and shrunk by the lane's controller (``adaptive.py``): a
+new worker for growth, and for a shrink a worker told to stop after its current job (a running
+job is never killed to shrink a pool; only the memory guard and the deadline kill)."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import logging
+import math
 import multiprocessing as mp
 import os
 import signal
@@ -12,7 +16,8 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.context import SpawnProcess
 from pathlib import Path
@@ -21,11 +26,21 @@ from typing import Any
 from pressroom.jobs.model import Lane
 from pressroom.settings import Settings
 from pressroom.worker import heartbeat
+from pressroom.worker.adaptive import Decision, LaneController, Observation, lane_controller
+from pressroom.worker.pressure import PressureSource, pressure_source
 
 log = logging.getLogger("pressroom.pool")
 POLL_S = 0.5
 IDLE_WAIT_S = 2.0  # PostgreSQL: longest sleep between claims without a NOTIFY
 RESCUE_EVERY_S = 5.0
+
+
+def stop_on_sigterm(stop: Any) -> None:
+    """SIGTERM (systemd signals every process of the unit) stops the worker after its job. The
+    event is set from a thread: set in the handler itself, it would wait for the lock that
+    this very process holds inside ``stop.wait()``, and neither it nor the supervisor could
+    ever set the event again."""
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
 
 def worker_main(
@@ -40,7 +55,7 @@ def worker_main(
     os.environ["OMP_THREAD_LIMIT"] = "1"
     os.umask(0o077)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop_on_sigterm(stop)
     from pressroom.engines.tesseract import TesseractEngine
     from pressroom.errors import TransientError
     from pressroom.logs import configure_logging, log_format
@@ -131,6 +146,8 @@ class _Slot:
     process: SpawnProcess | None = None
     restarts: int = 0
     current: Any = None  # "job_id owner" of the job the worker runs now, b"" between jobs
+    stop: Any = None  # this worker's own stop event: set, it stops after its current job
+    draining: bool = False  # told to stop by a shrink: not restarted, gone once it exits
 
 
 def resident_bytes(pid: int) -> int:
@@ -154,7 +171,8 @@ DEADLINE_GRACE_S = 30.0
 
 @dataclass
 class Supervisor:
-    """Keeps ``pools`` worker processes alive per lane until ``stop()``."""
+    """Keeps ``pools`` worker processes alive per lane until ``stop()``; with adaptive pools
+    on, ``pools`` is where each lane starts (clamped between its floor and ceiling)."""
 
     settings: Settings
     pools: dict[Lane, int]
@@ -164,30 +182,59 @@ class Supervisor:
     # where to keep this pool's heartbeat file for `pressroom worker --check` (None: no file)
     heartbeat_dir: Path | None = None
     clock: Callable[[], float] = time.time  # the heartbeat's wall clock
+    # the adaptive pools' signals (None: memory from PSI and /proc/meminfo, queue age from
+    # the store); tests and the benchmark script them
+    pressure: PressureSource | None = None
+    queue_age: Callable[[], Mapping[str, float]] | None = None
     _ctx: Any = field(default_factory=lambda: mp.get_context("spawn"))
     _slots: list[_Slot] = field(default_factory=list)
     _thread: threading.Thread | None = None
     _stopping: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
-        self._stop_event = self._ctx.Event()
         self._services: Any = None
         self._beat_failed = False
+        self._lock = threading.Lock()  # the slot list: the watch and the adapt threads change it
+        self._helpers: list[threading.Thread] = []
+        # the adaptive pools' store work, on its own thread with its own connection: a slow
+        # or absent store delays growth, never the memory guard or a shrink under pressure
+        self._pool_services: Any = None
+        self._ages: tuple[float, dict[str, float]] = (-math.inf, {})
+        self._unrecorded: deque[Decision] = deque(maxlen=256)
+        self.decisions: deque[Decision] = deque(maxlen=256)  # newest last
+        self.controllers: dict[str, LaneController] = {}
+        pools = self.settings.pools
         for lane, count in self.pools.items():
-            self._slots += [
-                _Slot((lane.value,), current=self._ctx.Array("c", 160, lock=False))
-                for _ in range(count)
-            ]
+            if pools.adaptive:
+                control = lane_controller(
+                    lane.value,
+                    count,
+                    pools,
+                    room_bytes=self.settings.worker_memory_limit_bytes,
+                    cpus=os.cpu_count() or 1,
+                )
+                self.controllers[lane.value] = control
+                count = control.size
+            self._slots += [self._slot(lane.value) for _ in range(count)]
+        if self.controllers and self.pressure is None:
+            self.pressure = pressure_source(pools.psi_file)
+
+    def _slot(self, lane: str) -> _Slot:
+        return _Slot((lane,), current=self._ctx.Array("c", 160, lock=False), stop=self._ctx.Event())
 
     def _spawn(self, slot: _Slot) -> None:
         slot.current.value = b""
         slot.process = self._ctx.Process(
             target=self.target,
-            args=(slot.lanes, self.settings, self._stop_event, self.max_jobs, slot.current),
+            args=(slot.lanes, self.settings, slot.stop, self.max_jobs, slot.current),
             name=f"pressroom-worker-{slot.lanes[0]}",
             daemon=False,
         )
         slot.process.start()
+
+    def _all(self) -> list[_Slot]:
+        with self._lock:
+            return list(self._slots)
 
     def start(self) -> None:
         for slot in self._slots:
@@ -195,13 +242,28 @@ class Supervisor:
         self._beat()  # at once: a health check right after start sees the pool
         self._thread = threading.Thread(target=self._watch, name="supervisor", daemon=True)
         self._thread.start()
+        if self.controllers:
+            for run, name in ((self._adapt, "pool-adapt"), (self._pool_store, "pool-store")):
+                self._helpers.append(threading.Thread(target=run, name=name, daemon=True))
+                self._helpers[-1].start()
+
+    def sizes(self) -> dict[str, int]:
+        """Per lane, the workers the pool keeps now (those told to stop not counted)."""
+        counts = {lane.value: 0 for lane in self.pools}
+        for slot in self._all():
+            if not slot.draining:
+                counts[slot.lanes[0]] = counts.get(slot.lanes[0], 0) + 1
+        return counts
 
     def _beat(self) -> None:
-        """Rewrite the heartbeat file: per lane, the worker processes alive now."""
+        """Rewrite the heartbeat file: per lane, the worker processes alive now of those the
+        pool keeps, and how many it keeps (a worker stopping after a shrink is in neither)."""
         if self.heartbeat_dir is None:
             return
-        lanes: dict[str, tuple[int, int]] = {}
-        for slot in self._slots:
+        lanes: dict[str, tuple[int, int]] = {lane.value: (0, 0) for lane in self.pools}
+        for slot in self._all():
+            if slot.draining:
+                continue
             live, kept = lanes.get(slot.lanes[0], (0, 0))
             up = slot.process is not None and slot.process.is_alive()
             lanes[slot.lanes[0]] = (live + up, kept + 1)
@@ -226,7 +288,8 @@ class Supervisor:
                 self._beat()
                 last_beat = time.monotonic()
             limit = self.settings.worker_memory_limit_bytes
-            for slot in self._slots:
+            slots = self._all()
+            for slot in slots:
                 pid = slot.process.pid if slot.process is not None else None
                 if not pid or not slot.process.is_alive():  # type: ignore[union-attr]
                     continue
@@ -237,10 +300,16 @@ class Supervisor:
             if time.monotonic() - last_restart_check < 1.0:
                 continue
             last_restart_check = time.monotonic()
-            for slot in self._slots:
+            for slot in slots:
                 if slot.process is not None and not slot.process.is_alive():
                     code = slot.process.exitcode
                     slot.process.close()
+                    slot.process = None
+                    if slot.draining:  # a shrink asked it to stop: its place is gone
+                        with self._lock:
+                            self._slots.remove(slot)
+                        log.info("worker stopped", extra={"lane": slot.lanes[0], "exit_code": code})
+                        continue
                     if code != 0:
                         log.warning(
                             "worker died; restarting",
@@ -248,6 +317,80 @@ class Supervisor:
                         )
                     slot.restarts += 1
                     self._spawn(slot)
+
+    # --- adaptive pools --------------------------------------------------------------------
+
+    def _adapt(self) -> None:
+        while not self._stopping.wait(self.settings.pools.interval_s):
+            self.decide(now=time.monotonic())
+
+    def decide(self, *, now: float) -> list[Decision]:
+        """One round: each lane's controller sees its signals, and its decision is carried out
+        at once (a new worker, or one told to stop after its current job). Queue ages older
+        than three rounds are not believed: no growth on them, and no idle step down."""
+        assert self.pressure is not None
+        memory = self.pressure.read()
+        at, ages = self._ages
+        known = now - at <= 3 * self.settings.pools.interval_s
+        made = []
+        for lane, control in self.controllers.items():
+            kept = [s for s in self._all() if s.lanes[0] == lane and not s.draining]
+            busy = sum(self._running(s) is not None for s in kept) if known else None
+            seen = Observation(ages.get(lane, 0.0) if known else 0.0, memory, busy)
+            decision = control.observe(seen, now)
+            if decision is not None:
+                self._resize(decision, kept)
+                made.append(decision)
+        return made
+
+    def _pool_store(self) -> None:
+        """Read the lanes' oldest waiting jobs, and count the decisions made, every round."""
+        while True:
+            try:
+                if self.queue_age is not None:
+                    self._ages = (time.monotonic(), dict(self.queue_age()))
+                if self._pool_services is None:
+                    from pressroom.service import open_services
+
+                    self._pool_services = open_services(self.settings, migrate=False)
+                stats, clock = self._pool_services.store.stats, self._pool_services.clock
+                if self.queue_age is None:
+                    self._ages = (time.monotonic(), stats.oldest_waiting(now=clock()))
+                while self._unrecorded:
+                    decision = self._unrecorded[0]
+                    stats.record_pool_decision(decision.lane, decision.reason, now=clock())
+                    self._unrecorded.popleft()
+            except Exception as exc:  # tried again next round; the pool goes on meanwhile
+                log.warning("pool figures unavailable", extra={"code": getattr(exc, "code", None)})
+            if self._stopping.wait(self.settings.pools.interval_s):
+                return
+
+    def _resize(self, decision: Decision, kept: list[_Slot]) -> None:
+        if self._stopping.is_set():
+            return
+        if decision.after > decision.before:
+            for _ in range(decision.after - decision.before):
+                slot = self._slot(decision.lane)
+                self._spawn(slot)
+                with self._lock:
+                    self._slots.append(slot)
+        else:
+            # idle workers first: they stop at once; a busy one finishes its job first
+            kept.sort(key=lambda s: self._running(s) is not None)
+            for slot in kept[: decision.before - decision.after]:
+                slot.draining = True
+                slot.stop.set()
+        self.decisions.append(decision)
+        self._unrecorded.append(decision)  # counted in the store by the pool-store thread
+        log.info(
+            "pool resized",
+            extra={
+                "lane": decision.lane,
+                "from_size": decision.before,
+                "to_size": decision.after,
+                "code": decision.reason,
+            },
+        )
 
     def _running(self, slot: _Slot) -> tuple[str, str, float] | None:
         """(job id, owner, deadline or 0) of the job the slot's worker runs now."""
@@ -319,20 +462,25 @@ class Supervisor:
             log.warning("could not record the stop", extra={"job_id": job_id, "code": code})
 
     def pids(self) -> list[int]:
-        return [s.process.pid for s in self._slots if s.process is not None and s.process.pid]
+        return [s.process.pid for s in self._all() if s.process is not None and s.process.pid]
 
     def stop(self, timeout: float = 60.0) -> None:
         """Stop claiming, let running jobs finish (up to ``timeout``), then end the rest."""
         self._stopping.set()
         if self._thread is not None:
             self._thread.join()
+        for helper in self._helpers:  # the store thread may be inside a slow call: not waited
+            helper.join(5.0)
         if self.heartbeat_dir is not None:  # a stopping pool is no longer a healthy one
             heartbeat.remove(self.heartbeat_dir, socket.gethostname(), os.getpid())
-        if self._services is not None:  # opened by the memory guard
-            self._services.store.db.engine.dispose()
-        self._stop_event.set()
+        for services in (self._services, self._pool_services):  # the guard's, the pools'
+            if services is not None:
+                services.store.db.engine.dispose()
+        slots = self._all()
+        for slot in slots:
+            slot.stop.set()
         deadline = time.monotonic() + timeout
-        for slot in self._slots:
+        for slot in slots:
             if slot.process is not None:
                 slot.process.join(max(0.0, deadline - time.monotonic()))
                 if slot.process.is_alive():

@@ -19,6 +19,7 @@ from pressroom.errors import (
     PermanentError,
     PressroomError,
     ReviewRequired,
+    ScannerUnavailable,
     TransientError,
     UnauthorizedCustomer,
 )
@@ -30,6 +31,7 @@ from pressroom.pipeline.core import remaining
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pipeline.stop import stop_when
 from pressroom.processing import Processing
+from pressroom.scanning import scan_file
 from pressroom.scratch import job_scratch
 from pressroom.service import Services
 from pressroom.stages import Stage, StageTimer
@@ -47,6 +49,23 @@ from pressroom.worker.publish import held_anyway, hold, publish
 from pressroom.worker.ranges import assemble_parts, run_range, split
 
 log = logging.getLogger("pressroom.worker")
+
+
+def scan(claim: ClaimedJob, source: Path) -> None:
+    """The ``scan`` stage: the fetched source through the malware scanner, each outcome
+    counted. A page range never scans: its job was scanned whole before it was split."""
+    services, job = claim.services, claim.job
+    scanner = services.scanner
+    if scanner is None:
+        if services.settings.scanner.kind != "none":
+            # configured but never opened (a Services built by hand): fail closed
+            raise ScannerUnavailable("PRESSROOM_SCANNER names a scanner this worker lacks")
+        return
+    with stage(claim, Stage.SCAN):
+        scan_file(
+            scanner, source, lambda said: claim.queue.record_scan(job.id, said, now=claim.now())
+        )
+
 
 # How an attempt that raised one of our errors ends: whether a retry cannot help, and the
 # line logged (with the state the queue recorded, for an attempt that may be retried). A
@@ -232,6 +251,7 @@ class JobRunner:
         source = scratch / "source"
         with stage(claim, Stage.FETCH):
             claim.fetch(source)
+        scan(claim, source)  # before anything reads it: the split, the pipeline
         remaining(deadline)
         run = JobRun.open(claim, self.engine, scratch, deadline)
         processing = Processing(run.policy)

@@ -240,6 +240,16 @@ def test_stage_timings_sum_per_stage(services: Services) -> None:
     assert got is not None and got.timings == {"ocr": 2.0, "fetch": 0.1}
 
 
+def test_scans_are_counted_by_lane_and_outcome(services: Services) -> None:
+    store = services.store
+    job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
+    store.queue.record_scan(job.id, "unavailable", now=1)
+    store.queue.record_scan(job.id, "clean", now=2)
+    store.queue.record_scan("no-such-job", "found", now=3)  # a job gone meanwhile: nothing
+    scans = {k: n for k, n in store.stats.counter_totals().items() if k[0] == "scan"}
+    assert scans == {("scan", "bulk", "unavailable"): 1, ("scan", "bulk", "clean"): 1}
+
+
 def test_counts_and_oldest_waiting_per_lane(services: Services) -> None:
     store = services.store
     store.queue.insert(new_job(), now=10, max_attempts=4)

@@ -28,15 +28,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "services",
         (
             "intake", "review", "control", "deskstore", "worker", "notify", "housekeeping",
+            "lifecycle",
             "offline", "hotfolder", "verify", "backup", "effective", "service", "jobs.admission",
             "processing", "testing", "bench", "errorcodes",
+            "rewrap",
         ),
     ),
     ("pipeline", ("pipeline", "redact")),
     (
         "ports and adapters",
         ("jobs", "memstore", "storage", "engines", "templates", "signing", "scratch",
-         "deskport"),
+         "deskport", "scanning"),
     ),
     (
         "core values",
@@ -44,6 +46,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "", "models", "corrections", "jsondepth", "errors", "settings", "stages", "orders",
             "outcomes", "jobs.model", "pixels", "tenants", "keys", "languages", "times", "fsutil",
             "logs", "tracing", "hints", "labels", "synth",
+            "kek",
         ),
     ),
 )  # fmt: skip

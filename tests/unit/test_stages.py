@@ -28,6 +28,7 @@ def test_stage_names_are_the_strings_stored_timings_and_metrics_already_use() ->
         "QUEUE": "queue",
         "VERIFY": "verify",
         "FETCH": "fetch",
+        "SCAN": "scan",
         "PROCESS": "process",
         "PUBLISH": "publish",
         "SCRATCH": "scratch",
