@@ -67,9 +67,14 @@ MEANINGS = {
     "INVALID_CURSOR": "A job-list cursor the service did not write (edited or truncated): "
     "start again from the first page.",
     "LIFECYCLE_FOREIGN_RULES": "`storage lifecycle --apply`: the bucket has lifecycle rules "
-    "Pressroom did not make (their IDs do not start `pressroom-`, or name another store's "
-    "prefix), and S3 replaces a bucket's whole configuration: nothing was written. "
+    "this store did not make (their IDs are not its own `pressroom-AREA@PREFIX`: an "
+    "operator's, or another store's), and S3 replaces a bucket's whole configuration: "
+    "nothing was written. "
     "`--force` writes them back, unchanged, beside Pressroom's (exit 2).",
+    "LIFECYCLE_OVERLAP": "`storage lifecycle --apply`: rules on the bucket share keys with "
+    "this store's — another Pressroom store's prefix inside or around this one's, or a foreign "
+    "rule on keys Pressroom's would expire — so one's rules would delete the other's objects: "
+    "nothing was written, `--force` or not; give each store a prefix of its own (exit 2).",
     "LIFECYCLE_NEEDS_S3": "`storage lifecycle` with local storage: lifecycle rules are an S3 "
     "feature; on a local folder housekeeping (in `serve`) deletes what has expired (exit 2).",
     "LIFECYCLE_REFUSED": "`storage lifecycle`: the bucket refused to read or write its "
@@ -191,6 +196,7 @@ WORKER_EXCEPTIONS = {
     "UNAVAILABLE": "— (CLI only)",
     "LIFECYCLE_FOREIGN_RULES": "— (CLI only)",
     "LIFECYCLE_NEEDS_S3": "— (CLI only)",
+    "LIFECYCLE_OVERLAP": "— (CLI only)",
     "LIFECYCLE_REFUSED": "— (CLI only)",
     "CANCELLED": "no: ends rejected (not a dead letter)",
     "SCANNER_UNAVAILABLE": "yes, with backoff; then dead letter with this code",

@@ -427,6 +427,14 @@ class ForeignLifecycleRules(Conflict):
     code = "LIFECYCLE_FOREIGN_RULES"
 
 
+class LifecycleOverlap(Conflict):
+    """The bucket's lifecycle rules and this store's would share keys: another Pressroom
+    store's prefix inside or around this one's, or a foreign rule on keys ours would expire.
+    Refused whatever ``--force`` says: one store's rules would delete another's objects."""
+
+    code = "LIFECYCLE_OVERLAP"
+
+
 class Refused(PressroomError):
     """Refused at the door for now: 429 with Retry-After (seconds)."""
 

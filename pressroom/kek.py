@@ -14,8 +14,10 @@ through it; the KMS adapter lives with the blob store's adapters.
 Plaintext data keys live only in memory: ``DataKeyCache`` keeps those recently unwrapped or
 generated for at most ``CACHE_TTL_S`` seconds and ``CACHE_ENTRIES`` entries (least recently
 used out first), keyed by the wrapped bytes *and* their context — so a cached key never opens
-a value bound to another context. Python cannot promise to wipe a ``bytes``; the bounds are
-what limits how long and how many keys a process holds.
+a value bound to another context. Every expired key leaves at the next look into the cache
+(any get, put or count), and a sealed column's key is held nowhere else (``ColumnKeys`` keeps
+only its wrapped form). Python cannot promise to wipe a ``bytes``; the bounds are what limits
+how long and how many keys a process holds.
 """
 
 from __future__ import annotations
@@ -143,11 +145,17 @@ class DataKeyCache:
     def key(kind: str, key_id: str, wrapped: bytes, context: Context) -> _CacheKey:
         return (kind, key_id, wrapped, canonical(context))
 
+    def _purge(self) -> None:
+        # every expired key out, not just the one asked for (the lock held)
+        now = self.clock()
+        for stale in [k for k, (_, until) in self._keys.items() if until <= now]:
+            del self._keys[stale]
+
     def get(self, key: _CacheKey) -> bytes | None:
         with self._lock:
+            self._purge()
             found = self._keys.get(key)
-            if found is None or found[1] <= self.clock():
-                self._keys.pop(key, None)
+            if found is None:
                 self.misses += 1
                 return None
             self._keys.move_to_end(key)
@@ -156,16 +164,16 @@ class DataKeyCache:
 
     def put(self, key: _CacheKey, plaintext: bytes) -> None:
         with self._lock:
+            self._purge()
             self._keys[key] = (plaintext, self.clock() + self.ttl_s)
             self._keys.move_to_end(key)
-            now = self.clock()
-            for stale in [k for k, (_, until) in self._keys.items() if until <= now]:
-                del self._keys[stale]
             while len(self._keys) > self.entries:
                 self._keys.popitem(last=False)
 
     def __len__(self) -> int:
-        return len(self._keys)
+        with self._lock:
+            self._purge()
+            return len(self._keys)
 
 
 class Keyring:
@@ -181,6 +189,10 @@ class Keyring:
         self.current = current
         self.readers = {k.kind: k for k in [*readers, current]}
         self.cache = cache if cache is not None else DataKeyCache()
+        # a re-wrap's result by what it re-wrapped (wrapped bytes only, no plaintext): rows
+        # sharing a column key share its new wrapped key too, one wrap between them
+        self._rewrapped: OrderedDict[_CacheKey, tuple[bytes, str, str]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def local_keys(self) -> Mapping[str, bytes]:
         """The local master keys by id (format 1 blobs unwrap with them directly)."""
@@ -213,10 +225,25 @@ class Keyring:
         return kind == self.current.kind and self.current.is_current(key_id)
 
     def rewrap(self, kind: str, key_id: str, wrapped: bytes, context: Context) -> DataKey | None:
-        """The same data key wrapped by the current KEK, or None when it already is."""
+        """The same data key wrapped by the current KEK, or None when it already is. A data
+        key re-wrapped before (under the same context) gets the same new wrapped key back, not
+        another wrap: ``CACHE_ENTRIES`` of them remembered, least recently used out."""
         if self.is_current(kind, key_id):
             return None
-        made = self.current.wrap(self.unwrap(kind, key_id, wrapped, context), context)
+        plaintext = self.unwrap(kind, key_id, wrapped, context)
+        old = self.cache.key(kind, key_id, wrapped, context)
+        with self._lock:
+            done = self._rewrapped.get(old)
+            if done is not None:
+                self._rewrapped.move_to_end(old)
+        if done is not None:
+            made = DataKey(plaintext, *done)
+        else:
+            made = self.current.wrap(plaintext, context)
+            with self._lock:
+                self._rewrapped[old] = (made.wrapped, made.kind, made.key_id)
+                while len(self._rewrapped) > self.cache.entries:
+                    self._rewrapped.popitem(last=False)
         self.cache.put(
             self.cache.key(made.kind, made.key_id, made.wrapped, context), made.plaintext
         )
@@ -226,7 +253,9 @@ class Keyring:
 class ColumnKeys:
     """A sealed column's data key, reused for a bounded time and count (the AWS Encryption SDK's
     data key caching): a listing of a hundred jobs or an intake burst costs one KMS call, not
-    one a row. One key per purpose (label, title, webhook secret), bound to it by context."""
+    one a row. One key per purpose (label, title, webhook secret), bound to it by context.
+    Only the wrapped key is held here; its plaintext lives in the keyring's bounded cache, so
+    it is gone when that entry expires, whether or not anything is sealed again."""
 
     def __init__(
         self,
@@ -241,7 +270,8 @@ class ColumnKeys:
             max_uses,
             clock,
         )
-        self._current: dict[str, tuple[DataKey, float, int]] = {}
+        # purpose -> (wrapped key, KEK kind, key id, made at, uses): no plaintext
+        self._current: dict[str, tuple[bytes, str, str, float, int]] = {}
         self._lock = threading.Lock()
 
     @staticmethod
@@ -249,10 +279,19 @@ class ColumnKeys:
         return {"pressroom": "column", "purpose": purpose}
 
     def for_sealing(self, purpose: str) -> DataKey:
+        context = self.context(purpose)
         with self._lock:
-            held = self._current.get(purpose)
             now = self.clock()
-            if held is None or held[1] + self.max_age_s <= now or held[2] >= self.max_uses:
-                held = (self.keyring.generate(self.context(purpose)), now, 0)
-            self._current[purpose] = (held[0], held[1], held[2] + 1)
-            return held[0]
+            for name, (*_, born, _uses) in list(self._current.items()):
+                if born + self.max_age_s <= now:
+                    del self._current[name]
+            held = self._current.get(purpose)
+            if held is None or held[4] >= self.max_uses:
+                made = self.keyring.generate(context)
+                self._current[purpose] = (made.wrapped, made.kind, made.key_id, now, 1)
+                return made
+            wrapped, kind, key_id, born, uses = held
+            self._current[purpose] = (wrapped, kind, key_id, born, uses + 1)
+        # from the cache (put there when generated); asked again only if it was pushed out
+        plaintext = self.keyring.unwrap(kind, key_id, wrapped, context)
+        return DataKey(plaintext, wrapped, kind, key_id)

@@ -2,11 +2,19 @@
 Pressroom would delete even when housekeeping never runs (no ``serve``, a loop that keeps
 failing). The rules are a backstop behind housekeeping, never ahead of it: each waits at least
 as long as the service would, counted from the object's creation (S3's clock) and rounded up to
-whole days (S3's unit). An area no age bounds safely gets no rule, and says why.
+whole days (S3's unit). An area no age bounds safely gets no expiration, and says why.
+
+One rule per area of the store's layout (``P/sources/``, ``P/artifacts/``, …), each also
+aborting that area's incomplete multipart uploads: the rules act on the store's own keys and
+nothing else, even for a store at the bucket's root (which has no prefix of its own to scope a
+rule to, so a rule on ``P/`` would reach every key in the bucket).
 
 ``PutBucketLifecycleConfiguration`` replaces the bucket's whole configuration, so rules that
 Pressroom did not make (foreign ones) are never overwritten silently: without ``force`` their
 presence is ``LIFECYCLE_FOREIGN_RULES``; with it they are written back beside ours, unchanged.
+What no ``force`` writes is ``LIFECYCLE_OVERLAP``: our rules over a foreign rule's keys (they
+would cut its objects' lives short), or this store and another Pressroom store's in one
+another's keys (one's rules would expire the other's sources).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from typing import Any
 from pressroom.errors import (
     ForeignLifecycleRules,
     LifecycleNeedsS3,
+    LifecycleOverlap,
     LifecycleRefused,
     StorageUnavailable,
 )
@@ -47,13 +56,15 @@ SOURCES = _area(source_key("t", "j"))
 ARTIFACTS = _area(artifact_key("t", "j", "d"))
 REVIEW = _area(review_key("t", "j", "d"))
 SCRATCH = _area(parts_prefix("t", "j"))
+AREAS = (ARTIFACTS, REVIEW, SCRATCH, SOURCES)  # every key a store writes is in one of these
 
-SOURCES_LEFT_OUT = (
-    "no rule: a source is kept until its job is delivered, and a redrive or a reviewer's "
-    "corrections send a job round again on a fresh clock (each round up to its deadline, "
-    "each hold up to PRESSROOM_REVIEW_RETENTION_SECONDS), so no age since upload bounds it "
-    "and any age rule could delete an accepted job's source. Housekeeping deletes sources: "
-    "on delivery, a dead letter's after PRESSROOM_RETENTION_SECONDS, orphans after an hour"
+SOURCES_NO_EXPIRY = (
+    "no expiration: a source is kept until its job is delivered, and a redrive or a "
+    "reviewer's corrections send a job round again on a fresh clock (each round up to its "
+    "deadline, each hold up to PRESSROOM_REVIEW_RETENTION_SECONDS), so no age since upload "
+    "bounds it and any age rule could delete an accepted job's source. Housekeeping deletes "
+    "sources: on delivery, a dead letter's after PRESSROOM_RETENTION_SECONDS, orphans after an "
+    "hour"
 )
 
 
@@ -63,16 +74,25 @@ def days(seconds: float) -> int:
     return max(1, math.ceil(seconds / DAY_S))
 
 
+def _under(store_prefix: str) -> str:
+    return f"{store_prefix}/" if store_prefix else ""
+
+
+def _nest(one: str, other: str) -> bool:
+    """Whether two key prefixes share keys: one is the start of the other."""
+    return one.startswith(other) or other.startswith(one)
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule: objects under ``prefix`` expire ``days`` after creation, or (``multipart``)
-    uploads under it that never completed are aborted ``days`` after they began."""
+    """One area's rule: objects under ``prefix`` expire ``days`` after creation (``None``:
+    never by age), and uploads under it that never completed are aborted ``MULTIPART_DAYS``
+    after they began (S3 allows both in one rule filtered by prefix alone)."""
 
     area: str
     prefix: str
-    days: int
+    days: int | None
     why: str
-    multipart: bool = False
 
     def rule_id(self, store_prefix: str) -> str:
         """``pressroom-AREA``, with ``@PREFIX`` for a store inside the bucket: two Pressroom
@@ -80,41 +100,65 @@ class Rule:
         return f"{ID_PREFIX}{self.area}" + (f"@{store_prefix}" if store_prefix else "")
 
     def as_s3(self, store_prefix: str) -> dict[str, Any]:
-        action: dict[str, Any] = (
-            {"AbortIncompleteMultipartUpload": {"DaysAfterInitiation": self.days}}
-            if self.multipart
-            else {"Expiration": {"Days": self.days}}
-        )
+        expire: dict[str, Any] = {} if self.days is None else {"Expiration": {"Days": self.days}}
         return {
             "ID": self.rule_id(store_prefix),
             "Status": "Enabled",
             "Filter": {"Prefix": self.prefix},
-            **action,
+            **expire,
+            "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": MULTIPART_DAYS},
         }
+
+
+def other_store(rule: dict[str, Any]) -> str | None:
+    """The prefix of the Pressroom store whose ID ``rule`` has (``pressroom-AREA`` or
+    ``pressroom-AREA@PREFIX``, AREA one of ours), or None for an ID no store makes."""
+    name, at, store_prefix = str(rule.get("ID", "")).partition("@")
+    if not name.startswith(ID_PREFIX) or name[len(ID_PREFIX) :] not in AREAS:
+        return None
+    if not at:
+        return ""  # a store at the bucket's root
+    return store_prefix or None
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What the settings ask of a bucket: the rules, and the areas left out with why."""
+    """What the settings ask of a bucket: one rule per area, each with why."""
 
     bucket: str
     store_prefix: str
     rules: tuple[Rule, ...]
-    left_out: tuple[tuple[str, str], ...]
 
     def wanted(self) -> list[dict[str, Any]]:
         return [rule.as_s3(self.store_prefix) for rule in self.rules]
 
     def is_ours(self, rule: dict[str, Any]) -> bool:
-        """A rule this store's Pressroom made (by its ID): ``pressroom-…`` for this prefix."""
-        rule_id = str(rule.get("ID", ""))
-        return rule_id.startswith(ID_PREFIX) and rule_id.partition("@")[2] == self.store_prefix
+        """A rule this store's Pressroom made: its ID is exactly one this plan makes (an
+        area's, at this prefix), nothing looser (an operator's ``pressroom-logs`` is not)."""
+        return str(rule.get("ID", "")) in {r.rule_id(self.store_prefix) for r in self.rules}
 
     def covers_ours(self, rule: dict[str, Any]) -> bool:
-        """Whether a (foreign) rule may act on this store's keys: its prefix and ours nest."""
-        mine = f"{self.store_prefix}/" if self.store_prefix else ""
+        """Whether a (foreign) rule may act on this store's keys: its prefix and an area's
+        nest."""
         theirs = rule_prefix(rule)
-        return mine.startswith(theirs) or theirs.startswith(mine)
+        return any(_nest(theirs, mine.prefix) for mine in self.rules)
+
+    def overlap(self, rule: dict[str, Any]) -> str | None:
+        """Why writing this plan beside ``rule`` (not ours) would harm someone's keys, or
+        None: another Pressroom store's rules or areas share keys with ours (one store's
+        rules would expire the other's objects: ``s3://B/p``'s ``p/review/`` holds all of
+        ``s3://B/p/review``), or one of our rules reaches into a foreign rule's keys
+        (our expiration would cut its objects' lives short)."""
+        theirs = rule_prefix(rule)
+        store = other_store(rule)
+        if store is not None:
+            areas = [theirs, *(f"{_under(store)}{area}/" for area in AREAS)]
+            if any(_nest(a, mine.prefix) for a in areas for mine in self.rules):
+                return f"{rule.get('ID')} (another Pressroom store's, sharing keys with this one)"
+            return None
+        if any(theirs.startswith(mine.prefix) for mine in self.rules):
+            return f"{rule.get('ID')} (foreign, on keys a Pressroom rule here would expire)"
+        return None
 
 
 def longest_round_s(settings: Settings) -> float:
@@ -138,7 +182,7 @@ def plan(settings: Settings) -> Plan:
             "there housekeeping (in `serve`) deletes what has expired"
         )
     bucket, store_prefix = parse_s3_url(settings.storage_url)
-    under = f"{store_prefix}/" if store_prefix else ""
+    under = _under(store_prefix)
     retention, review = settings.retention_s, settings.review_retention_s
     round_s = longest_round_s(settings)
     rules = (
@@ -169,16 +213,11 @@ def plan(settings: Settings) -> Plan:
             days(round_s + WRITE_SLACK_S),
             "a job's longest round, rounded up",
         ),
-        # S3's own leftovers (our writes are atomic: a crash mid-upload leaves parts only)
-        Rule(
-            "multipart",
-            under,
-            MULTIPART_DAYS,
-            "uploads that never completed: S3's leftovers, unseen by listing",
-            multipart=True,
-        ),
+        # sources: S3's own leftovers only (our writes are atomic: a crash mid-upload leaves
+        # parts, never an object)
+        Rule(SOURCES, f"{under}{SOURCES}/", None, SOURCES_NO_EXPIRY),
     )
-    return Plan(bucket, store_prefix, rules, ((SOURCES, SOURCES_LEFT_OUT),))
+    return Plan(bucket, store_prefix, rules)
 
 
 def rule_prefix(rule: dict[str, Any]) -> str:
@@ -198,10 +237,13 @@ def _canonical(rules: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True, slots=True)
 class Bucket:
-    """The bucket's rules now, split into this store's and the others (foreign)."""
+    """The bucket's rules now, split into this store's and the others (foreign), and the
+    configuration's bucket-wide setting that is not a rule (``TransitionDefaultMinimumObjectSize``,
+    None when S3 sent none): a write passes it back, or S3 would reset it to its default."""
 
     ours: tuple[dict[str, Any], ...]
     foreign: tuple[dict[str, Any], ...]
+    min_object_size: str | None = None
 
     def matches(self, plan: Plan) -> bool:
         return _canonical(self.ours) == _canonical(plan.wanted())
@@ -235,35 +277,53 @@ def read_bucket(client: Any, plan: Plan) -> Bucket:
 
     with _s3("read"):
         try:
-            rules = client.get_bucket_lifecycle_configuration(Bucket=plan.bucket)["Rules"]
+            found = client.get_bucket_lifecycle_configuration(Bucket=plan.bucket)
         except ClientError as exc:
             if (exc.response or {}).get("Error", {}).get("Code") != "NoSuchLifecycleConfiguration":
                 raise
-            rules = []
+            found = {}
+    rules = found.get("Rules", [])
+    size = found.get("TransitionDefaultMinimumObjectSize")
     return Bucket(
         tuple(r for r in rules if plan.is_ours(r)),
         tuple(r for r in rules if not plan.is_ours(r)),
+        str(size) if size else None,
     )
 
 
 def apply(client: Any, plan: Plan, *, force: bool = False) -> tuple[Bucket, bool]:
     """Write the plan's rules (with ``force``, every foreign rule written back beside them,
-    as it was); returns what the bucket had before and whether anything was written. Nothing
-    is written when ours already match; foreign rules without ``force`` are
-    ``LIFECYCLE_FOREIGN_RULES`` and nothing changes."""
+    as it was, and the bucket-wide setting kept); returns what the bucket had before and
+    whether anything was written. Rules sharing keys with ours the wrong way are
+    ``LIFECYCLE_OVERLAP`` whatever ``force`` says (checked even when ours already match: the
+    bucket as it is harms someone's keys); then nothing is written when ours already match;
+    foreign rules without ``force`` are ``LIFECYCLE_FOREIGN_RULES`` and nothing changes."""
     before = read_bucket(client, plan)
+    clashes = [why for why in map(plan.overlap, before.foreign) if why]
+    if clashes:
+        raise LifecycleOverlap(
+            f"the bucket's lifecycle rules share keys with this store's ({'; '.join(clashes)}): "
+            "no store's rules may expire another's keys, so nothing was written, --force or "
+            "not; give each store a prefix of its own, not inside another's, and keep foreign "
+            "rules off the store's areas"
+        )
     if before.matches(plan):
         return before, False
     if before.foreign and not force:
         raise ForeignLifecycleRules(
-            f"the bucket has {len(before.foreign)} lifecycle rule(s) Pressroom did not make "
+            f"the bucket has {len(before.foreign)} lifecycle rule(s) this store did not make "
             f"({', '.join(str(r.get('ID', '?')) for r in before.foreign)}), and writing "
             "replaces the whole configuration: --force writes them back beside Pressroom's, "
             "unchanged"
         )
     rules = [*before.foreign, *plan.wanted()]
+    size = (
+        {"TransitionDefaultMinimumObjectSize": before.min_object_size}
+        if before.min_object_size
+        else {}
+    )
     with _s3("write"):
         client.put_bucket_lifecycle_configuration(
-            Bucket=plan.bucket, LifecycleConfiguration={"Rules": rules}
+            Bucket=plan.bucket, LifecycleConfiguration={"Rules": rules}, **size
         )
     return before, True

@@ -17,11 +17,12 @@ was done stays done); an item whose key is refused or that no key opens is count
 from __future__ import annotations
 
 import functools
+import struct
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from pressroom.errors import EncryptionError, KmsKeyRefused, MasterKeyMissing
+from pressroom.errors import BlobNotFound, EncryptionError, KmsKeyRefused, MasterKeyMissing
 from pressroom.jobs.sealed import SealedValue, SqlSealedColumns
 from pressroom.labels import Labels
 from pressroom.service import Services
@@ -34,7 +35,8 @@ def rewrap_blobs(
     blobs: EncryptedBlobStore, scratch: Path, progress: Callable[[str, int], None]
 ) -> Counter[str]:
     """Every blob of every area re-wrapped: counts by outcome (``rewrapped``, ``current``,
-    ``format1``, ``plain``, ``gone``, ``refused``, ``unreadable``)."""
+    ``format1``, ``plain``, ``gone``, ``refused``, ``unreadable``). A blob deleted or rewritten
+    while it was copied is ``gone``, never brought back (the write is conditional)."""
     counts: Counter[str] = Counter()
     for area in AREAS:
         for key, _ in list(blobs.inner.list(area)):
@@ -45,14 +47,18 @@ def rewrap_blobs(
 
 
 def _outcome(step: Callable[[], str]) -> str:
-    """One item's outcome; a KMS that does not answer stops the run (run it again later), one
-    item that cannot be opened does not: it is counted ``refused`` (the KMS refused its key)
-    or ``unreadable`` (no configured key opens it, or it fails its integrity check)."""
+    """One item's outcome; a KMS or a store that does not answer stops the run (run it again
+    later), one item that cannot be opened does not: it is counted ``refused`` (the KMS
+    refused its key, or its key is not one this process accepts), ``gone`` (deleted since the
+    listing: a source delivered, an artifact past retention) or ``unreadable`` (no configured
+    key opens it, it fails its integrity check, or its header is not well formed)."""
     try:
         return step()
     except KmsKeyRefused:
         return "refused"
-    except (MasterKeyMissing, EncryptionError):
+    except BlobNotFound:
+        return "gone"
+    except (MasterKeyMissing, EncryptionError, ValueError, KeyError, TypeError, struct.error):
         return "unreadable"
 
 

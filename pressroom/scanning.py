@@ -57,9 +57,10 @@ Verdict = Clean | Found | TooLong
 class Scanner(Protocol):
     """A malware scanner reached over the network or a socket."""
 
-    def scan(self, chunks: Iterable[bytes]) -> Verdict:
+    def scan(self, chunks: Iterable[bytes], timeout_s: float | None = None) -> Verdict:
         """The verdict on the bytes of ``chunks``, sent as they come; ``ScannerUnavailable``
-        when no verdict came (down, refused, timed out, an answer it never gives)."""
+        when no verdict came (down, refused, timed out, an answer it never gives).
+        ``timeout_s``: at most this instead of the scanner's own timeout (never more)."""
         ...
 
     def ping(self, timeout_s: float | None = None) -> None:
@@ -98,16 +99,25 @@ def judge(verdict: Verdict) -> None:
     )
 
 
-def scan_file(scanner: Scanner, path: Path, record: Callable[[str], None] | None = None) -> Verdict:
+def scan_file(
+    scanner: Scanner,
+    path: Path,
+    record: Callable[[str], None] | None = None,
+    timeout_s: float | None = None,
+) -> Verdict:
     """``path`` streamed through ``scanner`` and judged: returns a clean verdict, raises the
     refusal for any other (``MalwareFound``, ``ScanTooLarge``), or ``ScannerUnavailable``.
-    ``record`` is told the outcome either way (the metric). Logs carry the outcome, the
-    byte count and the time, never a name or a path."""
+    ``record`` is told the outcome either way (the metric); ``timeout_s``: the scan's
+    timeout cut to it (``Scanner.scan``). Logs carry the outcome, the byte count and the
+    time, never a name or a path."""
     start = time.monotonic()
     verdict: Verdict | None = None
     size = path.stat().st_size
     try:
-        verdict = scanner.scan(chunks_of(path))
+        if timeout_s is None:
+            verdict = scanner.scan(chunks_of(path))
+        else:
+            verdict = scanner.scan(chunks_of(path), timeout_s=timeout_s)
     finally:
         said = outcome(verdict)
         log.info(
@@ -131,15 +141,22 @@ def scan_patiently(
 ) -> Verdict:
     """``scan_file`` for a command with nobody's queue behind it (``process``, ``watch``): a
     scanner that cannot be reached is tried again, waits doubling from ``first_wait_s``,
-    until ``budget_s`` has passed; then its ``ScannerUnavailable`` is raised."""
+    until ``budget_s`` has passed; then its ``ScannerUnavailable`` is raised. The first try
+    has the scanner's own timeout (a big file's honest scan takes what it takes); each later
+    try's is cut to what is left of the budget, so a scanner that hangs holds the command
+    at most the longer of the two, never their sum."""
     end = clock() + budget_s
     wait = first_wait_s
+    cap: float | None = None  # the first try: the scanner's own timeout
     while True:
         try:
-            return scan_file(scanner, path)
+            return scan_file(scanner, path, timeout_s=cap)
         except ScannerUnavailable:
             left = end - clock()
             if left <= 0:
                 raise
             sleep(min(wait, left))
             wait *= 2
+            cap = end - clock()
+            if cap <= 0:
+                raise

@@ -120,13 +120,18 @@ class ScannerSettings:
 
     kind: str = "none"
     clamd_address: str = "/run/clamav/clamd.ctl"  # Debian's clamav-daemon LocalSocket
-    # no progress for this long (a send, or the verdict after the last byte): well above a
-    # 256 MiB scan (about 20 s at ClamAV's defaults, bench/scan_cost.py)
+    # the connect, each chunk's send, the whole verdict after the last byte (engines/clamd.py):
+    # well above a 256 MiB scan (about 20 s at ClamAV's defaults, bench/scan_cost.py)
     timeout_s: float = 60.0
     retry_s: float = 60.0  # offline: how long an unreachable scanner is tried again
 
     def __post_init__(self) -> None:
         address = self.clamd_address
+        if "://" in address:  # tcp://clamd:3310 would be taken for a socket path
+            raise BadConfig(
+                "PRESSROOM_CLAMD_ADDRESS: expected a Unix socket path or host:port, not a URL "
+                f"({address.split('://', 1)[0]}://...)"
+            )
         if "/" in address:
             return
         host, _, port = address.rpartition(":")
@@ -150,6 +155,8 @@ class StorageSettings:
     master_keys_old: tuple[str, ...] = field(default=(), repr=False)
     # the key-encryption key in a KMS (the AWS KMS API): set, it seals every new data key
     kms_key_id: str = ""
+    # earlier KMS keys (ids or ARNs) still accepted for reading; no other key is ever asked
+    kms_keys_old: tuple[str, ...] = ()
     kms_endpoint_url: str = ""
 
     def __post_init__(self) -> None:
@@ -873,21 +880,24 @@ VARIABLES: tuple[Var, ...] = (
         "PRESSROOM_CLAMD_ADDRESS",
         "scanner.clamd_address",
         NAME,
-        "clamd's socket: a Unix socket path, or `host:port` for its TCP socket.",
+        "clamd's socket: a Unix socket path, or `host:port` for its TCP socket (not a URL: "
+        "`tcp://…` is BAD_CONFIG).",
     ),
     _V(
         "PRESSROOM_SCANNER_TIMEOUT",
         "scanner.timeout_s",
         SECONDS,
-        "One scan (or readiness check) with no answer from the scanner for this long is "
-        "SCANNER_UNAVAILABLE.",
+        "The scanner's time limit, each part of a scan alone: the connect, each chunk's send "
+        "(at most 1 MiB), and the whole answer after the last chunk (one deadline, never "
+        "renewed by a byte). Past it the scan is SCANNER_UNAVAILABLE.",
     ),
     _V(
         "PRESSROOM_SCANNER_RETRY_SECONDS",
         "scanner.retry_s",
         WAIT,
-        "`pressroom process` and `watch`: how long a scanner that cannot be reached is tried "
-        "again, with backoff, before the file ends SCANNER_UNAVAILABLE (exit 75).",
+        "`pressroom process`, `watch` and `detect`: how long a scanner that cannot be reached "
+        "is tried again, with backoff, before the file ends SCANNER_UNAVAILABLE (exit 75); "
+        "a try after the first has its timeout cut to what is left of this.",
     ),
     # storage
     _V(
@@ -934,6 +944,13 @@ VARIABLES: tuple[Var, ...] = (
         "A KMS key (id, ARN or alias) as key-encryption key: set, every blob and sealed value "
         "is sealed under a data key the KMS generates (boto3's credentials and region); the "
         "master key, if any, then only reads what it sealed before.",
+    ),
+    _V(
+        "PRESSROOM_KMS_KEYS_OLD",
+        "storage.kms_keys_old",
+        LIST,
+        "Earlier KMS keys (ids or ARNs, not aliases) still accepted for reading after a "
+        "rotation; a blob or value naming any other KMS key is refused unopened.",
     ),
     _V(
         "PRESSROOM_KMS_ENDPOINT_URL",

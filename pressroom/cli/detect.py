@@ -46,8 +46,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
         print("usage: pressroom detect [--redact CLASSES] INPUT... (or --jsonl)", file=sys.stderr)
         return 2
     from pressroom.engines.tesseract import TesseractEngine
+    from pressroom.offline.process import scanned_copy
     from pressroom.pipeline.core import JobOptions
     from pressroom.redact.engine import detect_document
+    from pressroom.scratch import job_scratch
     from pressroom.templates import resolve_template
 
     engine = TesseractEngine(languages=settings.languages, tessdata_prefix=settings.tessdata_prefix)
@@ -74,9 +76,12 @@ def cmd_detect(args: argparse.Namespace) -> int:
             try:
                 if not path.is_file():
                     raise FileNotFoundError
-                found = detect_document(
-                    path, policy, engine, options, progress=scanned, warnings=warned
-                )
+                with job_scratch(settings.scratch_dir) as scratch:
+                    # scanned first, as `process` scans: the copy scanned is what is read
+                    source = scanned_copy(path, scratch, settings, args.scan)
+                    found = detect_document(
+                        source, policy, engine, options, progress=scanned, warnings=warned
+                    )
             except FileNotFoundError:
                 print(f"NOT_FOUND: {escaped(str(path))}: no such file", file=sys.stderr)
                 code = max(code, 2)
@@ -216,5 +221,12 @@ def add_commands(sub: Any) -> None:
         default="skip",
         help="read pages as a job with this --ocr reads them (the source's own text is "
         "read in every mode)",
+    )
+    d.add_argument(
+        "--scan",
+        action="store_true",
+        default=None,
+        help="read each input through the malware scanner (clamd at PRESSROOM_CLAMD_ADDRESS) "
+        "first, as process --scan does; on by itself when PRESSROOM_SCANNER=clamd",
     )
     d.set_defaults(func=cmd_detect)

@@ -43,8 +43,10 @@ def cmd_keys_rewrap(_args: argparse.Namespace) -> int:
     unreadable = found["blobs"]["unreadable"] + found["values"]["unreadable"]
     if refused or unreadable:
         print(
-            f"error: {refused} items whose key the KMS refused (KMS_KEY_REFUSED: grant "
-            f"kms:Decrypt on the older key and run again), {unreadable} no configured key opens",
+            f"error: {refused} items whose key the KMS refused (KMS_KEY_REFUSED: list the "
+            "older key in PRESSROOM_KMS_KEYS_OLD, grant kms:Decrypt on it and run again), "
+            f"{unreadable} unreadable (no configured key opens them, or their header is not "
+            "well formed)",
             file=sys.stderr,
         )
     if found["blobs"]["format1"]:
@@ -54,6 +56,15 @@ def cmd_keys_rewrap(_args: argparse.Namespace) -> int:
             "them; keep that key in PRESSROOM_MASTER_KEYS_OLD until then",
             file=sys.stderr,
         )
+    if found["blobs"]["plain"]:
+        print(
+            f"{found['blobs']['plain']} blobs are not sealed by Pressroom (stored before "
+            "encryption was turned on): left as they are; the service cannot read them "
+            "(STORAGE_INTEGRITY) until retention removes them",
+            file=sys.stderr,
+        )
+    # unreadable: a configuration or data problem to look at (2); refused only: try again
+    # once the key is granted (75)
     if unreadable:
         return EXIT_USAGE
     return EXIT_TEMPORARY if refused else EXIT_OK

@@ -189,6 +189,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     lane = args.lane or Lane.BULK.value
+    from pressroom.logs import configure_logging, log_format
+
+    # the supervisor's own lines (a worker restarted, a pool resized) as its workers log theirs
+    configure_logging(fmt=log_format(settings.log_format))
     webhooks = DeliveryPool(
         open_services(settings, migrate=False), DeliveryConfig.from_settings(settings.webhooks)
     )

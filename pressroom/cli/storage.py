@@ -51,19 +51,32 @@ def _where(wanted: Plan) -> str:
     return f"s3://{wanted.bucket}" + (f"/{wanted.store_prefix}" if wanted.store_prefix else "")
 
 
+def _foreign(wanted: Plan, found: dict[str, Any]) -> str:
+    """A foreign rule's line, marked when S3 applies it to Pressroom's keys too."""
+    covers = ", covers Pressroom's keys" if wanted.covers_ours(found) else ""
+    return f"{_line(found)}  (foreign: not Pressroom's{covers})"
+
+
+def _covering(wanted: Plan, foreign: tuple[dict[str, Any], ...]) -> list[str]:
+    """The foreign rules on Pressroom's keys, as ``--show`` prints them."""
+    return [_foreign(wanted, found) for found in foreign if wanted.covers_ours(found)]
+
+
 def _apply(client: Any, wanted: Plan, *, force: bool) -> int:
     from pressroom.lifecycle import apply
 
     before, written = apply(client, wanted, force=force)
     if not written:
         print(f"unchanged: {_where(wanted)} already has these rules ({len(wanted.rules)})")
-        return EXIT_OK
-    for rule in wanted.wanted():
-        print(_line(rule))
-    for area, _why in wanted.left_out:
-        print(f"  {area}: no rule (`--show` says why)")
-    kept = f", {len(before.foreign)} foreign kept" if before.foreign else ""
-    print(f"applied: {len(wanted.rules)} rules to {_where(wanted)}{kept}")
+    else:
+        for rule in wanted.wanted():
+            print(_line(rule))
+        kept = f", {len(before.foreign)} foreign kept" if before.foreign else ""
+        print(f"applied: {len(wanted.rules)} rules to {_where(wanted)}{kept}")
+    for warning in _covering(wanted, before.foreign):
+        # kept as they were, and S3 acts on whichever rule expires an object first:
+        # Pressroom cannot vouch for these
+        print(f"warning: {warning.strip()}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -74,16 +87,16 @@ def _show(client: Any, wanted: Plan) -> int:
     print(f"wanted by the settings, for {_where(wanted)}:")
     for rule in wanted.rules:
         print(f"{_line(rule.as_s3(wanted.store_prefix))}  ({rule.why})")
-    for area, why in wanted.left_out:
-        print(f"  {area}: {why}")
     print("on the bucket now:")
     if not now.ours and not now.foreign:
         print("  (no lifecycle rules)")
     for found in now.ours:
         print(_line(found))
     for found in now.foreign:
-        covers = ", covers Pressroom's keys" if wanted.covers_ours(found) else ""
-        print(f"{_line(found)}  (foreign: not Pressroom's{covers})")
+        print(_foreign(wanted, found))
+        clash = wanted.overlap(found)
+        if clash:
+            print(f"    LIFECYCLE_OVERLAP: --apply refuses: {clash}")
     if now.matches(wanted):
         print("lifecycle: in place")
     else:
@@ -107,7 +120,7 @@ def add_commands(sub: Any) -> None:
     lc.add_argument(
         "--force",
         action="store_true",
-        help="with --apply: write even when the bucket has rules Pressroom did not make "
-        "(they are written back beside ours, unchanged)",
+        help="with --apply: write even when the bucket has rules this store did not make "
+        "(they are written back beside ours, unchanged; never over rules sharing our keys)",
     )
     lc.set_defaults(func=cmd_lifecycle)

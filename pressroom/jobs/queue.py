@@ -29,7 +29,7 @@ from pressroom.jobs.model import (
 )
 from pressroom.jobs.outbox import SqlOutbox
 from pressroom.jobs.rows import load_job, to_job, to_jobs
-from pressroom.jobs.schema import jobs, review_decisions, stage_timings, tasks
+from pressroom.jobs.schema import job_events, jobs, review_decisions, stage_timings, tasks
 from pressroom.jobs.stats import SqlStats
 from pressroom.jobs.transport import Database
 from pressroom.orders import JobOrder
@@ -184,6 +184,15 @@ class SqlQueue:
     def record_scan(self, job_id: str, outcome: str, *, now: float) -> None:
         with self.db.tx() as conn:
             self.stats.event(conn, job_id, "scan", outcome, now)
+
+    def scanned_clean(self, job_id: str) -> bool:
+        with self.db.tx(read_only=True) as conn:
+            clean = select(job_events.c.id).where(
+                job_events.c.job_id == job_id,
+                job_events.c.kind == "scan",
+                job_events.c.reason == "clean",
+            )
+            return conn.execute(clean.limit(1)).first() is not None
 
     def _finish(
         self, job_id: str, owner: str, state: JobState, event: str, now: float, **values: Any

@@ -122,6 +122,10 @@ class WorkerQueue(Protocol):
         """One malware scan of the job's source ended as ``outcome`` (``scanning.OUTCOMES``):
         counted for /metrics, as retries and dead letters are."""
 
+    def scanned_clean(self, job_id: str) -> bool:
+        """Whether a scan of the job's source recorded (``record_scan``) ended clean. Events
+        are pruned after 30 days: a job older than that reads as never scanned."""
+
     def set_verification(self, job_id: str, owner: str, decision: str) -> None: ...
 
     def withhold_label(self, job_id: str, owner: str) -> None:

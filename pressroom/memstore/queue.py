@@ -120,6 +120,13 @@ class MemoryQueue:
         with self.t.lock:
             self.t.event(job_id, "scan", outcome, now)
 
+    def scanned_clean(self, job_id: str) -> bool:
+        with self.t.lock:
+            return any(
+                (e["job_id"], e["kind"], e["reason"]) == (job_id, "scan", "clean")
+                for e in self.t.events
+            )
+
     def _finish(
         self, job_id: str, owner: str, state: JobState, event: str, now: float, **values: Any
     ) -> bool:

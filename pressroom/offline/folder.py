@@ -96,12 +96,15 @@ class Rebuild:
         title: str | None,
         keep_pixels: bool,
         output: Mapping[str, Any] | None = None,
+        read: Path | None = None,
     ) -> Rebuild:
+        """``read``: the file that was read, when not ``source`` itself (the copy the malware
+        scanner passed): its digest is kept, so the desk rebuilds only from those bytes."""
         from pressroom.pipeline.inspect import file_sha256
 
         return cls(
             source.resolve(),
-            file_sha256(source),
+            file_sha256(read or source),
             policy.as_options() if policy is not None else {"redact": [], "expires_at": None},
             template_as_given(template),
             title,

@@ -18,6 +18,7 @@ from pressroom.errors import (
     BadRequest,
     PressroomError,
     ReviewRequested,
+    TooLarge,
 )
 from pressroom.fsutil import escaped, place_copy
 from pressroom.hints import for_cli
@@ -41,14 +42,16 @@ def _hold_for_review(
     title: str | None,
     keep_pixels: bool,
     output: Mapping[str, object] | None = None,
+    read: Path | None = None,
 ) -> Path:
     """The held copy and its note in OUTDIR/review/ (0700, files 0600), so a person can judge
     it (``pressroom review``): what detection found, the review sheet, and what a rebuild
-    needs (the kind of output too: an approved copy gets its sidecar text). Nothing is
+    needs (the kind of output too: an approved copy gets its sidecar text; ``read``: the
+    scanned copy that was read, whose digest the desk checks the input against). Nothing is
     delivered beside the other outputs."""
     from pressroom.offline.folder import Rebuild, hold
 
-    rebuild = Rebuild.of(source, policy, template, title, keep_pixels, output)
+    rebuild = Rebuild.of(source, policy, template, title, keep_pixels, output, read)
     return hold(dest.parent / "review", dest.stem, built, held, rebuild)
 
 
@@ -159,12 +162,12 @@ def process_one(
     tick = progress if callable(progress) else None
     t0 = time.monotonic()
     try:
-        scan_source(path, settings, scan)
         with job_scratch(settings.scratch_dir) as scratch:
+            source = scanned_copy(path, scratch, settings, scan)  # what is read from here on
             built = scratch / "output.pdf"
             options = job_options(template, title, settings, keep_pixels, output)
             engine = engine_for(shared_engine(settings), options.languages)
-            done = processing(path, built, options, engine, progress=tick)
+            done = processing(source, built, options, engine, progress=tick)
             if not isinstance(done, Held) and review_always and processing.redacts:
                 asked = ReviewRequested("every check passed; a person was asked to approve it")
                 done = Held(asked, sheet=done.sheet)
@@ -181,6 +184,7 @@ def process_one(
                     title,
                     keep_pixels,
                     options.output_choices(),  # the template's defaults applied
+                    source,  # the desk rebuilds from the input only while it holds these bytes
                 )
                 return Outcome(
                     done.exit_code,
@@ -200,12 +204,55 @@ def process_one(
     return delivered(dest, result, options, time.monotonic() - t0)
 
 
+def scans(settings: Settings, scan: bool | None) -> bool:
+    """Whether the scanner reads the input (``scan`` as ``process_one`` takes it)."""
+    return scan is True or (scan is None and settings.scanner.kind != "none")
+
+
+def scanned_copy(path: Path, folder: Path, settings: Settings, scan: bool | None) -> Path:
+    """The file to read from here on: ``path`` itself when nothing scans it; when the scanner
+    does, a private copy made in ``folder`` (0700, the job's) first, scanned, and returned.
+    The input stays its owner's, who can rewrite it after the verdict (the same inode: a
+    dropper that holds its file open, a hot folder's claimed file): whatever reads on must
+    read the very bytes the scanner passed. The copy stops one byte past
+    ``PRESSROOM_MAX_BYTES`` (a file still growing is refused ``TOO_LARGE``, as it would be)."""
+    if not scans(settings, scan):
+        return path
+    inside = folder / "source"
+    inside.mkdir(mode=0o700, exist_ok=True)
+    copy = inside / path.name  # the name kept: every line about it says its name
+    limit = settings.limits.max_bytes
+    with path.open("rb") as given, copy.open("xb") as kept:
+        copied = 0
+        while copied <= limit and (block := given.read(min(1 << 20, limit + 1 - copied))):
+            kept.write(block)
+            copied += len(block)
+    if copied > limit:
+        raise TooLarge(f"more than {limit:,} bytes; the limit is {limit:,}")
+    scan_source(copy, settings, True)
+    return copy
+
+
+def private_folder(settings: Settings) -> Path:
+    """A folder of one file's own (0700) in the scratch folder, named as ``job_scratch``
+    names its folders (a sweep knows them); the caller removes it."""
+    import os
+    import tempfile
+
+    from pressroom.scratch import PREFIX
+
+    if settings.scratch_dir is not None:
+        settings.scratch_dir.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=settings.scratch_dir))
+
+
 def scan_source(path: Path, settings: Settings, scan: bool | None) -> None:
     """``path`` through the malware scanner when one is configured or asked for (``scan``,
     as ``process_one`` takes it): a finding is refused (``MALWARE_FOUND``, exit 2), a scanner
     that cannot be reached is tried again for ``PRESSROOM_SCANNER_RETRY_SECONDS`` and then
-    ``SCANNER_UNAVAILABLE`` (exit 75) — never a pass."""
-    if scan is False or (scan is None and settings.scanner.kind == "none"):
+    ``SCANNER_UNAVAILABLE`` (exit 75) — never a pass. Read what was scanned, never the path
+    again: ``scanned_copy``."""
+    if not scans(settings, scan):
         return
     from pressroom.scanning import scan_patiently
     from pressroom.service import open_scanner

@@ -22,7 +22,6 @@ import multiprocessing
 import os
 import queue
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -39,12 +38,13 @@ from pressroom.offline.process import (
     current_engine,
     delivered,
     job_options,
+    private_folder,
     process_one,
-    scan_source,
+    scanned_copy,
+    scans,
     shared_engine,
     use_engine,
 )
-from pressroom.scratch import PREFIX
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -150,15 +150,17 @@ def _failed(path: Path, exc: BaseException) -> Outcome:
     return Outcome(EXIT_INTERNAL, f"INTERNAL_ERROR: {path.name}: {type(exc).__name__}")
 
 
-def _count(path: Path, settings: Settings, scan: bool | None = None) -> int | Outcome:
-    """Its pages, once scanned (``scan``: ``process_one``'s) and inspected: a refusal stands."""
+def _count(
+    path: Path, settings: Settings, scan: bool | None = None, folder: Path | None = None
+) -> tuple[int, Path] | Outcome:
+    """Its pages, and what later steps read: with a scanner, its copy scanned in ``folder``."""
     from pressroom.pipeline.inspect import inspect_source
 
     if not path.is_file():
         return Outcome(2, f"NOT_FOUND: {path}: no such file")
     try:
-        scan_source(path, settings, scan)
-        return len(inspect_source(path, settings.limits).pages)
+        source = path if folder is None else scanned_copy(path, folder, settings, scan)
+        return len(inspect_source(source, settings.limits).pages), source
     except Exception as exc:
         return _failed(path, exc)
 
@@ -279,7 +281,8 @@ class _File:
     dest: Path
     started: float = field(default_factory=time.monotonic)
     options: JobOptions | None = None  # one set for all its chunks and their assembly
-    folder: Path | None = None  # its parts, private (0700)
+    folder: Path | None = None  # its parts (and its scanned copy), private (0700)
+    source: Path | None = None  # what its chunks read: the scanned copy, or the input
     chunks: list[tuple[int, int]] = field(default_factory=list)  # in page order
     done: dict[int, _RangeDone] = field(default_factory=dict)
     failure: Outcome | None = None
@@ -370,13 +373,13 @@ class Spreader:
         try:
             for f in files:
                 if run.redacts:
-                    pending[pool.submit(_whole, (tag, f.key), f.path, f.dest, run)] = (
-                        "whole",
-                        f,
-                        0,
-                    )
-                else:
-                    pending[pool.submit(_count, f.path, run.settings, run.scan)] = ("count", f, 0)
+                    whole = pool.submit(_whole, (tag, f.key), f.path, f.dest, run)
+                    pending[whole] = ("whole", f, 0)
+                else:  # scanned: a copy in its folder, which its chunks then read
+                    scanned = scans(run.settings, run.scan)
+                    f.folder = private_folder(run.settings) if scanned else None
+                    counting = pool.submit(_count, f.path, run.settings, run.scan, f.folder)
+                    pending[counting] = ("count", f, 0)
             while pending:
                 ready, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 _drain(events, files, board, passes, tag, outcomes)
@@ -418,7 +421,7 @@ class Spreader:
 
 def _counted(
     f: _File,
-    value: int | Outcome,
+    value: tuple[int, Path] | Outcome,
     pool: ProcessPoolExecutor,
     pending: dict[Future[Any], tuple[str, _File, int]],
     processes: int,
@@ -431,25 +434,22 @@ def _counted(
         finish(f, value)
         return
     f.started = time.monotonic()
-    if value <= 1:
-        board.begin(f.key, f.path.name, value)
-        whole = pool.submit(_whole, (tag, f.key), f.path, f.dest, replace(run, scan=False))
+    pages, f.source = value
+    board.begin(f.key, f.path.name, pages)
+    if pages <= 1:
+        whole = pool.submit(_whole, (tag, f.key), f.source, f.dest, replace(run, scan=False))
         pending[whole] = ("whole", f, 0)  # scanned by its count
         return
-    board.begin(f.key, f.path.name, value)
     f.options = job_options(run.template, run.title, run.settings, run.keep_pixels, run.output)
-    base = run.settings.scratch_dir
-    if base is not None:
-        base.mkdir(parents=True, exist_ok=True)
-    f.folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
+    f.folder = f.folder or private_folder(run.settings)
     # every chunk queued now, in page order: the pool gives the next to whichever process
     # frees up first (its queue is first in, first out), so this file's chunks come before
     # the next file's and a process held on a dense chunk holds no others
-    f.chunks = page_chunks(value, processes)
+    f.chunks = page_chunks(pages, processes)
     for number, (first, end) in enumerate(f.chunks):
         part = f.folder / f"part{number:04d}.pdf"
         span = range(first, end)
-        future = pool.submit(_read, (tag, f.key), f.path, part, f.options, run.settings, span)
+        future = pool.submit(_read, (tag, f.key), f.source, part, f.options, run.settings, span)
         pending[future] = ("range", f, number)
 
 
@@ -471,10 +471,10 @@ def _ranges_done(
     if f.failure is not None:
         finish(f, f.failure)
         return
-    assert f.options is not None and f.folder is not None
+    assert f.options is not None and f.folder is not None and f.source is not None
     parts = [f.done[n] for n in range(len(f.chunks))]
     future = pool.submit(
-        _assemble, f.path, f.dest, f.folder, parts, f.options, run.settings, f.started, run.mode
+        _assemble, f.source, f.dest, f.folder, parts, f.options, run.settings, f.started, run.mode
     )
     pending[future] = ("assembly", f, 0)
 

@@ -7,7 +7,9 @@ needs only an estimate, but the parsers that give one (qpdf for PDF, Pillow for 
 and C++: an abort, a stack overflow or a page tree that takes minutes would take the API with
 it. So the count is read by a child with a memory ceiling and a wall-clock limit, and whatever
 goes wrong there the answer is one page: the estimate only feeds admission, and the worker's
-inspection is the real check (it rejects the file with its reason).
+inspection is the real check (it rejects the file with its reason). The child reads the
+upload before any malware scan (the scan is the worker's), so it is given an environment of
+its own with none of the API's secrets in it (``CHILD_ENV``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ COUNT_TIMEOUT_S = 10.0
 # Address space of the child (Python with pikepdf and Pillow maps ~50 MB of it at start).
 COUNT_MEMORY_BYTES = 512 * 1024 * 1024
 FALLBACK_PAGES = 1
+# The child's whole environment. It parses an upload no scanner has read yet (the scan is the
+# worker's), so it is given none of the API's: no master key, signing key, database URL or
+# cloud credentials for a parser exploit to read. It needs none: the interpreter is named by
+# its path and finds its packages beside it (-I), and qpdf, PDFium and Pillow are libraries
+# it loads, not programs it runs; PATH and the C locale are there for anything that asks.
+CHILD_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C"}
 
 _CHILD = """
 import resource, sys
@@ -97,6 +105,7 @@ def count_work(
             command,
             stdin=subprocess.DEVNULL,
             capture_output=True,
+            env=CHILD_ENV,
             timeout=timeout_s,
             check=False,
         )

@@ -43,7 +43,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, Protocol, cast, runtime_checkable
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -313,31 +313,47 @@ class DecryptingReader(io.RawIOBase):
         super().close()
 
 
+@runtime_checkable
+class VersionedBlobStore(Protocol):
+    """A store that can replace a blob only if it is still the one that was read (local disk:
+    the same inode; S3: the same ETag, ``If-Match``): a re-wrap never brings back a blob
+    deleted meanwhile, nor overwrites one written meanwhile."""
+
+    def open_versioned(self, key: str) -> tuple[BinaryIO, str]: ...
+
+    def replace_if_version(self, key: str, path: Path, version: str) -> bool: ...
+
+
 def rewrap_blob(inner: BlobStore, key: str, keyring: Keyring, scratch: Path) -> str:
     """Re-wrap the data key of the blob at ``key`` under the keyring's current KEK: its key
-    block rewritten, its sealed body copied byte for byte (never decrypted). Returns
-    ``rewrapped``, ``current`` (already under it), ``format1`` (cannot be: see the module's
-    docstring) or ``plain`` (not sealed by Pressroom)."""
-    raw = inner.open(key)
+    block rewritten, its sealed body copied byte for byte (never decrypted), written back only
+    if the blob is still the one read. Returns ``rewrapped``, ``current`` (already under it),
+    ``format1`` (cannot be: see the module's docstring), ``plain`` (not sealed by Pressroom) or
+    ``gone`` (deleted or rewritten meanwhile: left as it is). A header that is ours but cannot
+    be read is ``EncryptionError``."""
+    if not isinstance(inner, VersionedBlobStore):
+        raise BadConfig("this blob store cannot replace a blob conditionally: no re-wrap")
+    raw, version = inner.open_versioned(key)
     try:
         try:
             header = read_header(raw, key)
         except EncryptionError:
             return "plain"
+        except (ValueError, KeyError, TypeError, struct.error):
+            raise EncryptionError("blob header cannot be read") from None
         block = header.key_block
         if block is None:
             return "format1"
-        made = keyring.rewrap(
-            str(block["kek"]),
-            str(block["kid"]),
-            base64.b64decode(block["wrapped"]),
-            blob_context(key),
-        )
+        try:
+            kind, kid = str(block["kek"]), str(block["kid"])
+            wrapped = base64.b64decode(block["wrapped"])
+            commit = base64.b64decode(header.header["commit"])
+        except (ValueError, KeyError, TypeError):
+            raise EncryptionError("blob header cannot be read") from None
+        made = keyring.rewrap(kind, kid, wrapped, blob_context(key))
         if made is None:
             return "current"
-        if not hmac.compare_digest(
-            commitment(made.plaintext), base64.b64decode(header.header["commit"])
-        ):
+        if not hmac.compare_digest(commitment(made.plaintext), commit):
             raise EncryptionError("the blob's data key is not the one its body was sealed with")
         fd, name = tempfile.mkstemp(prefix=".rewrap-", dir=scratch)
         out_path = Path(name)
@@ -349,9 +365,8 @@ def rewrap_blob(inner: BlobStore, key: str, keyring: Keyring, scratch: Path) -> 
                 while block_bytes := raw.read(SEGMENT):
                     out.write(block_bytes)
             raw.close()
-            if not inner.exists(key):
-                return "gone"  # deleted meanwhile (retention): not brought back
-            inner.put_file(key, out_path)
+            if not inner.replace_if_version(key, out_path, version):
+                return "gone"  # deleted (retention) or rewritten meanwhile: not brought back
         finally:
             out_path.unlink(missing_ok=True)
         return "rewrapped"

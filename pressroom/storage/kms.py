@@ -1,10 +1,17 @@
 """The key-encryption key held by a KMS: the AWS KMS API through boto3 (AWS KMS, or any KMS that
 speaks its API — ``PRESSROOM_KMS_ENDPOINT_URL``), with boto3's usual credentials and region.
 
-``GenerateDataKey`` (AES_256) makes each data key, ``Decrypt`` opens one (always naming the key
-id the wrapped key was made under, so a ciphertext cannot pick its own key), ``Encrypt`` wraps
-a known one for a re-wrap; every call carries the encryption context. The plaintext a call
+``GenerateDataKey`` (AES_256) makes each data key, ``Decrypt`` opens one, ``Encrypt`` wraps a
+known one for a re-wrap; every call carries the encryption context. The plaintext a call
 returns goes to memory only.
+
+A wrapped key names the KMS key it was made under (its ARN, in the blob's key block or the
+``s2:`` value), and whoever can write the bucket or the database writes that name too: so
+``Decrypt`` is asked only for a key this process accepts — the current one (as configured,
+and the ARN the KMS answered with) or one listed in ``PRESSROOM_KMS_KEYS_OLD`` — and always
+names it (``KeyId``), so the KMS refuses a ciphertext made under another. Any other name is
+``KmsKeyRefused`` before the KMS is asked: a value sealed under a key of someone else's
+choosing (one the service's role may happen to decrypt with) never opens as ours.
 
 Fail closed: botocore's errors become ours where they are raised — a KMS that does not answer
 (connection refused, timeout, throttling, its internal errors) is ``KmsUnavailable``
@@ -16,7 +23,7 @@ open under its context is ``EncryptionError``. No caller falls back to plaintext
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pressroom.errors import BadConfig, EncryptionError, KmsKeyRefused, KmsUnavailable
@@ -89,10 +96,12 @@ class KmsKey:
 
     kind = "kms"
 
-    def __init__(self, key_id: str, client: Any) -> None:
+    def __init__(self, key_id: str, client: Any, old: Sequence[str] = ()) -> None:
         self.key_id = key_id
         self.client = client
         self.arn: str | None = None  # learned from the first answer
+        # earlier keys still accepted for reading: ids or ARNs (an alias names no key for good)
+        self.old = frozenset(k.strip() for k in old if k.strip())
         self.calls = 0  # requests made (the bench and the tests count them)
 
     @classmethod
@@ -106,7 +115,7 @@ class KmsKey:
                 "PRESSROOM_KMS_KEY_ID is set but boto3 finds no region: set AWS_REGION or "
                 "AWS_DEFAULT_REGION (or a profile's region)"
             ) from None
-        return cls(storage.kms_key_id.strip(), client)
+        return cls(storage.kms_key_id.strip(), client, storage.kms_keys_old)
 
     def generate(self, context: Context) -> DataKey:
         self.calls += 1
@@ -126,7 +135,28 @@ class KmsKey:
         self.arn = str(got["KeyId"])
         return DataKey(plaintext, bytes(got["CiphertextBlob"]), self.kind, self.arn)
 
+    def accepts(self, key_id: str) -> bool:
+        """Whether a wrapped key naming ``key_id`` may be opened here: the current key or an
+        older one listed. An ARN also matches its bare key id as listed."""
+        bare = key_id.rsplit(":key/", 1)[-1] if ":key/" in key_id else None
+        if key_id in self.old or (bare is not None and bare in self.old):
+            return True
+        if key_id == self.key_id or (bare is not None and bare == self.key_id):
+            return True
+        if ":key/" in self.key_id:
+            return False  # a key's ARN configured: it is the only name the key answers to
+        if self.arn is None:
+            # an alias configured: one GenerateDataKey (the permission we need anyway) tells
+            # the ARN it stands for; its key is dropped
+            self.generate(PROBE_CONTEXT)
+        return key_id == self.arn
+
     def unwrap(self, key_id: str, wrapped: bytes, context: Context) -> bytes:
+        if not self.accepts(key_id):
+            raise KmsKeyRefused(
+                "a wrapped data key names a KMS key that is neither PRESSROOM_KMS_KEY_ID nor "
+                "listed in PRESSROOM_KMS_KEYS_OLD"
+            )
         self.calls += 1
         with _mapped("Decrypt"):
             got = self.client.decrypt(

@@ -57,6 +57,39 @@ class LocalBlobStore:
         except OSError as exc:
             raise _write_failed(exc) from None
 
+    def open_versioned(self, key: str) -> tuple[BinaryIO, str]:
+        """``open`` and the version read: the file's device and inode (a rename replaces it)."""
+        fh = self.open(key)
+        info = os.fstat(fh.fileno())
+        return fh, f"{info.st_dev}:{info.st_ino}"
+
+    def replace_if_version(self, key: str, path: Path, version: str) -> bool:
+        """Put ``path`` at ``key`` only if ``key`` still holds the file ``version`` names;
+        False when it was deleted or replaced meanwhile (nothing written). Not atomic: the
+        check is a ``stat`` just before the rename, so a delete landing in the microseconds
+        between them is still undone; one during the copy is not."""
+
+        def same() -> bool:
+            try:
+                info = self._path(key).stat()
+            except FileNotFoundError:
+                return False
+            return f"{info.st_dev}:{info.st_ino}" == version
+
+        try:
+            if not same():  # gone already: no staging copy made in its folder
+                return False
+            staged = self._staged(key, path)
+            try:
+                if not same():
+                    return False
+                staged.replace(self._path(key))
+                return True
+            finally:
+                staged.unlink(missing_ok=True)
+        except OSError as exc:
+            raise _write_failed(exc) from None
+
     def get_to_path(self, key: str, dest: Path) -> None:
         try:
             with self.open(key) as src, dest.open("wb") as out:

@@ -161,6 +161,31 @@ class S3BlobStore:
                 return False  # the key exists: someone published first
             raise
 
+    def open_versioned(self, key: str) -> tuple[BinaryIO, str]:
+        """``open`` and the version read: the object's ETag."""
+        with _mapped("read"):
+            response = self.client.get_object(Bucket=self.bucket, Key=self._key(key))
+        return cast(BinaryIO, _Body(response["Body"])), str(response["ETag"])
+
+    def replace_if_version(self, key: str, path: Path, version: str) -> bool:
+        """Put ``path`` at ``key`` only if the object still has the ETag ``version``
+        (``If-Match``, one atomic request); False when it was deleted (404) or replaced (412)
+        meanwhile. One PutObject: up to 5 GiB, as S3 allows."""
+        from botocore.exceptions import ClientError
+
+        try:
+            with _mapped("write"), path.open("rb") as body:
+                self.client.put_object(
+                    Bucket=self.bucket, Key=self._key(key), Body=body, IfMatch=version
+                )
+            return True
+        except BlobNotFound:
+            return False
+        except ClientError as exc:
+            if _code(exc) in {"PreconditionFailed", "412"}:
+                return False
+            raise
+
     def get_to_path(self, key: str, dest: Path) -> None:
         with _mapped("read"):
             self.client.download_file(self.bucket, self._key(key), str(dest))

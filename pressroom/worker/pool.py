@@ -40,7 +40,7 @@ def stop_on_sigterm(stop: Any) -> None:
     event is set from a thread: set in the handler itself, it would wait for the lock that
     this very process holds inside ``stop.wait()``, and neither it nor the supervisor could
     ever set the event again."""
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=stop.set, daemon=True).start())
 
 
 def worker_main(
@@ -182,8 +182,7 @@ class Supervisor:
     # where to keep this pool's heartbeat file for `pressroom worker --check` (None: no file)
     heartbeat_dir: Path | None = None
     clock: Callable[[], float] = time.time  # the heartbeat's wall clock
-    # the adaptive pools' signals (None: memory from PSI and /proc/meminfo, queue age from
-    # the store); tests and the benchmark script them
+    # adaptive pools' signals (None: PSI and /proc/meminfo, the store); tests script them
     pressure: PressureSource | None = None
     queue_age: Callable[[], Mapping[str, float]] | None = None
     _ctx: Any = field(default_factory=lambda: mp.get_context("spawn"))
@@ -196,8 +195,7 @@ class Supervisor:
         self._beat_failed = False
         self._lock = threading.Lock()  # the slot list: the watch and the adapt threads change it
         self._helpers: list[threading.Thread] = []
-        # the adaptive pools' store work, on its own thread with its own connection: a slow
-        # or absent store delays growth, never the memory guard or a shrink under pressure
+        # the pools' store work has its own thread and connection (``_pool_store``)
         self._pool_services: Any = None
         self._ages: tuple[float, dict[str, float]] = (-math.inf, {})
         self._unrecorded: deque[Decision] = deque(maxlen=256)
@@ -305,9 +303,13 @@ class Supervisor:
                     code = slot.process.exitcode
                     slot.process.close()
                     slot.process = None
-                    if slot.draining:  # a shrink asked it to stop: its place is gone
-                        with self._lock:
+                    with self._lock:  # a shrink marks its workers under this lock too
+                        gone = slot.draining  # a shrink asked it to stop: its place is gone
+                        if gone:
                             self._slots.remove(slot)
+                        else:  # fresh: one killed holding the old one's lock left it held
+                            slot.stop = self._ctx.Event()
+                    if gone:
                         log.info("worker stopped", extra={"lane": slot.lanes[0], "exit_code": code})
                         continue
                     if code != 0:
@@ -344,8 +346,11 @@ class Supervisor:
         return made
 
     def _pool_store(self) -> None:
-        """Read the lanes' oldest waiting jobs, and count the decisions made, every round."""
+        """Read the lanes' oldest waiting jobs, and count the decisions made, every round (and
+        once more as the pool stops), on its own thread and connection: a slow or absent store
+        delays growth, never the memory guard nor a shrink under pressure."""
         while True:
+            last = self._stopping.is_set()
             try:
                 if self.queue_age is not None:
                     self._ages = (time.monotonic(), dict(self.queue_age()))
@@ -357,13 +362,14 @@ class Supervisor:
                 if self.queue_age is None:
                     self._ages = (time.monotonic(), stats.oldest_waiting(now=clock()))
                 while self._unrecorded:
-                    decision = self._unrecorded[0]
-                    stats.record_pool_decision(decision.lane, decision.reason, now=clock())
+                    made = self._unrecorded[0]
+                    stats.record_pool_decision(made.lane, made.reason, now=clock())
                     self._unrecorded.popleft()
             except Exception as exc:  # tried again next round; the pool goes on meanwhile
                 log.warning("pool figures unavailable", extra={"code": getattr(exc, "code", None)})
-            if self._stopping.wait(self.settings.pools.interval_s):
+            if last:
                 return
+            self._stopping.wait(self.settings.pools.interval_s)
 
     def _resize(self, decision: Decision, kept: list[_Slot]) -> None:
         if self._stopping.is_set():
@@ -377,9 +383,13 @@ class Supervisor:
         else:
             # idle workers first: they stop at once; a busy one finishes its job first
             kept.sort(key=lambda s: self._running(s) is not None)
-            for slot in kept[: decision.before - decision.after]:
-                slot.draining = True
-                slot.stop.set()
+            with self._lock:
+                events = []
+                for slot in kept[: decision.before - decision.after]:
+                    slot.draining = True
+                    events.append(slot.stop)
+            for event in events:  # outside the lock: the memory guard never waits on it
+                event.set()
         self.decisions.append(decision)
         self._unrecorded.append(decision)  # counted in the store by the pool-store thread
         log.info(

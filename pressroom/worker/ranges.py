@@ -54,9 +54,15 @@ def split(run: JobRun, source: Path, timer: StageTimer) -> bool:
     return True
 
 
-def run_range(claim: ClaimedJob, engine: OcrEngine, task: Task) -> Job | None:
+def run_range(
+    claim: ClaimedJob,
+    engine: OcrEngine,
+    task: Task,
+    before_read: Callable[[Path], None] | None = None,
+) -> Job | None:
     """Read one page range of a split job into its part; the job to assemble when this was
-    the last range done (None otherwise, and when the range failed or was taken back)."""
+    the last range done (None otherwise, and when the range failed or was taken back).
+    ``before_read``: told the fetched source before anything reads it (the scan)."""
     services, job, owner = claim.services, claim.job, claim.owner
     lease = services.settings.lease_s
     deadline = claim.deadline()
@@ -77,6 +83,8 @@ def run_range(claim: ClaimedJob, engine: OcrEngine, task: Task) -> Job | None:
         ):
             source = scratch / "source"
             claim.fetch(source)
+            if before_read is not None:
+                before_read(source)
             run = JobRun.open(claim, engine, scratch, deadline)
             key, pages = _read_one(run, task, source, boundary, stored)
         recorded, assembly = claim.tasks.done(task, owner, key, now=claim.now(), lease_s=lease)

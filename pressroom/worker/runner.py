@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from pressroom import tracing
@@ -51,15 +52,20 @@ from pressroom.worker.ranges import assemble_parts, run_range, split
 log = logging.getLogger("pressroom.worker")
 
 
-def scan(claim: ClaimedJob, source: Path) -> None:
+def scan(claim: ClaimedJob, source: Path, *, unless_scanned: bool = False) -> None:
     """The ``scan`` stage: the fetched source through the malware scanner, each outcome
-    counted. A page range never scans: its job was scanned whole before it was split."""
+    counted. ``unless_scanned``: a page range's (and so its assembly's, which reads only the
+    ranges' parts) — its job was scanned whole before it was split, so the range scans only
+    when no clean scan of the job is recorded: a job split by a worker without a scanner,
+    its ranges read after the fleet was given one."""
     services, job = claim.services, claim.job
     scanner = services.scanner
     if scanner is None:
         if services.settings.scanner.kind != "none":
             # configured but never opened (a Services built by hand): fail closed
             raise ScannerUnavailable("PRESSROOM_SCANNER names a scanner this worker lacks")
+        return
+    if unless_scanned and claim.queue.scanned_clean(job.id):
         return
     with stage(claim, Stage.SCAN):
         scan_file(
@@ -297,6 +303,8 @@ class JobRunner:
         with bind_job(
             job_id=job.id, tenant=job.tenant, lane=job.lane.value, stage=None, trace_id=None
         ):
-            assembly = run_range(ClaimedJob(self.services, self.owner, job), self.engine, task)
+            claim = ClaimedJob(self.services, self.owner, job)
+            checked = partial(scan, claim, unless_scanned=True)
+            assembly = run_range(claim, self.engine, task, before_read=checked)
         if assembly is not None:
             self.run(assembly, assembling=True)

@@ -244,7 +244,9 @@ def test_scans_are_counted_by_lane_and_outcome(services: Services) -> None:
     store = services.store
     job, _ = store.queue.insert(new_job(), now=0, max_attempts=4)
     store.queue.record_scan(job.id, "unavailable", now=1)
+    assert not store.queue.scanned_clean(job.id)  # a scan that did not pass is none
     store.queue.record_scan(job.id, "clean", now=2)
+    assert store.queue.scanned_clean(job.id)
     store.queue.record_scan("no-such-job", "found", now=3)  # a job gone meanwhile: nothing
     scans = {k: n for k, n in store.stats.counter_totals().items() if k[0] == "scan"}
     assert scans == {("scan", "bulk", "unavailable"): 1, ("scan", "bulk", "clean"): 1}

@@ -17,6 +17,7 @@ from pressroom.synth import text_pdf
 from tests.clamd import (
     EICAR_SIGNATURE,
     Clamd,
+    SwappingProxy,
     clean_pdf,
     embedded_eicar_pdf,
     hashed_pdf,
@@ -125,3 +126,108 @@ def test_the_hot_folder_moves_an_infected_file_aside(clamd: Clamd, tmp_path: Pat
     assert "MALWARE_FOUND" in done.stderr and EICAR_SIGNATURE in done.stderr
     assert sorted(p.name for p in out.iterdir()) == ["clean.pdf"]
     assert (inbox / ".failed" / "infected.pdf").is_file()
+
+
+# --- the bytes read are the bytes scanned ---------------------------------------------------
+
+SWAPPED = [["SWAPPED IN AFTER THE SCAN"], ["two"], ["three"]]
+
+
+def _letter(path: Path) -> Path:
+    """Three pages of text, with room after its end for the infected file that replaces it."""
+    text_pdf(THREE, path)
+    with path.open("ab") as grow:  # bytes after %%EOF: a PDF reader ignores them
+        grow.write(b"%" + b"0" * (64 << 10) + b"\n")
+    return path
+
+
+def _text(pdf: Path) -> str:
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(pdf)
+    try:
+        return "".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+    finally:
+        doc.close()
+
+
+@pytest.fixture
+def swapper(clamd: Clamd, tmp_path: Path) -> Iterator[SwappingProxy]:
+    """After clamd passes ``letter.pdf`` (anywhere under the test's ``in``), the file is
+    rewritten in place with an infected one: what a dropper holding it open could do."""
+    infected = embedded_eicar_pdf(tmp_path / "swap.pdf", pages=SWAPPED).read_bytes()
+    (tmp_path / "in").mkdir()
+    proxy = SwappingProxy(tmp_path / "p.sock", clamd.socket_path, tmp_path / "in", "letter.pdf",
+                          infected)  # fmt: skip
+    yield proxy
+    proxy.close()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_process_reads_the_copy_it_scanned_never_the_input_again(
+    swapper: SwappingProxy, tmp_path: Path, jobs: str
+) -> None:
+    # -j 2: the count scans, its chunks and their assembly read later, in other processes
+    letter = _letter(tmp_path / "in" / "letter.pdf")
+    out = tmp_path / "out"
+    env = _env(tmp_path, PRESSROOM_CLAMD_ADDRESS=str(swapper.path))
+    done = _process(env, "--scan", "-j", jobs, str(letter), "-o", str(out))
+    assert swapper.swapped == 1, done.stderr  # the input did change after its verdict
+    assert done.returncode == 0, done.stderr
+    text = _text(out / "letter.pdf")
+    assert "page two of three" in text and "SWAPPED" not in text
+    assert list((tmp_path / "scratch").iterdir()) == []  # the copy went with its job
+
+
+def test_the_hot_folder_reads_the_copy_it_scanned(swapper: SwappingProxy, tmp_path: Path) -> None:
+    _letter(tmp_path / "in" / "letter.pdf")
+    out = tmp_path / "out"
+    env = _env(tmp_path, PRESSROOM_SCANNER="clamd", PRESSROOM_CLAMD_ADDRESS=str(swapper.path))
+    done = subprocess.run(
+        [str(PRESSROOM), "watch", str(tmp_path / "in"), "-o", str(out), "--settle", "0.2",
+         "--once", "-j", "2"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert swapper.swapped == 1, done.stderr
+    assert done.returncode == 0, done.stderr
+    text = _text(out / "letter.pdf")
+    assert "page two of three" in text and "SWAPPED" not in text
+
+
+def test_detect_scans_each_input_and_refuses_a_finding(clamd: Clamd, tmp_path: Path) -> None:
+    infected = embedded_eicar_pdf(tmp_path / "letter.pdf", pages=[["Jane Doe wrote this."]])
+    clean = clean_pdf(tmp_path / "clean.pdf", marker="Jane Doe wrote this.")
+    for env, flag in (
+        (_env(tmp_path, PRESSROOM_CLAMD_ADDRESS=str(clamd.socket_path)), ["--scan"]),
+        (_env(tmp_path, PRESSROOM_SCANNER="clamd", PRESSROOM_CLAMD_ADDRESS=clamd.tcp), []),
+    ):
+        done = subprocess.run(
+            [str(PRESSROOM), "detect", *flag, str(infected), str(clean)],
+            capture_output=True, text=True, env=env, timeout=300, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        refused = [line for line in done.stderr.splitlines() if line.startswith("MALWARE_")]
+        assert len(refused) == 1 and refused[0].startswith("MALWARE_FOUND: letter.pdf: ")
+        assert EICAR_SIGNATURE in refused[0]
+        assert "letter.pdf" not in done.stdout and "clean.pdf" in done.stdout  # its findings
+
+
+def test_a_held_copy_is_rebuilt_only_from_the_bytes_scanned(
+    swapper: SwappingProxy, tmp_path: Path
+) -> None:
+    """A redaction held for review keeps the digest of the copy it read: the input swapped
+    after its scan no longer matches it, so the desk refuses to rebuild from it."""
+    import hashlib
+    import json
+
+    letter = _letter(tmp_path / "in" / "letter.pdf")
+    scanned = hashlib.sha256(letter.read_bytes()).hexdigest()
+    out = tmp_path / "out"
+    env = _env(tmp_path, PRESSROOM_CLAMD_ADDRESS=str(swapper.path))
+    done = _process(
+        env, "--scan", "--redact", "name", "--review", "always", str(letter), "-o", str(out)
+    )
+    assert swapper.swapped == 1 and done.returncode == 3, done.stderr  # held
+    note = json.loads((out / "review" / "letter.findings.json").read_text())
+    assert note["input_sha256"] == scanned
+    assert hashlib.sha256(letter.read_bytes()).hexdigest() != scanned

@@ -402,3 +402,50 @@ def test_a_kms_outage_on_the_last_attempt_dead_letters_with_the_code(
     assert job is not None and job.state == JobState.REJECTED
     assert job.reason == "RETRIES_EXHAUSTED" and "KMS_UNAVAILABLE" in (job.message or "")
     assert not [k for k in all_blob_keys(worker) if not k.startswith("sources/")]
+
+
+def test_a_wrapped_key_naming_a_kms_key_not_ours_is_refused_before_the_kms_is_asked(
+    kms: KmsServer, tmp_path: Path
+) -> None:
+    """Whoever writes the bucket or the database writes the key id a ciphertext names: a blob
+    or a value sealed under another KMS key (one the service's role may decrypt with) is
+    refused unopened, unless that key is listed in PRESSROOM_KMS_KEYS_OLD."""
+    from pressroom.storage.local import LocalBlobStore
+
+    ours, theirs = kms.new_key(), kms.new_key()
+    blobs = LocalBlobStore(tmp_path / "blobs")
+    src = tmp_path / "forged"
+    src.write_bytes(b"FORGED SOURCE")
+    key = "sources/acme/j1/source"
+    EncryptedBlobStore(blobs, keyring=Keyring(KmsKey(theirs, kms.client()))).put_file(key, src)
+    forged = Labels(b"s", kms=Keyring(KmsKey(theirs, kms.client()))).seal("j1", "forged", "title")
+    service = EncryptedBlobStore(blobs, keyring=Keyring(KmsKey(ours, kms.client())))
+    labels = Labels(b"s", kms=Keyring(KmsKey(ours, kms.client())))
+    before = kms.calls.copy()
+    with pytest.raises(KmsKeyRefused) as refused:
+        service.get_to_path(key, tmp_path / "out")
+    assert refused.value.code == "KMS_KEY_REFUSED"
+    with pytest.raises(KmsKeyRefused):
+        labels.open("j1", forged, "title")
+    assert not (kms.calls - before)  # the KMS was never asked
+    # listed as an older key (its bare id, or its ARN): read
+    bare = theirs.rsplit("/", 1)[-1]
+    for listed in (bare, theirs):
+        ring = Keyring(KmsKey(ours, kms.client(), old=[listed]))
+        EncryptedBlobStore(blobs, keyring=ring).get_to_path(key, tmp_path / "out")
+        assert (tmp_path / "out").read_bytes() == b"FORGED SOURCE"
+        assert Labels(b"s", kms=ring).open("j1", forged, "title") == "forged"
+    # the current key configured by alias: its ARN is learned (one GenerateDataKey), then read
+    admin = kms.client(kms.moto_url)
+    admin.create_alias(AliasName="alias/pressroom-test", TargetKeyId=theirs.rsplit("/", 1)[-1])
+    by_alias = EncryptedBlobStore(
+        blobs, keyring=Keyring(KmsKey("alias/pressroom-test", kms.client()))
+    )
+    by_alias.get_to_path(key, tmp_path / "out")
+    assert (tmp_path / "out").read_bytes() == b"FORGED SOURCE"
+    admin.close()
+    # and through the settings
+    settings = Settings.from_env(
+        {"PRESSROOM_KMS_KEY_ID": ours, "PRESSROOM_KMS_KEYS_OLD": f"x, {bare}"}
+    )
+    assert settings.storage.kms_keys_old == ("x", bare)

@@ -1,9 +1,11 @@
 """`pressroom storage lifecycle` against moto's S3 server (HTTP): the rules read back from the
 bucket are what the settings say, for the defaults and for other retention settings; `--show`
 says what is wanted, what is there and whether they match; `--apply` twice writes once; rules
-Pressroom did not make stop it without `--force` and are written back unchanged with it; a
-store inside the bucket keeps to its prefix; local storage, a missing bucket and a bucket that
-does not answer are refused with their codes and exit statuses."""
+Pressroom did not make stop it without `--force` and are written back unchanged with it (and
+the bucket-wide minimum object size with them), with a warning for those on Pressroom's keys;
+a store inside the bucket, or at its root, keeps to its own keys; stores whose keys nest, and
+foreign rules ours would cut short, are refused even with `--force`; local storage, a missing
+bucket and a bucket that does not answer are refused with their codes and exit statuses."""
 
 from __future__ import annotations
 
@@ -20,28 +22,26 @@ DAY = 86400
 
 
 def expected(prefix: str, artifacts: int, review: int, scratch: int) -> list[dict[str, Any]]:
-    """The rules as an operator reads them off the docs, written out by hand."""
+    """The rules as an operator reads them off the docs, written out by hand: one per area,
+    each aborting the area's incomplete uploads after a day; sources never expire."""
     at = f"@{prefix}" if prefix else ""
     under = f"{prefix}/" if prefix else ""
 
-    def expire(area: str, days: int) -> dict[str, Any]:
+    def rule(area: str, days: int | None) -> dict[str, Any]:
+        expire = {} if days is None else {"Expiration": {"Days": days}}
         return {
             "ID": f"pressroom-{area}{at}",
             "Status": "Enabled",
             "Filter": {"Prefix": f"{under}{area}/"},
-            "Expiration": {"Days": days},
+            **expire,
+            "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1},
         }
 
     return [
-        expire("artifacts", artifacts),
-        expire("review", review),
-        expire("scratch", scratch),
-        {
-            "ID": f"pressroom-multipart{at}",
-            "Status": "Enabled",
-            "Filter": {"Prefix": under},
-            "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1},
-        },
+        rule("artifacts", artifacts),
+        rule("review", review),
+        rule("scratch", scratch),
+        rule("sources", None),
     ]
 
 
@@ -81,17 +81,27 @@ def test_the_default_settings_rules_read_back_from_the_bucket(
 ) -> None:
     """Retention 7 days, review 30, the longest round 30 (a client's longest deadline): outputs
     68 days (7 + 30 + 30 and an hour, rounded up), held copies 31, page-range parts 31, and
-    incomplete uploads aborted after a day; no rule for sources, and --show says why."""
+    incomplete uploads aborted after a day in every area; sources never expire, and --show
+    says why."""
     code, out, _ = run(capsys, "--apply")
     assert code == 0
     assert out.splitlines()[-1] == f"applied: 4 rules to s3://{bucket}/pressroom"
     assert on_bucket(s3_server, bucket) == by_id(expected("pressroom", 68, 31, 31))
-    assert not any("sources" in str(rule) for rule in on_bucket(s3_server, bucket))
+    sources = [r for r in on_bucket(s3_server, bucket) if "sources" in r["ID"]]
+    assert [sorted(r) for r in sources] == [
+        ["AbortIncompleteMultipartUpload", "Filter", "ID", "Status"]
+    ]
 
     code, out, _ = run(capsys, "--show")
     assert code == 0
-    assert "  sources: no rule: a source is kept until its job is delivered" in out
-    assert "  pressroom-artifacts@pressroom  pressroom/artifacts/  expire after 68 days" in out
+    assert (
+        "  pressroom-sources@pressroom  pressroom/sources/  abort incomplete multipart uploads "
+        "after 1 day(s)  (no expiration: a source is kept until its job is delivered" in out
+    )
+    assert (
+        "  pressroom-artifacts@pressroom  pressroom/artifacts/  expire after 68 days; abort "
+        "incomplete multipart uploads after 1 day(s)  (retention + review retention" in out
+    )
     assert out.splitlines()[-1] == "lifecycle: in place"
 
 
@@ -224,3 +234,152 @@ def test_a_missing_bucket_is_refused_and_a_silent_one_is_temporary(
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
     code, _, err = run(capsys, "--apply")
     assert code == 75 and err.startswith("STORAGE_UNAVAILABLE: ")
+
+
+def test_a_root_store_claims_only_its_own_ids(
+    s3_server: S3Server,
+    bucket: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An operator's rule that happens to be named `pressroom-logs` is theirs, not a root
+    store's: `--apply` stops on it and `--force` writes it back; and no rule of the root
+    store reaches past its areas (there is no prefix to scope one to: `logs/` keeps its
+    incomplete uploads)."""
+    logs = {**FOREIGN, "ID": "pressroom-logs", "Expiration": {"Days": 400}}
+    s3_server.client().put_bucket_lifecycle_configuration(
+        Bucket=bucket, LifecycleConfiguration={"Rules": [logs]}
+    )
+    monkeypatch.setenv("PRESSROOM_STORAGE_URL", f"s3://{bucket}")
+    code, _, err = run(capsys, "--apply")
+    assert code == 2 and err.startswith("LIFECYCLE_FOREIGN_RULES: ") and "(pressroom-logs)" in err
+    assert on_bucket(s3_server, bucket) == [logs]
+
+    code, out, _ = run(capsys, "--show")
+    assert "  pressroom-logs  logs/  expire after 400 days  (foreign: not Pressroom's)" in out
+    assert run(capsys, "--apply", "--force")[0] == 0
+    assert on_bucket(s3_server, bucket) == by_id([logs, *expected("", 68, 31, 31)])
+    ours = [r for r in on_bucket(s3_server, bucket) if r["ID"] != "pressroom-logs"]
+    assert sorted(r["Filter"]["Prefix"] for r in ours) == [
+        "artifacts/",
+        "review/",
+        "scratch/",
+        "sources/",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("p", "p/review"), ("p/review", "p"), ("", "review"), ("review", "")],
+)
+def test_stores_whose_keys_nest_are_refused_even_with_force(
+    s3_server: S3Server,
+    bucket: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    first: str,
+    second: str,
+) -> None:
+    """`s3://B/p`'s rule on `p/review/` would expire all of `s3://B/p/review` (its sources
+    too), whichever store applied first; so would a root store's `review/` a store at
+    `s3://B/review`. The second store's `--apply` is refused, `--force` or not, and the
+    bucket keeps the first store's rules alone; `--show` names the clash."""
+
+    def url(prefix: str) -> str:
+        return f"s3://{bucket}/{prefix}" if prefix else f"s3://{bucket}"
+
+    monkeypatch.setenv("PRESSROOM_STORAGE_URL", url(first))
+    assert run(capsys, "--apply")[0] == 0
+    kept = on_bucket(s3_server, bucket)
+    assert kept == by_id(expected(first, 68, 31, 31))
+
+    monkeypatch.setenv("PRESSROOM_STORAGE_URL", url(second))
+    for args in (["--apply"], ["--apply", "--force"]):
+        code, out, err = run(capsys, *args)
+        assert (code, out) == (2, "")
+        assert err.startswith("LIFECYCLE_OVERLAP: ") and "another Pressroom store's" in err
+        assert on_bucket(s3_server, bucket) == kept
+    code, out, _ = run(capsys, "--show")
+    assert code == 0 and "    LIFECYCLE_OVERLAP: --apply refuses: pressroom-" in out
+
+
+def test_a_foreign_rule_ours_would_cut_short_is_refused_even_with_force(
+    s3_server: S3Server, bucket: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A foreign rule keeping `pressroom/review/audit/` for 400 days: our `review/` rule would
+    expire its objects after 31, so nothing is written; one beside the store's areas is fine."""
+    audit = {**FOREIGN, "ID": "audit", "Filter": {"Prefix": "pressroom/review/audit/"}}
+    s3_server.client().put_bucket_lifecycle_configuration(
+        Bucket=bucket, LifecycleConfiguration={"Rules": [audit]}
+    )
+    code, _, err = run(capsys, "--apply", "--force")
+    assert code == 2 and err.startswith("LIFECYCLE_OVERLAP: ") and "audit (foreign" in err
+    assert on_bucket(s3_server, bucket) == [audit]
+
+    beside = {**FOREIGN, "ID": "beside", "Filter": {"Prefix": "pressroom/logs/"}}
+    s3_server.client().put_bucket_lifecycle_configuration(
+        Bucket=bucket, LifecycleConfiguration={"Rules": [beside]}
+    )
+    code, _, err = run(capsys, "--apply", "--force")
+    assert (code, err) == (0, "")
+    assert on_bucket(s3_server, bucket) == by_id([beside, *expected("pressroom", 68, 31, 31)])
+
+
+def test_force_warns_of_a_kept_rule_on_pressrooms_keys(
+    s3_server: S3Server, bucket: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A foreign rule expiring the whole bucket after 2 days is kept by `--force`, and S3
+    applies it to Pressroom's keys too (sources included): `--apply` says so on stderr, as
+    `--show` marks it, every time it runs (also when nothing is written)."""
+    sweep = {**FOREIGN, "ID": "tmp-cleanup", "Filter": {"Prefix": ""}, "Expiration": {"Days": 2}}
+    s3_server.client().put_bucket_lifecycle_configuration(
+        Bucket=bucket, LifecycleConfiguration={"Rules": [sweep, FOREIGN]}
+    )
+    warning = (
+        "warning: tmp-cleanup  (whole bucket)  expire after 2 days  "
+        "(foreign: not Pressroom's, covers Pressroom's keys)\n"
+    )
+    code, out, err = run(capsys, "--apply", "--force")
+    assert code == 0 and out.splitlines()[-1].endswith(", 2 foreign kept")
+    assert err == warning  # logs-expire (logs/) is not on Pressroom's keys: not named
+    code, out, err = run(capsys, "--apply")
+    assert (code, out.split(":")[0], err) == (0, "unchanged", warning)
+    assert (
+        "tmp-cleanup  (whole bucket)  expire after 2 days  (foreign: not Pressroom's, "
+        in (run(capsys, "--show")[1])
+    )
+
+
+def test_force_writes_back_the_bucket_wide_minimum_object_size(
+    s3_server: S3Server, bucket: str
+) -> None:
+    """`TransitionDefaultMinimumObjectSize` is the configuration's, not a rule's: a write
+    without it sets S3's default. moto answers its default on every read and ignores what it
+    is sent, so this checks the write carries what the read said (a non-default value is the
+    Stubber test in tests/unit/test_lifecycle.py)."""
+    from pressroom.lifecycle import apply, plan
+    from pressroom.settings import Settings
+    from pressroom.storage.s3 import make_client
+    from tests.s3server import CREDENTIALS
+
+    s3_server.client().put_bucket_lifecycle_configuration(
+        Bucket=bucket, LifecycleConfiguration={"Rules": [FOREIGN]}
+    )
+    said = s3_server.client().get_bucket_lifecycle_configuration(Bucket=bucket)
+    assert said["TransitionDefaultMinimumObjectSize"] == "all_storage_classes_128K"
+    sent: list[str | None] = []
+    client = make_client(endpoint_url=s3_server.url, **CREDENTIALS)
+    client.meta.events.register(
+        "before-send.s3.PutBucketLifecycleConfiguration",
+        lambda request, **_: sent.append(
+            request.headers.get("x-amz-transition-default-minimum-object-size")
+        ),
+    )
+    try:
+        wanted = plan(Settings.from_env({"PRESSROOM_STORAGE_URL": f"s3://{bucket}/pressroom"}))
+        before, written = apply(client, wanted, force=True)
+    finally:
+        client.close()
+    assert written and before.min_object_size == "all_storage_classes_128K"
+    assert [s.decode() if isinstance(s, bytes) else s for s in sent] == ["all_storage_classes_128K"]
+    assert on_bucket(s3_server, bucket) == by_id([FOREIGN, *expected("pressroom", 68, 31, 31)])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import logging
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from tests.clamd import (
     EICAR_SIGNATURE,
     HASHED_SIGNATURE,
     Clamd,
+    FakeClamd,
     clean_pdf,
     embedded_eicar_pdf,
     hashed_pdf,
@@ -197,6 +198,53 @@ def test_any_other_answer_is_no_verdict(raw: bytes) -> None:
         parse_reply(raw)
 
 
+@pytest.fixture
+def fake_clamd(tmp_path: Path) -> Iterator[Callable[..., FakeClamd]]:
+    """Fakes posing as clamd on Unix sockets in the test's folder, closed after it."""
+    made: list[FakeClamd] = []
+
+    def make(answer: bytes, trickle_s: float = 0.0) -> FakeClamd:
+        made.append(FakeClamd(tmp_path / f"f{len(made)}.sock", answer, trickle_s))
+        return made[-1]
+
+    yield make
+    for fake in made:
+        fake.close()
+
+
+def test_a_trickled_answer_is_cut_at_the_timeout_never_waited_on(
+    fake_clamd: Callable[..., FakeClamd],
+) -> None:
+    """The timeout is one deadline for the whole answer: a byte every 0.3 s would renew a
+    per-read timeout of 1 s for ever (here: for the 3.3 s of "stream: OK", then a pass)."""
+    fake = fake_clamd(b"stream: OK\0", trickle_s=0.3)
+    scanner = ClamdScanner(str(fake.path), timeout_s=1.0)
+    with pytest.raises(ScannerUnavailable) as late:
+        scanner.scan([b"%PDF-1.7\n"])
+    assert fake.served.is_set() and "timed out" in late.value.message
+    pong = fake_clamd(b"PONG\0", trickle_s=0.3)
+    with pytest.raises(ScannerUnavailable):
+        ClamdScanner(str(pong.path), timeout_s=1.0).ping()
+
+
+@pytest.mark.parametrize("answer", [b"stream: OK", b"stream: OK\n"])
+def test_an_answer_cut_before_its_nul_is_no_verdict(
+    fake_clamd: Callable[..., FakeClamd], answer: bytes
+) -> None:
+    fake = fake_clamd(answer)  # then the connection closes
+    with pytest.raises(ScannerUnavailable):
+        ClamdScanner(str(fake.path), timeout_s=5).scan([b"%PDF-1.7\n"])
+    assert fake.served.is_set()
+
+
+@pytest.mark.parametrize("answer", [b"PONG", b"PANG\0", b"stream: OK\0", b"PONG PONG\0"])
+def test_a_ping_answered_other_than_pong_is_unavailable(
+    fake_clamd: Callable[..., FakeClamd], answer: bytes
+) -> None:
+    with pytest.raises(ScannerUnavailable):
+        ClamdScanner(str(fake_clamd(answer).path), timeout_s=5).ping()
+
+
 # --- the worker -----------------------------------------------------------------------------
 
 
@@ -298,6 +346,33 @@ def test_a_big_document_is_scanned_once_before_it_is_split(
     assert _scans(scanned)["found"] == 1 and _scans(scanned)["clean"] == 1
 
 
+def test_ranges_of_a_job_split_unscanned_scan_their_source_and_others_do_not(
+    scanned: Services, clamd: Clamd, tmp_path: Path
+) -> None:
+    """A rollout: a worker without a scanner split a big job; the fleet restarts with one.
+    Its ranges find no clean scan recorded and scan what they fetched: the finding stands.
+    A job scanned before its split is not scanned again by its ranges."""
+    on, scanner = scanned.settings, scanned.scanner
+    scanned.scanner, scanned.settings = None, replace(on, scanner=ScannerSettings())
+    four = [[f"page {n}"] for n in range(4)]
+    infected = _submit(scanned, embedded_eicar_pdf(tmp_path / "four.pdf", pages=four).read_bytes())
+    _run(scanned)  # split, unscanned
+    assert scanned.store.tasks.progress(infected)[0] > 1 and _scans(scanned) == {
+        "clean": 0, "found": 0, "too_large": 0, "unavailable": 0}  # fmt: skip
+    scanned.scanner, scanned.settings = scanner, on
+    _run(scanned)  # its first range
+    dead = scanned.store.queue.get(infected)
+    assert dead is not None and (dead.state, dead.reason) == (JobState.REJECTED, "MALWARE_FOUND")
+    assert EICAR_SIGNATURE in (dead.message or "") and _scans(scanned)["found"] == 1
+    clean = _submit(scanned, text_pdf(four, tmp_path / "clean4.pdf").read_bytes())
+    _run(scanned)  # the split, scanned
+    for _ in range(scanned.store.tasks.progress(clean)[0]):  # its ranges (and the assembly)
+        _run(scanned)
+    done = scanned.store.queue.get(clean)
+    assert done is not None and done.state is JobState.COMPLETE
+    assert _scans(scanned)["clean"] == 1  # once, before the split
+
+
 def test_a_scanner_that_cannot_be_reached_is_retried_then_dead_lettered(
     scanned: Services, fixtures: Path, tmp_path: Path, clock: FakeClock
 ) -> None:
@@ -329,6 +404,27 @@ def test_a_worker_told_to_scan_without_a_scanner_fails_closed(
     )
 
 
+# --- the door: the page count before any scan -----------------------------------------------
+
+
+def test_the_doors_page_count_runs_with_none_of_the_apis_secrets(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The upload is parsed for its page count before any scanner has read it (the scan is
+    the worker's), in a child given a scrubbed environment: a parser exploit finds no key."""
+    from pressroom.pipeline import pagecount
+
+    for name in ("PRESSROOM_MASTER_KEY", "PRESSROOM_DATABASE_URL", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "a secret of the API's")
+    three = text_pdf([["one two"], ["three"], ["four"]], tmp_path / "three.pdf")
+    # the real child still counts, with nothing of the API's environment
+    assert pagecount.count_work(three, "pdf", text_cap=1000) == (3, 16)
+    # what the child sees: a stand-in child says 2 pages when any secret reached it
+    seen = "import os; print(2 if any('secret' in v for v in os.environ.values()) else 1)"
+    monkeypatch.setattr(pagecount, "_CHILD", seen)
+    assert pagecount.count_pages(three, "pdf") == 1
+
+
 # --- readiness ------------------------------------------------------------------------------
 
 
@@ -345,6 +441,17 @@ def test_readyz_says_whether_the_configured_scanner_answers(
     scanned.scanner = None
     scanned.settings = replace(scanned.settings, scanner=ScannerSettings())
     assert client.get("/readyz").json()["scanner"] == "off"
+
+
+def test_readyz_takes_only_pong_as_an_answer(
+    scanned: Services, fake_clamd: Callable[..., FakeClamd]
+) -> None:
+    client = TestClient(create_app(scanned), client=("127.0.0.1", 50000))
+    assert client.get("/readyz").json()["scanner"] == "ok"  # the real clamd: PONG
+    for answer in (b"PANG\0", b"stream: OK\0", b"PONG"):
+        scanned.scanner = ClamdScanner(str(fake_clamd(answer).path), timeout_s=5)
+        said = client.get("/readyz")
+        assert said.status_code == 200 and said.json()["scanner"] == "unreachable", answer
 
 
 def test_readyz_does_not_wait_on_a_paused_scanner(scanned: Services, own_clamd: Clamd) -> None:

@@ -23,6 +23,7 @@ from pressroom.worker.adaptive import (
     Thresholds,
     Tuning,
     judge_memory,
+    lane_controller,
 )
 from pressroom.worker.pressure import ProcPressure, parse_meminfo, parse_psi, pressure_source
 
@@ -183,6 +184,16 @@ def test_a_pool_needs_a_floor_of_one_at_least() -> None:
     with pytest.raises(ValueError, match="floor"):
         controller(size=1, floor=0)
     assert controller(size=20, floor=1, ceiling=6).size == 6  # started clamped
+
+
+def test_a_lane_controller_is_made_from_the_settings() -> None:
+    pools = PoolSettings(adaptive=True, bulk_min=2, bulk_max=0, interactive_max=3)
+    bulk = lane_controller("bulk", 1, pools, room_bytes=GIB, cpus=8)
+    assert (bulk.floor, bulk.ceiling, bulk.size) == (2, 8, 2)  # ceiling 0: the CPU count
+    assert lane_controller("bulk", 12, pools, room_bytes=GIB, cpus=8).ceiling == 12
+    interactive = lane_controller("interactive", 5, pools, room_bytes=GIB, cpus=8)
+    assert (interactive.floor, interactive.ceiling, interactive.size) == (1, 3, 3)
+    assert interactive.marks.room_bytes == GIB and interactive.marks.available_low == 0.10
 
 
 # --- reading memory --------------------------------------------------------------------------

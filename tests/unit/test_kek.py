@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pressroom.errors import EncryptionError, MasterKeyMissing
-from pressroom.kek import ColumnKeys, DataKeyCache, Keyring, LocalMasterKey
+from pressroom.kek import ColumnKeys, Context, DataKey, DataKeyCache, Keyring, LocalMasterKey
 from pressroom.labels import Labels
 from pressroom.storage.crypto import EncryptedBlobStore, read_header, rewrap_blob
 from pressroom.storage.local import LocalBlobStore
@@ -107,3 +107,71 @@ def test_an_s1_value_is_resealed_under_the_current_master_key_only_when_older() 
     assert rotated.rewrap("job-1", moved, "label") is None  # already current
     with pytest.raises(MasterKeyMissing):  # no configured key opens it: said, not skipped
         Labels(b"s" * 32, NEW).rewrap("job-1", old, "label")
+
+
+def _holds(obj: object, secret: bytes, seen: set[int] | None = None) -> bool:
+    """Whether ``secret`` is reachable from ``obj`` (attributes, slots, containers)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return False
+    seen.add(id(obj))
+    if isinstance(obj, bytes | bytearray):
+        return bytes(obj) == secret
+    if isinstance(obj, dict):
+        return any(_holds(x, secret, seen) for kv in obj.items() for x in kv)
+    if isinstance(obj, list | tuple | set | frozenset):
+        return any(_holds(x, secret, seen) for x in obj)
+    fields = list(getattr(obj, "__dict__", {}).values())
+    fields += [getattr(obj, n) for n in getattr(type(obj), "__slots__", ()) if hasattr(obj, n)]
+    return any(_holds(x, secret, seen) for x in fields)
+
+
+def test_no_plaintext_key_is_held_past_its_bound_even_when_nothing_is_asked_again() -> None:
+    """An expired key leaves the cache on the next look at it (any get, put or count), not only
+    when it is itself asked for; a column key's plaintext lives only in that cache."""
+    clock = Clock()
+    cache = DataKeyCache(ttl_s=300, clock=clock)
+    ring = Keyring(LocalMasterKey(NEW), cache=cache)
+    columns = ColumnKeys(ring, clock=clock)
+    made = columns.for_sealing("label")
+    other = ring.generate({"pressroom": "blob", "blob": "b"})
+    assert len(cache) == 2
+    assert not any(made.plaintext in v for v in columns._current.values())  # wrapped only
+    assert _holds(columns, made.plaintext)  # in the cache, for now
+    clock.now = 86400.0  # a day later, the process idle since
+    assert cache.get(cache.key("local", "x", b"y", {})) is None  # asked for another key
+    assert len(cache) == 0  # both gone, the unasked one included
+    assert not _holds(columns, made.plaintext) and not _holds(ring, other.plaintext)
+    later = columns.for_sealing("label")  # too old: a new key, the old one dropped
+    assert later.wrapped != made.wrapped and list(columns._current) == ["label"]
+
+
+def test_the_column_key_is_read_back_from_the_cache_while_it_lasts() -> None:
+    clock = Clock()
+    ring = Keyring(LocalMasterKey(NEW), cache=DataKeyCache(entries=1, clock=clock))
+    columns = ColumnKeys(ring, clock=clock)
+    made = columns.for_sealing("label")
+    assert columns.for_sealing("label").plaintext == made.plaintext
+    ring.generate({"n": "1"})  # pushes the column key out of a one-entry cache
+    again = columns.for_sealing("label")  # unwrapped again: the same key
+    assert (again.plaintext, again.wrapped) == (made.plaintext, made.wrapped)
+
+
+def test_rewrapping_values_that_share_a_data_key_wraps_it_once() -> None:
+    class Counting(LocalMasterKey):
+        wraps = 0
+
+        def wrap(self, plaintext: bytes, context: Context) -> DataKey:
+            Counting.wraps += 1
+            return super().wrap(plaintext, context)
+
+    sealer = Labels(b"s" * 32, kms=Keyring(LocalMasterKey(OLD)))
+    rows = [sealer.seal(f"j{n}", f"L{n}") for n in range(20)]
+    ring = Keyring(Counting(NEW, [OLD]))
+    rewrapper = Labels(b"s" * 32, kms=ring)
+    moved = [rewrapper.rewrap(f"j{n}", v, "label") for n, v in enumerate(rows)]
+    assert Counting.wraps == 1
+    assert len({v.rsplit(".", 2)[1] for v in moved if v}) == 1  # one wrapped key between them
+    assert [Labels(b"s" * 32, NEW).open(f"j{n}", v) for n, v in enumerate(moved)] == [
+        f"L{n}" for n in range(20)
+    ]
