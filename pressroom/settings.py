@@ -1122,6 +1122,7 @@ _TITLES = {
     "tracing": "Tracing (`settings.tracing`)",
     "redaction": "Redaction (`settings.redaction`)",
     "webhooks": "Webhooks (`settings.webhooks`)",
+    "pools": "Adaptive worker pools (`settings.pools`)",
 }
 
 

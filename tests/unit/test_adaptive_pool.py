@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pressroom.errors import BadConfig
-from pressroom.settings import PoolSettings, Settings
+from pressroom.settings import VARIABLES, PoolSettings, Settings, markdown
 from pressroom.worker.adaptive import (
     GROW_QUEUE_AGE,
     SHRINK_IDLE,
@@ -262,3 +262,10 @@ def test_the_pool_settings_are_read_and_checked() -> None:
         Settings.from_env({"PRESSROOM_POOL_INTERACTIVE_MIN": "0"})
     with pytest.raises(BadConfig, match="PRESSROOM_POOL_MEMORY_LOW_PERCENT"):
         Settings.from_env({"PRESSROOM_POOL_MEMORY_LOW_PERCENT": "60"})
+
+
+def test_every_pool_variable_is_on_the_configuration_page() -> None:
+    page = markdown()
+    names = [var.name for var in VARIABLES if var.field.startswith("pools.")]
+    assert len(names) == 12
+    assert [name for name in names if f"`{name}`" not in page] == []
