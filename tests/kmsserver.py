@@ -18,20 +18,16 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.s3server import CREDENTIALS, free_port
+from tests.s3server import CREDENTIALS, free_port, moto_endpoint
 
 _STATE_ERRORS = {
     "Disabled": ("DisabledException", "{} is disabled."),
@@ -144,29 +140,9 @@ class KmsServer:
 
 @contextmanager
 def running_kms() -> Iterator[KmsServer]:
-    port = free_port()
-    server = Path(sys.executable).with_name("moto_server")
-    process = subprocess.Popen(
-        [str(server), "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(url, timeout=1)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("moto_server did not start") from None
-                time.sleep(0.2)
+    with moto_endpoint() as url:
         kms = KmsServer(url)
         try:
             yield kms
         finally:
             kms.close()
-    finally:
-        process.terminate()
-        process.wait(10)

@@ -31,7 +31,6 @@ def free_port() -> int:
 @dataclass
 class S3Server:
     url: str
-    process: subprocess.Popen[bytes]
     _clients: dict[str, Any] = field(default_factory=dict)
 
     def client(self, endpoint: str | None = None) -> Any:
@@ -65,7 +64,9 @@ class S3Server:
 
 
 @contextmanager
-def running_s3() -> Iterator[S3Server]:
+def moto_endpoint() -> Iterator[str]:
+    """moto's server (every service it mocks on one port) as a subprocess; yields its URL once
+    it answers, and stops it after."""
     port = free_port()
     server = Path(sys.executable).with_name("moto_server")
     process = subprocess.Popen(
@@ -84,11 +85,17 @@ def running_s3() -> Iterator[S3Server]:
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise RuntimeError("moto_server did not start") from None
                 time.sleep(0.2)
-        server = S3Server(url, process)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@contextmanager
+def running_s3() -> Iterator[S3Server]:
+    with moto_endpoint() as url:
+        server = S3Server(url)
         try:
             yield server
         finally:
             server.close_clients()
-    finally:
-        process.terminate()
-        process.wait(10)
