@@ -149,7 +149,8 @@ class AimdLimit:
         self, *, throttled: bool, retry_after: float | None = None, answered: bool = True
     ) -> None:
         """A call ended: ``throttled`` shrinks the limit; an answer that was not throttled
-        grows it; a call that got no answer (a timeout, a refused connection) does neither."""
+        grows it; a call that got no answer (a timeout, a refused connection) or a failing one
+        (a 5xx without Retry-After: ``answered`` False) does neither."""
         with self._cond:
             self._in_flight -= 1
             if throttled:
@@ -202,7 +203,8 @@ class HttpVerifier:
                 raise VerifierUnavailable(
                     f"the identity service failed ({type(exc).__name__})"
                 ) from None
-            answered = True
+            # a 5xx is a failing service: no room given back for it (throttled or not)
+            answered = response.status_code < 500
             wait = retry_after_s(response.headers.get("Retry-After"), now_epoch=time.time())
             throttled = response.status_code == 429 or (
                 response.status_code == 503 and wait is not None

@@ -146,12 +146,14 @@ def _serve(
     housekeeping = start_housekeeping(housekeeper(services))
     webhooks.start()
     port = sock.getsockname()[1]
+    # adaptive pools start clamped between their floor and ceiling: the counts really started
+    started = supervisor.sizes() if supervisor is not None else {}
     print(
         banner(
             args.host,
             port,
-            bulk,
-            interactive,
+            started.get(Lane.BULK.value, bulk),
+            started.get(Lane.INTERACTIVE.value, interactive),
             docs=settings.api_docs,
             adaptive=supervisor is not None and bool(supervisor.controllers),
         ),
@@ -171,6 +173,8 @@ def _serve(
         return EXIT_INTERNAL
     finally:
         housekeeping.set()
+        if supervisor is not None:  # first: systemd's SIGTERM also reached the workers
+            supervisor.halt()
         webhooks.stop()
         if supervisor is not None:
             supervisor.stop(settings.stop_timeout_s)
@@ -215,6 +219,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     )
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
+    supervisor.halt()  # first: systemd's SIGTERM also reached the workers
     webhooks.stop()
     supervisor.stop(settings.stop_timeout_s)
     return EXIT_OK

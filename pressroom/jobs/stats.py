@@ -409,10 +409,16 @@ class SqlStats:
         return {(str(lane), str(state)): int(n) for lane, state, n in rows}
 
     def oldest_waiting(self, *, now: float) -> dict[str, float]:
+        """Per lane, how long the oldest job a worker could claim now has been claimable: one
+        backing off after a failure is no work for a new worker until its backoff ends."""
+        since = case(
+            (jobs.c.next_eligible_at > jobs.c.created_at, jobs.c.next_eligible_at),
+            else_=jobs.c.created_at,
+        )
         with self.db.tx(read_only=True) as conn:
             rows = conn.execute(
-                select(jobs.c.lane, func.min(jobs.c.created_at))
-                .where(jobs.c.state.in_(WAITING))
+                select(jobs.c.lane, func.min(since))
+                .where(jobs.c.state.in_(WAITING), jobs.c.next_eligible_at <= now)
                 .group_by(jobs.c.lane)
             ).all()
         return {str(lane): now - float(oldest) for lane, oldest in rows if oldest is not None}

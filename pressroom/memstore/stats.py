@@ -236,8 +236,9 @@ class MemoryStats:
         oldest: dict[str, float] = {}
         with self.t.lock:
             for r in self.t.jobs.values():
-                if r["state"] in WAITING:
-                    oldest[r["lane"]] = min(oldest.get(r["lane"], r["created_at"]), r["created_at"])
+                if r["state"] in WAITING and r["next_eligible_at"] <= now:
+                    since = max(r["created_at"], r["next_eligible_at"])  # claimable since
+                    oldest[r["lane"]] = min(oldest.get(r["lane"], since), since)
         return {lane: now - float(at) for lane, at in oldest.items()}
 
     def oldest_by_state(self, *, now: float) -> dict[tuple[str, str], float]:

@@ -102,6 +102,9 @@ class Observation:
     queue_age_s: float  # the lane's oldest waiting job's age; 0 when none waits
     memory: MemoryReading
     busy: int | None = None  # workers running a job now (None: unknown, never idle)
+    # workers let go by an earlier shrink still finishing their job: their memory is not
+    # freed yet, so the pressure they cause is no reason to halve again
+    draining: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +145,11 @@ class LaneController:
         if memory is Memory.PRESSED:
             self._grow_run = self._idle_run = 0
             self._pressed_run += 1
-            if self._pressed_run < self.tuning.shrink_after or self.size <= self.floor:
+            if (
+                self._pressed_run < self.tuning.shrink_after
+                or self.size <= self.floor
+                or seen.draining
+            ):
                 return None
             smaller = min(self.size - 1, math.floor(self.size * self.tuning.shrink_factor))
             self._shrunk_at = now

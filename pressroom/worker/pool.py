@@ -6,6 +6,7 @@ job is never killed to shrink a pool; only the memory guard and the deadline kil
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import logging
 import math
@@ -27,6 +28,13 @@ from pressroom.jobs.model import Lane
 from pressroom.settings import Settings
 from pressroom.worker import heartbeat
 from pressroom.worker.adaptive import Decision, LaneController, Observation, lane_controller
+from pressroom.worker.guard import (
+    DEADLINE_GRACE_S,
+    MEMORY_TICK_S,
+    error_code,
+    record_stop,
+    resident_bytes,
+)
 from pressroom.worker.pressure import PressureSource, pressure_source
 
 log = logging.getLogger("pressroom.pool")
@@ -150,25 +158,6 @@ class _Slot:
     draining: bool = False  # told to stop by a shrink: not restarted, gone once it exits
 
 
-def resident_bytes(pid: int) -> int:
-    """Resident memory of a process (Linux /proc; 0 when unknown or gone). Resident, not
-    address space: Tesseract, NumPy and the NER model reserve far more than they touch."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as fh:  # noqa: PTH123  (procfs, read per tick)
-            return int(fh.read().split()[1]) * PAGE_BYTES
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-# the guard's tick: reading a worker's resident size is a few microseconds, and a bomb can
-# allocate hundreds of megabytes between two ticks
-MEMORY_TICK_S = 0.05
-# a job stuck inside one call is stopped this long after its deadline (the stages' own checks
-# end the usual overrun first, with the job's state written properly)
-DEADLINE_GRACE_S = 30.0
-
-
 @dataclass
 class Supervisor:
     """Keeps ``pools`` worker processes alive per lane until ``stop()``; with adaptive pools
@@ -189,6 +178,7 @@ class Supervisor:
     _slots: list[_Slot] = field(default_factory=list)
     _thread: threading.Thread | None = None
     _stopping: threading.Event = field(default_factory=threading.Event)
+    _halted: threading.Event = field(default_factory=threading.Event)  # see ``halt``
 
     def __post_init__(self) -> None:
         self._services: Any = None
@@ -221,14 +211,17 @@ class Supervisor:
         return _Slot((lane,), current=self._ctx.Array("c", 160, lock=False), stop=self._ctx.Event())
 
     def _spawn(self, slot: _Slot) -> None:
+        """Start the slot's worker; the slot has a process only once it started (a spawn that
+        fails, EAGAIN under pids.max or EMFILE, leaves it without one, tried again later)."""
         slot.current.value = b""
-        slot.process = self._ctx.Process(
+        process = self._ctx.Process(
             target=self.target,
             args=(slot.lanes, self.settings, slot.stop, self.max_jobs, slot.current),
             name=f"pressroom-worker-{slot.lanes[0]}",
             daemon=False,
         )
-        slot.process.start()
+        process.start()
+        slot.process = process
 
     def _all(self) -> list[_Slot]:
         with self._lock:
@@ -299,32 +292,53 @@ class Supervisor:
                 continue
             last_restart_check = time.monotonic()
             for slot in slots:
-                if slot.process is not None and not slot.process.is_alive():
-                    code = slot.process.exitcode
-                    slot.process.close()
-                    slot.process = None
-                    with self._lock:  # a shrink marks its workers under this lock too
-                        gone = slot.draining  # a shrink asked it to stop: its place is gone
-                        if gone:
-                            self._slots.remove(slot)
-                        else:  # fresh: one killed holding the old one's lock left it held
-                            slot.stop = self._ctx.Event()
-                    if gone:
-                        log.info("worker stopped", extra={"lane": slot.lanes[0], "exit_code": code})
-                        continue
-                    if code != 0:
-                        log.warning(
-                            "worker died; restarting",
-                            extra={"lane": slot.lanes[0], "exit_code": code},
-                        )
-                    slot.restarts += 1
-                    self._spawn(slot)
+                self._restart(slot)
+
+    def _restart(self, slot: _Slot) -> None:
+        """Start an exited slot's worker again unless it was told to stop: by a shrink, or by
+        its own event (systemd's SIGTERM to a stopping unit: one started now would claim jobs
+        in the shutdown). One that exited 0 holds no lock of its event, so reading it is safe;
+        one killed gets a fresh event. A refused spawn is logged and tried again next check:
+        this thread also runs the memory guard and must outlive it."""
+        code, told = None, False
+        if slot.process is not None:
+            if slot.process.is_alive():
+                return
+            code = slot.process.exitcode
+            slot.process.close()
+            slot.process = None
+            told = code == 0 and slot.stop.is_set()
+        with self._lock:  # a shrink marks its workers under this lock too
+            gone = slot.draining or told
+            if gone:
+                self._slots.remove(slot)
+            elif code is not None:
+                slot.stop = self._ctx.Event()
+        if gone:
+            log.info("worker stopped", extra={"lane": slot.lanes[0], "exit_code": code})
+            return
+        if code:
+            log.warning("worker died; restarting", extra={"lane": slot.lanes[0], "exit_code": code})
+        slot.restarts += code is not None
+        if self._halted.is_set():
+            return
+        try:
+            self._spawn(slot)
+        except Exception as exc:
+            log.warning(
+                "worker not started", extra={"lane": slot.lanes[0], "code": error_code(exc)}
+            )
 
     # --- adaptive pools --------------------------------------------------------------------
 
     def _adapt(self) -> None:
+        """A round that raises (a pressure file that reads oddly, a spawn refused) is logged and
+        the next one runs: this thread is what shrinks the pool under memory pressure."""
         while not self._stopping.wait(self.settings.pools.interval_s):
-            self.decide(now=time.monotonic())
+            try:
+                self.decide(now=time.monotonic())
+            except Exception as exc:
+                log.warning("pool round failed", extra={"code": error_code(exc)})
 
     def decide(self, *, now: float) -> list[Decision]:
         """One round: each lane's controller sees its signals, and its decision is carried out
@@ -337,8 +351,11 @@ class Supervisor:
         made = []
         for lane, control in self.controllers.items():
             kept = [s for s in self._all() if s.lanes[0] == lane and not s.draining]
+            control.size = len(kept)  # the workers kept, whatever an earlier round managed
             busy = sum(self._running(s) is not None for s in kept) if known else None
-            seen = Observation(ages.get(lane, 0.0) if known else 0.0, memory, busy)
+            gone = [s for s in self._all() if s.lanes[0] == lane and s.draining]
+            draining = sum(s.process is not None and s.process.is_alive() for s in gone)
+            seen = Observation(ages.get(lane, 0.0) if known else 0.0, memory, busy, draining)
             decision = control.observe(seen, now)
             if decision is not None:
                 self._resize(decision, kept)
@@ -372,14 +389,25 @@ class Supervisor:
             self._stopping.wait(self.settings.pools.interval_s)
 
     def _resize(self, decision: Decision, kept: list[_Slot]) -> None:
-        if self._stopping.is_set():
+        if self._stopping.is_set() or self._halted.is_set():
             return
         if decision.after > decision.before:
-            for _ in range(decision.after - decision.before):
-                slot = self._slot(decision.lane)
-                self._spawn(slot)
-                with self._lock:
-                    self._slots.append(slot)
+            grown = 0
+            try:
+                for _ in range(decision.after - decision.before):
+                    slot = self._slot(decision.lane)
+                    self._spawn(slot)
+                    with self._lock:
+                        self._slots.append(slot)
+                    grown += 1
+            except Exception as exc:  # the size is what started; the next round may try again
+                self.controllers[decision.lane].size = decision.before + grown
+                log.warning(
+                    "worker not started", extra={"lane": decision.lane, "code": error_code(exc)}
+                )
+                if not grown:
+                    return
+                decision = dataclasses.replace(decision, after=decision.before + grown)
         else:
             # idle workers first: they stop at once; a busy one finishes its job first
             kept.sort(key=lambda s: self._running(s) is not None)
@@ -420,8 +448,7 @@ class Supervisor:
 
     def _stop_job(self, slot: _Slot, code: str) -> None:
         """Stop a worker at once (nothing it could still do is worth the host or the lane) and
-        end its job's attempt with ``code``: MEMORY_LIMIT is retried once, in case something
-        else crowded it, and is permanent the second time; DEADLINE_EXCEEDED is permanent."""
+        end its job's attempt with ``code`` (``guard.record_stop``)."""
         assert slot.process is not None
         running = self._running(slot)
         slot.process.kill()
@@ -439,40 +466,15 @@ class Supervisor:
         if running is None:
             return
         job_id, owner, _deadline = running
-        if code == "MEMORY_LIMIT":
-            message = (
-                "the worker passed its memory limit of "
-                f"{self.settings.worker_memory_limit_bytes // (1024 * 1024)} MiB"
-            )
-        else:
-            message = "the job ran past its deadline inside one step; the worker was stopped"
-        try:
-            if self._services is None:
-                from pressroom.service import open_services
-
-                self._services = open_services(self.settings, migrate=False)
-            services = self._services
-            queue = services.store.queue
-            job = queue.get(job_id)
-            failed = queue.fail(
-                job_id,
-                owner,
-                code=code,
-                message=message,
-                permanent=code == "DEADLINE_EXCEEDED",  # MEMORY_LIMIT: the policy's rule
-                now=services.clock(),
-                policy=services.retry,
-            )
-            # its tenant cancelled it while it was stuck: it ends CANCELLED now, its source
-            # with it, not when the lease lapses (fail refuses a job whose cancel was asked)
-            cancelled = failed is None and queue.end_cancelled(job_id, owner, now=services.clock())
-            if cancelled and job is not None and job.source_key:
-                services.blobs.delete(job.source_key)
-        except Exception:  # the lease lapses and the rescuer retries it instead
-            log.warning("could not record the stop", extra={"job_id": job_id, "code": code})
+        self._services = record_stop(self.settings, self._services, job_id, owner, code)
 
     def pids(self) -> list[int]:
         return [s.process.pid for s in self._all() if s.process is not None and s.process.pid]
+
+    def halt(self) -> None:
+        """A shutdown began (SIGTERM): no worker is started or restarted from now on, while
+        the rest of the process stops; the memory guard runs on until ``stop``."""
+        self._halted.set()
 
     def stop(self, timeout: float = 60.0) -> None:
         """Stop claiming, let running jobs finish (up to ``timeout``), then end the rest."""

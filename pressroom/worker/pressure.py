@@ -1,8 +1,12 @@
 """Where the adaptive pools read memory pressure: Linux PSI (the pool's own cgroup v2
 ``memory.pressure`` when it has one, as in a container, else the host's
 ``/proc/pressure/memory``) and available memory (``MemAvailable``, capped by the cgroup's
-``memory.max`` less ``memory.current`` where the cgroup has a limit: in a container the host's
-free memory is not ours to use).
+limit less its working set where the cgroup has a limit: in a container the host's free memory
+is not ours to use). The working set is what the kubelet evicts on: the memory charged less the
+inactive page cache, which the kernel reclaims before it runs short (the sources and renders
+the workers read and write would otherwise read as memory in use). cgroup v2 reads
+``memory.max``, ``memory.current`` and ``memory.stat``'s ``inactive_file``; v1's memory
+controller ``memory.limit_in_bytes``, ``memory.usage_in_bytes`` and ``total_inactive_file``.
 
 A source only reads files; the parsers are pure, and ``FixedPressure`` says whatever a test or
 the benchmark tells it to, so the controller's signals can be scripted."""
@@ -51,15 +55,55 @@ def parse_meminfo(text: str) -> tuple[int | None, int | None]:
     return found.get("MemAvailable"), found.get("MemTotal")
 
 
-def own_cgroup(self_cgroup: Path = Path("/proc/self/cgroup"), root: Path = CGROUP_ROOT) -> Path:
-    """This process's cgroup v2 folder (``0::/path``), or the root when unknown."""
-    try:
-        for line in self_cgroup.read_text().splitlines():
-            if line.startswith("0::"):
-                return root / line[3:].strip().lstrip("/")
-    except OSError:
-        pass
-    return root
+SELF_CGROUP = Path("/proc/self/cgroup")
+
+
+def own_cgroup(self_cgroup: Path = SELF_CGROUP, root: Path = CGROUP_ROOT) -> Path:
+    """This process's memory cgroup folder: cgroup v1's memory controller (``N:memory:/path``,
+    under ``root/memory``) where it has one, else v2's (``0::/path``), else the root. A path
+    not mounted here (a container without its own cgroup namespace) falls back to the
+    controller's root, which is then the container's own."""
+    text = _text(self_cgroup) or ""
+    v2 = None
+    for line in text.splitlines():
+        _number, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if "memory" in controllers.split(","):
+            return _mounted(root / "memory", path)
+        if not controllers and line.startswith("0::"):
+            v2 = path
+    return root if v2 is None else _mounted(root, v2)
+
+
+def _mounted(base: Path, path: str) -> Path:
+    folder = base / path.strip().lstrip("/")
+    return folder if folder.is_dir() else base
+
+
+def _stat(text: str | None, key: str) -> int:
+    """One figure of a cgroup's ``memory.stat`` (0 when absent or odd)."""
+    for line in (text or "").splitlines():
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+def cgroup_memory(folder: Path) -> tuple[int, int] | None:
+    """(limit, working set) in bytes of a cgroup v2 or v1 memory folder; None when it has no
+    limit or its files cannot be read."""
+    for limit_file, usage_file, inactive in (
+        ("memory.max", "memory.current", "inactive_file"),
+        ("memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"),
+    ):
+        limit, used = _text(folder / limit_file), _text(folder / usage_file)
+        if limit is None or used is None:
+            continue
+        if not (limit.strip().isdigit() and used.strip().isdigit()):
+            return None  # v2's "max": no limit
+        cache = _stat(_text(folder / "memory.stat"), inactive)
+        return int(limit), max(0, int(used) - cache)
+    return None
 
 
 def _text(path: Path | None) -> str | None:
@@ -67,7 +111,7 @@ def _text(path: Path | None) -> str | None:
         return None
     try:
         return path.read_text()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: not UTF-8 (a wrong file named)
         return None
 
 
@@ -89,21 +133,22 @@ class ProcPressure:
         info = _text(self.meminfo)
         if info is not None:
             available, total = parse_meminfo(info)
-        limit = _text(self.cgroup / "memory.max") if self.cgroup else None
-        used = _text(self.cgroup / "memory.current") if self.cgroup else None
-        if limit and used and limit.strip().isdigit() and used.strip().isdigit():
-            cap, current = int(limit), int(used)
+        group = cgroup_memory(self.cgroup) if self.cgroup else None
+        if group is not None:
+            cap, current = group  # v1's "no limit" is a huge figure: the host's total wins
             total = cap if total is None else min(total, cap)
             left = max(0, cap - current)
             available = left if available is None else min(available, left)
         return MemoryReading(some, full, available, total)
 
 
-def pressure_source(psi_file: str = "") -> ProcPressure:
+def pressure_source(
+    psi_file: str = "", *, self_cgroup: Path = SELF_CGROUP, root: Path = CGROUP_ROOT
+) -> ProcPressure:
     """``psi_file`` when named; else the cgroup's own ``memory.pressure`` when readable (a
     container's), else the host's ``/proc/pressure/memory`` when readable, else no PSI (the
     pool then goes by available memory alone)."""
-    group = own_cgroup()
+    group = own_cgroup(self_cgroup, root)
     if psi_file:
         return ProcPressure(Path(psi_file), cgroup=group)
     for candidate in (group / "memory.pressure", HOST_PSI):

@@ -173,7 +173,102 @@ def test_a_worker_sent_sigterm_while_waiting_stops_and_the_pool_can_still_stop(
         for pid in first:
             os.kill(pid, signal.SIGTERM)
         assert poll(lambda: not any(_alive(pid) for pid in first), 30), first
+        # told to stop by the signal, they are not started again: a worker started now, with a
+        # fresh stop event, would claim jobs while the service shuts down
+        assert poll(lambda: supervisor.sizes() == {"bulk": 0}, 30), supervisor.sizes()
+        assert sorted(p.name for p in settings.data_dir.glob("ready-*")) == sorted(
+            p.name for p in ready
+        )
     finally:
         stopped.start()
         stopped.join(60)
     assert not stopped.is_alive(), "the supervisor's stop hung"
+
+
+class Flaky:
+    """A pressure source whose first read raises (a wrong file, an odd kernel), then pressed."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def read(self) -> MemoryReading:
+        self.reads += 1
+        if self.reads == 1:
+            raise ValueError("odd")
+        return PRESSED
+
+
+def test_a_round_that_raises_neither_ends_the_pool_thread_nor_leaves_its_size_adrift(
+    tmp_path: Path,
+) -> None:
+    """A spawn refused (EAGAIN under pids.max, EMFILE) or a reading that raises is logged and
+    the next round runs: the adapt thread is what shrinks the pool under memory pressure. The
+    controller's size stays the workers the pool really keeps."""
+    import errno
+    import math
+    import threading
+
+    pools = PoolSettings(
+        adaptive=True, bulk_min=1, bulk_max=4, queue_age_target_s=0, interval_s=0.05, cooldown_s=0
+    )
+    settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path / "scratch", pools=pools)
+    pressure = FixedPressure(CALM)
+    supervisor = Supervisor(settings, {Lane.BULK: 2}, pressure=pressure, queue_age=dict)
+    supervisor._ages = (math.inf, {"bulk": 100.0})  # an old queue, believed every round
+    refused = []
+
+    def spawn(slot: Any) -> None:
+        refused.append(slot)
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    supervisor._spawn = spawn  # type: ignore[method-assign]
+    supervisor.decide(now=0.0)
+    supervisor.decide(now=1.0)  # the second round in a row that wants growth: a spawn, refused
+    assert refused
+    assert supervisor.controllers["bulk"].size == supervisor.sizes()["bulk"] == 2
+    # the watch thread's restart of a worker whose spawn is refused leaves the slot to retry
+    slot = supervisor._all()[0]
+    supervisor._restart(slot)
+    assert slot in supervisor._all() and slot.process is None
+    supervisor.pressure = Flaky()
+    thread = threading.Thread(target=supervisor._adapt, daemon=True)
+    thread.start()
+    try:
+        assert poll(lambda: SHRINK_MEMORY_PRESSURE in (d.reason for d in supervisor.decisions), 30)
+        assert thread.is_alive()
+    finally:
+        supervisor._stopping.set()
+        thread.join(30)
+    assert supervisor.controllers["bulk"].size == supervisor.sizes()["bulk"] == 1
+
+
+def test_a_shrink_lets_idle_workers_go_before_busy_ones(tmp_path: Path) -> None:
+    """An idle worker stops at once; a busy one would hold its memory until its job ends."""
+    pools = PoolSettings(adaptive=True, bulk_min=1, bulk_max=4, interval_s=0.05)
+    settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path / "scratch", pools=pools)
+    supervisor = Supervisor(settings, {Lane.BULK: 4}, pressure=FixedPressure(PRESSED))
+    slots = supervisor._all()
+    for n in (0, 1, 2):  # three busy, the idle one last
+        slots[n].current.value = f"job-{n} owner-{n} 0".encode()
+    supervisor.decide(now=0.0)
+    supervisor.decide(now=1.0)  # two pressed rounds: 4 -> 2, the idle one first
+    assert [s.draining for s in slots] == [True, False, False, True]
+
+
+def test_once_halted_for_a_shutdown_no_worker_is_started_or_added(tmp_path: Path) -> None:
+    """serve and worker halt the pool first when SIGTERM comes: the workers got it too, and
+    neither a restart nor a growth round may start one while the rest of the process stops."""
+    import math
+
+    pools = PoolSettings(adaptive=True, bulk_min=1, bulk_max=4, queue_age_target_s=0)
+    settings = Settings(data_dir=tmp_path / "data", scratch_dir=tmp_path / "scratch", pools=pools)
+    supervisor = Supervisor(settings, {Lane.BULK: 1}, pressure=FixedPressure(CALM))
+    supervisor._ages = (math.inf, {"bulk": 100.0})
+    started: list[Any] = []
+    supervisor._spawn = started.append  # type: ignore[method-assign]
+    supervisor.halt()
+    for now in range(4):
+        supervisor.decide(now=float(now))
+    supervisor._restart(supervisor._all()[0])  # a slot whose worker is gone
+    assert started == []
+    assert supervisor.sizes() == {"bulk": 1}

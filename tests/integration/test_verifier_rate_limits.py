@@ -27,6 +27,7 @@ class Provider:
 
     throttle: int = 0
     retry_after: str | None = None
+    status: int = 429  # what a throttled call is answered
     calls: int = 0
     in_flight: int = 0
     most_in_flight: int = 0
@@ -51,7 +52,7 @@ def provider() -> Iterator[tuple[Provider, str]]:
             try:
                 state.hold.wait(10)
                 if throttled:
-                    self.send_response(429)
+                    self.send_response(state.status)
                     if state.retry_after is not None:
                         self.send_header("Retry-After", state.retry_after)
                     self.send_header("Content-Length", "0")
@@ -125,3 +126,21 @@ def test_after_throttling_fewer_calls_are_in_flight_and_answers_give_the_room_ba
     for _ in range(40):
         verifier.verify("t", "c", timeout=None)
     assert verifier.limit.limit == 4
+
+
+def test_a_503_without_retry_after_neither_grows_nor_shrinks_the_limit(
+    provider: tuple[Provider, str],
+) -> None:
+    """A 503 that names no wait is a failing service, not a throttle: it does not halve the
+    limit, and as no healthy answer it does not give room back either."""
+    state, url = provider
+    state.throttle = 1
+    verifier = HttpVerifier(url, timeout_s=2.0, concurrency=4, rate_per_s=1000)
+    with pytest.raises(VerifierUnavailable, match="429"):
+        verifier.verify("t", "c", timeout=None)
+    assert verifier.limit.limit == 2
+    state.throttle, state.status = 10, 503
+    for _ in range(10):
+        with pytest.raises(VerifierUnavailable, match="503"):
+            verifier.verify("t", "c", timeout=None)
+    assert verifier.limit.limit == 2

@@ -105,6 +105,20 @@ def test_halves_on_memory_pressure_and_stops_at_the_floor() -> None:
     assert sizes == [8, 4, 4, 2, 2, 2, 2, 2]
 
 
+def test_a_halving_that_would_land_under_a_floor_above_one_stops_at_the_floor() -> None:
+    assert run(controller(size=5, floor=3), [(0.0, PRESSED)] * 4) == [5, 3, 3, 3]
+
+
+def test_no_further_halving_while_the_workers_let_go_still_finish_their_jobs() -> None:
+    control = controller(size=8)
+    sizes = []
+    for i, draining in enumerate([0, 0, 4, 4, 4, 4, 0, 0]):
+        control.observe(Observation(0.0, PRESSED, busy=control.size, draining=draining), i * 5.0)
+        sizes.append(control.size)
+    # the first cut lets four go; only once they are gone does pressure cut again
+    assert sizes == [8, 4, 4, 4, 4, 4, 2, 2]
+
+
 def test_one_pressed_reading_alone_does_not_shrink_the_pool() -> None:
     script = [(0.0, PRESSED), (0.0, CALM)] * 4
     assert run(controller(size=4, idle_after=0), script) == [4] * 8
@@ -227,6 +241,52 @@ def test_a_cgroup_limit_caps_what_is_available(tmp_path: Path) -> None:
     (tmp_path / "memory.max").write_text("max\n")
     bare = ProcPressure(tmp_path / "absent", meminfo=tmp_path / "meminfo", cgroup=tmp_path).read()
     assert bare == MemoryReading(None, None, 8158952 * 1024, 16318412 * 1024)
+
+
+def test_page_cache_the_kernel_can_reclaim_is_not_memory_in_use(tmp_path: Path) -> None:
+    """The kubelet's working set: charged less inactive_file. 3.9 GiB charged of 4 GiB, 2.8
+    GiB of it cold page cache (the sources and renders), is room, not a pool to halve."""
+    (tmp_path / "meminfo").write_text(MEMINFO)
+    (tmp_path / "memory.max").write_text(f"{4 * GIB}\n")
+    (tmp_path / "memory.current").write_text(f"{39 * GIB // 10}\n")
+    (tmp_path / "memory.stat").write_text(f"anon {GIB}\ninactive_file {28 * GIB // 10}\n")
+    reading = ProcPressure(None, meminfo=tmp_path / "meminfo", cgroup=tmp_path).read()
+    assert reading.available_bytes == 4 * GIB - (39 * GIB // 10 - 28 * GIB // 10)
+    assert judge_memory(reading, MARKS)[0] is Memory.ROOMY
+
+
+def test_a_cgroup_v1_memory_limit_caps_what_is_available(tmp_path: Path) -> None:
+    """cgroup v1 (no ``0::`` line for memory): the memory controller's own folder and files."""
+    group = tmp_path / "cg" / "memory" / "docker" / "abc"
+    group.mkdir(parents=True)
+    (group / "memory.limit_in_bytes").write_text(f"{2 * GIB}\n")
+    (group / "memory.usage_in_bytes").write_text(f"{GIB + GIB // 2}\n")
+    (group / "memory.stat").write_text(f"cache 9\ntotal_inactive_file {GIB // 2}\n")
+    (tmp_path / "self").write_text(
+        "12:memory:/docker/abc\n11:cpu,cpuacct:/docker/abc\n0::/system.slice/x\n"
+    )
+    (tmp_path / "meminfo").write_text(MEMINFO)
+    source = pressure_source(self_cgroup=tmp_path / "self", root=tmp_path / "cg")
+    assert source.cgroup == group
+    reading = ProcPressure(None, meminfo=tmp_path / "meminfo", cgroup=source.cgroup).read()
+    assert (reading.available_bytes, reading.total_bytes) == (GIB, 2 * GIB)
+    # v1's "no limit" is a page-rounded 2**63: the host's own figures stand
+    (group / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    bare = ProcPressure(None, meminfo=tmp_path / "meminfo", cgroup=group).read()
+    assert bare == MemoryReading(None, None, 8158952 * 1024, 16318412 * 1024)
+
+
+def test_a_v2_cgroup_not_mounted_here_is_the_mounts_root(tmp_path: Path) -> None:
+    (tmp_path / "self").write_text("0::/kubepods/pod1/abc\n")
+    (tmp_path / "cg").mkdir()
+    assert pressure_source(self_cgroup=tmp_path / "self", root=tmp_path / "cg").cgroup == (
+        tmp_path / "cg"
+    )
+
+
+def test_a_psi_file_that_is_not_text_reads_as_no_figure(tmp_path: Path) -> None:
+    (tmp_path / "psi").write_bytes(b"some avg10=\xff\n")
+    assert ProcPressure(tmp_path / "psi", meminfo=tmp_path / "absent").read() == MemoryReading()
 
 
 def test_a_named_psi_file_is_the_one_read(tmp_path: Path) -> None:
