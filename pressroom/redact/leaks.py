@@ -2,7 +2,8 @@
 
 PDFium reads the text as a viewer would; the pikepdf walk reads every object and stream as
 bytes (every string, every decoded stream, every string operand of every content stream), in
-several encodings; the font walk (``redact.fonttext``) decodes every string operand of every
+several encodings (of a JPEG, every byte but its entropy-coded pixels, which OCR reads: see
+``jpeg_text_spans``); the font walk (``redact.fonttext``) decodes every string operand of every
 content stream, drawn or not, through the font it is shown in (ToUnicode, encodings and
 ``/Differences``, Identity-H and other CMaps, Type 3), and counts what it cannot read. Values
 are compared normalised: case and accents folded, no spacing or punctuation. Reports say which
@@ -89,8 +90,7 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
             if isinstance(obj, pikepdf.Stream) and _carries_bytes(obj):
                 # a JPEG's or JPEG 2000's own segments and boxes (EXIF, comments, XML) are
                 # text in the raw bytes; their pixels are checked by OCR
-                data = bytes(obj.read_raw_bytes())
-                n = max(_hits(t, wanted) for t in _decodings(data))
+                n = _hits_any(_image_byte_spans(obj), wanted)
                 if n:
                     leaks.append(Leak("pikepdf-walk", "image", n))
             if (
@@ -182,6 +182,131 @@ def _carries_bytes(stream: pikepdf.Stream) -> bool:
     return stream.get("/Subtype") == "/Image" and any(
         text_of(f) in ("/DCTDecode", "/JPXDecode") for f in filters
     )
+
+
+def _hits_any(spans: Iterable[bytes], wanted: list[str]) -> int:
+    """How many values stand in any of ``spans``, each span read in every decoding on its
+    own (never joined: the bytes between them are not searched, so joining would make values
+    out of pieces that are not side by side)."""
+    squashed = [normalise(t) for data in spans if data for t in _decodings(data)]
+    return sum(1 for v in wanted if any(v in s for s in squashed))
+
+
+def _image_byte_spans(stream: pikepdf.Stream) -> list[bytes]:
+    """The bytes of an image stream that can carry text. A JPEG's entropy-coded scan data is
+    its pixels (read by OCR, like every picture's): searched as text it spells short values by
+    chance on every scanned page, so only the JPEG's other bytes are searched. Anything that
+    does not read as a clean JPEG, and JPEG 2000, is searched whole (fail closed)."""
+    raw = bytes(stream.read_raw_bytes())
+    found = stream.get("/Filter")
+    named = [found] if isinstance(found, pikepdf.Name) else list(found or [])
+    filters = [text_of(f) for f in named]
+    if not filters or filters[-1] != "/DCTDecode" or "/DCTDecode" in filters[:-1]:
+        return [raw]
+    data = raw
+    if len(filters) > 1:
+        # a JPEG under general filters (Flate, ASCII85...): its segments are in the JPEG
+        # those filters give back, not in their compressed bytes
+        unwrapped = _under_filters(raw, filters[:-1], stream.get("/DecodeParms"))
+        if unwrapped is None:
+            return [raw]
+        data = unwrapped
+    spans = jpeg_text_spans(data)
+    return [raw] if spans is None else spans
+
+
+def _under_filters(raw: bytes, filters: list[str], parms: object) -> bytes | None:
+    """``raw`` decoded through ``filters`` (those before a last DCTDecode), or None where they
+    take parameters or cannot be decoded. (QPDF decodes a chain only whole, and a JPEG's
+    pixels are not wanted: a scratch stream carries the general filters alone.)"""
+    if isinstance(parms, pikepdf.Array):
+        if any(p is not None for p in list(parms)[: len(filters)]):
+            return None
+    elif parms is not None:
+        return None
+    scratch = pikepdf.Pdf.new()
+    inner = scratch.make_stream(raw)
+    try:
+        inner.Filter = pikepdf.Array([pikepdf.Name(f) for f in filters])
+        return bytes(inner.read_bytes())
+    except (pikepdf.PdfError, ValueError, TypeError):
+        return None  # a filter nobody can apply: the raw bytes are searched
+
+
+# JPEG markers whose segments only code the pixels (frame and scan headers, Huffman,
+# arithmetic and quantisation tables, restart interval, line count, hierarchical progression,
+# expansion); C8 (JPG) is reserved, so not among them. Every other segment is searched:
+# APPn (JFIF, EXIF, XMP, ICC, Adobe...), COM, and any marker nobody defined.
+_PIXEL_CODING = frozenset({*range(0xC0, 0xD0)} - {0xC8} | {0xDA, 0xDB, 0xDC, 0xDD, 0xDE, 0xDF})
+_SOS, _EOI, _TEM = 0xDA, 0xD9, 0x01
+
+
+def jpeg_text_spans(data: bytes) -> list[bytes] | None:
+    """The parts of a JPEG where text can stand verbatim: anything before SOI, every marker
+    segment that is not pixel coding (marker and length included, neighbours joined as they
+    stand in the file), and everything after EOI. None where the bytes are not a clean
+    sequence of marker segments (no SOI, a length past the end, bytes between segments, a
+    marker out of place, no EOI): the caller then searches them all.
+
+    What is skipped is the entropy-coded data after each SOS header, up to the next marker:
+    in it 0xFF is followed only by 0x00 (a stuffed byte) or a restart marker."""
+    soi = data.find(b"\xff\xd8")
+    if soi < 0:
+        return None
+    keep: list[tuple[int, int]] = [(0, soi)] if soi else []
+    pos, end = soi + 2, len(data)
+    while True:
+        start = pos
+        if pos >= end or data[pos] != 0xFF:
+            return None  # bytes between segments, or the end before EOI
+        while pos < end and data[pos] == 0xFF:
+            pos += 1  # fill bytes before a marker
+        if pos >= end:
+            return None
+        marker = data[pos]
+        pos += 1
+        if marker == _EOI:
+            keep.append((start, end))  # the marker and everything after it
+            break
+        if marker == _TEM:
+            continue
+        if marker == 0x00 or 0xD0 <= marker <= 0xD8:
+            return None  # a stuffed byte, restart or second SOI outside scan data
+        if pos + 2 > end:
+            return None
+        length = int.from_bytes(data[pos : pos + 2], "big")
+        if length < 2 or pos + length > end:
+            return None
+        pos += length
+        if marker not in _PIXEL_CODING:
+            keep.append((start, pos))
+        if marker == _SOS:
+            scan_end = _entropy_end(data, pos)
+            if scan_end is None:
+                return None
+            pos = scan_end
+    spans: list[tuple[int, int]] = []
+    for a, b in keep:
+        if spans and spans[-1][1] == a:
+            spans[-1] = (spans[-1][0], b)
+        elif b > a:
+            spans.append((a, b))
+    return [data[a:b] for a, b in spans]
+
+
+def _entropy_end(data: bytes, pos: int) -> int | None:
+    """Where the entropy-coded data that starts at ``pos`` ends: the first 0xFF that is
+    neither a stuffed byte (0xFF 0x00) nor a restart marker (0xFF 0xD0-0xD7). None when the
+    data ends first."""
+    while True:
+        pos = data.find(b"\xff", pos)
+        if pos < 0 or pos + 1 >= len(data):
+            return None
+        nxt = data[pos + 1]
+        if nxt == 0x00 or 0xD0 <= nxt <= 0xD7:
+            pos += 2
+            continue
+        return pos
 
 
 def name_text(name: str) -> str:

@@ -16,10 +16,15 @@ from pressroom.redact.detect.name_words import COMMON
 from pressroom.redact.detection import Hit, name_neighbours, starts_sentence
 
 PAD_PX = 3.0
+_NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def normalise(text: str) -> str:
     """Accents folded, case folded, only letters and digits: how values are compared."""
+    if text.isascii():
+        # the same result without the per-character walk: ASCII has no decompositions and
+        # no combining marks, its casefold is lower(), and its \w is [A-Za-z0-9_]
+        return _NOT_ASCII_ALNUM.sub("", text.lower())
     decomposed = unicodedata.normalize("NFKD", text)
     kept = "".join(c for c in decomposed if not unicodedata.combining(c))
     return re.sub(r"[\W_]+", "", kept.casefold())
