@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from typing import Any
 
 
@@ -178,3 +178,17 @@ def wait_until(condition: Any, timeout: float, every: float = 0.05) -> bool:
             return True
         time.sleep(every)
     return bool(condition())
+
+
+@contextlib.contextmanager
+def http_serving(handler: type[BaseHTTPRequestHandler], path: str = "/") -> Iterator[str]:
+    """``handler`` behind a threading HTTP server on a free loopback port: its URL (with
+    ``path``) while the block runs; shut down and closed after."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{path}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from pressroom.verify import HttpVerifier
 from pressroom.worker.runner import JobRunner
 from tests.conftest import FakeClock
 from tests.helpers import small_scan
+from tests.hookservers import http_serving
 from tests.integration.test_service import png_bytes, post, work
 
 
@@ -114,12 +115,8 @@ def identity() -> Iterator[tuple[IdentityService, str]]:
         def log_message(self, *_args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield state, f"http://127.0.0.1:{server.server_address[1]}/verify"
-    server.shutdown()
-    server.server_close()
+    with http_serving(Handler, "/verify") as url:
+        yield state, url
 
 
 def test_http_verifier_allow_deny_and_timeout(

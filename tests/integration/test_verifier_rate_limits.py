@@ -10,12 +10,13 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from pressroom.errors import VerifierUnavailable
 from pressroom.verify import HttpVerifier
+from tests.hookservers import http_serving
 
 pytestmark = pytest.mark.integration
 
@@ -71,12 +72,8 @@ def provider() -> Iterator[tuple[Provider, str]]:
         def log_message(self, *_args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield state, f"http://127.0.0.1:{server.server_address[1]}/verify"
-    server.shutdown()
-    server.server_close()
+    with http_serving(Handler, "/verify") as url:
+        yield state, url
 
 
 def test_a_429_with_retry_after_stops_every_call_until_it_has_passed(
