@@ -35,6 +35,7 @@ from pressroom.redact.detect.evidence import spreads
 from pressroom.redact.detection import Hit, detect
 from pressroom.redact.faint import faint_words
 from pressroom.redact.plan import covered_words, turn_words, visible_words
+from pressroom.redact.seen import seen_words
 from pressroom.redact.source import REDACT_DPI, OriginalText, RedactionSource
 from pressroom.settings import Limits
 from pressroom.stages import Stage, StageTimer
@@ -73,6 +74,12 @@ class PageScan:
     # source's words that the reworked page no longer carries (``--ocr redo``/``force``),
     # read and burned like the page's own but never part of the output's text. None: all.
     own: int | None = None
+    # True where what a reader sees on the page was read from its own text, not OCR'd: a
+    # born-digital page whose pixels were shown to be its text and nothing more
+    # (``redact.seen``); ``ocr`` then holds its visible words, as read from the text layer.
+    # Its output is pixel-for-pixel determined by that text (kept as vectors, or rebuilt with
+    # boxes over those words), so the read-back need not OCR it again.
+    from_text: bool = False
 
     @property
     def seen_text(self) -> list[Word]:
@@ -137,6 +144,31 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
         # an angle measured in pixels is not the page's. (The source's words a reworked page
         # lost change nothing here: OCR reads the page as the mode made it.)
+        if not read and not unowned_ink and _text_page(src, page_info.index, dpi, words):
+            # a born-digital page whose pixels are its text: read from it, not OCR'd
+            assert src.pdf is not None
+            with timer.stage(Stage.OCR):
+                shown = seen_words(
+                    src.doc,
+                    page_info.index,
+                    src.pdf.pages[page_info.index],
+                    gray,
+                    words,
+                    dpi,
+                    engine,
+                    budget,
+                    timeout=remaining(deadline),
+                )
+            if shown is not None:
+                _check_read(page_info.index, (), words, limits)
+                scan = PageScan(page_info, 0, dpi, gray.size, list(shown), words, from_text=True)
+                with timer.stage(Stage.DETECT):
+                    # the words seen are some of its own: one detection reads them all
+                    scan.hits_text = detect(words, detector)
+                scans.append(scan)
+                if progress is not None:
+                    progress(n + 1, 2 * total)
+                continue
         level_it = info.kind is SourceKind.PDF or square(*frame_resolution(gray.height, page_info))
         reader = ocr if level_it and not words else as_it_is
         with timer.stage(Stage.OCR):
@@ -187,6 +219,18 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
             for scan in joined:
                 _keep_source_words(scan, found, tokens)
     return scans
+
+
+def _text_page(src: RedactionSource, index: int, dpi: float, words: Sequence[Word]) -> bool:
+    """Whether page ``index`` may be read from its own text (``redact.seen``): a PDF page
+    with words, read at the full resolution (a page read lower to fit the pixel limit is OCR'd
+    at it, and held when it shows more than its words)."""
+    return (
+        src.kind is SourceKind.PDF
+        and src.pdf is not None
+        and bool(words)
+        and dpi >= REDACT_DPI - 0.5
+    )
 
 
 def _settled(

@@ -1,0 +1,206 @@
+"""A born-digital page read from its own text instead of OCR (issue 46, item 2): which words a
+reader sees, told from pixels; which pages still go to OCR (a picture, glyphs that are drawings,
+a map that lies); and that reading such a page OCRs a few line crops, never the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+import pypdfium2
+import pytest
+from pikepdf import Dictionary, Name
+from PIL import Image
+
+from pressroom.engines import pdfium
+from pressroom.engines.tesseract import TesseractEngine
+from pressroom.models import Word
+from pressroom.pipeline.core import JobOptions
+from pressroom.pixels import PixelBudget
+from pressroom.redact.engine import detect_document
+from pressroom.redact.policy import parse_policy
+from pressroom.redact.seen import seen_words
+from pressroom.redact.text import extracted_words
+from pressroom.settings import Limits
+from pressroom.templates import resolve_template
+from tests import hiding
+
+pytestmark = pytest.mark.integration
+
+DPI = 300.0
+
+
+class CountingEngine:
+    """The real engine, with the size of every image it was asked to read."""
+
+    def __init__(self, engine: TesseractEngine) -> None:
+        self.engine = engine
+        self.sizes: list[tuple[int, int]] = []
+
+    def recognize(self, image: Image.Image, **kwargs: Any) -> Any:
+        self.sizes.append(image.size)
+        return self.engine.recognize(image, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def whole_pages(self, page: tuple[int, int]) -> int:
+        """Reads of an image at least half the page's height: a page read whole."""
+        return sum(1 for _w, h in self.sizes if h >= page[1] / 2)
+
+
+def read(path: Path, index: int, engine: object) -> list[Word] | None:
+    """``seen_words`` of page ``index`` as redaction's first pass calls it."""
+    doc = pypdfium2.PdfDocument(path)
+    pdf = pikepdf.open(path)
+    try:
+        page = doc[index]
+        try:
+            gray = pdfium.render_luma(page, DPI / 72.0)
+            words = extracted_words(page, DPI / 72.0)
+        finally:
+            page.close()
+        budget = PixelBudget(Limits())
+        return seen_words(doc, index, pdf.pages[index], gray, words, DPI, engine, budget)  # type: ignore[arg-type]
+    finally:
+        pdf.close()
+        doc.close()
+
+
+def texts(words: list[Word] | None) -> set[str]:
+    assert words is not None, "the page was sent to OCR"
+    return {w.text.strip(",.") for w in words}
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        hiding.white_text,
+        hiding.under_rectangle,
+        hiding.under_image,
+        hiding.clipped_text,
+        hiding.invisible_text,
+        hiding.off_page,
+    ],
+)
+def test_words_nobody_sees_are_not_seen_and_the_rest_are(
+    make: Any, tmp_path: Path, engine: TesseractEngine
+) -> None:
+    path = make(tmp_path / "source.pdf")
+    seen = texts(read(path, 1, engine))
+    assert "Whitfield" not in seen
+    assert {"committee", "spring", "Minutes", "member"} <= seen
+
+
+def test_faint_print_is_seen(tmp_path: Path, engine: TesseractEngine) -> None:
+    path = hiding.faint_on_white(tmp_path / "source.pdf")
+    assert "Whitfield" in texts(read(path, 1, engine))
+
+
+def test_a_page_read_from_its_text_ocrs_a_few_lines_never_the_page(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    path = hiding.white_text(tmp_path / "source.pdf")
+    counting = CountingEngine(engine)
+    options = JobOptions(template=resolve_template("plain"))
+    found = detect_document(path, parse_policy("name", now=0), counting, options)  # type: ignore[arg-type]
+    assert {f.page for f in found if f.kind == "name"} == {1, 2}
+    page = (2550, 3300)
+    assert counting.sizes, "the sample read nothing"
+    assert counting.whole_pages(page) == 0
+    # each read is one line's crop: a few of them, each a strip of the page
+    assert len(counting.sizes) <= 2 * 4
+    assert all(h < page[1] / 20 for _w, h in counting.sizes)
+
+
+@pytest.mark.parametrize("make", [hiding.inline_image, hiding.shared_type3])
+def test_a_page_showing_more_than_its_text_goes_to_ocr(
+    make: Any, tmp_path: Path, engine: TesseractEngine
+) -> None:
+    """A name in an image's pixels (page 2), glyphs that are drawings (a Type 3 font, page
+    1): the page's text cannot say what it shows."""
+    path = make(tmp_path / "source.pdf")
+    index = 1 if make is hiding.inline_image else 0
+    assert read(path, index, engine) is None
+    counting = CountingEngine(engine)
+    options = JobOptions(template=resolve_template("plain"))
+    found = detect_document(path, parse_policy("name", now=0), counting, options)  # type: ignore[arg-type]
+    assert counting.whole_pages((2550, 3300)) >= 1
+    assert index + 1 in {f.page for f in found if f.kind == "name"}
+
+
+def _lying_map(pdf: pikepdf.Pdf) -> pikepdf.Object:
+    """Helvetica whose ToUnicode map says each letter is the next one of the alphabet."""
+    pairs = []
+    for code in range(ord("A"), ord("z") + 1):
+        if chr(code).isalpha():
+            pairs.append(f"<{code:02X}> <{code + 1:04X}>")
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        "/CMapName /Lies def /CMapType 2 def\n"
+        "1 begincodespacerange <00> <FF> endcodespacerange\n"
+        f"{len(pairs)} beginbfchar\n" + "\n".join(pairs) + "\nendbfchar\n"
+        "endcmap CMapName currentdict /CMap defineresource pop end end\n"
+    )
+    return pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.Type1,
+            BaseFont=Name.Helvetica,
+            Encoding=Name.WinAnsiEncoding,
+            ToUnicode=pdf.make_stream(cmap.encode()),
+        )
+    )
+
+
+def test_a_map_that_lies_about_its_letters_sends_the_page_to_ocr(
+    tmp_path: Path, engine: TesseractEngine
+) -> None:
+    pdf = pikepdf.Pdf.new()
+    resources = Dictionary(Font=Dictionary(F1=_lying_map(pdf)))
+    lines = [
+        "Margaret Thornbury visited the harbour office",
+        "The committee meets again in the spring",
+        "Minutes will be sent to every member",
+    ]
+    content = b"".join(hiding._line(700 - 30 * n, text) for n, text in enumerate(lines))
+    hiding._page(pdf, content, resources)
+    path = tmp_path / "source.pdf"
+    pdf.save(path)
+    assert read(path, 0, engine) is None
+
+
+def test_ruling_is_not_a_mark_but_a_drawn_shape_is(tmp_path: Path, engine: TesseractEngine) -> None:
+    grid = (
+        b"0.5 w "
+        + b"".join(f"72 {y} m 540 {y} l S ".encode() for y in range(400, 640, 40))
+        + b"".join(f"{x} 400 m {x} 600 l S ".encode() for x in (72, 300, 540))
+    )
+    ruled = hiding._on_page_two(tmp_path / "ruled.pdf", grid)
+    assert "committee" in texts(read(ruled, 1, engine))
+    # a name's initials drawn as filled shapes: marks no text accounts for
+    shapes = b"".join(f"{x} 500 m {x + 20} 540 l {x + 40} 500 l f ".encode() for x in (100, 160))
+    drawn = hiding._on_page_two(tmp_path / "drawn.pdf", shapes)
+    assert read(drawn, 1, engine) is None
+
+
+def test_fonts_whose_codes_say_nothing_of_their_letters_are_not_trusted(tmp_path: Path) -> None:
+    from pressroom.redact.seen import fonts_trusted
+
+    cases = {
+        hiding.shared_type3: False,  # glyphs that are drawings
+        hiding.shared_identity_h: True,  # a composite font with its ToUnicode map
+        hiding.white_text: True,  # Helvetica, a standard encoding
+    }
+    for make, trusted in cases.items():
+        with pikepdf.open(make(tmp_path / f"{make.__name__}.pdf")) as pdf:
+            assert fonts_trusted(pdf.pages[0]) is trusted, make.__name__
+    pdf = pikepdf.Pdf.new()
+    bare = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font, Subtype=Name.Type0, BaseFont=Name.X, Encoding=Name("/Identity-H")
+        )
+    )
+    hiding._page(pdf, hiding._line(700, "Hello"), Dictionary(Font=Dictionary(F1=bare)))
+    assert fonts_trusted(pdf.pages[0]) is False  # a CID font without a map
