@@ -95,13 +95,12 @@ def seen_words(
     bare = _without_text(doc, index, dpi, budget)
     if bare.size != gray.size:
         return None
-    shown = np.asarray(gray, dtype=np.int16)
-    plain = np.asarray(bare, dtype=np.int16)
+    shown = np.asarray(gray, dtype=np.uint8)
+    plain = np.asarray(bare, dtype=np.uint8)
     if marks_beyond_rules(plain):
         return None
-    changed = np.abs(shown - plain) > SEEN_LEVELS
     min_px = MIN_SEEN_PT * dpi / 72.0
-    seen = [w for w in words if _shown(w, changed, min_px)]
+    seen = [w for w in words if _shown(w, shown, plain, min_px)]
     if not _sample_agrees(gray, seen, engine, dpi, timeout):
         return None
     return seen
@@ -189,20 +188,29 @@ def _without_text(doc: Any, index: int, dpi: float, budget: PixelBudget) -> Imag
 
 
 def marks_beyond_rules(plain: np.ndarray) -> bool:
-    """Whether a text-free rendering (grey, any resolution about 300 dpi) shows marks: edges
-    outside straight horizontal or vertical runs of ``RULE_PX`` at 100 dpi, past
-    ``MARK_PX`` pixels."""
-    a = plain.astype(np.int16)
-    rows, cols = int(a.shape[0]), int(a.shape[1])
-    edges = np.zeros((rows, cols), dtype=bool)
-    edges[:, 1:] |= np.abs(a[:, 1:] - a[:, :-1]) > EDGE_LEVELS
-    edges[1:, :] |= np.abs(a[1:, :] - a[:-1, :]) > EDGE_LEVELS
-    if not edges.any():
-        return False
-    # to about 100 dpi: a block has an edge where any of its pixels has
+    """Whether a text-free rendering (grey, about 300 dpi) shows marks: edges outside straight
+    horizontal or vertical runs of ``RULE_PX`` at 100 dpi, past ``MARK_PX`` pixels. Read on
+    blocks of 3 x 3 pixels (about 100 dpi): a block has an edge where its pixels, or its and a
+    neighbour's, differ by more than ``EDGE_LEVELS``."""
     k = 3
-    h, w = rows // k * k, cols // k * k
-    small: np.ndarray = np.asarray(edges[:h, :w].reshape(h // k, k, w // k, k).any(axis=(1, 3)))
+    rows, cols = int(plain.shape[0]) // k * k, int(plain.shape[1]) // k * k
+    if rows == 0 or cols == 0:
+        return False
+    page = np.asarray(plain[:rows, :cols], dtype=np.uint8)
+    high = page[0::k, 0::k].copy()
+    low = high.copy()
+    for dy in range(k):
+        for dx in range(k):
+            np.maximum(high, page[dy::k, dx::k], out=high)
+            np.minimum(low, page[dy::k, dx::k], out=low)
+    high, low = high.astype(np.int16), low.astype(np.int16)
+    small: np.ndarray = (high - low) > EDGE_LEVELS
+    across = np.maximum(high[:, 1:], high[:, :-1]) - np.minimum(low[:, 1:], low[:, :-1])
+    small[:, :-1] |= across > EDGE_LEVELS
+    down = np.maximum(high[1:, :], high[:-1, :]) - np.minimum(low[1:, :], low[:-1, :])
+    small[:-1, :] |= down > EDGE_LEVELS
+    if not small.any():
+        return False
     rules = _runs(small, RULE_PX) | _runs(small.T, RULE_PX).T
     return int((small & ~rules).sum()) > MARK_PX
 
@@ -223,16 +231,18 @@ def _runs(mask: np.ndarray, length: int) -> np.ndarray:
     return np.cumsum(starts, axis=1)[:, : mask.shape[1]] > 0
 
 
-def _shown(word: Word, changed: np.ndarray, min_px: float) -> bool:
+def _shown(word: Word, shown: np.ndarray, plain: np.ndarray, min_px: float) -> bool:
+    """Whether the word's glyphs change the pixels inside its box, enough for its letters."""
     if word.box.height < min_px:
         return False
-    h, w = changed.shape
+    h, w = int(shown.shape[0]), int(shown.shape[1])
     x0, y0 = max(0, int(word.box.x0)), max(0, int(word.box.y0))
     x1, y1 = min(w, int(word.box.x1) + 1), min(h, int(word.box.y1) + 1)
     if x1 <= x0 or y1 <= y0:
         return False  # off the page
     letters = max(1, sum(c.isalnum() for c in word.text))
-    return int(changed[y0:y1, x0:x1].sum()) >= 4 * letters
+    here = shown[y0:y1, x0:x1].astype(np.int16) - plain[y0:y1, x0:x1].astype(np.int16)
+    return int((np.abs(here) > SEEN_LEVELS).sum()) >= 4 * letters
 
 
 def _sample_agrees(
