@@ -37,6 +37,7 @@ from pressroom.redact.faint import faint_words
 from pressroom.redact.plan import covered_words, turn_words, visible_words
 from pressroom.redact.seen import seen_words
 from pressroom.redact.source import REDACT_DPI, OriginalText, RedactionSource
+from pressroom.redact.writing import ocr_languages, unread_pages
 from pressroom.settings import Limits
 from pressroom.stages import Stage, StageTimer
 
@@ -126,6 +127,7 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
     total = len(info.pages)
     as_it_is = replace(ocr, straighten_min=None)
     budget = PixelBudget(limits)  # this pass's bitmaps
+    reads = ocr_languages(ctx.options.languages or tuple(getattr(engine, "languages", ("eng",))))
     for n, (page_info, raster, words) in enumerate(_rasters(src, info, budget, timer)):
         read: list[Word] = []
         if original is not None and src.kind is SourceKind.PDF and original.reads(page_info.index):
@@ -144,7 +146,7 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
         # an angle measured in pixels is not the page's. (The source's words a reworked page
         # lost change nothing here: OCR reads the page as the mode made it.)
-        if not read and not unowned_ink and _text_page(src, page_info.index, dpi, words):
+        if not read and not unowned_ink and _text_page(src, page_info.index, dpi, words, reads):
             # a born-digital page whose pixels are its text: read from it, not OCR'd
             assert src.pdf is not None
             with timer.stage(Stage.OCR):
@@ -221,15 +223,24 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
     return scans
 
 
-def _text_page(src: RedactionSource, index: int, dpi: float, words: Sequence[Word]) -> bool:
+def _text_page(
+    src: RedactionSource,
+    index: int,
+    dpi: float,
+    words: Sequence[Word],
+    reads: frozenset[str],
+) -> bool:
     """Whether page ``index`` may be read from its own text (``redact.seen``): a PDF page
     with words, read at the full resolution (a page read lower to fit the pixel limit is OCR'd
-    at it, and held when it shows more than its words)."""
+    at it, and held when it shows more than its words), in writing the job's OCR reads
+    (``reads``: ``writing.ocr_languages``; a page OCR cannot read is rebuilt from its pixels
+    with what OCR made of it, and held: ``redact.engine``)."""
     return (
         src.kind is SourceKind.PDF
         and src.pdf is not None
         and bool(words)
         and dpi >= REDACT_DPI - 0.5
+        and unread_pages([" ".join(w.text for w in words)], {"ocr": reads}) is None
     )
 
 

@@ -49,7 +49,7 @@ from pressroom.redact.plan import normalise, overlaps
 
 MIN_SEEN_PT = 4.0  # a word less tall than this (points) is not read by a person
 SEEN_LEVELS = 8  # grey levels a glyph changes a pixel by, to count as shown
-EDGE_LEVELS = 24  # grey levels between neighbouring pixels that make an edge
+EDGE_LEVELS = 16  # grey levels between neighbouring pixels that make an edge
 RULE_PX = 20  # pixels at 100 dpi: a straight run of edge this long is ruling, not a mark
 MARK_PX = 24  # edge pixels at 100 dpi outside ruling past which the page shows marks
 SAMPLE_LINES = 4
