@@ -21,7 +21,7 @@ from pressroom.models import Box, Word
 from pressroom.redact.detect.detector import name_tokens
 from pressroom.redact.detection import Hit
 from pressroom.redact.findings import DocumentFinding, page_findings
-from pressroom.redact.plan import normalise
+from pressroom.redact.plan import BoxIndex, normalise
 from pressroom.redact.scan import PageScan
 
 
@@ -62,10 +62,14 @@ class Applied:
         if not removed:
             return set()
         active = [_scaled(b, scale) for b in self.active_pt.get(page, ())]
+        # each word is judged against the boxes near it only: a page of many findings and
+        # many words is not every word against every finding
+        near_removed, near_active = _indexed(removed, _CELL_PX), _indexed(active, _CELL_PX)
         return {
             i
             for i, w in enumerate(words)
-            if any(chosen(w.box, r) for r in removed) and not any(chosen(w.box, a) for a in active)
+            if any(chosen(w.box, removed[n]) for n in near_removed.near(w.box))
+            and not any(chosen(w.box, active[n]) for n in near_active.near(w.box))
         }
 
     def ignored(
@@ -140,26 +144,39 @@ def apply_corrections(
     removed_pt: dict[int, list[Box]] = {}
     active_pt: dict[int, list[Box]] = {}
     overridden: set[tuple[int, str]] = set()
-    pages = sorted({a.page for a in corrections.removed})
-    for page in pages:
+    on_page: dict[int, list[Area]] = {}
+    for area in corrections.removed:
+        on_page.setdefault(area.page, []).append(area)
+    for page, areas in sorted(on_page.items()):
         found = page_findings(scans[page - 1], by_kind, tokens)
+        # each area, and each removed finding, is matched against the findings near it only
+        # (the same answer as every one against every one: a match overlaps)
+        boxes = _indexed([Box(*f.box) for f in found], _CELL_PT)
         gone: set[int] = set()
-        for area in (a for a in corrections.removed if a.page == page):
-            match = removed_match([f.box for f in found], area.box)
+        for area in areas:
+            near = boxes.near(Box(*area.box))
+            match = removed_match([found[n].box for n in near], area.box)
             if match is not None:
-                gone.add(match)
+                gone.add(near[match])
         # each finding by the boxes of its lines, as the desk draws it and the build burns
         # it: a name wrapped over two lines lets stand (or keeps burned) its two words, never
         # the rectangle over both lines, which holds other words
-        for n, f in enumerate(found):
-            (removed_pt if n in gone else active_pt).setdefault(page - 1, []).extend(_parts(f))
+        parts = [_parts(f) for f in found]
+        for n, f_parts in enumerate(parts):
+            (removed_pt if n in gone else active_pt).setdefault(page - 1, []).extend(f_parts)
+        staying = BoxIndex(_CELL_PT)
+        for m, g_parts in enumerate(parts):
+            if m not in gone:
+                for b in g_parts:
+                    staying.add(m, b)
         for n in gone:
             f = found[n]
             allowed.add(normalise(f.value))
             kept.setdefault(normalise(f.value), f.value)
-            for m, g in enumerate(found):
-                if m not in gone and any(_shares_words(a, b) for a in _parts(f) for b in _parts(g)):
-                    overridden.add((page, g.kind))
+            for a in parts[n]:
+                for m in staying.near(a):
+                    if any(_shares_words(a, b) for b in parts[m]):
+                        overridden.add((page, found[m].kind))
     # a value the reviewer asked to go everywhere is not also let stand
     allowed -= {normalise(v) for v in every}
     allowed.discard("")
@@ -181,6 +198,18 @@ def apply_corrections(
         {k: tuple(v) for k, v in active_pt.items()},
         tuple(sorted(overridden)),
     )
+
+
+_CELL_PT = 48.0  # a grid cell of the indexes over a page's findings, in points
+_CELL_PX = 64.0  # and over a page's words, in scan pixels
+
+
+def _indexed(boxes: Sequence[Box], cell: float) -> BoxIndex:
+    """``boxes`` in an index, each by its position in the list."""
+    index = BoxIndex(cell)
+    for n, b in enumerate(boxes):
+        index.add(n, b)
+    return index
 
 
 def _parts(f: DocumentFinding) -> list[Box]:

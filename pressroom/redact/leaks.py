@@ -24,7 +24,7 @@ import pikepdf
 from pressroom.engines import pdfium
 from pressroom.engines.pdfstr import text_of
 from pressroom.redact.fonttext import document_text
-from pressroom.redact.plan import normalise
+from pressroom.redact.plan import ValueSearch, normalise, value_search
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +45,8 @@ def _decodings(data: bytes) -> Iterable[str]:
             yield chunk[: len(chunk) // 2 * 2].decode(codec, errors="ignore")
 
 
-def _hits(text: str, wanted: list[str]) -> int:
-    squashed = normalise(text)
-    return sum(1 for v in wanted if v in squashed)
+def _hits(text: str, wanted: ValueSearch) -> int:
+    return len(wanted.found_in(normalise(text)))
 
 
 def _stream_bytes(stream: pikepdf.Stream) -> bytes:
@@ -71,13 +70,16 @@ def carries_value(text: str | None, values: Iterable[str]) -> bool:
     letters or digits or more."""
     if not text:
         return False
-    squashed = normalise(text)
-    return any(len(v) >= 3 and v in squashed for v in (normalise(v) for v in values))
+    return bool(value_search(values).found_in(normalise(text)))
 
 
 def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
-    wanted = sorted({v for v in (normalise(v) for v in values) if len(v) >= 3})
-    if not wanted:
+    """Every reading's leaks. The values are normalised once and searched for through one
+    search for the whole document (``plan.ValueSearch``): each text read costs its length
+    (a few passes of it while the values are few), never its length times the values (a
+    long document has many of both)."""
+    wanted = ValueSearch(values)
+    if not wanted.values:
         return []
     leaks: list[Leak] = []
     with pdfium.RecyclingDocument(path) as doc:
@@ -158,7 +160,7 @@ def _identity_cmap(data: bytes) -> bool:
     return bool(blocks)
 
 
-def _cmap_hits(data: bytes, wanted: list[str]) -> int:
+def _cmap_hits(data: bytes, wanted: ValueSearch) -> int:
     """What a CMap can carry beyond code numbers: a code that stands for several characters at
     once. Those destinations are decoded and searched, one by one and joined."""
     targets: list[str] = []
@@ -184,12 +186,16 @@ def _carries_bytes(stream: pikepdf.Stream) -> bool:
     )
 
 
-def _hits_any(spans: Iterable[bytes], wanted: list[str]) -> int:
+def _hits_any(spans: Iterable[bytes], wanted: ValueSearch) -> int:
     """How many values stand in any of ``spans``, each span read in every decoding on its
     own (never joined: the bytes between them are not searched, so joining would make values
     out of pieces that are not side by side)."""
-    squashed = [normalise(t) for data in spans if data for t in _decodings(data)]
-    return sum(1 for v in wanted if any(v in s for s in squashed))
+    found: set[str] = set()
+    for data in spans:
+        if data:
+            for t in _decodings(data):
+                found |= wanted.found_in(normalise(t))
+    return len(found)
 
 
 def _image_byte_spans(stream: pikepdf.Stream) -> list[bytes]:
@@ -315,7 +321,7 @@ def name_text(name: str) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _object_strings_hits(obj: object, wanted: list[str], depth: int = 0) -> int:
+def _object_strings_hits(obj: object, wanted: ValueSearch, depth: int = 0) -> int:
     """Strings and names held directly in an object, keys included (indirect children are
     walked on their own)."""
     if depth > MAX_NESTING:
@@ -342,7 +348,7 @@ def _object_strings_hits(obj: object, wanted: list[str], depth: int = 0) -> int:
     return max((_object_strings_hits(v, wanted, depth + 1) for v in items), default=0)
 
 
-def _content_strings_hits(stream: pikepdf.Stream, wanted: list[str]) -> int:
+def _content_strings_hits(stream: pikepdf.Stream, wanted: ValueSearch) -> int:
     """String operands of a content stream, decoded as text (hex UTF-16 in a text layer)."""
     if stream.get("/Subtype") in ("/Image", "/XML") or "/Length1" in stream:
         return 0  # pictures, metadata and fonts are not content streams

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import weakref
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
+from typing import Any, TypeVar, cast
 
 from pressroom.models import Box, Word
 from pressroom.redact.detect.detector import is_mention
@@ -16,6 +18,7 @@ from pressroom.redact.detect.name_words import COMMON
 from pressroom.redact.detection import Hit, name_neighbours, starts_sentence
 
 PAD_PX = 3.0
+T = TypeVar("T")
 _NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
@@ -37,7 +40,11 @@ def covered_words(
     tokens: frozenset[str] = frozenset(),
 ) -> set[int]:
     """Words covered by a finding on this page, by any value found anywhere in the document,
-    or by a name token of a person found anywhere (a surname alone, a possessive, capitals)."""
+    or by a name token of a person found anywhere (a surname alone, a possessive, capitals).
+
+    A document's values are searched for through one automaton, built the first time they
+    are asked for (``value_search``) and kept while the caller keeps them: a page costs its
+    own words, never the values of every other page again."""
     hit: set[int] = set()
     names: set[int] = set()
     for h in hits:
@@ -45,7 +52,7 @@ def covered_words(
         if h.finding.kind == "name":
             names.update(h.words)
     if tokens:
-        common = tokens & COMMON
+        common = _per_set(tokens, "common", lambda: tokens & COMMON)
         for i, w in enumerate(words):
             if is_mention(w.text, tokens) and (
                 not is_mention(w.text, common) or not starts_sentence(words, i)
@@ -53,28 +60,27 @@ def covered_words(
                 names.add(i)
         hit |= names
     hit |= name_neighbours(words, names)
-    wanted = {v for v in (normalise(v) for v in values) if len(v) >= 3}
-    if wanted:
-        hit |= _runs_holding(words, wanted)
+    search = value_search(values)
+    if search.values:
+        hit |= _runs_holding(words, search)
     return hit
 
 
-def _runs_holding(words: Sequence[Word], wanted: set[str]) -> set[int]:
+def _runs_holding(words: Sequence[Word], search: ValueSearch) -> set[int]:
     """Words of the shortest run from each word that holds a value, when that word is needed
     for it. A value may span words or sit inside a longer token; a run is at most 16 words,
     and no longer than the longest value and 64 characters more before its last word.
 
     The runs are read off one text of the words' keys joined: a value lies in words i..j
     when one of its occurrences starts at or after word i and ends by the end of word j, so
-    the least end of an occurrence from each position (one pass of ``_least_ends``) gives
-    every run at once: the work grows with the text and the values' length, never with
-    words times values."""
+    the least end of an occurrence from each position (one pass of ``least_ends``) gives
+    every run at once: the work grows with the text, never with words times values."""
     keys = [normalise(w.text) for w in words]
     offsets = [0]  # where each word's key starts in the joined text, and its end
     for key in keys:
         offsets.append(offsets[-1] + len(key))
-    least = _least_ends("".join(keys), wanted)
-    longest = max(len(v) for v in wanted)
+    least = search.least_ends("".join(keys))
+    longest = search.longest
     n = len(words)
     out: set[int] = set()
     for i in range(n):
@@ -91,54 +97,203 @@ def _runs_holding(words: Sequence[Word], wanted: set[str]) -> set[int]:
 
 def _least_ends(text: str, values: Iterable[str]) -> list[int]:
     """For each position of ``text`` (and its end), the least end of an occurrence of any of
-    ``values`` that starts there or later; ``len(text) + 1`` where none does. One pass of an
-    Aho-Corasick automaton: each character read once, whatever the number of values."""
-    goto: list[dict[str, int]] = [{}]
-    depth = [0]
-    ends_value = [False]
-    for value in values:
+    ``values`` (already compared keys) that starts there or later; ``len(text) + 1`` where
+    none does."""
+    return _Automaton(values).least_ends(text)
+
+
+class _Automaton:
+    """An Aho-Corasick automaton of values: each character of a text read once, whatever
+    the number of values. Built once per set of values (``ValueSearch``)."""
+
+    __slots__ = ("fail", "goto", "shortest")
+
+    def __init__(self, values: Iterable[str]) -> None:
+        goto: list[dict[str, int]] = [{}]
+        depth = [0]
+        ends_value = [False]
+        for value in values:
+            state = 0
+            for c in value:
+                nxt = goto[state].get(c)
+                if nxt is None:
+                    nxt = len(goto)
+                    goto[state][c] = nxt
+                    goto.append({})
+                    depth.append(depth[state] + 1)
+                    ends_value.append(False)
+                state = nxt
+            ends_value[state] = True
+        # shortest[s]: the length of the shortest value that ends the text state s has read
+        # (0: none); the shortest starts latest, which is all a least end from a position needs
+        fail = [0] * len(goto)
+        shortest = [0] * len(goto)
+        queue = deque(goto[0].values())
+        for s in queue:
+            shortest[s] = depth[s] if ends_value[s] else 0
+        while queue:
+            s = queue.popleft()
+            for c, t in goto[s].items():
+                f = fail[s]
+                while f and c not in goto[f]:
+                    f = fail[f]
+                fail[t] = goto[f].get(c, 0)
+                shortest[t] = shortest[fail[t]] or (depth[t] if ends_value[t] else 0)
+                queue.append(t)
+        self.goto, self.fail, self.shortest = goto, fail, shortest
+
+    def least_ends(self, text: str) -> list[int]:
+        goto, fail, shortest = self.goto, self.fail, self.shortest
+        none = len(text) + 1
+        least = [none] * (len(text) + 1)
         state = 0
-        for c in value:
-            nxt = goto[state].get(c)
-            if nxt is None:
-                nxt = len(goto)
-                goto[state][c] = nxt
-                goto.append({})
-                depth.append(depth[state] + 1)
-                ends_value.append(False)
-            state = nxt
-        ends_value[state] = True
-    # shortest[s]: the length of the shortest value that ends the text state s has read (0:
-    # none); the shortest starts latest, which is all a least end from a position needs
-    fail = [0] * len(goto)
-    shortest = [0] * len(goto)
-    queue = deque(goto[0].values())
-    for s in queue:
-        shortest[s] = depth[s] if ends_value[s] else 0
-    while queue:
-        s = queue.popleft()
-        for c, t in goto[s].items():
-            f = fail[s]
-            while f and c not in goto[f]:
-                f = fail[f]
-            fail[t] = goto[f].get(c, 0)
-            shortest[t] = shortest[fail[t]] or (depth[t] if ends_value[t] else 0)
-            queue.append(t)
-    none = len(text) + 1
-    least = [none] * (len(text) + 1)
-    state = 0
-    for end, c in enumerate(text, 1):
-        while state and c not in goto[state]:
-            state = fail[state]
-        state = goto[state].get(c, 0)
-        if shortest[state]:
-            start = end - shortest[state]
-            if least[start] > end:
-                least[start] = end
-    for p in range(len(text) - 1, -1, -1):
-        if least[p + 1] < least[p]:
-            least[p] = least[p + 1]
-    return least
+        for end, c in enumerate(text, 1):
+            while state and c not in goto[state]:
+                state = fail[state]
+            state = goto[state].get(c, 0)
+            if shortest[state]:
+                start = end - shortest[state]
+                if least[start] > end:
+                    least[start] = end
+        for p in range(len(text) - 1, -1, -1):
+            if least[p + 1] < least[p]:
+                least[p] = least[p + 1]
+        return least
+
+
+# Up to this many values a text is searched for each in turn (a pass of C's substring search
+# each, faster than any pass made in Python); past it, in one pass of a pattern shaped as the
+# values' trie (its work a text's length times at most the longest value, whatever their
+# number).
+FEW_VALUES = 128
+
+
+class ValueSearch:
+    """Values as they are compared (``normalise``d, three letters or digits or more) and the
+    ways a text is searched for them: where they end (``least_ends``, for runs of words) and
+    which stand in it (``found_in``, for the leak check). Built once per document's values:
+    the normalising, the automaton and the pattern are made the first time each is needed."""
+
+    __slots__ = ("_automaton", "_pattern", "_prefixes", "_tried", "longest", "values")
+
+    def __init__(self, values: Iterable[str]) -> None:
+        self.values: tuple[str, ...] = tuple(
+            sorted({k for k in (normalise(v) for v in values) if len(k) >= 3})
+        )
+        self.longest = max(map(len, self.values), default=0)
+        self._automaton: _Automaton | None = None
+        self._pattern: re.Pattern[str] | None = None
+        self._prefixes: dict[str, tuple[str, ...]] = {}
+        self._tried = False  # whether the pattern was made (or found too deep to make)
+
+    def least_ends(self, text: str) -> list[int]:
+        """See ``_least_ends``: ``text`` holds compared keys."""
+        if self._automaton is None:
+            self._automaton = _Automaton(self.values)
+        return self._automaton.least_ends(text)
+
+    def found_in(self, squashed: str) -> set[str]:
+        """The values that stand in ``squashed`` (a text already ``normalise``d)."""
+        if len(self.values) <= FEW_VALUES or not self._compiled():
+            return {v for v in self.values if v in squashed}
+        assert self._pattern is not None
+        found: set[str] = set()
+        for m in self._pattern.finditer(squashed):
+            # the longest value starting here; every value starting here is a prefix of it
+            found.update(self._prefixes[m.group(1)])
+        return found
+
+    def _compiled(self) -> bool:
+        """The values' trie as one pattern, tried at every position (a lookahead, so values
+        that overlap are all seen); False where it cannot be compiled (nested too deep), and
+        the values are then searched one by one."""
+        if self._tried:
+            return self._pattern is not None
+        self._tried = True
+        trie: dict[str, Any] = {}
+        for v in self.values:
+            node = trie
+            for c in v:
+                node = node.setdefault(c, {})
+            node[""] = v
+        prefixes: dict[str, tuple[str, ...]] = {}
+        for v in self.values:
+            node, on = trie, []
+            for c in v:
+                node = node[c]
+                if "" in node:
+                    on.append(node[""])
+            prefixes[v] = tuple(on)
+        try:
+            self._pattern = re.compile("(?=(" + _trie_pattern(trie, 0) + "))")
+        except (RecursionError, re.error, OverflowError):
+            return False
+        self._prefixes = prefixes
+        return True
+
+
+# groups nested deeper than this (values that are prefixes of prefixes of...) are not made
+# into a pattern: compiling it would recurse past Python's limit
+_MAX_GROUPS = 100
+
+
+def _trie_pattern(node: dict[str, Any], depth: int) -> str:
+    """A trie as a pattern matching the longest of its values at a position: its branches
+    begin with different characters, so at most one can go on, and ending here is tried
+    last."""
+    if depth > _MAX_GROUPS:
+        raise RecursionError("a trie nested too deep for one pattern")
+    chain = ""
+    while len(node) == 1 and "" not in node:  # a run of single children: plain text
+        ((c, node),) = node.items()
+        chain += re.escape(c)
+    branches = [
+        re.escape(c) + _trie_pattern(child, depth + 1) for c, child in sorted(node.items()) if c
+    ]
+    if not branches:
+        return chain
+    body = "(?:" + "|".join(branches) + ")"
+    return chain + (body + "?" if "" in node else body)
+
+
+# a search made for a set of values, kept while the set lives (and is unchanged): by the id of
+# the set, with a weak reference to it, what it held, the kind of thing made, and the thing
+_MADE: dict[tuple[int, str], tuple[weakref.ref[Any], frozenset[str], Any]] = {}
+
+
+def _per_set(values: Any, kind: str, make: Callable[[], T]) -> T:
+    """``make()`` once for the set ``values`` as long as it lives unchanged: a document's
+    values are asked for page after page, and what is made of them is made once. Nothing
+    outlives the set (a job's values are not kept past its document)."""
+    if not isinstance(values, set | frozenset):
+        return make()
+    key = (id(values), kind)
+    held = _MADE.get(key)
+    if (
+        held is not None
+        and held[0]() is values
+        and (isinstance(values, frozenset) or held[1] == values)
+    ):
+        return cast(T, held[2])
+    made = make()
+
+    def forget(ref: weakref.ref[Any], key: tuple[int, str] = key, made: Any = _MADE) -> None:
+        # (``made``: the table itself, still there while the interpreter shuts down)
+        entry = made.get(key)
+        if entry is not None and entry[0] is ref:
+            del made[key]
+
+    snapshot = values if isinstance(values, frozenset) else frozenset(values)
+    _MADE[key] = (weakref.ref(values, forget), snapshot, made)
+    return made
+
+
+def value_search(values: Iterable[str]) -> ValueSearch:
+    """The search for ``values``: made once for a set while it lives unchanged (a document's
+    values, asked for on every page), made anew for anything else."""
+    if isinstance(values, ValueSearch):
+        return values
+    return _per_set(values, "search", lambda: ValueSearch(values))
 
 
 def boxes_for(

@@ -214,9 +214,9 @@ def test_a_link_holding_the_name_in_any_spelling_is_dropped(
 
 def test_the_leak_check_reads_a_percent_encoded_address() -> None:
     from pressroom.redact.leaks import _object_strings_hits
-    from pressroom.redact.plan import normalise
+    from pressroom.redact.plan import ValueSearch
 
-    wanted = [normalise(NAME)]
+    wanted = ValueSearch([NAME])
     said = pikepdf.String("https://example.org/M%61rgaret%20Thornbury")
     assert _object_strings_hits(said, wanted) == 1
     assert _object_strings_hits(pikepdf.Name("/Margaret#20Thornbury"), wanted) == 1
