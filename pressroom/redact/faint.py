@@ -34,13 +34,24 @@ def _dilate(mask: np.ndarray, r: int) -> np.ndarray:
     return out
 
 
+def block_min(pixels: np.ndarray, factor: int) -> np.ndarray:
+    """The darkest pixel of each ``factor`` x ``factor`` block: thin dark strokes stay dark (an
+    average turns them grey). Taken as the minimum of the blocks' ``factor`` squared pixel
+    grids, one whole-array step each: the same as a reduction over the blocks' two axes, which
+    numpy walks strided at ~0.06 s a 300-dpi page."""
+    h, w = pixels.shape[0] // factor * factor, pixels.shape[1] // factor * factor
+    out = pixels[0:h:factor, 0:w:factor].copy()
+    for dy in range(factor):
+        for dx in range(factor):
+            if dy or dx:
+                np.minimum(out, pixels[dy:h:factor, dx:w:factor], out=out)
+    return out
+
+
 def grey_bands(gray: Image.Image) -> tuple[list[tuple[int, int]], int]:
     """Row ranges (full-resolution pixels) holding grey-only ink, and the paper's grey level."""
     factor = max(1, max(gray.size) // 1100)
-    full = np.asarray(gray, dtype=np.uint8)
-    h, w = full.shape[0] // factor * factor, full.shape[1] // factor * factor
-    # the darkest pixel of each block: thin dark strokes stay dark (an average turns them grey)
-    a = full[:h, :w].reshape(h // factor, factor, w // factor, factor).min(axis=(1, 3))
+    a = block_min(np.asarray(gray, dtype=np.uint8), factor)
     paper = int(np.percentile(a, 90))
     if paper < 140:
         return [], paper  # a dark page: nothing faint about it

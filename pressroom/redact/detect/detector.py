@@ -15,9 +15,8 @@ from pressroom.redact.detect.evidence import WEIGHED, spreads, weigh
 from pressroom.redact.detect.name_cues import (
     HONORIFIC,
     LETTER,
-    LOWER_LETTERS,
+    LETTER_SET,
     PARTICLE,
-    UPPER_LETTERS,
 )
 from pressroom.redact.detect.name_words import COMMON, ORG_WORDS, ROLES, STOP, census, english, fold
 from pressroom.redact.detect.ner import NerRecognizer, ner_recognizer
@@ -38,7 +37,6 @@ PLACE_WEAK_SOURCES = frozenset(
     {"census", "given-name", "news", "initial-caps", "results", "column"}
 )
 PLACE_DOUBT = 0.6
-LETTER_CHARS = re.escape(UPPER_LETTERS + LOWER_LETTERS)
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['\u2019\-](?={LETTER}))*(?:['\u2019]s?)?")
 _POSSESSIVE = re.compile(r"(?:['\u2019]s?)+$")
 _HONORIFIC_WORD = re.compile(rf"(?i:{HONORIFIC})\.?")
@@ -102,8 +100,8 @@ class Detector:
 
 
 # a name grows over spaces, never over a tab: a tab is the gap between two cells of a table
-_PREV_TOKEN = re.compile(rf"({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?) +$")
-_NEXT_TOKEN = re.compile(rf"^ +({LETTER}[{LETTER_CHARS}'\u2019\-]*\.?)")
+_PREV_TOKEN = re.compile(rf"({LETTER}[{LETTER_SET}'\u2019\-]*\.?) +$")
+_NEXT_TOKEN = re.compile(rf"^ +({LETTER}[{LETTER_SET}'\u2019\-]*\.?)")
 
 
 def _outside(text: str, found: list[Finding], heads: Sequence[tuple[int, int]]) -> list[Finding]:

@@ -31,11 +31,33 @@ MARKS = "".join(
 LOWER_LETTERS = (
     "".join(sorted({c for c in map(chr, _SCRIPTS) if c.islower() and c.isalpha()})) + MARKS
 )
-MARK = f"[{re.escape(MARKS)}]"
-UPPER = f"(?:[{re.escape(UPPER_LETTERS)}]{MARK}*)"
-LETTER = f"[{re.escape(UPPER_LETTERS + LOWER_LETTERS)}]"
+
+
+def char_set(chars: str) -> str:
+    """The inside of a character class that matches exactly ``chars``, written as runs
+    ("A-Z", not every letter): the compiled pattern is the same either way, but Python's re
+    parses a class item by item, and these classes stand dozens of times in every name pattern
+    (listed letter by letter, compiling the patterns of the detector's modules took ~0.45 s of
+    every process that redacts; as runs, ~0.25 s)."""
+    points = sorted({ord(c) for c in chars})
+    runs: list[list[int]] = []
+    for p in points:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in runs)
+
+
+UPPER_SET = char_set(UPPER_LETTERS)
+LETTER_SET = char_set(UPPER_LETTERS + LOWER_LETTERS)
+# a word in capitals: capitals and the marks on them
+CAPS_SET = char_set(UPPER_LETTERS + MARKS)
+MARK = f"[{char_set(MARKS)}]"
+UPPER = f"(?:[{UPPER_SET}]{MARK}*)"
+LETTER = f"[{LETTER_SET}]"
 # what may not follow a name's last letter (``\b`` is no help after a mark: a mark is no \w)
-_END = f"(?![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}])"
+_END = f"(?![{LETTER_SET}])"
 APOSTROPHES = "'\u2019"
 # what joins the letters of one word of a name: an apostrophe, a hyphen, and the Catalan middle
 # dot of "l·l" (Marcel·lí, Gal·la)
@@ -133,7 +155,7 @@ HONORIFIC_RE = re.compile(rf"(?<![0-9][ \t])(?<!\d)\b(?i:{HONORIFIC})\.?[ \t]+(?
 STREET_BEFORE = re.compile(r"\d+[A-Za-z]?[ \t]+(?:[A-Z][\w'\-]*[ \t]+){1,3}$")
 # bank statements: the payee after the transaction type ("BILL PAYMENT BRATHEN", "SEPA CT
 # <IBAN> SJOBERG", "PAYMENT TO T YAMAMOTO")
-_CAPS_TOKEN = rf"(?:{UPPER}[{re.escape(UPPER_LETTERS + MARKS)}'\u2019\-]+|{UPPER}\.?)"
+_CAPS_TOKEN = rf"(?:{UPPER}[{CAPS_SET}'\u2019\-]+|{UPPER}\.?)"
 STATEMENT_RE = re.compile(
     r"(?:\bBILL\s+PAYMENT(?:\s+TO)?|\bPAYMENT\s+(?:TO|FROM)|\bTRANSFER\s+(?:TO|FROM)|\bTFR(?:\s+TO)?"
     r"|\bSTANDING\s+ORDER(?:\s+TO)?|\bCHEQUE(?:\s+TO)?"
@@ -142,10 +164,10 @@ STATEMENT_RE = re.compile(
     rf"(?P<name>{_CAPS_TOKEN}(?:[ \t]+{_CAPS_TOKEN}){{0,3}})"
 )
 # "T YAMAMOTO", "SIDDIQUI A", "R IBANEZ" in capitals: an initial beside a surname
-_CAPS_WORD = rf"{UPPER}[{re.escape(UPPER_LETTERS + MARKS)}'\u2019\-]{{2,}}"
+_CAPS_WORD = rf"{UPPER}[{CAPS_SET}'\u2019\-]{{2,}}"
 INITIAL_CAPS_RE = re.compile(
-    rf"(?<![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}])(?P<name>[B-HJ-Z]\.?[ \t]+{_CAPS_WORD}"
-    rf"|{_CAPS_WORD}[ \t]+[B-HJ-Z](?![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}.]))"
+    rf"(?<![{LETTER_SET}])(?P<name>[B-HJ-Z]\.?[ \t]+{_CAPS_WORD}"
+    rf"|{_CAPS_WORD}[ \t]+[B-HJ-Z](?![{LETTER_SET}.]))"
 )
 # transcripts: a speaker label at the start of a line ("OKAFOR:", "Maria Okafor:")
 SPEAKER_RE = re.compile(rf"(?m)^[ \t]*(?P<name>{_NAME})[ \t]*:[ \t]")

@@ -23,7 +23,7 @@ from pressroom.redact.detect.name_cues import (
     INITIAL_CAPS_RE,
     LABEL_RE,
     LETTER,
-    LOWER_LETTERS,
+    LETTER_SET,
     NEWS_RE,
     PAIR_RE,
     PARTICLE,
@@ -34,7 +34,6 @@ from pressroom.redact.detect.name_cues import (
     STATEMENT_RE,
     STREET_BEFORE,
     UPPER,
-    UPPER_LETTERS,
 )
 from pressroom.redact.detect.name_words import COMMON, ORG_WORDS, ROLES, STOP, census
 
@@ -62,9 +61,7 @@ def trim_name(name: str) -> tuple[int, int]:
     return (kept[0].start(), kept[-1].end()) if kept else (0, 0)
 
 
-_GIVEN_RE = re.compile(
-    rf"(?<![{re.escape(UPPER_LETTERS + LOWER_LETTERS)}'\u2019\-])(?P<name>{UPPER}{LETTER}+)\b"
-)
+_GIVEN_RE = re.compile(rf"(?<![{LETTER_SET}'\u2019\-])(?P<name>{UPPER}{LETTER}+)\b")
 _PERSON_VERB = re.compile(
     r"(?:['\u2019]s\b|[ \t]+(?:is|was|has|had|said|says|told|asked|went|wants|wanted|thinks|"
     r"thought|knows|knew|likes|loves|lives|lived|works|worked|did|does|will|would|can|could|"

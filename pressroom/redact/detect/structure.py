@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 
 from pressroom.redact.detect import Finding
-from pressroom.redact.detect.name_cues import HONORIFIC, LETTER, UPPER
+from pressroom.redact.detect.name_cues import HONORIFIC, LETTER, LETTER_SET, UPPER
 from pressroom.redact.detect.name_words import ORG_WORDS, ROLES, STOP, TITLES, english, fold
 from pressroom.redact.detect.places import mostly_place
 
@@ -286,7 +286,7 @@ PERSON_HEADERS = frozenset(
 )
 # a cell that may be a person: letters, with the commas, stops, hyphens and apostrophes of
 # "OKAFOR, Adaeze", "A. N. Other", "O'Neill-Brown"; one to six words
-_CELL_NAME = re.compile(rf"^{LETTER}[{LETTER[1:-1]}.,'\u2019\- ]*$")
+_CELL_NAME = re.compile(rf"^{LETTER}[{LETTER_SET}.,'\u2019\- ]*$")
 
 
 def _cells(line: str) -> list[tuple[int, int]]:
