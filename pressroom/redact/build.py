@@ -4,7 +4,6 @@ has none — and put into the output by the pipeline core, like any job's pages.
 
 from __future__ import annotations
 
-import math
 import re
 import urllib.parse
 from collections.abc import Iterator, Sequence
@@ -12,9 +11,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Protocol
 
-import numpy as np
 import pikepdf
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageDraw
 
 from pressroom.corrections import MANUAL
 from pressroom.engines import images
@@ -36,9 +34,10 @@ from pressroom.pipeline.stop import between_pages
 from pressroom.pipeline.structure import Carriers, read_carriers
 from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import Found
+from pressroom.redact.burn import black_and_white, burn, inked, page_pixels, scaled
 from pressroom.redact.context import RunContext
 from pressroom.redact.leaks import carries_value, name_text
-from pressroom.redact.plan import PAD_PX, boxes_for, covered_words, normalise, visible_words
+from pressroom.redact.plan import boxes_for, covered_words, normalise, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan
 from pressroom.redact.source import RedactionSource
@@ -287,60 +286,65 @@ def _rebuilt_page(
     margins: bool = False,
 ) -> tuple[PlacedSource, PageText, list[Box], MarginsBlank | None]:
     """The page from its pixels, ``boxes`` burned in, and each of ``unseen`` where the pixels
-    under it show anything; the boxes burned, and (with ``margins``) whether its margins are
-    blank."""
+    under it show anything; the boxes burned (in ``scan.dpi`` pixels, as given), and (with
+    ``margins``) whether its margins are blank.
+
+    The page is rendered once, at the resolution it is stored at: a drawn page stored below
+    ``scan.dpi`` is rendered there directly, its boxes scaled to it, rather than rendered at
+    ``scan.dpi`` and resampled."""
+    encoding, dpi = _storage(src, scan, frame)
+    at = scan.dpi  # a scan is levelled and burned in its own reading's pixels
     if src.kind is SourceKind.PDF:
-        raster, _words = src.render(scan.info.index, budget)
+        if encoding is None and dpi < scan.dpi - 0.5:
+            at = dpi
+        raster, full = page_pixels(src, scan.info.index, budget, at)
     else:
         assert frame is not None
         raster = square_frame(images.flatten(frame).convert("RGB"), scan.info, budget)
+        full = raster.size
+    k = at / scan.dpi
     upright = level(rotate_cw(raster, scan.rotation), scan.level)
-    boxes = boxes + [b for b in unseen if _inked(upright, b)]
-    burned = _burn(upright, boxes)
+    del raster
+    boxes = boxes + [b for b in unseen if inked(upright, b, k)]
+    burned = burn(upright, boxes, k)
     # the source page's own size (its pixels are a whole number, a fraction of a point more
     # or less): the output page is exactly the source's
     w, h = scan.info.width_pt, scan.info.height_pt
+    width_px, height_px = full
     if scan.rotation in (90, 270):
         w, h = h, w
-    stored, encoding = _stored(src, scan, frame, burned, boxes)
+        width_px, height_px = height_px, width_px
+    blank = blank_margins(burned, 0, at) if margins else None
+    stored, encoding = _stored(scan, burned, boxes, encoding, dpi, k)
     placed = PlacedSource(image_stream(pdf, stored, encoding), (w, 0.0, 0.0, h, 0.0, 0.0), w, h)
-    del stored
+    del stored, burned
     # On born-digital pages the words that stay come from the page's own text (exact).
     kept = remaining_words(scan.seen_text if scan.seen_text else scan.ocr, boxes)
     text = PageText(
         index=scan.info.index,
         method="ocr" if kept else "empty",
         words=tuple(kept),
-        width_px=burned.width,
-        height_px=burned.height,
+        width_px=width_px,
+        height_px=height_px,
         dpi=scan.dpi,
         real_chars=_chars(kept),
     )
-    return placed, text, boxes, blank_margins(burned, 0, scan.dpi) if margins else None
+    return placed, text, boxes, blank
 
 
 # a born-digital page rebuilt from its pixels is stored at this resolution (text stays
 # legible in grey; bilevel it reads like a fine fax), unless its images have a finer one
 TEXT_DPI = 200.0
 MIN_STORED_DPI = 150.0
-# grey pixels in the middle of grey (every neighbour grey too), past this share of the page:
-# grey print, a shaded box, a photo — not the grey edge of black print, which bilevel keeps
-GREY_AREA_SHARE = 0.0002
 MIN_JPEG = 60  # the lowest JPEG quality a burned page is stored at
 
 
-def _stored(
-    src: RedactionSource,
-    scan: PageScan,
-    frame: Image.Image | None,
-    burned: Image.Image,
-    boxes: Sequence[Box],
-) -> tuple[Image.Image, Encoding]:
-    """The burned page as it is stored: at the source's own resolution and in its encoding
-    class (a JPEG scan stays JPEG with the source's tables, a bilevel one bilevel in CCITT
-    group 4); a born-digital page at the lowest resolution that keeps its text legible, black
-    and white where it is, else grey or colour, losslessly. Every box is burned again at
-    that resolution, so none is softened by the resampling."""
+def _storage(
+    src: RedactionSource, scan: PageScan, frame: Image.Image | None
+) -> tuple[Encoding | None, float]:
+    """How the burned page is stored: the source's own encoding class where it is a scan
+    (None: drawn, the pixels decide) and the resolution: the source's own, or for a drawn page
+    the lowest that keeps its text legible (unless its images have a finer one)."""
     encoding: Encoding | None = None
     native = scan.info.native_dpi
     if src.kind is not SourceKind.PDF and frame is not None:
@@ -349,24 +353,32 @@ def _stored(
         encoding = images.scan_encoding(src.pdf.pages[scan.info.index])
     if encoding is None:  # drawn, not scanned: its text is vectors (or several images)
         native = max(native or 0.0, TEXT_DPI)
-        encoding = Encoding("bilevel") if _black_and_white(burned) else Encoding("lossless")
-    dpi = min(scan.dpi, max(native or scan.dpi, MIN_STORED_DPI))
+    return encoding, min(scan.dpi, max(native or scan.dpi, MIN_STORED_DPI))
+
+
+def _stored(
+    scan: PageScan,
+    burned: Image.Image,
+    boxes: Sequence[Box],
+    encoding: Encoding | None,
+    dpi: float,
+    k: float,
+) -> tuple[Image.Image, Encoding]:
+    """The burned page as it is stored (``_storage``): a JPEG scan stays JPEG with the
+    source's tables, a bilevel one bilevel in CCITT group 4; a drawn page black and white where
+    it is, else grey or colour, losslessly. ``burned`` is at ``k`` times ``scan.dpi``; one
+    burned finer than ``dpi`` is resampled and every box burned again at that resolution, so
+    none is softened by the resampling."""
+    if encoding is None:
+        encoding = Encoding("bilevel") if black_and_white(burned) else Encoding("lossless")
     image = burned
-    if dpi < scan.dpi - 0.5:
+    if dpi < scan.dpi * k - 0.5:
         k = dpi / scan.dpi
         size = (max(1, round(burned.width * k)), max(1, round(burned.height * k)))
         image = burned.resize(size, Image.Resampling.BOX)
         draw = ImageDraw.Draw(image)
         for b in boxes:
-            draw.rectangle(
-                (
-                    math.floor(b.x0 * k),
-                    math.floor(b.y0 * k),
-                    math.ceil(b.x1 * k),
-                    math.ceil(b.y1 * k),
-                ),
-                fill=0,
-            )
+            draw.rectangle(scaled(b, k), fill=0)
     if (
         encoding.kind == "jpeg"
         and encoding.qtables
@@ -385,33 +397,6 @@ def _stored(
     return image, encoding
 
 
-def _black_and_white(image: Image.Image) -> bool:
-    """Whether the page is black print on white: no area of grey (a grey caption, a shaded
-    box, a photo) that cutting it at mid-grey would lose, only the grey edges of black ink."""
-    if image.mode == "1":
-        return True
-    if image.mode != "L":
-        return False
-    grey = image.point(lambda v: 255 if 16 <= v <= 240 else 0)
-    inner = grey.filter(ImageFilter.MinFilter(3)).histogram()[255]
-    return inner <= GREY_AREA_SHARE * image.width * image.height
-
-
-INK_SPREAD = 2  # grey levels between lightest and darkest pixel: more is a mark someone may see
-
-
-def _inked(image: Image.Image, box: Box) -> bool:
-    """Whether anything shows in ``box`` (its padding aside): a blank, flat area or one off
-    the page shows nothing a burn could hide."""
-    x0, y0 = max(0, round(box.x0 + PAD_PX)), max(0, round(box.y0 + PAD_PX))
-    x1, y1 = min(image.width, round(box.x1 - PAD_PX)), min(image.height, round(box.y1 - PAD_PX))
-    if x1 <= x0 or y1 <= y0:
-        return False
-    low, high = image.crop((x0, y0, x1, y1)).convert("L").getextrema()
-    assert isinstance(low, int | float) and isinstance(high, int | float)  # one band
-    return bool(high - low > INK_SPREAD)
-
-
 def _vector_page(
     pdf: pikepdf.Pdf, src: RedactionSource, scan: PageScan, frame: Image.Image | None
 ) -> PlacedSource:
@@ -424,34 +409,6 @@ def _vector_page(
         )
     assert frame is not None
     return image_page(pdf, src.kind, src.path, frame, scan.info, single=src.single)
-
-
-def _burn(image: Image.Image, boxes: Sequence[Box]) -> Image.Image:
-    """Boxes burned into the pixels; a page with no colour stays grey (a third of the bytes to
-    compress and store). A colour ``image`` is burned in place (no copy of a page at 4 bytes a
-    pixel): callers hand over a raster made for this."""
-    if _grey(image):
-        out = image.convert("L")
-    else:
-        out = image if image.mode == "RGB" else image.convert("RGB")
-    draw = ImageDraw.Draw(out)
-    for b in boxes:
-        draw.rectangle((b.x0, b.y0, b.x1, b.y1), fill=0)
-    return out
-
-
-def _grey(image: Image.Image) -> bool:
-    if image.mode in ("L", "1"):
-        return True
-    if image.mode != "RGB":
-        return False
-    # a band of rows at a time: the whole page as three int16 planes would be 6 bytes a pixel
-    for top in range(0, image.height, 256):
-        band = np.asarray(image.crop((0, top, image.width, min(image.height, top + 256))))
-        r, g, b = (band[..., k].astype(np.int16) for k in range(3))
-        if np.abs(r - g).max() > 2 or np.abs(g - b).max() > 2:
-            return False
-    return True
 
 
 def _chars(words: Sequence[Word]) -> int:
