@@ -81,6 +81,11 @@ class TesseractEngine:
         other._lock = self._apis.lock
         return other
 
+    def twin(self) -> TesseractEngine:
+        """An engine reading as this one does, with Tesseract API objects of its own: for
+        another thread (an API object reads one image at a time; ``redact.pages``)."""
+        return TesseractEngine(self.languages, self.tessdata, self.tessdata_prefix)
+
     @property
     def name(self) -> str:
         return f"tesseract-{tesseract_version()}"

@@ -73,6 +73,9 @@ class JobOptions:
     # what OCR does with PDF pages that carry text already (pipeline.ocrmode): "skip" them,
     # "redo" an earlier OCR layer, "force" every page through OCR
     ocr: OcrMode = "skip"
+    # threads a redaction's first pass reads a PDF's pages with (``redact.pages``): the
+    # offline ``-j N`` gives a lone document its processes' share; the service, one
+    page_threads: int = 1
 
     @classmethod
     def of(

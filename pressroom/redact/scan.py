@@ -10,7 +10,9 @@ text layer stays what the mode makes (OCR's, or the visible text a page kept).""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -26,7 +28,7 @@ from pressroom.pipeline.core import (
     square,
     square_frame,
 )
-from pressroom.pipeline.ocr import level_words, rotate_cw
+from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
 from pressroom.redact.context import RunContext
@@ -34,6 +36,7 @@ from pressroom.redact.detect.detector import name_tokens
 from pressroom.redact.detect.evidence import spreads
 from pressroom.redact.detection import Hit, detect
 from pressroom.redact.faint import faint_words
+from pressroom.redact.pages import read_in_threads, twinnable
 from pressroom.redact.plan import covered_words, turn_words, visible_words
 from pressroom.redact.seen import seen_words
 from pressroom.redact.source import REDACT_DPI, OriginalText, RedactionSource
@@ -118,20 +121,72 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
     """Every page read and detected. ``original``: the source's own text, where ``ctx.src`` is
     a copy OCR reworked (``--ocr redo``/``force``): on each page the rework changed, the
     source's words the page no longer carries join its words (``PageScan.own`` counts the
-    page's own), are detected in their own reading order, and their hits are burned like any."""
-    src, info, ocr, engine, detector = ctx.src, ctx.info, ctx.ocr, ctx.engine, ctx.detector
-    deadline, limits = ctx.options.deadline, ctx.options.limits
-    progress, timer = ctx.progress, ctx.timer
-    scans: list[PageScan] = []
-    joined: list[PageScan] = []  # pages that took words of the source
-    total = len(info.pages)
-    as_it_is = replace(ocr, straighten_min=None)
-    budget = PixelBudget(limits)  # this pass's bitmaps
+    page's own), are detected in their own reading order, and their hits are burned like any.
+
+    A PDF's pages are read by ``ctx.options.page_threads`` threads at once where more than
+    one is asked for and the engine can be twinned (``redact.pages``): OCR, the largest
+    part of a page's reading, runs outside the interpreter's lock; PDFium, pikepdf and
+    detection are taken one thread at a time. What needs the whole document (the values
+    found, the source's words a reworked page keeps) is decided after every page is read."""
+    info = ctx.info
+    budget = PixelBudget(ctx.options.limits)  # this pass's bitmaps
+    engine = ctx.engine
     reads = ocr_languages(ctx.options.languages or tuple(getattr(engine, "languages", ("eng",))))
-    for n, (page_info, raster, words) in enumerate(_rasters(src, info, budget, timer)):
+    reader = PageReader(ctx, original, engine, ctx.ocr, budget, reads)
+    threads = min(ctx.options.page_threads, len(info.pages))
+    if threads > 1 and info.kind is SourceKind.PDF and twinnable(engine):
+        scans = read_in_threads(reader, threads)
+    else:
+        scans = []
+        for n, (page_info, raster, words) in enumerate(_rasters(ctx.src, info, budget, ctx.timer)):
+            scans.append(reader.read(page_info, raster, words, ctx.timer))
+            if ctx.progress is not None:
+                ctx.progress(n + 1, 2 * len(info.pages))
+    joined = [scan for scan in scans if scan.own is not None]  # pages that took source words
+    if joined:
+        with ctx.timer.stage(Stage.DETECT):
+            values, tokens = document_values(scans)
+            found = set().union(*values.values()) if values else set()
+            for scan in joined:
+                _keep_source_words(scan, found, tokens)
+    return scans
+
+
+@dataclass
+class PageReader:
+    """Reads one page of a redaction's first pass: the run's context and what one thread
+    reads with (its engine and OCR stage), the pass's pixel budget, the writing the job's OCR
+    reads; ``turn`` is held around every PDFium and pikepdf call and ``detecting`` around
+    detection, so threads reading pages at once take those one at a time."""
+
+    ctx: RunContext
+    original: OriginalText | None
+    engine: OcrEngine
+    ocr: OcrStage
+    budget: PixelBudget
+    reads: frozenset[str]
+    turn: AbstractContextManager[object] = field(default_factory=threading.RLock)
+    detecting: AbstractContextManager[object] = field(default_factory=threading.Lock)
+
+    def twin(self, engine: OcrEngine) -> PageReader:
+        """This reader with another engine (one per thread), its locks shared."""
+        return replace(self, engine=engine, ocr=replace(self.ocr, engine=engine))
+
+    def render(self, page_info: PageInfo, timer: StageTimer) -> tuple[Image.Image, list[Word]]:
+        """A PDF page rendered grey for the first pass, and its words."""
+        with self.turn, timer.stage(Stage.RASTER):
+            return self.ctx.src.render(page_info.index, self.budget, grey=True)
+
+    def read(
+        self, page_info: PageInfo, raster: Image.Image, words: list[Word], timer: StageTimer
+    ) -> PageScan:
+        """The page read (its own text and what a reader sees of it) and detected."""
+        src, info, engine, detector = self.ctx.src, self.ctx.info, self.engine, self.ctx.detector
+        deadline, limits = self.ctx.options.deadline, self.ctx.options.limits
+        original = self.original
         read: list[Word] = []
         if original is not None and src.kind is SourceKind.PDF and original.reads(page_info.index):
-            with timer.stage(Stage.RASTER):
+            with self.turn, timer.stage(Stage.RASTER):
                 read = original.words(page_info.index, src.frame(page_info.index))
         with timer.stage(Stage.RASTER):
             gray = raster.convert("L")
@@ -142,37 +197,39 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
         )
         # in the frame the page was rendered in, before any reading turns it
         unowned_ink = info.kind is SourceKind.PDF and dpi < REDACT_DPI and ink_beyond(gray, words)
-        # Levelled only where it is a scan with square pixels: a page with its own text is
-        # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
-        # an angle measured in pixels is not the page's. (The source's words a reworked page
-        # lost change nothing here: OCR reads the page as the mode made it.)
-        if not read and not unowned_ink and _text_page(src, page_info.index, dpi, words, reads):
+        if (
+            not read
+            and not unowned_ink
+            and _text_page(src, page_info.index, dpi, words, self.reads)
+        ):
             # a born-digital page whose pixels are its text: read from it, not OCR'd
-            assert src.pdf is not None
             with timer.stage(Stage.OCR):
+                assert src.pdf is not None  # (``_text_page``)
                 shown = seen_words(
                     src.doc,
+                    src.pdf,
                     page_info.index,
-                    src.pdf.pages[page_info.index],
                     gray,
                     words,
                     dpi,
                     engine,
-                    budget,
+                    self.budget,
+                    turn=self.turn,
                     timeout=remaining(deadline),
                 )
             if shown is not None:
                 _check_read(page_info.index, (), words, limits)
                 scan = PageScan(page_info, 0, dpi, gray.size, list(shown), words, from_text=True)
-                with timer.stage(Stage.DETECT):
+                with self.detecting, timer.stage(Stage.DETECT):
                     # the words seen are some of its own: one detection reads them all
                     scan.hits_text = detect(words, detector)
-                scans.append(scan)
-                if progress is not None:
-                    progress(n + 1, 2 * total)
-                continue
+                return scan
+        # Levelled only where it is a scan with square pixels: a page with its own text is
+        # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
+        # an angle measured in pixels is not the page's. (The source's words a reworked page
+        # lost change nothing here: OCR reads the page as the mode made it.)
         level_it = info.kind is SourceKind.PDF or square(*frame_resolution(gray.height, page_info))
-        reader = ocr if level_it and not words else as_it_is
+        reader = self.ocr if level_it and not words else replace(self.ocr, straighten_min=None)
         with timer.stage(Stage.OCR):
             reading = reader(gray, dpi, timeout=remaining(deadline))
             # the page's own words, in the upright (and levelled) frame OCR settled on
@@ -197,7 +254,7 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
         scan.unowned_ink = unowned_ink
         scan.level = reading.straightened
         scan.confidence = reading.result.mean_confidence
-        with timer.stage(Stage.DETECT):
+        with self.detecting, timer.stage(Stage.DETECT):
             scan.hits_ocr = detect(scan.ocr, detector)
             scan.hits_text = detect(words, detector)
             if lost:
@@ -210,17 +267,7 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
                 ]
                 scan.hits_text = _union(scan.hits_text, moved)
                 scan.own = len(words)
-                joined.append(scan)
-        scans.append(scan)
-        if progress is not None:
-            progress(n + 1, 2 * total)
-    if joined:
-        with timer.stage(Stage.DETECT):
-            values, tokens = document_values(scans)
-            found = set().union(*values.values()) if values else set()
-            for scan in joined:
-                _keep_source_words(scan, found, tokens)
-    return scans
+        return scan
 
 
 def _text_page(

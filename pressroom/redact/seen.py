@@ -34,6 +34,7 @@ same pixels with boxes over those words), which is why its read-back needs no OC
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -77,22 +78,29 @@ _STANDARD_14 = {
 
 def seen_words(
     doc: Any,
+    pdf: pikepdf.Pdf,
     index: int,
-    pdf_page: pikepdf.Page,
     gray: Image.Image,
     words: Sequence[Word],
     dpi: float,
     engine: OcrEngine,
     budget: PixelBudget,
     *,
+    turn: AbstractContextManager[object] | None = None,
     timeout: float | None = None,
 ) -> list[Word] | None:
     """The words of ``words`` (page ``index``'s own, in ``gray``'s frame: the page rendered
     at ``dpi`` as ``pdfium.render_luma`` renders it) a reader sees, or None where the page
-    must be OCR'd (see the module's doc)."""
-    if not words or not _text_trusted(words) or not fonts_trusted(pdf_page):
+    must be OCR'd (see the module's doc). ``doc``: the page's PDFium document, ``pdf`` the same
+    file in pikepdf; ``turn``: held around every call into either (threads reading pages at
+    once take them one at a time)."""
+    turn = turn if turn is not None else nullcontext()
+    if not words or not _text_trusted(words):
         return None
-    bare = _without_text(doc, index, dpi, budget)
+    with turn:
+        if not fonts_trusted(pdf.pages[index]):
+            return None
+        bare = _without_text(doc, index, dpi, budget)
     if bare.size != gray.size:
         return None
     shown = np.asarray(gray, dtype=np.uint8)

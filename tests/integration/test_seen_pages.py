@@ -62,7 +62,7 @@ def read(path: Path, index: int, engine: object) -> list[Word] | None:
         finally:
             page.close()
         budget = PixelBudget(Limits())
-        return seen_words(doc, index, pdf.pages[index], gray, words, DPI, engine, budget)  # type: ignore[arg-type]
+        return seen_words(doc, pdf, index, gray, words, DPI, engine, budget)  # type: ignore[arg-type]
     finally:
         pdf.close()
         doc.close()
