@@ -183,6 +183,9 @@ class RedactionSettings:
     # a redaction for names (or addresses) of a page in a script or language those recognisers
     # were not made for: "hold" it for a person after what applies ran, or "refuse" it
     unsupported_script: str = "hold"
+    # the share of rebuilt OCR-read pages the read-back OCRs whole again (the rest: the rows
+    # of their burned boxes only, ``redact.reread``); 1: every one, as before
+    redetect_sample: float = 0.1
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RedactionSettings:
@@ -989,6 +992,17 @@ VARIABLES: tuple[Var, ...] = (
         "runs what applies (accounts, addresses, names by rule), burns it and holds the copy "
         "for a person; `refuse` rejects the job. Both say `UNSUPPORTED_SCRIPT` and name the "
         "writing; neither is `UNREADABLE_SCAN`.",
+    ),
+    _V(
+        "PRESSROOM_REDETECT_SAMPLE",
+        "redaction.redetect_sample",
+        Cast("a share from 0 to 1 (1: every page)", _share),
+        "The share of a redaction's pages rebuilt from OCR'd pixels that the read-back OCRs "
+        "whole again, to audit the reading of the rest: on every other such page it OCRs only "
+        "the rows of each burned box, a line above and below, beside the output's text. Which "
+        "pages: drawn from the output's digest, so the same output is read the same way. "
+        "1 reads every such page whole; a page kept as it was, or read from its own text, is "
+        "never OCR'd again (pass one read its pixels).",
     ),
     _V(
         "PRESSROOM_RECOGNIZERS",

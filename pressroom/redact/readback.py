@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from pressroom.corrections import SheetFinding
@@ -20,18 +19,18 @@ from pressroom.models import Box, Word
 from pressroom.pipeline.geometry import PageLayout
 from pressroom.pipeline.resolution import fitting_dpi
 from pressroom.pixels import PixelBudget
+from pressroom.redact import reread
 from pressroom.redact.apply import Found
 from pressroom.redact.build import Built
 from pressroom.redact.context import RunContext
 from pressroom.redact.detect import Finding
 from pressroom.redact.detection import Hit, detect
-from pressroom.redact.faint import faint_words
 from pressroom.redact.leaks import Leak, find_leaks
 from pressroom.redact.plan import covered_words, overlaps
 from pressroom.redact.scan import PageScan
 from pressroom.redact.source import REDACT_DPI
 from pressroom.redact.text import extracted_words
-from pressroom.settings import Limits
+from pressroom.settings import Limits, RedactionSettings
 from pressroom.stages import Stage
 
 MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
@@ -171,7 +170,7 @@ def read_back(
                 ],
             )
     with timer.stage(Stage.REDETECT):
-        return _redetect(ctx, built, found, frame, pages, where)
+        return _redetect(ctx, built, scans, found, frame, pages, where)
 
 
 def text_under_drawn(
@@ -249,15 +248,19 @@ def unsolid_boxes(
 def _redetect(
     ctx: RunContext,
     built: Built,
+    scans: Sequence[PageScan],
     found: Found,
     frame: _Frame,
     pages: set[int] | None = None,
     where: list[SheetFinding] | None = None,
 ) -> dict[int, list[Hit]]:
-    """Detection once more, on the output as a reader gets it: its text and OCR of its pixels
-    (faint print included). Per page (from 1), what it found; a known value still readable is a
-    finding of kind "leak". Where each lies goes to ``where`` (``frame``: the content pages'
-    places on the output and their sizes).
+    """Detection once more, on the output as a reader gets it: its text, and OCR (faint print
+    included) of the pixels the build changed — the rows of each burned box on a page rebuilt
+    from one pass one OCR'd, and whole pages where nothing vouches for them or where the
+    audited share falls (``reread``: which page is read how, and why that is still
+    fail-closed). Per page (from 1), what it found; a known value still readable is a finding
+    of kind "leak". Where each lies goes to ``where`` (``frame``: the content pages' places on
+    the output and their sizes).
 
     What OCR makes of the black boxes themselves ("Hi HM" after a "Mr") is not a reading: words
     that overlap a burned box are left out, and so are findings of fewer than four letters or
@@ -268,12 +271,17 @@ def _redetect(
     values, tokens = _readable(found)
     applied, placed, offset = found.applied, frame.placed, frame.offset
     burned_on = {index: (dpi, boxes) for index, dpi, boxes in built.burned}
+    share = RedactionSettings.given(ctx.options.redaction).redetect_sample
+    seed = reread.digest(output) if 0.0 < share < 1.0 and burned_on else b""
     flagged: dict[int, list[Hit]] = {}
     budget = ctx.budget()
     with pdfium.RecyclingDocument(output) as doc:
         for i in range(len(doc)):
             if pages is not None and i + 1 not in pages:
                 continue
+            n = frame.page(i)
+            scan = scans[n - 1] if n is not None and n <= len(scans) else None
+            reading = reread.how(scan, i in burned_on, reread.sampled(seed, i, share))
             page = doc[i]
             try:
                 # read at the resolution the source page was read at: lower for a page too
@@ -281,21 +289,24 @@ def _redetect(
                 width, height = page.get_size()
                 read_dpi = fitting_dpi(width, height, REDACT_DPI, budget.max_pixels)
                 scale = read_dpi / 72.0
-                budget.take(*pdfium.bitmap_size(page, scale), f"output page {i + 1}")
-                image = page.render(scale=scale, grayscale=True).to_pil()
                 words = extracted_words(page, scale)
+                dpi, boxes = burned_on.get(i, (read_dpi, []))
+                on = [_onto(placed, i, _scaled(b, read_dpi / dpi), scale) for b in boxes]
+                what, read = f"output page {i + 1}", None
+                if reading is reread.Reading.BANDS:
+                    read = reread.band_words(page, scale, read_dpi, on, ocr, engine, budget, what)
+                if reading is reread.Reading.WHOLE or (
+                    reading is reread.Reading.BANDS and read is None
+                ):
+                    read = reread.page_words(page, scale, read_dpi, ocr, engine, budget, what)
             finally:
                 page.close()
-            gray = image.convert("L")
-            # read as it is: the words must stay where the output has them
-            seen = list(replace(ocr, straighten_min=None).read_as_is(gray, read_dpi).result.words)
-            seen += faint_words(gray, seen, engine, read_dpi)
-            dpi, boxes = burned_on.get(i, (read_dpi, []))
-            on = [_onto(placed, i, _scaled(b, read_dpi / dpi), scale) for b in boxes]
-            near = [_grown(b, 6.0) for b in on]
-            read = [w for w in seen if not any(overlaps(w.box, b) for b in near)]
+            sources = [words]
+            if read is not None:
+                near = [_grown(b, 6.0) for b in on]
+                sources.append([w for w in read if not any(overlaps(w.box, b) for b in near)])
             let_stand = [_onto(placed, i, b) for b in applied.removed_pt.get(i - offset, ())]
-            for source in (words, read):
+            for source in sources:
                 hits = [
                     h
                     for h in detect(source, detector)
