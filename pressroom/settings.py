@@ -186,6 +186,9 @@ class RedactionSettings:
     # the share of rebuilt OCR-read pages the read-back OCRs whole again (the rest: the rows
     # of their burned boxes only, ``redact.reread``); 1: every one, as before
     redetect_sample: float = 0.1
+    # threads a redaction's first pass reads a PDF's pages with (``redact.pages``); the
+    # offline ``-j N`` raises it for a run of fewer redactions than processes
+    page_threads: int = 1
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RedactionSettings:
@@ -1003,6 +1006,16 @@ VARIABLES: tuple[Var, ...] = (
         "pages: drawn from the output's digest, so the same output is read the same way. "
         "1 reads every such page whole; a page kept as it was, or read from its own text, is "
         "never OCR'd again (pass one read its pixels).",
+    ),
+    _V(
+        "PRESSROOM_REDACT_THREADS",
+        "redaction.page_threads",
+        POSITIVE_INT,
+        "Threads a redaction's first pass reads a PDF's pages with (each with a Tesseract of "
+        "its own; OCR runs in parallel, rendering and detection one thread at a time). 1 in "
+        "the service, where each worker process takes a job of its own: raise it for workers "
+        "that get more cores than jobs. `pressroom process -j N` with fewer redactions than "
+        "N gives each its share of the N.",
     ),
     _V(
         "PRESSROOM_RECOGNIZERS",

@@ -162,6 +162,8 @@ def _process(
         with Board(show, files=len(work)) as board:
             from pressroom.offline.spread import Run, run_one, run_spread
 
+            if policy is not None and not policy.empty:
+                settings = threads_shared(settings, args.jobs, len(work))
             run = Run(
                 template,
                 args.title,
@@ -324,3 +326,14 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_process)
+
+
+def threads_shared(settings: Settings, jobs: int, files: int) -> Settings:
+    """A redaction run's settings with each document's first-pass threads (``redact.pages``):
+    a redaction is read whole in one process, so a run of fewer of them than ``jobs``
+    processes reads their pages with the rest (at least ``PRESSROOM_REDACT_THREADS``)."""
+    if files <= 0 or files >= jobs:
+        return settings
+    share = max(settings.redaction.page_threads, jobs // files)
+    redaction = dataclasses.replace(settings.redaction, page_threads=share)
+    return dataclasses.replace(settings, redaction=redaction)

@@ -74,7 +74,7 @@ class JobOptions:
     # "redo" an earlier OCR layer, "force" every page through OCR
     ocr: OcrMode = "skip"
     # threads a redaction's first pass reads a PDF's pages with (``redact.pages``): the
-    # offline ``-j N`` gives a lone document its processes' share; the service, one
+    # redaction settings' (PRESSROOM_REDACT_THREADS; the offline -j N's share)
     page_threads: int = 1
 
     @classmethod
@@ -108,6 +108,7 @@ class JobOptions:
             optimize=order.optimize,
             languages=order.languages_or(settings.languages),
             ocr=order.ocr,
+            page_threads=settings.redaction.page_threads,
         )
         return options if when is None else replace(options, when=when)
 
