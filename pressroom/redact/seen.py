@@ -20,7 +20,8 @@ the page is OCR'd as before (``None``):
 - **Its text spells what it shows.** Fonts whose text cannot be trusted to be their glyphs
   send the page to OCR: Type 3 fonts (their glyphs are drawings), composite fonts without a
   ToUnicode map, simple fonts with neither a map nor a known encoding, text with unmapped or
-  private-use characters, and words standing sideways. Then a sample of its lines (up to
+  control characters or a word of private-use ones, and a page of sideways words (a margin
+  stamp standing sideways is read as it stands). Then a sample of its lines (up to
   ``SAMPLE_LINES``, spread over the page) is OCR'd, each as its own small crop, and must agree
   with the text layer (``SAMPLE_AGREE`` of the words): a ToUnicode map that lies fails here.
 
@@ -54,6 +55,8 @@ EDGE_LEVELS = 16  # grey levels between neighbouring pixels that make an edge
 RULE_PX = 20  # pixels at 100 dpi: a straight run of edge this long is ruling, not a mark
 MARK_PX = 24  # edge pixels at 100 dpi outside ruling past which the page shows marks
 SAMPLE_LINES = 4
+MIN_PRIVATE = 3  # private-use characters in one word that send the page to OCR
+SIDEWAYS_SHARE = 0.2  # of the words of three letters or more, standing sideways
 SAMPLE_WORDS = 12  # lines are sampled until this many words of three letters or more
 SAMPLE_AGREE = 0.7  # share of the sampled words OCR must read the same
 _MAX_FORM_DEPTH = 8
@@ -115,15 +118,24 @@ def seen_words(
 
 
 def _text_trusted(words: Sequence[Word]) -> bool:
-    """No unmapped, private-use or control characters, and no word standing sideways."""
+    """No unmapped or control characters, no word of ``MIN_PRIVATE`` private-use characters or
+    more (a symbol font's bullet or arrow is one or two: letters a font hides there are a
+    word's worth), and no more than ``SIDEWAYS_SHARE`` of the words standing sideways (a
+    margin stamp is read as it stands; a page of sideways text is OCR'd, which turns it)."""
+    sideways = counted = 0
     for w in words:
+        private = 0
         for c in w.text:
             code = ord(c)
-            if code == 0xFFFD or 0xE000 <= code <= 0xF8FF or code < 0x20 or code >= 0xF0000:
+            if code == 0xFFFD or code < 0x20 or code >= 0xF0000:
                 return False
-        if sum(c.isalnum() for c in w.text) >= 3 and w.box.height > w.box.width:
+            private += 0xE000 <= code <= 0xF8FF
+        if private >= MIN_PRIVATE:
             return False
-    return True
+        if sum(c.isalnum() for c in w.text) >= 3:
+            counted += 1
+            sideways += w.box.height > w.box.width
+    return sideways <= SIDEWAYS_SHARE * counted
 
 
 def fonts_trusted(page: pikepdf.Page) -> bool:

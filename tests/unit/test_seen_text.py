@@ -1,0 +1,34 @@
+"""Which own text ``redact.seen`` trusts to say what a page shows, before any pixel is looked at:
+a symbol font's bullet and a sideways margin stamp are no reason to OCR a page; letters a font
+hides in private-use codes, unmapped characters and a page of sideways text are."""
+
+from __future__ import annotations
+
+from pressroom.models import Box, Word
+from pressroom.redact.seen import _text_trusted
+
+
+def word(text: str, x: float, y: float, *, sideways: bool = False) -> Word:
+    w, h = (20.0, 12.0 * len(text)) if sideways else (12.0 * len(text), 20.0)
+    box = Box(x, y, x + w, y + h)
+    return Word(text, 100.0, box, (box.x0, box.y1), box.width, box.height, 0.0, 0)
+
+
+PROSE = [word(t, 100 + 80 * n, 100) for n, t in enumerate("The committee meets in spring".split())]
+
+
+def test_a_bullet_and_a_margin_stamp_are_trusted() -> None:
+    assert _text_trusted(PROSE)
+    assert _text_trusted([word("\uf0b7", 50, 100), *PROSE])  # a Symbol font's bullet
+    assert _text_trusted([*PROSE, word("arXiv:1601", 10, 400, sideways=True)])
+
+
+def test_hidden_letters_unmapped_characters_and_sideways_pages_are_not() -> None:
+    assert not _text_trusted([*PROSE, word("\ue001\ue002\ue003", 100, 200)])  # a name in PUA
+    assert not _text_trusted([*PROSE, word("Whit\ufffdeld", 100, 200)])
+    assert not _text_trusted([*PROSE, word("Jane\x07", 100, 200)])
+    turned = [
+        word(t, 100, 100 + 200 * n, sideways=True)
+        for n, t in enumerate(["Margaret", "met", "Daniel"])
+    ]
+    assert not _text_trusted([*PROSE[:2], *turned])
