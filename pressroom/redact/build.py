@@ -126,7 +126,9 @@ def build_output(ctx: RunContext, scans: Sequence[PageScan], found: Found) -> Bu
             # Text a reader cannot see (a hidden layer, white, tiny or off-page text) must not
             # survive in vector content: such pages are rebuilt from pixels too.
             hidden = any(
-                sum(c.isalnum() for c in w.text) >= 3 for w in scan.extracted if w not in visible
+                sum(c.isalnum() for c in w.text) >= 3
+                for w in scan.extracted
+                if id(w) not in shown  # (by identity: a list's ``in`` compared every pair)
             )
             placed: PlacedSource | None = None
             margins: MarginsBlank | None = None

@@ -7,9 +7,9 @@ words drawn as shapes, glyphs that spell something else than their text says). B
 answered here from pixels, for a fraction of the cost, and where either answer is in doubt
 the page is OCR'd as before (``None``):
 
-- **Seen.** The page is rendered a second time with every text object made invisible (in
-  PDFium's copy of the page only: the file is not touched, and the page is closed after). A
-  word is seen where its glyphs change the pixels inside its box (by more than
+- **Seen.** The page is rendered at ``SEEN_DPI`` as it is and again with every text object
+  made invisible (in PDFium's copy of the page only: the file is not touched, and the page is
+  closed after). A word is seen where its glyphs change the pixels inside its box (by more than
   ``SEEN_LEVELS`` grey levels, on enough pixels for its letters) and it stands at least
   ``MIN_SEEN_PT`` tall. Text drawn under a rectangle or a picture, white on white, clipped,
   invisible, in a layer that is off, or off the page changes nothing and is not seen.
@@ -49,6 +49,7 @@ from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pixels import PixelBudget
 from pressroom.redact.plan import normalise, overlaps
 
+SEEN_DPI = 150.0  # the resolution words are told seen or not at, and marks looked for
 MIN_SEEN_PT = 4.0  # a word less tall than this (points) is not read by a person
 SEEN_LEVELS = 8  # grey levels a glyph changes a pixel by, to count as shown
 EDGE_LEVELS = 16  # grey levels between neighbouring pixels that make an edge
@@ -57,7 +58,7 @@ MARK_PX = 24  # edge pixels at 100 dpi outside ruling past which the page shows 
 SAMPLE_LINES = 4
 MIN_PRIVATE = 3  # private-use characters in one word that send the page to OCR
 SIDEWAYS_SHARE = 0.2  # of the words of three letters or more, standing sideways
-SAMPLE_WORDS = 12  # lines are sampled until this many words of three letters or more
+SAMPLE_WORDS = 8  # lines are sampled until this many words of three letters or more
 SAMPLE_AGREE = 0.7  # share of the sampled words OCR must read the same
 _MAX_FORM_DEPTH = 8
 _STANDARD_ENCODINGS = {"/WinAnsiEncoding", "/MacRomanEncoding", "/StandardEncoding"}
@@ -93,7 +94,7 @@ def seen_words(
     timeout: float | None = None,
 ) -> list[Word] | None:
     """The words of ``words`` (page ``index``'s own, in ``gray``'s frame: the page rendered
-    at ``dpi`` as ``pdfium.render_luma`` renders it) a reader sees, or None where the page
+    at ``dpi``, which the sample's crops are cut from) a reader sees, or None where the page
     must be OCR'd (see the module's doc). ``doc``: the page's PDFium document, ``pdf`` the same
     file in pikepdf; ``turn``: held around every call into either (threads reading pages at
     once take them one at a time)."""
@@ -103,15 +104,11 @@ def seen_words(
     with turn:
         if not fonts_trusted(pdf.pages[index]):
             return None
-        bare = _without_text(doc, index, dpi, budget)
-    if bare.size != gray.size:
+        shown, plain = _renders(doc, index, budget)
+    if marks_beyond_rules(plain, SEEN_DPI):
         return None
-    shown = np.asarray(gray, dtype=np.uint8)
-    plain = np.asarray(bare, dtype=np.uint8)
-    if marks_beyond_rules(plain):
-        return None
-    min_px = MIN_SEEN_PT * dpi / 72.0
-    seen = [w for w in words if _shown(w, shown, plain, min_px)]
+    k = SEEN_DPI / dpi  # the words' boxes are in ``gray``'s pixels
+    seen = [w for w in words if _shown(w, k, shown, plain)]
     if not _sample_agrees(gray, seen, engine, dpi, timeout):
         return None
     return seen
@@ -192,27 +189,42 @@ def _font_trusted(font: Any) -> bool:
     return base in _STANDARD_14 and base not in ("Symbol", "ZapfDingbats")
 
 
-def _without_text(doc: Any, index: int, dpi: float, budget: PixelBudget) -> Image.Image:
-    """Page ``index`` rendered like ``pdfium.render_luma`` with every text object invisible,
-    in PDFium's parsed copy only: the page is closed after, and the next load of it reads the
-    file again."""
-    scale = dpi / 72.0
+def _renders(doc: Any, index: int, budget: PixelBudget) -> tuple[np.ndarray, np.ndarray]:
+    """Page ``index`` rendered grey at ``SEEN_DPI`` as it is, and again with every text object
+    invisible: in PDFium's parsed copy only (the page is closed after, and the next load of it
+    reads the file again). Both by the same renderer, so they differ only where text shows."""
+    scale = SEEN_DPI / 72.0
     page = doc[index]
     try:
-        budget.take(*pdfium.bitmap_size(page, scale), f"page {index + 1} without its text")
+        size = pdfium.bitmap_size(page, scale)
+        budget.take(*size, f"page {index + 1}, seen")
+        budget.take(*size, f"page {index + 1} without its text")
+        shown = _grey(page, scale)
         for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT], max_depth=15):
             pdfium_c.FPDFTextObj_SetTextRenderMode(obj.raw, pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE)
-        return pdfium.render_luma(page, scale)
+        return shown, _grey(page, scale)
     finally:
         page.close()
 
 
-def marks_beyond_rules(plain: np.ndarray) -> bool:
-    """Whether a text-free rendering (grey, about 300 dpi) shows marks: edges outside straight
-    horizontal or vertical runs of ``RULE_PX`` at 100 dpi, past ``MARK_PX`` pixels. Read on
-    blocks of 3 x 3 pixels (about 100 dpi): a block has an edge where its pixels, or its and a
-    neighbour's, differ by more than ``EDGE_LEVELS``."""
-    k = 3
+def _grey(page: Any, scale: float) -> np.ndarray:
+    with pdfium.failing_as("a page cannot be rendered"):
+        bitmap = page.render(scale=scale, grayscale=True)
+    try:
+        return np.array(bitmap.to_pil().convert("L"), dtype=np.uint8)
+    finally:
+        bitmap.close()
+
+
+def marks_beyond_rules(plain: np.ndarray, dpi: float) -> bool:
+    """Whether a text-free rendering (grey, at ``dpi``) shows marks: edges outside straight
+    horizontal or vertical runs of ``RULE_PX`` at 100 dpi, past ``MARK_PX`` pixels at 100 dpi.
+    Read on blocks of about a hundredth of an inch (3 x 3 pixels at 300 dpi, 2 x 2 at 150): a
+    block has an edge where its pixels, or its and a neighbour's, differ by more than
+    ``EDGE_LEVELS``."""
+    k = max(1, round(dpi / 100.0))
+    at = dpi / k / 100.0  # the blocks' resolution, in hundreds of dpi
+    rule, most = max(2, round(RULE_PX * at)), MARK_PX * at * at
     rows, cols = int(plain.shape[0]) // k * k, int(plain.shape[1]) // k * k
     if rows == 0 or cols == 0:
         return False
@@ -231,8 +243,8 @@ def marks_beyond_rules(plain: np.ndarray) -> bool:
     small[:-1, :] |= down > EDGE_LEVELS
     if not small.any():
         return False
-    rules = _runs(small, RULE_PX) | _runs(small.T, RULE_PX).T
-    return int((small & ~rules).sum()) > MARK_PX
+    rules = _runs(small, rule) | _runs(small.T, rule).T
+    return int((small & ~rules).sum()) > most
 
 
 def _runs(mask: np.ndarray, length: int) -> np.ndarray:
@@ -251,18 +263,20 @@ def _runs(mask: np.ndarray, length: int) -> np.ndarray:
     return np.cumsum(starts, axis=1)[:, : mask.shape[1]] > 0
 
 
-def _shown(word: Word, shown: np.ndarray, plain: np.ndarray, min_px: float) -> bool:
-    """Whether the word's glyphs change the pixels inside its box, enough for its letters."""
-    if word.box.height < min_px:
+def _shown(word: Word, k: float, shown: np.ndarray, plain: np.ndarray) -> bool:
+    """Whether the word's glyphs change the pixels inside its box (``k`` times its
+    coordinates: the renders' pixels), on at least a pixel a letter, and it stands at least
+    ``MIN_SEEN_PT`` tall."""
+    if word.box.height * k < MIN_SEEN_PT * SEEN_DPI / 72.0:
         return False
     h, w = int(shown.shape[0]), int(shown.shape[1])
-    x0, y0 = max(0, int(word.box.x0)), max(0, int(word.box.y0))
-    x1, y1 = min(w, int(word.box.x1) + 1), min(h, int(word.box.y1) + 1)
+    x0, y0 = max(0, int(word.box.x0 * k)), max(0, int(word.box.y0 * k))
+    x1, y1 = min(w, int(word.box.x1 * k) + 1), min(h, int(word.box.y1 * k) + 1)
     if x1 <= x0 or y1 <= y0:
         return False  # off the page
     letters = max(1, sum(c.isalnum() for c in word.text))
     here = shown[y0:y1, x0:x1].astype(np.int16) - plain[y0:y1, x0:x1].astype(np.int16)
-    return int((np.abs(here) > SEEN_LEVELS).sum()) >= 4 * letters
+    return int((np.abs(here) > SEEN_LEVELS).sum()) >= letters
 
 
 def _sample_agrees(
