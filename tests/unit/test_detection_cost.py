@@ -9,7 +9,7 @@ import re
 import string
 import sys
 from collections.abc import Callable, Iterator
-from types import FrameType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,6 +22,7 @@ from pressroom.models import Box, Word
 from pressroom.redact.detect import Finding
 from pressroom.redact.detect.detector import extend_names
 from pressroom.redact.detect.ner import QUIET_MARGIN, NerRecognizer, quieten
+from tests.counting import steps
 
 
 class CountingSet(frozenset[str]):
@@ -335,25 +336,7 @@ def test_card_numbers_are_not_tested_against_every_iban(monkeypatch: pytest.Monk
 def _steps_in_plan(fn: Callable[[], object]) -> int:
     """Lines of ``pressroom.redact.plan`` and ``pressroom.redact.detection`` (what it moved
     to) run while ``fn`` runs: their work, whatever the clock."""
-    steps = 0
-    files = {plan.__file__, detection.__file__}
-
-    def local(frame: FrameType, event: str, arg: object) -> Any:
-        nonlocal steps
-        if event == "line":
-            steps += 1
-        return local
-
-    def calls(frame: FrameType, event: str, arg: object) -> Any:
-        return local if frame.f_code.co_filename in files else None
-
-    before = sys.gettrace()
-    sys.settrace(calls)
-    try:
-        fn()
-    finally:
-        sys.settrace(before)
-    return steps
+    return steps(fn, plan, detection)
 
 
 def _line_of_words(texts: list[str], per_line: int) -> list[Word]:

@@ -13,10 +13,7 @@ from __future__ import annotations
 import gc
 import random
 import string
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from types import FrameType, ModuleType
 from typing import Any
 
 import pikepdf
@@ -39,35 +36,12 @@ from pressroom.redact.findings import page_findings
 from pressroom.redact.leaks import carries_value, find_leaks
 from pressroom.redact.plan import covered_words
 from pressroom.redact.scan import PageScan
+from tests.counting import steps
 
 SMALL, BIG = 10, 40  # pages
 # four times the pages, four times the work, and a tenth more: a page's automaton steps a
 # character grow a little with its values (deeper states, more fail links), never with them
 SLACK = 1.1
-
-
-def steps(fn: Callable[[], object], *modules: ModuleType) -> int:
-    """Lines of ``modules`` run while ``fn`` runs: their work, whatever the clock."""
-    count = 0
-    files = {m.__file__ for m in modules}
-
-    def local(frame: FrameType, event: str, arg: object) -> Any:
-        nonlocal count
-        if event == "line":
-            count += 1
-        return local
-
-    def calls(frame: FrameType, event: str, arg: object) -> Any:
-        return local if frame.f_code.co_filename in files else None
-
-    gc.collect()  # a set of the last size gone before this one's are made
-    before = sys.gettrace()
-    sys.settrace(calls)
-    try:
-        fn()
-    finally:
-        sys.settrace(before)
-    return count
 
 
 def grows_with_pages(small: int, big: int) -> bool:
