@@ -16,24 +16,33 @@ the page is OCR'd as before (``None``):
 - **Nothing but its text.** The text-free rendering must show no marks beyond ruling: edges
   (a step of more than ``EDGE_LEVELS`` grey levels) outside straight rules of at least
   ``RULE_PX`` pixels at 100 dpi. A picture, a logo, a signature or text drawn as shapes has
-  edges that are no rule, and the page is OCR'd.
+  edges that are no rule, and the page is OCR'd. Nor may glyphs show ink outside every word's
+  box (``STRAY_PX``: codes mapped to nothing or to spaces), nor words that spell nothing
+  (dots, bars, one character over and over) show more than ``ART_PX`` of it (a name drawn in
+  full stops).
 - **Its text spells what it shows.** Fonts whose text cannot be trusted to be their glyphs
   send the page to OCR: Type 3 fonts (their glyphs are drawings), composite fonts without a
-  ToUnicode map, simple fonts with neither a map nor a known encoding, text with unmapped or
-  control characters or a word of private-use ones, and a page of sideways words (a margin
-  stamp standing sideways is read as it stands). Then a sample of its lines (up to
-  ``SAMPLE_LINES``, spread over the page) is OCR'd, each as its own small crop, and must agree
-  with the text layer (``SAMPLE_AGREE`` of the words): a ToUnicode map that lies fails here.
+  ToUnicode map, simple fonts with neither a map nor a known encoding; so does text with
+  characters that hide what a word spells (unmapped, control and format characters — a
+  zero-width space, a soft hyphen — letters in compatibility forms such as mathematical bold),
+  a word of private-use characters, a word in two scripts, and a page of sideways words (a
+  margin stamp standing sideways is read as it stands). Then the page's lines are sampled
+  font by font (a map lies for its own font): a font of few words (a name set apart) on every
+  line it is on, any other on up to ``SAMPLE_LINES`` lines spread over the page, each line
+  OCR'd as its own crop; each font's words must agree with OCR (``SAMPLE_AGREE``), and a page
+  with more lines to sample than ``MOST_SAMPLED_LINES`` is OCR'd.
 
-The sample is the independent check: it reads a few lines, not every word, so a map that lies
-about one word only of a font used elsewhere on the page could pass it. What a page read this
-way gives the redaction is its words, exactly: every value found in its text is burned where
-its glyphs are, and the output is determined by them (kept as vectors, or rebuilt from the
-same pixels with boxes over those words), which is why its read-back needs no OCR either
+The sample is the independent check, and a sample: a map that lies about one word only, of a
+font used as it says in many words elsewhere on the page, could pass it (the word's line may
+not be among those read). What a page read this way gives the redaction is its words,
+exactly: every value found in its text is burned where its glyphs are, and the output is
+determined by them (kept as vectors, or rebuilt from the same pixels with boxes over those
+words), which is why its read-back needs no OCR either
 (``redact.readback``)."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -48,6 +57,8 @@ from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pixels import PixelBudget
 from pressroom.redact.plan import normalise, overlaps
+from pressroom.redact.text import extracted_words
+from pressroom.redact.writing import script_of
 
 SEEN_DPI = 150.0  # the resolution words are told seen or not at, and marks looked for
 MIN_SEEN_PT = 4.0  # a word less tall than this (points) is not read by a person
@@ -55,11 +66,14 @@ SEEN_LEVELS = 8  # grey levels a glyph changes a pixel by, to count as shown
 EDGE_LEVELS = 16  # grey levels between neighbouring pixels that make an edge
 RULE_PX = 20  # pixels at 100 dpi: a straight run of edge this long is ruling, not a mark
 MARK_PX = 24  # edge pixels at 100 dpi outside ruling past which the page shows marks
-SAMPLE_LINES = 4
+SAMPLE_LINES = 3  # lines of a font's sampled, spread over the page
+FULL_FONT_WORDS = 12  # a font with no more words of three letters than this: all its lines
+MOST_SAMPLED_LINES = 12  # past this many lines to sample, the page is OCR'd
+SAMPLE_AGREE = 0.7  # share of each font's sampled words OCR must read the same
 MIN_PRIVATE = 3  # private-use characters in one word that send the page to OCR
 SIDEWAYS_SHARE = 0.2  # of the words of three letters or more, standing sideways
-SAMPLE_WORDS = 8  # lines are sampled until this many words of three letters or more
-SAMPLE_AGREE = 0.7  # share of the sampled words OCR must read the same
+STRAY_PX = 30  # pixels at SEEN_DPI glyphs may show outside every word's box
+ART_PX = 600  # pixels at SEEN_DPI words that spell nothing may show (bullets, leaders)
 _MAX_FORM_DEPTH = 8
 _STANDARD_ENCODINGS = {"/WinAnsiEncoding", "/MacRomanEncoding", "/StandardEncoding"}
 _STANDARD_14 = {
@@ -104,35 +118,56 @@ def seen_words(
     with turn:
         if not fonts_trusted(pdf.pages[index]):
             return None
-        shown, plain = _renders(doc, index, budget)
-    if marks_beyond_rules(plain, SEEN_DPI):
+        shown, plain, fonts = _renders(doc, index, dpi, words, budget)
+    if fonts is None or marks_beyond_rules(plain, SEEN_DPI):
         return None
     k = SEEN_DPI / dpi  # the words' boxes are in ``gray``'s pixels
-    seen = [w for w in words if _shown(w, k, shown, plain)]
-    if not _sample_agrees(gray, seen, engine, dpi, timeout):
+    changed: np.ndarray = np.abs(shown.astype(np.int16) - plain.astype(np.int16)) > SEEN_LEVELS
+    if _ink_beyond_words(changed, words, k) or _glyph_art(changed, words, k):
+        return None
+    seen = [w for w in words if _shown(w, k, changed)]
+    font_of = {id(w): f for w, f in zip(words, fonts, strict=True)}
+    if not _sample_agrees(gray, seen, font_of, engine, dpi, timeout):
         return None
     return seen
 
 
 def _text_trusted(words: Sequence[Word]) -> bool:
-    """No unmapped or control characters, no word of ``MIN_PRIVATE`` private-use characters or
-    more (a symbol font's bullet or arrow is one or two: letters a font hides there are a
-    word's worth), and no more than ``SIDEWAYS_SHARE`` of the words standing sideways (a
-    margin stamp is read as it stands; a page of sideways text is OCR'd, which turns it)."""
+    """No character that hides what it spells (``_hides``), no word of ``MIN_PRIVATE``
+    private-use characters or more (a symbol font's bullet or arrow is one or two: letters a
+    font hides there are a word's worth), no word in two scripts (a Cyrillic a (U+0430) in a Latin
+    name), and no more than ``SIDEWAYS_SHARE`` of the words standing sideways (a margin stamp
+    is read as it stands; a page of sideways text is OCR'd, which turns it)."""
     sideways = counted = 0
     for w in words:
         private = 0
         for c in w.text:
-            code = ord(c)
-            if code == 0xFFFD or code < 0x20 or code >= 0xF0000:
+            if _hides(c):
                 return False
-            private += 0xE000 <= code <= 0xF8FF
+            private += "\ue000" <= c <= "\uf8ff"
         if private >= MIN_PRIVATE:
+            return False
+        if len({script_of(c) for c in w.text if c.isalpha()} - {None}) > 1:
             return False
         if sum(c.isalnum() for c in w.text) >= 3:
             counted += 1
             sideways += w.box.height > w.box.width
     return sideways <= SIDEWAYS_SHARE * counted
+
+
+def _hides(c: str) -> bool:
+    """Whether ``c`` keeps a word from reading as it shows: unmapped (U+FFFD, a plane-15/16
+    private code), a control or format character (a zero-width space or joiner, a soft hyphen
+    inside a name), an unassigned or surrogate code, or a letter or digit written in a
+    compatibility form (mathematical bold, fullwidth) that detection does not read as the
+    letter it shows. The common ligatures (U+FB00-FB06) are read as their letters."""
+    if c == "\ufffd" or c >= "\U000f0000":
+        return True
+    if unicodedata.category(c) in ("Cc", "Cf", "Cn", "Cs"):
+        return True
+    if "\ufb00" <= c <= "\ufb06":
+        return False
+    return c.isalnum() and unicodedata.normalize("NFKC", c) != c
 
 
 def fonts_trusted(page: pikepdf.Page) -> bool:
@@ -189,20 +224,28 @@ def _font_trusted(font: Any) -> bool:
     return base in _STANDARD_14 and base not in ("Symbol", "ZapfDingbats")
 
 
-def _renders(doc: Any, index: int, budget: PixelBudget) -> tuple[np.ndarray, np.ndarray]:
+def _renders(
+    doc: Any, index: int, dpi: float, words: Sequence[Word], budget: PixelBudget
+) -> tuple[np.ndarray, np.ndarray, list[int] | None]:
     """Page ``index`` rendered grey at ``SEEN_DPI`` as it is, and again with every text object
     invisible: in PDFium's parsed copy only (the page is closed after, and the next load of it
-    reads the file again). Both by the same renderer, so they differ only where text shows."""
+    reads the file again). Both by the same renderer, so they differ only where text shows.
+    And the font of each of ``words`` (the page's words as read at ``dpi``), read again with
+    them: None where they are not the same words."""
     scale = SEEN_DPI / 72.0
     page = doc[index]
     try:
         size = pdfium.bitmap_size(page, scale)
         budget.take(*size, f"page {index + 1}, seen")
         budget.take(*size, f"page {index + 1} without its text")
+        fonts: list[int] | None = []
+        again = extracted_words(page, dpi / 72.0, fonts)
+        if [w.text for w in again] != [w.text for w in words]:
+            fonts = None
         shown = _grey(page, scale)
         for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT], max_depth=15):
             pdfium_c.FPDFTextObj_SetTextRenderMode(obj.raw, pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE)
-        return shown, _grey(page, scale)
+        return shown, _grey(page, scale), fonts
     finally:
         page.close()
 
@@ -263,40 +306,83 @@ def _runs(mask: np.ndarray, length: int) -> np.ndarray:
     return np.cumsum(starts, axis=1)[:, : mask.shape[1]] > 0
 
 
-def _shown(word: Word, k: float, shown: np.ndarray, plain: np.ndarray) -> bool:
-    """Whether the word's glyphs change the pixels inside its box (``k`` times its
-    coordinates: the renders' pixels), on at least a pixel a letter, and it stands at least
-    ``MIN_SEEN_PT`` tall."""
+def _pixels(box: Box, k: float, shape: tuple[int, ...], grow: int = 0) -> tuple[int, ...]:
+    """``box`` (``k`` times its coordinates: the renders' pixels), grown by ``grow`` pixels,
+    inside a page of ``shape``: (x0, y0, x1, y1), empty where it lies off the page."""
+    h, w = int(shape[0]), int(shape[1])
+    x0, y0 = max(0, int(box.x0 * k) - grow), max(0, int(box.y0 * k) - grow)
+    x1, y1 = min(w, int(box.x1 * k) + 1 + grow), min(h, int(box.y1 * k) + 1 + grow)
+    return x0, y0, max(x0, x1), max(y0, y1)
+
+
+def _shown(word: Word, k: float, changed: np.ndarray) -> bool:
+    """Whether the word's glyphs change the pixels inside its box, on at least a pixel a
+    letter, and it stands at least ``MIN_SEEN_PT`` tall."""
     if word.box.height * k < MIN_SEEN_PT * SEEN_DPI / 72.0:
         return False
-    h, w = int(shown.shape[0]), int(shown.shape[1])
-    x0, y0 = max(0, int(word.box.x0 * k)), max(0, int(word.box.y0 * k))
-    x1, y1 = min(w, int(word.box.x1 * k) + 1), min(h, int(word.box.y1 * k) + 1)
+    x0, y0, x1, y1 = _pixels(word.box, k, changed.shape)
     if x1 <= x0 or y1 <= y0:
         return False  # off the page
     letters = max(1, sum(c.isalnum() for c in word.text))
-    here = shown[y0:y1, x0:x1].astype(np.int16) - plain[y0:y1, x0:x1].astype(np.int16)
-    return int((np.abs(here) > SEEN_LEVELS).sum()) >= letters
+    return int(changed[y0:y1, x0:x1].sum()) >= letters
+
+
+def _ink_beyond_words(changed: np.ndarray, words: Sequence[Word], k: float) -> bool:
+    """Whether glyphs show ink outside every word's box (grown a pixel or two): glyphs whose
+    codes the text maps to nothing, or to spaces, show what no word says."""
+    stray = changed.copy()
+    for w in words:
+        x0, y0, x1, y1 = _pixels(w.box, k, stray.shape, grow=2)
+        stray[y0:y1, x0:x1] = False
+    return int(stray.sum()) > STRAY_PX
+
+
+def _glyph_art(changed: np.ndarray, words: Sequence[Word], k: float) -> bool:
+    """Whether words that spell nothing — no letter or digit, or one character over and over
+    ("....", "IIII") — show more ink than ``ART_PX``: dots or bars set to draw a name."""
+    ink = 0
+    for w in words:
+        letters = {c for c in w.text if c.isalnum()}
+        if letters and (len(letters) > 1 or len(w.text) < 4):
+            continue
+        x0, y0, x1, y1 = _pixels(w.box, k, changed.shape)
+        ink += int(changed[y0:y1, x0:x1].sum())
+    return ink > ART_PX
 
 
 def _sample_agrees(
     gray: Image.Image,
     seen: Sequence[Word],
+    font_of: dict[int, int],
     engine: OcrEngine,
     dpi: float,
     timeout: float | None,
 ) -> bool:
-    """A few lines of the seen words OCR'd, each alone, and compared with the text layer."""
+    """Lines of the seen words OCR'd, each alone, and compared with the text layer, font by
+    font (a map lies for the font it belongs to): a font of at most ``FULL_FONT_WORDS`` words
+    of three letters (a name set apart, a signature's font) on every line it is on, any other
+    on up to ``SAMPLE_LINES`` of its lines, spread; each font's words must agree
+    (``SAMPLE_AGREE``). More lines than ``MOST_SAMPLED_LINES`` to read: the page is OCR'd."""
     lines: dict[int, list[Word]] = {}
+    held: dict[int, list[int]] = {}  # font -> the lines of its words of three letters
     for w in seen:
         lines.setdefault(w.line, []).append(w)
-    eligible = [ws for _n, ws in sorted(lines.items()) if any(_letters(w) for w in ws)]
-    if not eligible:
-        return True  # no word of three letters: nothing a sample can tell
-    step = max(1, len(eligible) // SAMPLE_LINES)
-    picked = eligible[::step][:SAMPLE_LINES]
-    agree = total = 0
-    for line in picked:
+        if _letters(w):
+            held.setdefault(font_of[id(w)], []).append(w.line)
+    picked: set[int] = set()
+    for on in held.values():
+        distinct = sorted(set(on))
+        if len(on) <= FULL_FONT_WORDS:
+            picked.update(distinct)
+        else:
+            step = max(1, len(distinct) // SAMPLE_LINES)
+            picked.update(distinct[::step][:SAMPLE_LINES])
+    if len(picked) > MOST_SAMPLED_LINES:
+        return False
+    agree: dict[int, int] = {}
+    total: dict[int, int] = {}
+    for n in sorted(picked):
+        line = lines[n]
         box = Box(
             min(w.box.x0 for w in line) - 8,
             min(w.box.y0 for w in line) - 8,
@@ -310,24 +396,23 @@ def _sample_agrees(
             min(gray.height, int(box.y1) + 1),
         )
         if crop_box[2] <= crop_box[0] or crop_box[3] <= crop_box[1]:
-            continue
+            return False
         read = engine.recognize(gray.crop(crop_box), dpi=dpi, timeout=timeout).words
         dx, dy = crop_box[0], crop_box[1]
         for w in line:
             key = _letters(w)
             if not key:
                 continue
-            total += 1
+            font = font_of[id(w)]
+            total[font] = total.get(font, 0) + 1
             near = [
                 normalise(o.text)
                 for o in read
                 if overlaps(w.box, Box(o.box.x0 + dx, o.box.y0 + dy, o.box.x1 + dx, o.box.y1 + dy))
             ]
             if any(key == n or (len(n) >= 3 and (key in n or n in key)) for n in near):
-                agree += 1
-        if total >= SAMPLE_WORDS:
-            break
-    return total == 0 or agree >= SAMPLE_AGREE * total
+                agree[font] = agree.get(font, 0) + 1
+    return all(agree.get(font, 0) >= SAMPLE_AGREE * n for font, n in total.items())
 
 
 def _letters(word: Word) -> str:

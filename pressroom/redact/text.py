@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import pypdfium2.raw as pdfium_c
@@ -31,8 +32,10 @@ def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
     return a * x + c * y + e, b * x + d * y + f
 
 
-def extracted_words(page: Any, scale: float) -> list[Word]:
-    """The page's extractable words, boxes in rendering pixels; lines follow PDFium's breaks."""
+def extracted_words(page: Any, scale: float, fonts: list[int] | None = None) -> list[Word]:
+    """The page's extractable words, boxes in rendering pixels; lines follow PDFium's breaks.
+    ``fonts``: filled with each word's font (of its first character) as PDFium holds it: the
+    same number for every word of one font resource of the page, another for another."""
     matrix, _size = page_to_pixels(page, scale)
     with failing_as("a page's text cannot be read"):
         textpage = page.get_textpage()
@@ -40,6 +43,7 @@ def extracted_words(page: Any, scale: float) -> list[Word]:
         words: list[Word] = []
         chars: list[str] = []
         boxes: list[tuple[float, float, float, float]] = []
+        font = 0  # of the word's first character
         line = 0
 
         def flush() -> None:
@@ -60,6 +64,8 @@ def extracted_words(page: Any, scale: float) -> list[Word]:
                         line,
                     )
                 )
+                if fonts is not None:
+                    fonts.append(font)
                 chars.clear()
                 boxes.clear()
 
@@ -78,8 +84,19 @@ def extracted_words(page: Any, scale: float) -> list[Word]:
             corners = [_apply(matrix, x, y) for x, y in ((left, bottom), (right, top))]
             (x0, y0), (x1, y1) = corners
             boxes.append((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+            if fonts is not None and not chars:
+                font = _font_of(textpage, i)
             chars.append(char)
         flush()
         return words
     finally:
         textpage.close()
+
+
+def _font_of(textpage: Any, index: int) -> int:
+    """The font of character ``index`` as PDFium holds it (0 where it says none)."""
+    obj = pdfium_c.FPDFText_GetTextObject(textpage.raw, index)
+    if not obj:
+        return 0
+    font = pdfium_c.FPDFTextObj_GetFont(obj)
+    return ctypes.cast(font, ctypes.c_void_p).value or 0

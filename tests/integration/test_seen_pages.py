@@ -204,3 +204,99 @@ def test_fonts_whose_codes_say_nothing_of_their_letters_are_not_trusted(tmp_path
     )
     hiding._page(pdf, hiding._line(700, "Hello"), Dictionary(Font=Dictionary(F1=bare)))
     assert fonts_trusted(pdf.pages[0]) is False  # a CID font without a map
+
+
+# --- review R1's findings: each page below was read from its text and delivered the name
+
+BODY = [
+    "Thank you for your letter about the garden project and the new bench.",
+    "The committee has agreed to fund the planting along the northern wall.",
+    "Work will start in the spring once the ground has dried out properly.",
+    "Please let us know which weekend suits your volunteers for the digging.",
+]
+
+
+def _mapped(pdf: pikepdf.Pdf, spell: Any) -> pikepdf.Object:
+    """Helvetica whose ToUnicode map says each code spells ``spell(code)``."""
+    pairs = "\n".join(
+        f"<{c:02X}> <{spell(c).encode('utf-16-be').hex().upper()}>" for c in range(32, 127)
+    )
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        "/CMapName /Said def /CMapType 2 def\n"
+        "1 begincodespacerange <00> <FF> endcodespacerange\n"
+        f"95 beginbfchar\n{pairs}\nendbfchar\n"
+        "endcmap CMapName currentdict /CMap defineresource pop end end\n"
+    )
+    return pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.Type1,
+            BaseFont=Name.Helvetica,
+            Encoding=Name.WinAnsiEncoding,
+            ToUnicode=pdf.make_stream(cmap.encode()),
+        )
+    )
+
+
+def _letter_with_name(path: Path, spell: Any) -> Path:
+    """Prose in Helvetica; one line's name set in a second Helvetica that ``spell`` maps."""
+    pdf = pikepdf.Pdf.new()
+    fonts = Dictionary(F1=hiding._helvetica(pdf), F2=_mapped(pdf, spell))
+    body = b"".join(hiding._line(700 - 20 * n, text, size=11) for n, text in enumerate(BODY))
+    after = b"".join(hiding._line(560 - 20 * n, text, size=11) for n, text in enumerate(BODY))
+    named = (
+        b"BT /F1 11 Tf 72 600 Td (Our chair, ) Tj /F2 11 Tf (Jane Whitfield) Tj /F1 11 Tf "
+        b"(, will visit the garden on Monday.) Tj ET\n"
+    )
+    hiding._page(pdf, body + named + after, Dictionary(Font=fonts))
+    pdf.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "spell",
+    [
+        lambda c: chr(c) + "\u200b" if chr(c).isalpha() else chr(c),  # a zero-width space
+        lambda c: chr(c) + "\u00ad" if chr(c).isalpha() else chr(c),  # a soft hyphen
+        # mathematical bold: what normalising folds, detection does not read
+        lambda c: chr(0x1D400 + c - 65) if "A" <= chr(c) <= "Z" else chr(c),
+        lambda c: "x" if chr(c).isalpha() else chr(c),  # a map that lies for this font only
+        lambda c: " ",  # every code a space: glyphs no word holds
+    ],
+    ids=["zero-width", "soft-hyphen", "math-bold", "lies-for-one-font", "spaces"],
+)
+def test_a_name_its_text_does_not_spell_goes_to_ocr(
+    spell: Any, tmp_path: Path, engine: TesseractEngine
+) -> None:
+    assert read(_letter_with_name(tmp_path / "source.pdf", spell), 0, engine) is None
+
+
+def test_a_name_drawn_with_dots_goes_to_ocr(tmp_path: Path, engine: TesseractEngine) -> None:
+    import numpy as np
+    from PIL import ImageDraw, ImageFont
+
+    from pressroom.synth import find_font
+
+    face = ImageFont.truetype(str(find_font("DejaVuSans.ttf")), 22)
+    picture = Image.new("L", (22 * 14, 44), 255)
+    ImageDraw.Draw(picture).text((2, 2), "Jane Whitfield", font=face, fill=0)
+    pdf = pikepdf.Pdf.new()
+    bold = pdf.make_indirect(
+        Dictionary(
+            Type=Name.Font,
+            Subtype=Name.Type1,
+            BaseFont=Name("/Helvetica-Bold"),
+            Encoding=Name.WinAnsiEncoding,
+        )
+    )
+    dots = b"\n".join(
+        f"BT /F3 8.46 Tf {110 + x * 1.1:.2f} {725 - y * 1.1:.2f} Td (.) Tj ET".encode()
+        for y, x in zip(*np.nonzero(np.asarray(picture) < 128), strict=True)
+    )
+    body = b"".join(hiding._line(640 - 20 * n, text, size=11) for n, text in enumerate(BODY))
+    fonts = Dictionary(F1=hiding._helvetica(pdf), F3=bold)
+    hiding._page(pdf, hiding._line(700, "Dear") + dots + b"\n" + body, Dictionary(Font=fonts))
+    path = tmp_path / "dots.pdf"
+    pdf.save(path)
+    assert read(path, 0, engine) is None
