@@ -183,8 +183,9 @@ class RedactionSettings:
     # a redaction for names (or addresses) of a page in a script or language those recognisers
     # were not made for: "hold" it for a person after what applies ran, or "refuse" it
     unsupported_script: str = "hold"
-    # the share of rebuilt OCR-read pages the read-back OCRs whole again (the rest: the rows
-    # of their burned boxes only, ``redact.reread``); 1: every one, as before
+    # the share of OCR-read pages the read-back OCRs whole again (the rest, where the output
+    # shows the pixels pass one read: the rows of their burned boxes only, ``redact.reread``);
+    # 1: every one, as before
     redetect_sample: float = 0.1
     # threads a redaction's first pass reads a PDF's pages with (``redact.pages``); the
     # offline ``-j N`` raises it for a run of fewer redactions than processes
@@ -1000,12 +1001,14 @@ VARIABLES: tuple[Var, ...] = (
         "PRESSROOM_REDETECT_SAMPLE",
         "redaction.redetect_sample",
         Cast("a share from 0 to 1 (1: every page)", _share),
-        "The share of a redaction's pages rebuilt from OCR'd pixels that the read-back OCRs "
-        "whole again, to audit the reading of the rest: on every other such page it OCRs only "
-        "the rows of each burned box, a line above and below, beside the output's text. Which "
+        "The share of a redaction's OCR-read pages that the read-back OCRs whole again, to "
+        "audit the reading of the rest: on every other such page whose output shows the "
+        "pixels pass one read it OCRs only the rows of each burned box, a line above and "
+        "below, beside the output's text (a page with nothing burned: its text alone). Which "
         "pages: drawn from the output's digest, so the same output is read the same way. "
-        "1 reads every such page whole; a page kept as it was, or read from its own text, is "
-        "never OCR'd again (pass one read its pixels).",
+        "1 reads every such page whole, as before; a page read at other pixels than the "
+        "output shows (an image file at its own resolution, a page turned, levelled or "
+        "scaled by a template) is always read whole, and one read from its own text never.",
     ),
     _V(
         "PRESSROOM_REDACT_THREADS",

@@ -272,7 +272,7 @@ def _redetect(
     applied, placed, offset = found.applied, frame.placed, frame.offset
     burned_on = {index: (dpi, boxes) for index, dpi, boxes in built.burned}
     share = RedactionSettings.given(ctx.options.redaction).redetect_sample
-    seed = reread.digest(output) if 0.0 < share < 1.0 and burned_on else b""
+    seed = reread.digest(output) if 0.0 < share < 1.0 else b""
     flagged: dict[int, list[Hit]] = {}
     budget = ctx.budget()
     with pdfium.RecyclingDocument(output) as doc:
@@ -281,13 +281,14 @@ def _redetect(
                 continue
             n = frame.page(i)
             scan = scans[n - 1] if n is not None and n <= len(scans) else None
-            reading = reread.how(scan, i in burned_on, reread.sampled(seed, i, share))
             page = doc[i]
             try:
                 # read at the resolution the source page was read at: lower for a page too
                 # large for the pixel limit at REDACT_DPI (the same rule as redact.scan's)
                 width, height = page.get_size()
                 read_dpi = fitting_dpi(width, height, REDACT_DPI, budget.max_pixels)
+                sampled = reread.sampled(seed, i, share)
+                reading = reread.how(scan, i in burned_on, sampled, read_dpi)
                 scale = read_dpi / 72.0
                 words = extracted_words(page, scale)
                 dpi, boxes = burned_on.get(i, (read_dpi, []))

@@ -6,19 +6,24 @@ Each output page is read one of three ways (``how``):
 
 - ``TEXT``: its extracted text only. A page read from its own text (``PageScan.from_text``:
   its pixels were shown to be that text and nothing more), whether kept as vectors or rebuilt
-  with boxes over those words; or a page copied as vectors from a page pass one OCR'd — its
-  pixels are the source's, which pass one read, detected and found nothing to burn in, and
-  its text layer is what pass one read or the page's own text.
-- ``BANDS``: a page rebuilt from pixels with boxes burned, from a page pass one OCR'd: its
+  with boxes over those words; or a page copied as vectors from a page pass one OCR'd, where
+  the output shows the very pixels pass one read (``same_pixels``: the same resolution, not
+  turned, levelled or scaled) — pass one read them, detected and found nothing to burn in,
+  and its text layer is what pass one read or the page's own text.
+- ``BANDS``: a page rebuilt from pixels with boxes burned, from a page pass one OCR'd at the
+  pixels the output shows (``same_pixels``): its
   text layer (the words that stay, exactly as written) and an independent OCR, of the output
   as a reader gets it, of the rows each burned box lies in and the line above and below
   them. That is where the build changed pixels: a box's edge may leave part of a value
   readable, and a burn changes how OCR cuts the words around it. Elsewhere the page's pixels
   are the source's (at most stored coarser or re-encoded), which pass one read.
 - ``WHOLE``: the whole page rendered and OCR'd again, as every page was before: a page the
-  content does not account for (a cover page), and a share of the rebuilt OCR-read pages
-  (``PRESSROOM_REDETECT_SAMPLE``, chosen by the output's digest and the page, so the same
-  output is read the same way each time): the audit of the claim above.
+  content does not account for (a cover page); a page pass one OCR'd at other pixels than the
+  output shows (an image file read at its own resolution, a page turned or levelled, content
+  a template scales: a second OCR of other pixels reads what the first missed, review R2);
+  and a share of the OCR-read pages, kept or rebuilt (``PRESSROOM_REDETECT_SAMPLE``, chosen
+  by the output's digest and the page, so the same output is read the same way each time;
+  1: every one, as before): the audit of the claim above.
 
 Still fail-closed: every pixel the build changed is read again independently; a page whose
 pixels it did not change was read by pass one, whose findings are what was burned; and what
@@ -63,14 +68,34 @@ class Reading(Enum):
     WHOLE = "whole"
 
 
-def how(scan: PageScan | None, rebuilt: bool, sampled: bool) -> Reading:
-    """How the output page of ``scan`` (None: no content page of the source) is read again;
-    ``rebuilt``: the build made it from pixels; ``sampled``: it is among the audited share."""
+def how(scan: PageScan | None, rebuilt: bool, sampled: bool, dpi: float) -> Reading:
+    """How the output page of ``scan`` (None: no content page of the source) is read again at
+    ``dpi``; ``rebuilt``: the build made it from pixels; ``sampled``: it is among the audited
+    share. A page pass one OCR'd is read by what the build wrote only where the output shows
+    the pixels pass one read (``same_pixels``); else whole, as every page was before."""
     if scan is None:
         return Reading.WHOLE
-    if scan.from_text or not rebuilt:
+    if scan.from_text:
         return Reading.TEXT
-    return Reading.WHOLE if sampled else Reading.BANDS
+    if sampled or not same_pixels(scan, dpi):
+        return Reading.WHOLE
+    return Reading.BANDS if rebuilt else Reading.TEXT
+
+
+def same_pixels(scan: PageScan, dpi: float) -> bool:
+    """Whether the output, read at ``dpi``, shows the pixels pass one OCR'd of ``scan``'s page
+    (but where the build burned): read at the same resolution (an image file is read at its
+    own, which is seldom the read-back's), neither turned nor levelled, and placed on its page
+    as it was (a template that scales the content into margins resamples every pixel)."""
+    scale, left, top = scan.placement
+    return (
+        abs(scan.dpi - dpi) <= 0.5
+        and scan.rotation == 0
+        and scan.level == 0.0
+        and abs(scale - 1.0) < 1e-6
+        and abs(left) < 1e-3
+        and abs(top) < 1e-3
+    )
 
 
 def digest(path: Path) -> bytes:

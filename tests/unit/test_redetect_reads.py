@@ -24,6 +24,7 @@ from pressroom.redact import reread
 from pressroom.redact.engine import redact_document
 from pressroom.redact.policy import RedactionPolicy
 from pressroom.redact.run import RedactionRun
+from pressroom.redact.scan import PageScan
 from pressroom.settings import Limits, RedactionSettings
 from pressroom.synth import Scan, draw_page, image_pdf, text_pdf
 from pressroom.templates import resolve_template
@@ -182,10 +183,16 @@ def test_a_page_with_nothing_burned_is_not_read_again(
 ) -> None:
     scan, src = _scan(tmp_path, LINES[1:])
     reader = PageReader(scan)
-    outcome, renders = _redact(src, tmp_path, reader, 1.0, monkeypatch)
+    outcome, renders = _redact(src, tmp_path, reader, 0.0, monkeypatch)
     delivered(outcome)
     assert reader.read_back() == []  # pass one read these very pixels
     assert renders == []
+    # the audited share reads kept pages too: at 1 every page, as before
+    reader = PageReader(scan)
+    (tmp_path / "all").mkdir()
+    outcome, renders = _redact(src, tmp_path / "all", reader, 1.0, monkeypatch)
+    delivered(outcome)
+    assert scan.image.size in reader.read_back()
 
 
 def test_a_value_pass_one_missed_on_the_line_below_a_box_is_found(
@@ -296,3 +303,39 @@ def test_a_page_read_from_its_own_text_is_not_ocrd_again(
     assert [size for phase, size in reader.calls if phase == "read back"] == []
     # the solid-box check's render of a rebuilt page, and nothing else
     assert len(renders) == (1 if value else 0)
+
+
+# --- review R2: what pass one read must be what the output shows, and the sample is for all
+
+
+def _scan_at(dpi: float, **changes: object) -> PageScan:
+    from pressroom.models import PageInfo
+
+    scan = PageScan(PageInfo(0, 612.0, 792.0, 0, dpi, False, 0), 0, dpi, (1700, 2200), [], [])
+    for name, value in changes.items():
+        setattr(scan, name, value)
+    return scan
+
+
+def test_a_page_read_at_other_pixels_than_the_output_shows_is_read_whole() -> None:
+    from pressroom.redact.reread import Reading, how
+
+    at_300 = _scan_at(300.0)
+    assert how(at_300, rebuilt=False, sampled=False, dpi=300.0) is Reading.TEXT
+    assert how(at_300, rebuilt=True, sampled=False, dpi=300.0) is Reading.BANDS
+    # a 200-dpi image file is OCR'd at 200 by pass one; the read-back reads the output at 300
+    png = _scan_at(200.0)
+    for rebuilt in (False, True):
+        assert how(png, rebuilt=rebuilt, sampled=False, dpi=300.0) is Reading.WHOLE
+    for changed in ({"rotation": 90}, {"level": 0.8}, {"placement": (0.9, 30.0, 40.0)}):
+        scan = _scan_at(300.0, **changed)
+        assert how(scan, rebuilt=False, sampled=False, dpi=300.0) is Reading.WHOLE, changed
+    # a page read from its own text is what its text says, wherever it stands
+    assert how(_scan_at(200.0, from_text=True), False, True, 300.0) is Reading.TEXT
+
+
+def test_the_sample_reads_kept_pages_whole_too() -> None:
+    from pressroom.redact.reread import Reading, how
+
+    assert how(_scan_at(300.0), rebuilt=False, sampled=True, dpi=300.0) is Reading.WHOLE
+    assert how(_scan_at(300.0), rebuilt=True, sampled=True, dpi=300.0) is Reading.WHOLE
