@@ -1015,10 +1015,11 @@ VARIABLES: tuple[Var, ...] = (
         "redaction.page_threads",
         POSITIVE_INT,
         "Threads a redaction's first pass reads a PDF's pages with (each with a Tesseract of "
-        "its own; OCR runs in parallel, rendering and detection one thread at a time). 1 in "
-        "the service, where each worker process takes a job of its own: raise it for workers "
-        "that get more cores than jobs. `pressroom process -j N` with fewer redactions than "
-        "N gives each its share of the N.",
+        "its own; rendering and detection one thread at a time). 1 in the service, where "
+        "each worker process takes a job of its own. `pressroom process -j N` with fewer "
+        "redactions than N gives each its share of the N. Measured: two threads read a "
+        "10-page scan in 23.9 s against 27.4 s (tesserocr reads one image at a time in a "
+        "process here).",
     ),
     _V(
         "PRESSROOM_RECOGNIZERS",

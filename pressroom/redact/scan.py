@@ -124,9 +124,9 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
     page's own), are detected in their own reading order, and their hits are burned like any.
 
     A PDF's pages are read by ``ctx.options.page_threads`` threads at once where more than
-    one is asked for and the engine can be twinned (``redact.pages``): OCR, the largest
-    part of a page's reading, runs outside the interpreter's lock; PDFium, pikepdf and
-    detection are taken one thread at a time. What needs the whole document (the values
+    one is asked for and the engine can be twinned (``redact.pages``; each thread reads
+    with an engine of its own, PDFium, pikepdf and detection are taken one thread at a
+    time). What needs the whole document (the values
     found, the source's words a reworked page keeps) is decided after every page is read."""
     info = ctx.info
     budget = PixelBudget(ctx.options.limits)  # this pass's bitmaps
