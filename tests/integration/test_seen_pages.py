@@ -130,35 +130,13 @@ def test_a_page_showing_more_than_its_text_goes_to_ocr(
     assert index + 1 in {f.page for f in found if f.kind == "name"}
 
 
-def _lying_map(pdf: pikepdf.Pdf) -> pikepdf.Object:
-    """Helvetica whose ToUnicode map says each letter is the next one of the alphabet."""
-    pairs = []
-    for code in range(ord("A"), ord("z") + 1):
-        if chr(code).isalpha():
-            pairs.append(f"<{code:02X}> <{code + 1:04X}>")
-    cmap = (
-        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
-        "/CMapName /Lies def /CMapType 2 def\n"
-        "1 begincodespacerange <00> <FF> endcodespacerange\n"
-        f"{len(pairs)} beginbfchar\n" + "\n".join(pairs) + "\nendbfchar\n"
-        "endcmap CMapName currentdict /CMap defineresource pop end end\n"
-    )
-    return pdf.make_indirect(
-        Dictionary(
-            Type=Name.Font,
-            Subtype=Name.Type1,
-            BaseFont=Name.Helvetica,
-            Encoding=Name.WinAnsiEncoding,
-            ToUnicode=pdf.make_stream(cmap.encode()),
-        )
-    )
-
-
 def test_a_map_that_lies_about_its_letters_sends_the_page_to_ocr(
     tmp_path: Path, engine: TesseractEngine
 ) -> None:
     pdf = pikepdf.Pdf.new()
-    resources = Dictionary(Font=Dictionary(F1=_lying_map(pdf)))
+    # each letter said to be the next one of the alphabet
+    lies = _mapped(pdf, lambda c: chr(c + 1) if chr(c).isalpha() else chr(c))
+    resources = Dictionary(Font=Dictionary(F1=lies))
     lines = [
         "Margaret Thornbury visited the harbour office",
         "The committee meets again in the spring",
