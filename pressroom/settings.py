@@ -1005,7 +1005,7 @@ VARIABLES: tuple[Var, ...] = (
         "audit the reading of the rest: on every other such page whose output shows the "
         "pixels pass one read it OCRs only the rows of each burned box, a line above and "
         "below, beside the output's text (a page with nothing burned: its text alone). Which "
-        "pages: drawn from the output's digest, so the same output is read the same way. "
+        "pages: drawn from the source's digest, so the same document is read the same way. "
         "1 reads every such page whole, as before; a page read at other pixels than the "
         "output shows (an image file at its own resolution, a page turned, levelled or "
         "scaled by a template) is always read whole, and one read from its own text never.",

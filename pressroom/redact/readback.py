@@ -272,7 +272,7 @@ def _redetect(
     applied, placed, offset = found.applied, frame.placed, frame.offset
     burned_on = {index: (dpi, boxes) for index, dpi, boxes in built.burned}
     share = RedactionSettings.given(ctx.options.redaction).redetect_sample
-    seed = reread.digest(output) if 0.0 < share < 1.0 else b""
+    seed = ctx.info.sha256.encode() if 0.0 < share < 1.0 else b""  # the source's digest
     flagged: dict[int, list[Hit]] = {}
     budget = ctx.budget()
     with pdfium.RecyclingDocument(output) as doc:

@@ -22,7 +22,7 @@ Each output page is read one of three ways (``how``):
   output shows (an image file read at its own resolution, a page turned or levelled, content
   a template scales: a second OCR of other pixels reads what the first missed, review R2);
   and a share of the OCR-read pages, kept or rebuilt (``PRESSROOM_REDETECT_SAMPLE``, chosen
-  by the output's digest and the page, so the same output is read the same way each time;
+  by the source's digest and the page, so the same document is read the same way each time;
   1: every one, as before): the audit of the claim above.
 
 Still fail-closed: every pixel the build changed is read again independently; a page whose
@@ -37,7 +37,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 from enum import Enum
-from pathlib import Path
 from typing import Any
 
 from pressroom.engines import pdfium
@@ -98,15 +97,11 @@ def same_pixels(scan: PageScan, dpi: float) -> bool:
     )
 
 
-def digest(path: Path) -> bytes:
-    """The output's bytes' digest: what the audited share is drawn from."""
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").digest()
-
-
 def sampled(seed: bytes, index: int, share: float) -> bool:
     """Whether output page ``index`` is among ``share`` of the pages (1: every one, 0: none),
-    drawn from ``seed``: the same output, the same pages."""
+    drawn from ``seed`` (the source's digest): the same document, the same pages, whatever the
+    date its output carries (a draw from the output's bytes held a document in one run and
+    delivered it in the next)."""
     if share >= 1.0:
         return True
     if share <= 0.0:

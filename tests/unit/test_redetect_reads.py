@@ -339,3 +339,30 @@ def test_the_sample_reads_kept_pages_whole_too() -> None:
 
     assert how(_scan_at(300.0), rebuilt=False, sampled=True, dpi=300.0) is Reading.WHOLE
     assert how(_scan_at(300.0), rebuilt=True, sampled=True, dpi=300.0) is Reading.WHOLE
+
+
+def test_the_sample_is_drawn_from_the_source_not_the_dated_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The output carries its date: a draw from its bytes held a real document in one run
+    and delivered it in the next (helper H-D's runs of sandwich.pdf)."""
+    from datetime import UTC, datetime
+
+    scan, src = _scan(tmp_path)
+    seeds: list[bytes] = []
+    real = reread.sampled
+
+    def sampled(seed: bytes, index: int, share: float) -> bool:
+        seeds.append(seed)
+        return real(seed, index, share)
+
+    monkeypatch.setattr(reread, "sampled", sampled)
+    for year in (2020, 2030):
+        options = JobOptions(
+            template=resolve_template(None),
+            redaction=RedactionSettings(redetect_sample=0.5),
+            when=datetime(year, 1, 1, tzinfo=UTC),
+        )
+        redact_document(src, tmp_path / f"{year}.pdf", options, POLICY, PageReader(scan))
+    assert len(seeds) == 2 and seeds[0] == seeds[1] and seeds[0]
+    assert (tmp_path / "2020.pdf").read_bytes() != (tmp_path / "2030.pdf").read_bytes()
