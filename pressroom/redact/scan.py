@@ -221,8 +221,12 @@ class PageReader:
                 _check_read(page_info.index, (), words, limits)
                 scan = PageScan(page_info, 0, dpi, gray.size, list(shown), words, from_text=True)
                 with self.detecting, timer.stage(Stage.DETECT):
-                    # the words seen are some of its own: one detection reads them all
+                    # the words seen are some of its own: one detection reads them all, and
+                    # the seen reading has the same findings over its words (else each word
+                    # of a name found whole would be found again alone there, a finding of
+                    # its own that a reviewer's let-stand of the name does not reach)
                     scan.hits_text = detect(words, detector)
+                    scan.hits_ocr = _seen_hits(scan.hits_text, words, scan.ocr)
                 return scan
         # Levelled only where it is a scan with square pixels: a page with its own text is
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid
@@ -268,6 +272,17 @@ class PageReader:
                 scan.hits_text = _union(scan.hits_text, moved)
                 scan.own = len(words)
         return scan
+
+
+def _seen_hits(hits: Sequence[Hit], words: Sequence[Word], seen: Sequence[Word]) -> list[Hit]:
+    """``hits`` over ``words`` moved onto ``seen`` (some of those very words): each hit all of
+    whose words are seen."""
+    at = {id(w): j for j, w in enumerate(seen)}
+    return [
+        Hit(h.finding, tuple(at[id(words[i])] for i in h.words))
+        for h in hits
+        if all(id(words[i]) in at for i in h.words)
+    ]
 
 
 def _text_page(
