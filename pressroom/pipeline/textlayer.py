@@ -40,13 +40,18 @@ def to_unicode(codes: Iterable[int] = ()) -> bytes:
     ).encode()
 
 
+# Every CID draws glyph 1, the one blank glyph: the font's CIDToGIDMap, 2 bytes a CID. Binary,
+# never text (the leak check knows it by these bytes: read as UTF-16 it spells one letter
+# 65,536 times, and parsed as a content stream 65,536 operators).
+BLANK_GLYPH_MAP = b"\x00\x01" * 65536
+
+
 def glyphless_font(pdf: pikepdf.Pdf) -> pikepdf.Object:
     """Tesseract's glyphless TrueType as a Type0 font whose CIDs are Unicode code points."""
     ttf = resources.files("pressroom").joinpath("fonts/glyphless.ttf").read_bytes()
     font_file = pdf.make_stream(ttf)
     font_file.Length1 = len(ttf)
-    # Every CID draws glyph 1, the one blank glyph.
-    cid_to_gid = pdf.make_stream(zlib.compress(b"\x00\x01" * 65536, 9))
+    cid_to_gid = pdf.make_stream(zlib.compress(BLANK_GLYPH_MAP, 9))
     cid_to_gid.Filter = Name.FlateDecode
     descriptor = pdf.make_indirect(
         Dictionary(

@@ -23,6 +23,7 @@ import pikepdf
 
 from pressroom.engines import pdfium
 from pressroom.engines.pdfstr import text_of
+from pressroom.pipeline.textlayer import BLANK_GLYPH_MAP
 from pressroom.redact.fonttext import document_text
 from pressroom.redact.plan import ValueSearch, normalise, value_search
 
@@ -107,6 +108,11 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
                 if _is_cmap(data) and _identity_cmap(data):
                     # code numbers mapped to themselves (our own text layer's map): read as
                     # text they spell digit runs, never text
+                    n = 0
+                elif data == BLANK_GLYPH_MAP:
+                    # our text layer's font drawing every code as its blank glyph: these exact
+                    # bytes and no others, which spell nothing (read as text and parsed as
+                    # content, they were most of a one-page scan's leak check)
                     n = 0
                 else:
                     n = max(_hits(t, wanted) for t in _decodings(data))
