@@ -13,13 +13,17 @@ the page is OCR'd as before (``None``):
   ``SEEN_LEVELS`` grey levels, on enough pixels for its letters) and it stands at least
   ``MIN_SEEN_PT`` tall. Text drawn under a rectangle or a picture, white on white, clipped,
   invisible, in a layer that is off, or off the page changes nothing and is not seen.
-- **Nothing but its text.** The text-free rendering must show no marks beyond ruling: edges
-  (a step of more than ``EDGE_LEVELS`` grey levels) outside straight rules of at least
-  ``RULE_PX`` pixels at 100 dpi. A picture, a logo, a signature or text drawn as shapes has
-  edges that are no rule, and the page is OCR'd. Nor may glyphs show ink outside every word's
-  box (``STRAY_PX``: codes mapped to nothing or to spaces), nor words that spell nothing
-  (dots, bars, one character over and over) show more than ``ART_PX`` of it (a name drawn in
-  full stops).
+- **Nothing but its text, or what is more OCR'd where it is.** Marks beyond ruling in the
+  text-free rendering — edges (a step of more than ``EDGE_LEVELS`` grey levels) outside
+  straight rules of at least ``RULE_PX`` pixels at 100 dpi: a picture, a logo, a signature,
+  text drawn as shapes — are OCR'd in regions around them (``marked_regions``), and so are
+  words that spell nothing (dots, bars, one character over and over) set to draw, past
+  ``ART_PX`` of their ink (each near another on another row, or standing on several rows: a
+  name drawn in full stops; a bullet or a leader on its line draws nothing). What OCR reads
+  there joins the page's words (``Seen.pictures``). Regions over more than ``MARKED_SHARE``
+  of the page, or more than ``MOST_REGIONS`` of them, and the page is OCR'd whole. Nor may
+  glyphs show ink outside every word's box (``STRAY_PX``: codes mapped to nothing or to
+  spaces): the page is OCR'd.
 - **Its text spells what it shows.** Fonts whose text cannot be trusted to be their glyphs
   send the page to OCR: Type 3 fonts (their glyphs are drawings), composite fonts without a
   ToUnicode map, simple fonts with neither a map nor a known encoding; so does text with
@@ -37,16 +41,20 @@ font used as it says in many words elsewhere on the page, could pass it (the wor
 not be among those read). What a page read this way gives the redaction is its words,
 exactly: every value found in its text is burned where its glyphs are, and the output is
 determined by them (kept as vectors, or rebuilt from the same pixels with boxes over those
-words), which is why its read-back needs no OCR either
-(``redact.readback``)."""
+words), which is why its read-back needs no OCR either (``redact.readback``) — but on a page
+with regions OCR'd, whose output is read as an OCR'd page's is (``PageScan.pictured``)."""
 
 from __future__ import annotations
 
+import bisect
+import math
 import unicodedata
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import cv2
 import numpy as np
 import pikepdf
 import pypdfium2.raw as pdfium_c
@@ -56,6 +64,7 @@ from pressroom.engines import pdfium
 from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pixels import PixelBudget
+from pressroom.redact.faint import faint_words
 from pressroom.redact.plan import normalise, overlaps
 from pressroom.redact.text import extracted_words
 from pressroom.redact.writing import script_of
@@ -73,7 +82,20 @@ SAMPLE_AGREE = 0.7  # share of each font's sampled words OCR must read the same
 MIN_PRIVATE = 3  # private-use characters in one word that send the page to OCR
 SIDEWAYS_SHARE = 0.2  # of the words of three letters or more, standing sideways
 STRAY_PX = 30  # pixels at SEEN_DPI glyphs may show outside every word's box
-ART_PX = 600  # pixels at SEEN_DPI words that spell nothing may show (bullets, leaders)
+ART_PX = 600  # pixels at SEEN_DPI words that spell nothing may show, set to draw (below)
+ART_NEAR_PT = 3.0  # such words this near another on another row are set to draw
+ART_ROW = 0.5  # of the lower word's height: middles further apart are on another row
+ART_TALL = 2.0  # times the page's usual word height: one such word standing on several rows
+MOST_ART_WORDS = 5000  # past this many such words on a page, all count, unplaced
+# marks beyond ruling are OCR'd where they are: marks this near joined into one region, each
+# region grown by this much (inches); past MOST_REGIONS regions, or MARKED_SHARE of the page's
+# area, the page is OCR'd whole
+REGION_GAP_IN = 0.15
+REGION_PAD_IN = 0.1
+MOST_REGIONS = 12
+MARKED_SHARE = 0.3
+# OCR's line numbers of region n start at n times this, past the page's own lines
+REGION_LINE = 10_000_000
 _MAX_FORM_DEPTH = 8
 _STANDARD_ENCODINGS = {"/WinAnsiEncoding", "/MacRomanEncoding", "/StandardEncoding"}
 _STANDARD_14 = {
@@ -94,6 +116,17 @@ _STANDARD_14 = {
 }
 
 
+@dataclass(frozen=True)
+class Seen:
+    """What a reader sees on a page read from its own text: its words that show, and OCR's
+    words where the page shows marks its text does not account for (a logo, a picture, a
+    signature: ``pictures``, in the same frame), read in those ``regions`` only."""
+
+    words: list[Word]
+    pictures: list[Word] = field(default_factory=list)
+    regions: list[Box] = field(default_factory=list)
+
+
 def seen_words(
     doc: Any,
     pdf: pikepdf.Pdf,
@@ -106,12 +139,12 @@ def seen_words(
     *,
     turn: AbstractContextManager[object] | None = None,
     timeout: float | None = None,
-) -> list[Word] | None:
+) -> Seen | None:
     """The words of ``words`` (page ``index``'s own, in ``gray``'s frame: the page rendered
-    at ``dpi``, which the sample's crops are cut from) a reader sees, or None where the page
-    must be OCR'd (see the module's doc). ``doc``: the page's PDFium document, ``pdf`` the same
-    file in pikepdf; ``turn``: held around every call into either (threads reading pages at
-    once take them one at a time)."""
+    at ``dpi``, which the sample's and the marks' crops are cut from) a reader sees, and OCR
+    of the marks beyond them; or None where the page must be OCR'd (see the module's doc).
+    ``doc``: the page's PDFium document, ``pdf`` the same file in pikepdf; ``turn``: held
+    around every call into either (threads reading pages at once take them one at a time)."""
     turn = turn if turn is not None else nullcontext()
     if not words or not _text_trusted(words):
         return None
@@ -119,17 +152,32 @@ def seen_words(
         if not fonts_trusted(pdf.pages[index]):
             return None
         shown, plain, fonts = _renders(doc, index, dpi, words, budget)
-    if fonts is None or marks_beyond_rules(plain, SEEN_DPI):
+    if fonts is None:
         return None
     k = SEEN_DPI / dpi  # the words' boxes are in ``gray``'s pixels
     changed: np.ndarray = np.abs(shown.astype(np.int16) - plain.astype(np.int16)) > SEEN_LEVELS
-    if _ink_beyond_words(changed, words, k) or _glyph_art(changed, words, k):
+    if _ink_beyond_words(changed, words, k):
         return None
+    # what the text does not account for, OCR'd where it is: marks beyond ruling, and words
+    # that spell nothing set close enough, row over row, to draw letters
+    marked = np.zeros(plain.shape, dtype=bool)
+    if marks_beyond_rules(plain, SEEN_DPI):
+        marked |= _marks_pixels(plain, SEEN_DPI)
+    art = _glyph_art(changed, words, k)
+    if int(art.sum()) > ART_PX:
+        marked |= art
+    regions: list[Box] = []
+    if marked.any():
+        found = marked_regions(marked, SEEN_DPI, dpi / SEEN_DPI, gray.size)
+        if found is None:
+            return None
+        regions = found
     seen = [w for w in words if _shown(w, k, changed)]
     font_of = {id(w): f for w, f in zip(words, fonts, strict=True)}
     if not _sample_agrees(gray, seen, font_of, engine, dpi, timeout):
         return None
-    return seen
+    pictures = _read_regions(gray, regions, seen, engine, dpi, timeout)
+    return Seen(seen, pictures, regions)
 
 
 def _text_trusted(words: Sequence[Word]) -> bool:
@@ -265,12 +313,20 @@ def marks_beyond_rules(plain: np.ndarray, dpi: float) -> bool:
     Read on blocks of about a hundredth of an inch (3 x 3 pixels at 300 dpi, 2 x 2 at 150): a
     block has an edge where its pixels, or its and a neighbour's, differ by more than
     ``EDGE_LEVELS``."""
-    k = max(1, round(dpi / 100.0))
+    marks, k = _marks(plain, dpi)
     at = dpi / k / 100.0  # the blocks' resolution, in hundreds of dpi
-    rule, most = max(2, round(RULE_PX * at)), MARK_PX * at * at
+    return int(marks.sum()) > MARK_PX * at * at
+
+
+def _marks(plain: np.ndarray, dpi: float) -> tuple[np.ndarray, int]:
+    """The blocks of ``plain`` (``k`` x ``k`` pixels each) with an edge that is no rule, and
+    ``k``."""
+    k = max(1, round(dpi / 100.0))
+    at = dpi / k / 100.0
+    rule = max(2, round(RULE_PX * at))
     rows, cols = int(plain.shape[0]) // k * k, int(plain.shape[1]) // k * k
     if rows == 0 or cols == 0:
-        return False
+        return np.zeros((0, 0), dtype=bool), k
     page = np.asarray(plain[:rows, :cols], dtype=np.uint8)
     high = page[0::k, 0::k].copy()
     low = high.copy()
@@ -285,9 +341,114 @@ def marks_beyond_rules(plain: np.ndarray, dpi: float) -> bool:
     down = np.maximum(high[1:, :], high[:-1, :]) - np.minimum(low[1:, :], low[:-1, :])
     small[:-1, :] |= down > EDGE_LEVELS
     if not small.any():
-        return False
+        return small, k
     rules = _runs(small, rule) | _runs(small.T, rule).T
-    return int((small & ~rules).sum()) > most
+    return small & ~rules, k
+
+
+def _marks_pixels(plain: np.ndarray, dpi: float) -> np.ndarray:
+    """The pixels of ``plain`` in a block with a mark (``_marks``), as a mask its shape."""
+    marks, k = _marks(plain, dpi)
+    out = np.zeros(plain.shape, dtype=bool)
+    grown = np.repeat(np.repeat(marks, k, axis=0), k, axis=1)
+    out[: grown.shape[0], : grown.shape[1]] = grown
+    return out
+
+
+def marked_regions(
+    marked: np.ndarray, dpi: float, scale: float, size: tuple[int, int]
+) -> list[Box] | None:
+    """Where a rendering at ``dpi`` shows what its text does not account for (``marked``, a
+    mask of its pixels): boxes around those pixels (the ones ``REGION_GAP_IN`` apart joined),
+    grown by ``REGION_PAD_IN``, in the pixels of the page ``scale`` times larger (``size``: its
+    width and height); overlapping ones joined. None where they cover more than
+    ``MARKED_SHARE`` of the page or are more than ``MOST_REGIONS``: the page is OCR'd whole (a
+    scan, a page of pictures)."""
+    if not marked.any():
+        return []
+    gap = max(1, round(REGION_GAP_IN * dpi))
+    joined = cv2.dilate(marked.astype(np.uint8), np.ones((gap, gap), np.uint8))
+    count, _labels, stats, _middles = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    pad = REGION_PAD_IN * dpi * scale
+    width, height = size
+    boxes: list[Box] = []
+    for x, y, w, h, _area in stats[1:count]:
+        boxes.append(
+            Box(
+                max(0.0, x * scale - pad),
+                max(0.0, y * scale - pad),
+                min(float(width), (x + w) * scale + pad),
+                min(float(height), (y + h) * scale + pad),
+            )
+        )
+    regions = _joined(boxes)
+    if len(regions) > MOST_REGIONS:
+        return None
+    if sum(b.width * b.height for b in regions) > MARKED_SHARE * width * height:
+        return None
+    return regions
+
+
+def _joined(boxes: list[Box]) -> list[Box]:
+    """``boxes`` with every two that overlap replaced by the box around both, until none do."""
+    out = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                if overlaps(out[i], out[j]):
+                    a, b = out[i], out.pop(j)
+                    out[i] = Box(min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
+
+
+def _read_regions(
+    gray: Image.Image,
+    regions: Sequence[Box],
+    seen: Sequence[Word],
+    engine: OcrEngine,
+    dpi: float,
+    timeout: float | None,
+) -> list[Word]:
+    """OCR (and faint print) of each of ``regions`` of ``gray``, as words in its frame: each
+    but those that are a seen word read again (the same letters where that word stands)."""
+    out: list[Word] = []
+    for n, region in enumerate(regions):
+        x0, y0 = int(region.x0), int(region.y0)
+        x1, y1 = min(gray.width, math.ceil(region.x1)), min(gray.height, math.ceil(region.y1))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        crop = gray.crop((x0, y0, x1, y1))
+        read = list(engine.recognize(crop, dpi=dpi, timeout=timeout).words)
+        read += faint_words(crop, read, engine, dpi, timeout=timeout)
+        for w in read:
+            moved = replace(
+                w,
+                box=Box(w.box.x0 + x0, w.box.y0 + y0, w.box.x1 + x0, w.box.y1 + y0),
+                origin=(w.origin[0] + x0, w.origin[1] + y0),
+                line=REGION_LINE * (n + 1) + w.line,
+            )
+            if not _read_again(moved, seen):
+                out.append(moved)
+    return out
+
+
+def _read_again(word: Word, seen: Sequence[Word]) -> bool:
+    """Whether OCR's ``word`` is one of ``seen`` read again: its middle inside that word's box
+    and the same letters."""
+    mx, my = (word.box.x0 + word.box.x1) / 2, (word.box.y0 + word.box.y1) / 2
+    key = normalise(word.text)
+    return any(
+        w.box.x0 - 2 <= mx <= w.box.x1 + 2
+        and w.box.y0 - 2 <= my <= w.box.y1 + 2
+        and normalise(w.text) == key
+        for w in seen
+    )
 
 
 def _runs(mask: np.ndarray, length: int) -> np.ndarray:
@@ -337,17 +498,49 @@ def _ink_beyond_words(changed: np.ndarray, words: Sequence[Word], k: float) -> b
     return int(stray.sum()) > STRAY_PX
 
 
-def _glyph_art(changed: np.ndarray, words: Sequence[Word], k: float) -> bool:
-    """Whether words that spell nothing — no letter or digit, or one character over and over
-    ("....", "IIII") — show more ink than ``ART_PX``: dots or bars set to draw a name."""
-    ink = 0
-    for w in words:
-        letters = {c for c in w.text if c.isalnum()}
-        if letters and (len(letters) > 1 or len(w.text) < 4):
-            continue
-        x0, y0, x1, y1 = _pixels(w.box, k, changed.shape)
-        ink += int(changed[y0:y1, x0:x1].sum())
-    return ink > ART_PX
+def _glyph_art(changed: np.ndarray, words: Sequence[Word], k: float) -> np.ndarray:
+    """The ink (a mask of ``changed``'s shape) of words that spell nothing — no letter or
+    digit, or one character over and over ("....", "IIII") — set to draw: each within
+    ``ART_NEAR_PT`` of another such word on another row (dots or bars row over row, as letters
+    are drawn), or standing taller than ``ART_TALL`` of the page's usual word (one word whose
+    glyphs stand on several rows). A bullet, a rule of underscores or a leader of dots on its
+    line draws nothing."""
+    art = [w for w in words if _spells_nothing(w)]
+    out = np.zeros(changed.shape, dtype=bool)
+    if not art:
+        return out
+    heights = sorted(w.box.height for w in words)
+    usual = heights[len(heights) // 2]
+    near = ART_NEAR_PT / 72.0 * SEEN_DPI / k  # in the words' pixels
+    art.sort(key=lambda w: w.box.y0)
+    tops = [w.box.y0 for w in art]
+    tallest = max(w.box.height for w in art)
+    for a in art:
+        if len(art) > MOST_ART_WORDS or a.box.height > ART_TALL * usual:
+            drawn = True  # (so many that their places are not compared: all of them)
+        else:
+            # the words whose top lies where one within ``near`` of ``a`` can start
+            lo = bisect.bisect_left(tops, a.box.y0 - near - tallest)
+            hi = bisect.bisect_right(tops, a.box.y1 + near)
+            drawn = any(
+                b is not a
+                and abs((a.box.y0 + a.box.y1) - (b.box.y0 + b.box.y1)) / 2
+                > ART_ROW * min(a.box.height, b.box.height)
+                and b.box.y0 - near <= a.box.y1
+                and a.box.y0 - near <= b.box.y1
+                and b.box.x0 - near <= a.box.x1
+                and a.box.x0 - near <= b.box.x1
+                for b in art[lo:hi]
+            )
+        if drawn:
+            x0, y0, x1, y1 = _pixels(a.box, k, changed.shape)
+            out[y0:y1, x0:x1] |= changed[y0:y1, x0:x1]
+    return out
+
+
+def _spells_nothing(word: Word) -> bool:
+    letters = {c for c in word.text if c.isalnum()}
+    return not letters or (len(letters) == 1 and len(word.text) >= 4)
 
 
 def _sample_agrees(
