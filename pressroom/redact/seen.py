@@ -46,15 +46,12 @@ with regions OCR'd, whose output is read as an OCR'd page's is (``PageScan.pictu
 
 from __future__ import annotations
 
-import bisect
-import math
 import unicodedata
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 import pikepdf
 import pypdfium2.raw as pdfium_c
@@ -64,7 +61,15 @@ from pressroom.engines import pdfium
 from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pixels import PixelBudget
-from pressroom.redact.faint import faint_words
+from pressroom.redact.marks import (
+    ART_PX,
+    glyph_art,
+    mark_mask,
+    marked_regions,
+    marks_beyond_rules,
+    pixels,
+    read_regions,
+)
 from pressroom.redact.plan import normalise, overlaps
 from pressroom.redact.text import extracted_words
 from pressroom.redact.writing import script_of
@@ -72,9 +77,6 @@ from pressroom.redact.writing import script_of
 SEEN_DPI = 150.0  # the resolution words are told seen or not at, and marks looked for
 MIN_SEEN_PT = 4.0  # a word less tall than this (points) is not read by a person
 SEEN_LEVELS = 8  # grey levels a glyph changes a pixel by, to count as shown
-EDGE_LEVELS = 16  # grey levels between neighbouring pixels that make an edge
-RULE_PX = 20  # pixels at 100 dpi: a straight run of edge this long is ruling, not a mark
-MARK_PX = 24  # edge pixels at 100 dpi outside ruling past which the page shows marks
 SAMPLE_LINES = 3  # lines of a font's sampled, spread over the page
 FULL_FONT_WORDS = 12  # a font with no more words of three letters than this: all its lines
 MOST_SAMPLED_LINES = 12  # past this many lines to sample, the page is OCR'd
@@ -82,20 +84,6 @@ SAMPLE_AGREE = 0.7  # share of each font's sampled words OCR must read the same
 MIN_PRIVATE = 3  # private-use characters in one word that send the page to OCR
 SIDEWAYS_SHARE = 0.2  # of the words of three letters or more, standing sideways
 STRAY_PX = 30  # pixels at SEEN_DPI glyphs may show outside every word's box
-ART_PX = 600  # pixels at SEEN_DPI words that spell nothing may show, set to draw (below)
-ART_NEAR_PT = 3.0  # such words this near another on another row are set to draw
-ART_ROW = 0.5  # of the lower word's height: middles further apart are on another row
-ART_TALL = 2.0  # times the page's usual word height: one such word standing on several rows
-MOST_ART_WORDS = 5000  # past this many such words on a page, all count, unplaced
-# marks beyond ruling are OCR'd where they are: marks this near joined into one region, each
-# region grown by this much (inches); past MOST_REGIONS regions, or MARKED_SHARE of the page's
-# area, the page is OCR'd whole
-REGION_GAP_IN = 0.15
-REGION_PAD_IN = 0.1
-MOST_REGIONS = 12
-MARKED_SHARE = 0.3
-# OCR's line numbers of region n start at n times this, past the page's own lines
-REGION_LINE = 10_000_000
 _MAX_FORM_DEPTH = 8
 _STANDARD_ENCODINGS = {"/WinAnsiEncoding", "/MacRomanEncoding", "/StandardEncoding"}
 _STANDARD_14 = {
@@ -162,8 +150,8 @@ def seen_words(
     # that spell nothing set close enough, row over row, to draw letters
     marked = np.zeros(plain.shape, dtype=bool)
     if marks_beyond_rules(plain, SEEN_DPI):
-        marked |= _marks_pixels(plain, SEEN_DPI)
-    art = _glyph_art(changed, words, k)
+        marked |= mark_mask(plain, SEEN_DPI)
+    art = glyph_art(changed, SEEN_DPI, words, k)
     if int(art.sum()) > ART_PX:
         marked |= art
     regions: list[Box] = []
@@ -176,7 +164,7 @@ def seen_words(
     font_of = {id(w): f for w, f in zip(words, fonts, strict=True)}
     if not _sample_agrees(gray, seen, font_of, engine, dpi, timeout):
         return None
-    pictures = _read_regions(gray, regions, seen, engine, dpi, timeout)
+    pictures = read_regions(gray, regions, seen, engine, dpi, timeout)
     return Seen(seen, pictures, regions)
 
 
@@ -307,181 +295,12 @@ def _grey(page: Any, scale: float) -> np.ndarray:
         bitmap.close()
 
 
-def marks_beyond_rules(plain: np.ndarray, dpi: float) -> bool:
-    """Whether a text-free rendering (grey, at ``dpi``) shows marks: edges outside straight
-    horizontal or vertical runs of ``RULE_PX`` at 100 dpi, past ``MARK_PX`` pixels at 100 dpi.
-    Read on blocks of about a hundredth of an inch (3 x 3 pixels at 300 dpi, 2 x 2 at 150): a
-    block has an edge where its pixels, or its and a neighbour's, differ by more than
-    ``EDGE_LEVELS``."""
-    marks, k = _marks(plain, dpi)
-    at = dpi / k / 100.0  # the blocks' resolution, in hundreds of dpi
-    return int(marks.sum()) > MARK_PX * at * at
-
-
-def _marks(plain: np.ndarray, dpi: float) -> tuple[np.ndarray, int]:
-    """The blocks of ``plain`` (``k`` x ``k`` pixels each) with an edge that is no rule, and
-    ``k``."""
-    k = max(1, round(dpi / 100.0))
-    at = dpi / k / 100.0
-    rule = max(2, round(RULE_PX * at))
-    rows, cols = int(plain.shape[0]) // k * k, int(plain.shape[1]) // k * k
-    if rows == 0 or cols == 0:
-        return np.zeros((0, 0), dtype=bool), k
-    page = np.asarray(plain[:rows, :cols], dtype=np.uint8)
-    high = page[0::k, 0::k].copy()
-    low = high.copy()
-    for dy in range(k):
-        for dx in range(k):
-            np.maximum(high, page[dy::k, dx::k], out=high)
-            np.minimum(low, page[dy::k, dx::k], out=low)
-    high, low = high.astype(np.int16), low.astype(np.int16)
-    small: np.ndarray = (high - low) > EDGE_LEVELS
-    across = np.maximum(high[:, 1:], high[:, :-1]) - np.minimum(low[:, 1:], low[:, :-1])
-    small[:, :-1] |= across > EDGE_LEVELS
-    down = np.maximum(high[1:, :], high[:-1, :]) - np.minimum(low[1:, :], low[:-1, :])
-    small[:-1, :] |= down > EDGE_LEVELS
-    if not small.any():
-        return small, k
-    rules = _runs(small, rule) | _runs(small.T, rule).T
-    return small & ~rules, k
-
-
-def _marks_pixels(plain: np.ndarray, dpi: float) -> np.ndarray:
-    """The pixels of ``plain`` in a block with a mark (``_marks``), as a mask its shape."""
-    marks, k = _marks(plain, dpi)
-    out = np.zeros(plain.shape, dtype=bool)
-    grown = np.repeat(np.repeat(marks, k, axis=0), k, axis=1)
-    out[: grown.shape[0], : grown.shape[1]] = grown
-    return out
-
-
-def marked_regions(
-    marked: np.ndarray, dpi: float, scale: float, size: tuple[int, int]
-) -> list[Box] | None:
-    """Where a rendering at ``dpi`` shows what its text does not account for (``marked``, a
-    mask of its pixels): boxes around those pixels (the ones ``REGION_GAP_IN`` apart joined),
-    grown by ``REGION_PAD_IN``, in the pixels of the page ``scale`` times larger (``size``: its
-    width and height); overlapping ones joined. None where they cover more than
-    ``MARKED_SHARE`` of the page or are more than ``MOST_REGIONS``: the page is OCR'd whole (a
-    scan, a page of pictures)."""
-    if not marked.any():
-        return []
-    gap = max(1, round(REGION_GAP_IN * dpi))
-    joined = cv2.dilate(marked.astype(np.uint8), np.ones((gap, gap), np.uint8))
-    count, _labels, stats, _middles = cv2.connectedComponentsWithStats(joined, connectivity=8)
-    pad = REGION_PAD_IN * dpi * scale
-    width, height = size
-    boxes: list[Box] = []
-    for x, y, w, h, _area in stats[1:count]:
-        boxes.append(
-            Box(
-                max(0.0, x * scale - pad),
-                max(0.0, y * scale - pad),
-                min(float(width), (x + w) * scale + pad),
-                min(float(height), (y + h) * scale + pad),
-            )
-        )
-    regions = _joined(boxes)
-    if len(regions) > MOST_REGIONS:
-        return None
-    if sum(b.width * b.height for b in regions) > MARKED_SHARE * width * height:
-        return None
-    return regions
-
-
-def _joined(boxes: list[Box]) -> list[Box]:
-    """``boxes`` with every two that overlap replaced by the box around both, until none do."""
-    out = list(boxes)
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(out)):
-            for j in range(i + 1, len(out)):
-                if overlaps(out[i], out[j]):
-                    a, b = out[i], out.pop(j)
-                    out[i] = Box(min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
-                    merged = True
-                    break
-            if merged:
-                break
-    return out
-
-
-def _read_regions(
-    gray: Image.Image,
-    regions: Sequence[Box],
-    seen: Sequence[Word],
-    engine: OcrEngine,
-    dpi: float,
-    timeout: float | None,
-) -> list[Word]:
-    """OCR (and faint print) of each of ``regions`` of ``gray``, as words in its frame: each
-    but those that are a seen word read again (the same letters where that word stands)."""
-    out: list[Word] = []
-    for n, region in enumerate(regions):
-        x0, y0 = int(region.x0), int(region.y0)
-        x1, y1 = min(gray.width, math.ceil(region.x1)), min(gray.height, math.ceil(region.y1))
-        if x1 <= x0 or y1 <= y0:
-            continue
-        crop = gray.crop((x0, y0, x1, y1))
-        read = list(engine.recognize(crop, dpi=dpi, timeout=timeout).words)
-        read += faint_words(crop, read, engine, dpi, timeout=timeout)
-        for w in read:
-            moved = replace(
-                w,
-                box=Box(w.box.x0 + x0, w.box.y0 + y0, w.box.x1 + x0, w.box.y1 + y0),
-                origin=(w.origin[0] + x0, w.origin[1] + y0),
-                line=REGION_LINE * (n + 1) + w.line,
-            )
-            if not _read_again(moved, seen):
-                out.append(moved)
-    return out
-
-
-def _read_again(word: Word, seen: Sequence[Word]) -> bool:
-    """Whether OCR's ``word`` is one of ``seen`` read again: its middle inside that word's box
-    and the same letters."""
-    mx, my = (word.box.x0 + word.box.x1) / 2, (word.box.y0 + word.box.y1) / 2
-    key = normalise(word.text)
-    return any(
-        w.box.x0 - 2 <= mx <= w.box.x1 + 2
-        and w.box.y0 - 2 <= my <= w.box.y1 + 2
-        and normalise(w.text) == key
-        for w in seen
-    )
-
-
-def _runs(mask: np.ndarray, length: int) -> np.ndarray:
-    """The pixels of ``mask`` in a horizontal run of at least ``length``."""
-    ones = mask.astype(np.int32)
-    total = np.zeros((ones.shape[0], ones.shape[1] + 1), dtype=np.int32)
-    np.cumsum(ones, axis=1, out=total[:, 1:])
-    full = (total[:, length:] - total[:, :-length]) == length  # a run starts at each True
-    out = np.zeros(mask.shape, dtype=bool)
-    if full.shape[1] == 0:
-        return out
-    # every pixel of a full window: spread each start over the ``length`` pixels after it
-    starts = np.zeros((mask.shape[0], mask.shape[1] + 1), dtype=np.int32)
-    starts[:, : full.shape[1]] += full
-    starts[:, length : length + full.shape[1]] -= full
-    return np.cumsum(starts, axis=1)[:, : mask.shape[1]] > 0
-
-
-def _pixels(box: Box, k: float, shape: tuple[int, ...], grow: int = 0) -> tuple[int, ...]:
-    """``box`` (``k`` times its coordinates: the renders' pixels), grown by ``grow`` pixels,
-    inside a page of ``shape``: (x0, y0, x1, y1), empty where it lies off the page."""
-    h, w = int(shape[0]), int(shape[1])
-    x0, y0 = max(0, int(box.x0 * k) - grow), max(0, int(box.y0 * k) - grow)
-    x1, y1 = min(w, int(box.x1 * k) + 1 + grow), min(h, int(box.y1 * k) + 1 + grow)
-    return x0, y0, max(x0, x1), max(y0, y1)
-
-
 def _shown(word: Word, k: float, changed: np.ndarray) -> bool:
     """Whether the word's glyphs change the pixels inside its box, on at least a pixel a
     letter, and it stands at least ``MIN_SEEN_PT`` tall."""
     if word.box.height * k < MIN_SEEN_PT * SEEN_DPI / 72.0:
         return False
-    x0, y0, x1, y1 = _pixels(word.box, k, changed.shape)
+    x0, y0, x1, y1 = pixels(word.box, k, changed.shape)
     if x1 <= x0 or y1 <= y0:
         return False  # off the page
     letters = max(1, sum(c.isalnum() for c in word.text))
@@ -493,54 +312,9 @@ def _ink_beyond_words(changed: np.ndarray, words: Sequence[Word], k: float) -> b
     codes the text maps to nothing, or to spaces, show what no word says."""
     stray = changed.copy()
     for w in words:
-        x0, y0, x1, y1 = _pixels(w.box, k, stray.shape, grow=2)
+        x0, y0, x1, y1 = pixels(w.box, k, stray.shape, grow=2)
         stray[y0:y1, x0:x1] = False
     return int(stray.sum()) > STRAY_PX
-
-
-def _glyph_art(changed: np.ndarray, words: Sequence[Word], k: float) -> np.ndarray:
-    """The ink (a mask of ``changed``'s shape) of words that spell nothing — no letter or
-    digit, or one character over and over ("....", "IIII") — set to draw: each within
-    ``ART_NEAR_PT`` of another such word on another row (dots or bars row over row, as letters
-    are drawn), or standing taller than ``ART_TALL`` of the page's usual word (one word whose
-    glyphs stand on several rows). A bullet, a rule of underscores or a leader of dots on its
-    line draws nothing."""
-    art = [w for w in words if _spells_nothing(w)]
-    out = np.zeros(changed.shape, dtype=bool)
-    if not art:
-        return out
-    heights = sorted(w.box.height for w in words)
-    usual = heights[len(heights) // 2]
-    near = ART_NEAR_PT / 72.0 * SEEN_DPI / k  # in the words' pixels
-    art.sort(key=lambda w: w.box.y0)
-    tops = [w.box.y0 for w in art]
-    tallest = max(w.box.height for w in art)
-    for a in art:
-        if len(art) > MOST_ART_WORDS or a.box.height > ART_TALL * usual:
-            drawn = True  # (so many that their places are not compared: all of them)
-        else:
-            # the words whose top lies where one within ``near`` of ``a`` can start
-            lo = bisect.bisect_left(tops, a.box.y0 - near - tallest)
-            hi = bisect.bisect_right(tops, a.box.y1 + near)
-            drawn = any(
-                b is not a
-                and abs((a.box.y0 + a.box.y1) - (b.box.y0 + b.box.y1)) / 2
-                > ART_ROW * min(a.box.height, b.box.height)
-                and b.box.y0 - near <= a.box.y1
-                and a.box.y0 - near <= b.box.y1
-                and b.box.x0 - near <= a.box.x1
-                and a.box.x0 - near <= b.box.x1
-                for b in art[lo:hi]
-            )
-        if drawn:
-            x0, y0, x1, y1 = _pixels(a.box, k, changed.shape)
-            out[y0:y1, x0:x1] |= changed[y0:y1, x0:x1]
-    return out
-
-
-def _spells_nothing(word: Word) -> bool:
-    letters = {c for c in word.text if c.isalnum()}
-    return not letters or (len(letters) == 1 and len(word.text) >= 4)
 
 
 def _sample_agrees(
