@@ -6,12 +6,10 @@ Each output page is read one of three ways (``how``):
 
 - ``TEXT``: its extracted text only. A page read from its own text (``PageScan.from_text``:
   its pixels were shown to be that text and nothing more), whether kept as vectors or rebuilt
-  with boxes over those words (one that also shows pictures, OCR'd where they are in pass
-  one, ``PageScan.pictured``, is read as an OCR'd page is); or a page copied as vectors from
-  a page pass one OCR'd, where the output shows the very pixels pass one read
-  (``same_pixels``: the same resolution, not turned, levelled or scaled) — pass one read
-  them, detected and found nothing to burn in, and its text layer is what pass one read or
-  the page's own text.
+  with boxes over those words; or a page copied as vectors from a page pass one OCR'd, where
+  the output shows the very pixels pass one read (``same_pixels``: the same resolution, not
+  turned, levelled or scaled) — pass one read them, detected and found nothing to burn in,
+  and its text layer is what pass one read or the page's own text.
 - ``BANDS``: a page rebuilt from pixels with boxes burned, from a page pass one OCR'd at the
   pixels the output shows (``same_pixels``): its
   text layer (the words that stay, exactly as written) and an independent OCR, of the output
@@ -76,7 +74,7 @@ def how(scan: PageScan | None, rebuilt: bool, sampled: bool, dpi: float) -> Read
     the pixels pass one read (``same_pixels``); else whole, as every page was before."""
     if scan is None:
         return Reading.WHOLE
-    if scan.from_text and not scan.pictured:
+    if scan.from_text:
         return Reading.TEXT
     if sampled or not same_pixels(scan, dpi):
         return Reading.WHOLE

@@ -84,11 +84,6 @@ class PageScan:
     # Its output is pixel-for-pixel determined by that text (kept as vectors, or rebuilt with
     # boxes over those words), so the read-back need not OCR it again.
     from_text: bool = False
-    # on such a page, the regions OCR read (pixel boxes of marks its text does not account
-    # for: a logo, a picture, a signature); their words follow the seen ones in ``ocr``. The
-    # output's pixels there are the source's, not its text's: the read-back reads the page as
-    # it reads an OCR'd one.
-    pictured: tuple[Box, ...] = ()
 
     @property
     def seen_text(self) -> list[Word]:
@@ -223,17 +218,8 @@ class PageReader:
                     timeout=remaining(deadline),
                 )
             if shown is not None:
-                _check_read(page_info.index, shown.pictures, words, limits)
-                scan = PageScan(
-                    page_info,
-                    0,
-                    dpi,
-                    gray.size,
-                    shown.words + shown.pictures,
-                    words,
-                    from_text=True,
-                    pictured=tuple(shown.regions),
-                )
+                _check_read(page_info.index, (), words, limits)
+                scan = PageScan(page_info, 0, dpi, gray.size, list(shown), words, from_text=True)
                 with self.detecting, timer.stage(Stage.DETECT):
                     # the words seen are some of its own: one detection reads them all, and
                     # the seen reading has the same findings over its words (else each word
@@ -241,13 +227,6 @@ class PageReader:
                     # its own that a reviewer's let-stand of the name does not reach)
                     scan.hits_text = detect(words, detector)
                     scan.hits_ocr = _seen_hits(scan.hits_text, words, scan.ocr)
-                    if shown.pictures:
-                        # what OCR read in the pictures, after the seen words
-                        first = len(shown.words)
-                        scan.hits_ocr += [
-                            Hit(h.finding, tuple(first + i for i in h.words))
-                            for h in detect(shown.pictures, detector)
-                        ]
                 return scan
         # Levelled only where it is a scan with square pixels: a page with its own text is
         # set straight already (a diagonal stamp must not turn it), and on a fax's 204x98 grid

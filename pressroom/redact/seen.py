@@ -13,17 +13,14 @@ the page is OCR'd as before (``None``):
   ``SEEN_LEVELS`` grey levels, on enough pixels for its letters) and it stands at least
   ``MIN_SEEN_PT`` tall. Text drawn under a rectangle or a picture, white on white, clipped,
   invisible, in a layer that is off, or off the page changes nothing and is not seen.
-- **Nothing but its text, or what is more OCR'd where it is.** Marks beyond ruling in the
-  text-free rendering — edges (a step of more than ``EDGE_LEVELS`` grey levels) outside
-  straight rules of at least ``RULE_PX`` pixels at 100 dpi: a picture, a logo, a signature,
-  text drawn as shapes — are OCR'd in regions around them (``marked_regions``), and so are
-  words that spell nothing (dots, bars, one character over and over) set to draw, past
-  ``ART_PX`` of their ink (each near another on another row, or standing on several rows: a
-  name drawn in full stops; a bullet or a leader on its line draws nothing). What OCR reads
-  there joins the page's words (``Seen.pictures``). Regions over more than ``MARKED_SHARE``
-  of the page, or more than ``MOST_REGIONS`` of them, and the page is OCR'd whole. Nor may
-  glyphs show ink outside every word's box (``STRAY_PX``: codes mapped to nothing or to
-  spaces): the page is OCR'd.
+- **Nothing but its text.** The text-free rendering must show no marks beyond ruling: edges
+  (a step of more than ``EDGE_LEVELS`` grey levels) outside straight rules of at least
+  ``RULE_PX`` pixels at 100 dpi. A picture, a logo, a signature or text drawn as shapes has
+  edges that are no rule, and the page is OCR'd. Nor may glyphs show ink outside every word's
+  box (``STRAY_PX``: codes mapped to nothing or to spaces), nor words that spell nothing
+  (dots, bars, one character over and over) set to draw show more than ``ART_PX`` of it (a
+  name drawn in full stops; a bullet, a leader or a rule of underscores on its own line
+  draws nothing).
 - **Its text spells what it shows.** Fonts whose text cannot be trusted to be their glyphs
   send the page to OCR: Type 3 fonts (their glyphs are drawings), composite fonts without a
   ToUnicode map, simple fonts with neither a map nor a known encoding; so does text with
@@ -41,15 +38,15 @@ font used as it says in many words elsewhere on the page, could pass it (the wor
 not be among those read). What a page read this way gives the redaction is its words,
 exactly: every value found in its text is burned where its glyphs are, and the output is
 determined by them (kept as vectors, or rebuilt from the same pixels with boxes over those
-words), which is why its read-back needs no OCR either (``redact.readback``) — but on a page
-with regions OCR'd, whose output is read as an OCR'd page's is (``PageScan.pictured``)."""
+words), which is why its read-back needs no OCR either
+(``redact.readback``)."""
 
 from __future__ import annotations
 
+import bisect
 import unicodedata
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -61,15 +58,6 @@ from pressroom.engines import pdfium
 from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import OcrEngine
 from pressroom.pixels import PixelBudget
-from pressroom.redact.marks import (
-    ART_PX,
-    glyph_art,
-    mark_mask,
-    marked_regions,
-    marks_beyond_rules,
-    pixels,
-    read_regions,
-)
 from pressroom.redact.plan import normalise, overlaps
 from pressroom.redact.text import extracted_words
 from pressroom.redact.writing import script_of
@@ -77,6 +65,9 @@ from pressroom.redact.writing import script_of
 SEEN_DPI = 150.0  # the resolution words are told seen or not at, and marks looked for
 MIN_SEEN_PT = 4.0  # a word less tall than this (points) is not read by a person
 SEEN_LEVELS = 8  # grey levels a glyph changes a pixel by, to count as shown
+EDGE_LEVELS = 16  # grey levels between neighbouring pixels that make an edge
+RULE_PX = 20  # pixels at 100 dpi: a straight run of edge this long is ruling, not a mark
+MARK_PX = 24  # edge pixels at 100 dpi outside ruling past which the page shows marks
 SAMPLE_LINES = 3  # lines of a font's sampled, spread over the page
 FULL_FONT_WORDS = 12  # a font with no more words of three letters than this: all its lines
 MOST_SAMPLED_LINES = 12  # past this many lines to sample, the page is OCR'd
@@ -84,6 +75,11 @@ SAMPLE_AGREE = 0.7  # share of each font's sampled words OCR must read the same
 MIN_PRIVATE = 3  # private-use characters in one word that send the page to OCR
 SIDEWAYS_SHARE = 0.2  # of the words of three letters or more, standing sideways
 STRAY_PX = 30  # pixels at SEEN_DPI glyphs may show outside every word's box
+ART_PX = 600  # pixels at SEEN_DPI words that spell nothing set to draw may show (below)
+ART_NEAR_PT = 3.0  # such words this near another on another row are set to draw
+ART_ROW = 0.5  # of the lower word's height: middles further apart are on another row
+ART_TALL = 2.0  # times the page's usual word height: one such word standing on several rows
+MOST_ART_WORDS = 5000  # past this many such words on a page, all count, unplaced
 _MAX_FORM_DEPTH = 8
 _STANDARD_ENCODINGS = {"/WinAnsiEncoding", "/MacRomanEncoding", "/StandardEncoding"}
 _STANDARD_14 = {
@@ -104,17 +100,6 @@ _STANDARD_14 = {
 }
 
 
-@dataclass(frozen=True)
-class Seen:
-    """What a reader sees on a page read from its own text: its words that show, and OCR's
-    words where the page shows marks its text does not account for (a logo, a picture, a
-    signature: ``pictures``, in the same frame), read in those ``regions`` only."""
-
-    words: list[Word]
-    pictures: list[Word] = field(default_factory=list)
-    regions: list[Box] = field(default_factory=list)
-
-
 def seen_words(
     doc: Any,
     pdf: pikepdf.Pdf,
@@ -127,12 +112,12 @@ def seen_words(
     *,
     turn: AbstractContextManager[object] | None = None,
     timeout: float | None = None,
-) -> Seen | None:
+) -> list[Word] | None:
     """The words of ``words`` (page ``index``'s own, in ``gray``'s frame: the page rendered
-    at ``dpi``, which the sample's and the marks' crops are cut from) a reader sees, and OCR
-    of the marks beyond them; or None where the page must be OCR'd (see the module's doc).
-    ``doc``: the page's PDFium document, ``pdf`` the same file in pikepdf; ``turn``: held
-    around every call into either (threads reading pages at once take them one at a time)."""
+    at ``dpi``, which the sample's crops are cut from) a reader sees, or None where the page
+    must be OCR'd (see the module's doc). ``doc``: the page's PDFium document, ``pdf`` the same
+    file in pikepdf; ``turn``: held around every call into either (threads reading pages at
+    once take them one at a time)."""
     turn = turn if turn is not None else nullcontext()
     if not words or not _text_trusted(words):
         return None
@@ -140,32 +125,17 @@ def seen_words(
         if not fonts_trusted(pdf.pages[index]):
             return None
         shown, plain, fonts = _renders(doc, index, dpi, words, budget)
-    if fonts is None:
+    if fonts is None or marks_beyond_rules(plain, SEEN_DPI):
         return None
     k = SEEN_DPI / dpi  # the words' boxes are in ``gray``'s pixels
     changed: np.ndarray = np.abs(shown.astype(np.int16) - plain.astype(np.int16)) > SEEN_LEVELS
-    if _ink_beyond_words(changed, words, k):
+    if _ink_beyond_words(changed, words, k) or _glyph_art(changed, words, k):
         return None
-    # what the text does not account for, OCR'd where it is: marks beyond ruling, and words
-    # that spell nothing set close enough, row over row, to draw letters
-    marked = np.zeros(plain.shape, dtype=bool)
-    if marks_beyond_rules(plain, SEEN_DPI):
-        marked |= mark_mask(plain, SEEN_DPI)
-    art = glyph_art(changed, SEEN_DPI, words, k)
-    if int(art.sum()) > ART_PX:
-        marked |= art
-    regions: list[Box] = []
-    if marked.any():
-        found = marked_regions(marked, SEEN_DPI, dpi / SEEN_DPI, gray.size)
-        if found is None:
-            return None
-        regions = found
     seen = [w for w in words if _shown(w, k, changed)]
     font_of = {id(w): f for w, f in zip(words, fonts, strict=True)}
     if not _sample_agrees(gray, seen, font_of, engine, dpi, timeout):
         return None
-    pictures = read_regions(gray, regions, seen, engine, dpi, timeout)
-    return Seen(seen, pictures, regions)
+    return seen
 
 
 def _text_trusted(words: Sequence[Word]) -> bool:
@@ -295,12 +265,68 @@ def _grey(page: Any, scale: float) -> np.ndarray:
         bitmap.close()
 
 
+def marks_beyond_rules(plain: np.ndarray, dpi: float) -> bool:
+    """Whether a text-free rendering (grey, at ``dpi``) shows marks: edges outside straight
+    horizontal or vertical runs of ``RULE_PX`` at 100 dpi, past ``MARK_PX`` pixels at 100 dpi.
+    Read on blocks of about a hundredth of an inch (3 x 3 pixels at 300 dpi, 2 x 2 at 150): a
+    block has an edge where its pixels, or its and a neighbour's, differ by more than
+    ``EDGE_LEVELS``."""
+    k = max(1, round(dpi / 100.0))
+    at = dpi / k / 100.0  # the blocks' resolution, in hundreds of dpi
+    rule, most = max(2, round(RULE_PX * at)), MARK_PX * at * at
+    rows, cols = int(plain.shape[0]) // k * k, int(plain.shape[1]) // k * k
+    if rows == 0 or cols == 0:
+        return False
+    page = np.asarray(plain[:rows, :cols], dtype=np.uint8)
+    high = page[0::k, 0::k].copy()
+    low = high.copy()
+    for dy in range(k):
+        for dx in range(k):
+            np.maximum(high, page[dy::k, dx::k], out=high)
+            np.minimum(low, page[dy::k, dx::k], out=low)
+    high, low = high.astype(np.int16), low.astype(np.int16)
+    small: np.ndarray = (high - low) > EDGE_LEVELS
+    across = np.maximum(high[:, 1:], high[:, :-1]) - np.minimum(low[:, 1:], low[:, :-1])
+    small[:, :-1] |= across > EDGE_LEVELS
+    down = np.maximum(high[1:, :], high[:-1, :]) - np.minimum(low[1:, :], low[:-1, :])
+    small[:-1, :] |= down > EDGE_LEVELS
+    if not small.any():
+        return False
+    rules = _runs(small, rule) | _runs(small.T, rule).T
+    return int((small & ~rules).sum()) > most
+
+
+def _runs(mask: np.ndarray, length: int) -> np.ndarray:
+    """The pixels of ``mask`` in a horizontal run of at least ``length``."""
+    ones = mask.astype(np.int32)
+    total = np.zeros((ones.shape[0], ones.shape[1] + 1), dtype=np.int32)
+    np.cumsum(ones, axis=1, out=total[:, 1:])
+    full = (total[:, length:] - total[:, :-length]) == length  # a run starts at each True
+    out = np.zeros(mask.shape, dtype=bool)
+    if full.shape[1] == 0:
+        return out
+    # every pixel of a full window: spread each start over the ``length`` pixels after it
+    starts = np.zeros((mask.shape[0], mask.shape[1] + 1), dtype=np.int32)
+    starts[:, : full.shape[1]] += full
+    starts[:, length : length + full.shape[1]] -= full
+    return np.cumsum(starts, axis=1)[:, : mask.shape[1]] > 0
+
+
+def _pixels(box: Box, k: float, shape: tuple[int, ...], grow: int = 0) -> tuple[int, ...]:
+    """``box`` (``k`` times its coordinates: the renders' pixels), grown by ``grow`` pixels,
+    inside a page of ``shape``: (x0, y0, x1, y1), empty where it lies off the page."""
+    h, w = int(shape[0]), int(shape[1])
+    x0, y0 = max(0, int(box.x0 * k) - grow), max(0, int(box.y0 * k) - grow)
+    x1, y1 = min(w, int(box.x1 * k) + 1 + grow), min(h, int(box.y1 * k) + 1 + grow)
+    return x0, y0, max(x0, x1), max(y0, y1)
+
+
 def _shown(word: Word, k: float, changed: np.ndarray) -> bool:
     """Whether the word's glyphs change the pixels inside its box, on at least a pixel a
     letter, and it stands at least ``MIN_SEEN_PT`` tall."""
     if word.box.height * k < MIN_SEEN_PT * SEEN_DPI / 72.0:
         return False
-    x0, y0, x1, y1 = pixels(word.box, k, changed.shape)
+    x0, y0, x1, y1 = _pixels(word.box, k, changed.shape)
     if x1 <= x0 or y1 <= y0:
         return False  # off the page
     letters = max(1, sum(c.isalnum() for c in word.text))
@@ -312,9 +338,54 @@ def _ink_beyond_words(changed: np.ndarray, words: Sequence[Word], k: float) -> b
     codes the text maps to nothing, or to spaces, show what no word says."""
     stray = changed.copy()
     for w in words:
-        x0, y0, x1, y1 = pixels(w.box, k, stray.shape, grow=2)
+        x0, y0, x1, y1 = _pixels(w.box, k, stray.shape, grow=2)
         stray[y0:y1, x0:x1] = False
     return int(stray.sum()) > STRAY_PX
+
+
+def _glyph_art(changed: np.ndarray, words: Sequence[Word], k: float) -> bool:
+    """Whether words that spell nothing — no letter or digit, or one character over and over
+    ("....", "IIII") — set to draw show more ink than ``ART_PX``: dots or bars set to draw a
+    name. Set to draw: each within ``ART_NEAR_PT`` of another such word on another row (dots
+    or bars row over row, as letters are drawn), or standing taller than ``ART_TALL`` times the
+    page's usual word (one word whose glyphs stand on several rows). A bullet, a rule of
+    underscores or a leader of dots on its own line draws nothing. Linear but for the words
+    near each other: they are compared in order of their tops, within reach only."""
+    art = sorted((w for w in words if _spells_nothing(w)), key=lambda w: w.box.y0)
+    if not art:
+        return False
+    heights = sorted(w.box.height for w in words)
+    usual = heights[len(heights) // 2]
+    near = ART_NEAR_PT / 72.0 * SEEN_DPI / k  # points, in the words' pixels
+    tops = [w.box.y0 for w in art]
+    tallest = max(w.box.height for w in art)
+    ink = 0
+    for a in art:
+        if len(art) > MOST_ART_WORDS or a.box.height > ART_TALL * usual:
+            drawn = True  # (so many that their places are not compared: all of them count)
+        else:
+            # the words whose top lies where one within ``near`` of ``a`` can start
+            lo = bisect.bisect_left(tops, a.box.y0 - near - tallest)
+            hi = bisect.bisect_right(tops, a.box.y1 + near)
+            drawn = any(
+                b is not a
+                and abs((a.box.y0 + a.box.y1) - (b.box.y0 + b.box.y1)) / 2
+                > ART_ROW * min(a.box.height, b.box.height)
+                and b.box.y0 - near <= a.box.y1
+                and a.box.y0 - near <= b.box.y1
+                and b.box.x0 - near <= a.box.x1
+                and a.box.x0 - near <= b.box.x1
+                for b in art[lo:hi]
+            )
+        if drawn:
+            x0, y0, x1, y1 = _pixels(a.box, k, changed.shape)
+            ink += int(changed[y0:y1, x0:x1].sum())
+    return ink > ART_PX
+
+
+def _spells_nothing(word: Word) -> bool:
+    letters = {c for c in word.text if c.isalnum()}
+    return not letters or (len(letters) == 1 and len(word.text) >= 4)
 
 
 def _sample_agrees(

@@ -366,16 +366,3 @@ def test_the_sample_is_drawn_from_the_source_not_the_dated_output(
         redact_document(src, tmp_path / f"{year}.pdf", options, POLICY, PageReader(scan))
     assert len(seeds) == 2 and seeds[0] == seeds[1] and seeds[0]
     assert (tmp_path / "2020.pdf").read_bytes() != (tmp_path / "2030.pdf").read_bytes()
-
-
-def test_a_page_read_from_its_text_with_pictures_ocrd_is_read_as_an_ocrd_page() -> None:
-    """A box over a picture changed pixels no text determines: its rows are OCR'd again."""
-    from pressroom.redact.reread import Reading, how
-
-    logo = (Box(100, 100, 400, 300),)
-    pictured = _scan_at(300.0, from_text=True, pictured=logo)
-    assert how(pictured, rebuilt=True, sampled=False, dpi=300.0) is Reading.BANDS
-    assert how(pictured, rebuilt=False, sampled=False, dpi=300.0) is Reading.TEXT
-    assert how(pictured, rebuilt=True, sampled=True, dpi=300.0) is Reading.WHOLE
-    plain = _scan_at(300.0, from_text=True)
-    assert how(plain, rebuilt=True, sampled=True, dpi=300.0) is Reading.TEXT
