@@ -20,9 +20,11 @@ started the pass (a cancel ends it within a page of each thread).
 Measured (2 cores, ``OMP_THREAD_LIMIT=1``, a 10-page 300-dpi scan): 27.4 s with one thread,
 23.9 s with two. Not twice: Tesseract through tesserocr does not read two images at once in
 one process here (two API objects on two threads, four pages: 3.12 s one after the other,
-2.93 s side by side), so what overlaps is the rest of a page's reading. Pages read by
-several processes (as a plain job's chunks are: ``offline.spread``) would be the way to
-use the cores."""
+2.93 s side by side), so what overlaps is the rest of a page's reading. So the pass reads
+in forked processes where this process may fork (``redact.procs``, with the same results,
+order, seconds, progress and failures as here), and in threads, here, where it may not: a
+daemonic process, or one with other threads alive (the service's worker; see
+``procs.fork_refused``)."""
 
 from __future__ import annotations
 

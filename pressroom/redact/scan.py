@@ -31,6 +31,7 @@ from pressroom.pipeline.core import (
 from pressroom.pipeline.ocr import OcrEngine, OcrStage, level_words, rotate_cw
 from pressroom.pipeline.stop import between_pages
 from pressroom.pixels import PixelBudget
+from pressroom.redact import procs
 from pressroom.redact.context import RunContext
 from pressroom.redact.detect.detector import name_tokens
 from pressroom.redact.detect.evidence import spreads
@@ -123,10 +124,12 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
     source's words the page no longer carries join its words (``PageScan.own`` counts the
     page's own), are detected in their own reading order, and their hits are burned like any.
 
-    A PDF's pages are read by ``ctx.options.page_threads`` threads at once where more than
-    one is asked for and the engine can be twinned (``redact.pages``; each thread reads
-    with an engine of its own, PDFium, pikepdf and detection are taken one thread at a
-    time). What needs the whole document (the values
+    A PDF's pages are read by ``ctx.options.page_threads`` readers at once where more than
+    one is asked for and the engine can be twinned: forked processes, each with its own
+    Tesseract and its own handles on the source (``redact.procs``), where this process may
+    fork (``procs.fork_refused``: not a daemonic process, no other threads alive); else
+    threads (``redact.pages``; each thread reads with an engine of its own, PDFium, pikepdf
+    and detection are taken one thread at a time). What needs the whole document (the values
     found, the source's words a reworked page keeps) is decided after every page is read."""
     info = ctx.info
     budget = PixelBudget(ctx.options.limits)  # this pass's bitmaps
@@ -135,7 +138,10 @@ def scan_pages(ctx: RunContext, original: OriginalText | None = None) -> list[Pa
     reader = PageReader(ctx, original, engine, ctx.ocr, budget, reads)
     threads = min(ctx.options.page_threads, len(info.pages))
     if threads > 1 and info.kind is SourceKind.PDF and twinnable(engine):
-        scans = read_in_threads(reader, threads)
+        if procs.fork_refused() is None:
+            scans = procs.read_in_processes(reader, threads)
+        else:
+            scans = read_in_threads(reader, threads)
     else:
         scans = []
         for n, (page_info, raster, words) in enumerate(_rasters(ctx.src, info, budget, ctx.timer)):

@@ -26,6 +26,15 @@ from pressroom.templates import resolve_template
 
 pytestmark = pytest.mark.integration
 
+
+@pytest.fixture(autouse=True)
+def threads_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This file holds the threaded pass: no pass forks (``redact.procs``)."""
+    from pressroom.redact import procs
+
+    monkeypatch.setattr(procs, "ALLOWED", False)
+
+
 LINES = [
     "Minutes of the garden committee",
     "Margaret Thornbury opened the meeting at seven.",
