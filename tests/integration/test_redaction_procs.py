@@ -173,10 +173,15 @@ def test_threads_where_this_process_may_not_fork(tmp_path: Path) -> None:
     assert set(readers(tmp_path / "two.log")) == {os.getpid()}  # no process forked
 
 
-def test_a_process_of_process_j_may_fork() -> None:
+def test_a_process_of_process_j_may_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     # where ``process -j N`` reads a lone redaction (``offline.spread``'s pool, with the
     # thread that watches its parent): the pages go to processes there too
+    from pressroom.offline import process
     from pressroom.offline.spread import Spreader
+
+    # as a `process` run starts: no engine made yet in this process (an earlier test's
+    # would be handed to the pool, and a Tesseract does not pickle)
+    monkeypatch.setattr(process, "_ENGINE", None)
 
     with Spreader(1) as spreader:
         assert spreader._pool.submit(fork_refused).result() is None
