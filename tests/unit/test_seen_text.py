@@ -32,3 +32,30 @@ def test_hidden_letters_unmapped_characters_and_sideways_pages_are_not() -> None
         for n, t in enumerate(["Margaret", "met", "Daniel"])
     ]
     assert not _text_trusted([*PROSE[:2], *turned])
+
+
+def _dots(rows: int, per_row: int, pitch: float) -> list[Word]:
+    """Full stops (300-dpi pixels, 8 x 8), ``per_row`` to a row, rows ``pitch`` apart."""
+    return [
+        Word(".", 100.0, Box(x, y, x + 8, y + 8), (x, y + 8), 8.0, 8.0, 0.0, r)
+        for r in range(rows)
+        for x in [100.0 + 10 * n for n in range(per_row)]
+        for y in [600.0 + pitch * r]
+    ]
+
+
+def test_dots_draw_only_row_over_row_and_past_a_bound_all_count() -> None:
+    """A leader of dots on its line draws nothing; the same dots in rows 2 pt apart draw; past
+    ``MOST_ART_WORDS`` such words on a page every one counts, unplaced (the places of so many
+    are not compared: the page is OCR'd)."""
+    import numpy as np
+
+    from pressroom.redact.seen import MOST_ART_WORDS, SEEN_DPI, _glyph_art
+
+    k = SEEN_DPI / 300.0
+    changed = np.ones((1650, 1275), dtype=bool)  # every pixel shows ink (the count is of ink)
+    assert not _glyph_art(changed, [*PROSE, *_dots(1, 120, 0.0)], k)  # a long leader
+    assert not _glyph_art(changed, [*PROSE, *_dots(12, 10, 60.0)], k)  # a leader a line
+    assert _glyph_art(changed, [*PROSE, *_dots(12, 10, 9.0)], k)  # rows 2 pt apart
+    many = _dots(1, MOST_ART_WORDS + 1, 0.0)
+    assert _glyph_art(changed, [*PROSE, *many], k)
