@@ -32,7 +32,8 @@ loop over them: hashing, batches, the handler, tries again; steps 3 and 4, and t
 
 from pressroom.hotfolder.folders import dir_mode, fresh_name, move_fresh, taken
 from pressroom.hotfolder.inbox import Inbox
-from pressroom.hotfolder.watcher import Handled, Watcher, leave_with_parent, watching
+from pressroom.hotfolder.watcher import Handled, Watcher, watching
+from pressroom.parentwatch import leave_with_parent
 
 __all__ = [
     "Handled",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,25 +244,6 @@ def _changed(path: Path, read_as: tuple[int, int]) -> bool:
         return _stamp(path) != read_as
     except OSError:
         return False  # gone: nothing to read again
-
-
-def leave_with_parent() -> None:
-    """In a process of a pool: exit the moment the process that started it is gone (killed,
-    SIGKILL included), whatever this one is doing. The parent is the one recorded at spawn
-    (``multiprocessing.parent_process()``, as `serve`'s workers take it): its sentinel, a pipe
-    only the parent holds open, reads as ended when the parent dies."""
-    import multiprocessing
-    import threading
-
-    parent = multiprocessing.parent_process()
-    if parent is None:
-        return
-
-    def watch() -> None:
-        parent.join()  # waits on the sentinel: no polling, no pid that could be reused
-        os._exit(EXIT_TEMPORARY)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 @contextlib.contextmanager

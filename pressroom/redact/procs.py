@@ -50,6 +50,7 @@ from typing import Any, TypeVar
 
 from pressroom.errors import PressroomError, TransientError
 from pressroom.models import PageInfo
+from pressroom.parentwatch import leave_with_parent
 from pressroom.pipeline.stop import between_pages, stop_when
 from pressroom.pixels import PixelBudget
 from pressroom.redact.pages import Reader
@@ -61,7 +62,7 @@ Scan = TypeVar("Scan")
 # False: no pass forks (a test of the threaded pass sets it)
 ALLOWED = True
 # threads that hold nothing a child touches: multiprocessing.Queue's feeder, and the thread
-# ``hotfolder.leave_with_parent`` starts in ``offline.spread``'s pool processes
+# ``parentwatch.leave_with_parent`` starts in ``offline.spread``'s pool processes
 HARMLESS_THREADS = frozenset({"QueueFeederThread", "parent-watch"})
 LOCK_WAIT_S = 30.0
 
@@ -246,7 +247,7 @@ def _serve(
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         for other in siblings:
             other.close()
-        _leave_with_parent()
+        leave_with_parent()
         with ExitStack() as stack, stop_when(_read_on):
             own: Any = None
             while (page := conn.recv()) is not None:
@@ -267,20 +268,6 @@ def _serve(
 
 def _read_on() -> None:
     """A child's ``between_pages``: the parent asks the job's own before each page."""
-
-
-def _leave_with_parent() -> None:
-    """A child exits the moment its parent is gone (SIGKILL included): its sentinel, a pipe
-    only the parent holds open, reads as ended then."""
-    parent = multiprocessing.parent_process()
-    if parent is None:
-        return
-
-    def watch() -> None:
-        parent.join()
-        os._exit(75)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _portable(exc: BaseException) -> bytes:

@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "", "models", "corrections", "jsondepth", "errors", "settings", "stages", "orders",
             "outcomes", "jobs.model", "pixels", "tenants", "keys", "languages", "times", "fsutil",
-            "logs", "tracing", "hints", "labels", "synth",
+            "logs", "tracing", "hints", "labels", "synth", "parentwatch",
             "kek",
         ),
     ),
