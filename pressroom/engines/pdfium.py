@@ -212,6 +212,29 @@ def render_gray(doc: Any, index: int, dpi: float, budget: PixelBudget | None = N
         page.close()
 
 
+def render_region(page: Any, scale: float, region: tuple[int, int, int, int]) -> Image.Image | None:
+    """The pixels ``region`` (left, top, right, bottom, past the last) of ``page`` rendered at
+    ``scale`` in grey, rendered alone: the same pixels as that part of the whole rendering
+    (PDFium shifts its matrix by whole pixels), at the cost of their area. None where the
+    region is not inside the rendering, or PDFium's crop does not land on it (the caller then
+    renders the whole page)."""
+    width, height = bitmap_size(page, scale)
+    left, top, right, bottom = region
+    if not (0 <= left < right <= width and 0 <= top < bottom <= height):
+        return None
+    # PDFium cuts ceil(points x scale) pixels off each edge: a hair under the pixel count, so
+    # no rounding moves the region
+    crop = tuple(max(0.0, (v - 1e-6) / scale) for v in (left, height - bottom, width - right, top))
+    with failing_as("a page cannot be rendered"):
+        bitmap = page.render(scale=scale, crop=crop, grayscale=True)
+    try:
+        image: Image.Image = bitmap.to_pil()
+        image = image if image.mode == "L" else image.convert("L")
+        return image.copy() if image.size == (right - left, bottom - top) else None
+    finally:
+        bitmap.close()
+
+
 def render_luma(page: Any, scale: float) -> Image.Image:
     """The page rendered in colour and made grey exactly as Pillow makes RGB grey
     (L = (19595 R + 38470 G + 7471 B + 32768) >> 16), a band of rows at a time.

@@ -1,11 +1,12 @@
 """The pixels of a page a redaction rebuilds: rendered once, at the resolution they are stored
 at; grey where the page has no colour; the boxes burned in; and the checks that judge them (ink
-under a box, black print or grey)."""
+under a box, black print or grey, and each burned box solid in the output as rendered)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -15,9 +16,11 @@ from PIL import Image, ImageDraw
 from pressroom.engines import pdfium
 from pressroom.engines.pdfium import failing_as
 from pressroom.models import Box
+from pressroom.pipeline.geometry import PageLayout
 from pressroom.pixels import PixelBudget
 from pressroom.redact.plan import PAD_PX
 from pressroom.redact.source import RedactionSource
+from pressroom.settings import Limits
 
 BAND = 256  # rows at a time: a whole page of planes would be several bytes a pixel more
 INK_SPREAD = 2  # grey levels between lightest and darkest pixel: more is a mark someone may see
@@ -141,3 +144,79 @@ def coloured(band: np.ndarray[Any, np.dtype[np.uint8]]) -> bool:
     return bool(
         cv2.absdiff(planes[0], planes[1]).max() > 2 or cv2.absdiff(planes[1], planes[2]).max() > 2
     )
+
+
+def unsolid_boxes(
+    output: Path,
+    burned: list[tuple[int, float, list[Box]]],
+    placed: Mapping[int, PageLayout] | None = None,
+    budget: PixelBudget | None = None,
+    bad_boxes: list[tuple[int, Box]] | None = None,
+) -> int:
+    """Render each burned box of each rebuilt page at the page's own resolution and look
+    inside it; ``bad_boxes``: filled with (output page, box in the page's points) of each one
+    not solid (``_BoxLook``: each box's own pixels)."""
+    bad = 0
+    budget = budget or PixelBudget(Limits())
+    with pdfium.RecyclingDocument(output) as doc:
+        for index, dpi, boxes in burned:
+            page = doc[index]
+            try:
+                look = _BoxLook(page, dpi / 72.0, budget, f"output page {index + 1}")
+                for b in boxes:
+                    if look.inked(_placed(placed, index, b, dpi / 72.0)):
+                        bad += 1
+                        if bad_boxes is not None:
+                            k = 72.0 / dpi
+                            bad_boxes.append((index, Box(b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k)))
+            finally:
+                page.close()
+    return bad
+
+
+class _BoxLook:
+    """What lies inside boxes of one page rendered at ``scale``: each box's pixels rendered
+    alone, a few pixels beyond it (the same pixels as the whole page's rendering, at the cost of
+    the box's area); the whole page, once, where PDFium cannot render a region alone. A box
+    burned twice is looked at once."""
+
+    def __init__(self, page: Any, scale: float, budget: PixelBudget, what: str) -> None:
+        self.page, self.scale, self.budget, self.what = page, scale, budget, what
+        self.whole: Image.Image | None = None
+        self.seen: dict[tuple[int, int, int, int], bool] = {}
+
+    def inked(self, o: Box) -> bool:
+        """Whether anything lighter than black shows inside ``o`` (pixels) but its 2-pixel
+        edge; a part off the page is no ink (as the whole page's rendering crops it)."""
+        inner = (round(o.x0) + 2, round(o.y0) + 2, round(o.x1) - 2, round(o.y1) - 2)
+        if inner[2] <= inner[0] or inner[3] <= inner[1]:
+            return False  # nothing inside the edges to look at
+        if inner not in self.seen:
+            inside = self._alone(inner) if self.whole is None else None
+            if inside is None:
+                if self.whole is None:
+                    self.budget.take(*pdfium.bitmap_size(self.page, self.scale), self.what)
+                    bitmap = self.page.render(scale=self.scale, grayscale=True)
+                    self.whole = bitmap.to_pil().convert("L")
+                inside = self.whole.crop(inner)
+            self.seen[inner] = int(np.asarray(inside).max()) > 40
+        return self.seen[inner]
+
+    def _alone(self, inner: tuple[int, int, int, int]) -> Image.Image | None:
+        width, height = pdfium.bitmap_size(self.page, self.scale)
+        x0, y0, x1, y1 = inner
+        grown = (max(0, x0 - 4), max(0, y0 - 4), min(width, x1 + 4), min(height, y1 + 4))
+        if grown[2] <= grown[0] or grown[3] <= grown[1]:
+            return None
+        self.budget.take(grown[2] - grown[0], grown[3] - grown[1], self.what)
+        image = pdfium.render_region(self.page, self.scale, grown)
+        if image is None:
+            return None
+        return image.crop((x0 - grown[0], y0 - grown[1], x1 - grown[0], y1 - grown[1]))
+
+
+def _placed(placed: Mapping[int, PageLayout] | None, index: int, box: Box, unit: float) -> Box:
+    """``box`` of the content page at output page ``index`` (``unit`` units a point) where it
+    lies on that output page."""
+    layout = placed.get(index) if placed is not None else None
+    return layout.onto(box, unit) if layout is not None else box

@@ -22,6 +22,7 @@ from pressroom.pixels import PixelBudget
 from pressroom.redact import reread
 from pressroom.redact.apply import Found
 from pressroom.redact.build import Built
+from pressroom.redact.burn import unsolid_boxes
 from pressroom.redact.context import RunContext
 from pressroom.redact.detect import Finding
 from pressroom.redact.detection import Hit, detect
@@ -30,7 +31,7 @@ from pressroom.redact.plan import covered_words, overlaps
 from pressroom.redact.scan import PageScan
 from pressroom.redact.source import REDACT_DPI
 from pressroom.redact.text import extracted_words
-from pressroom.settings import Limits, RedactionSettings
+from pressroom.settings import RedactionSettings
 from pressroom.stages import Stage
 
 MIN_JUDGE_CONFIDENCE = 60.0  # mean OCR word confidence below which a scan page goes to review
@@ -211,38 +212,6 @@ def text_under_drawn(
                 if places is not None:
                     places[index + offset] = found
     return under
-
-
-def unsolid_boxes(
-    output: Path,
-    burned: list[tuple[int, float, list[Box]]],
-    placed: Mapping[int, PageLayout] | None = None,
-    budget: PixelBudget | None = None,
-    bad_boxes: list[tuple[int, Box]] | None = None,
-) -> int:
-    """Render each rebuilt page at its own resolution and look inside every burned box;
-    ``bad_boxes``: filled with (output page, box in the page's points) of each one not
-    solid."""
-    bad = 0
-    budget = budget or PixelBudget(Limits())
-    with pdfium.RecyclingDocument(output) as doc:
-        for index, dpi, boxes in burned:
-            page = doc[index]
-            try:
-                budget.take(*pdfium.bitmap_size(page, dpi / 72.0), f"output page {index + 1}")
-                image = page.render(scale=dpi / 72.0, grayscale=True).to_pil().convert("L")
-            finally:
-                page.close()
-            for b in boxes:
-                o = _onto(placed, index, b, dpi / 72.0)
-                inside = image.crop(
-                    (round(o.x0) + 2, round(o.y0) + 2, round(o.x1) - 2, round(o.y1) - 2)
-                )
-                if inside.width > 0 and inside.height > 0 and inside.getextrema()[1] > 40:
-                    bad += 1
-                    if bad_boxes is not None:
-                        bad_boxes.append((index, _scaled(b, 72.0 / dpi)))
-    return bad
 
 
 def _redetect(

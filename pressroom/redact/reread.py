@@ -168,11 +168,8 @@ def band_words(
     out: list[Word] = []
     for n, (top, bottom, keep0, keep1) in enumerate(bands(boxes, height, scale)):
         budget.take(width, bottom - top, what)
-        # PDFium cuts ceil(points x scale) rows off each edge: a hair under the row count, so
-        # no rounding moves the band
-        crop = (0.0, (height - bottom - 1e-6) / scale, 0.0, (top - 1e-6) / scale)
-        image = page.render(scale=scale, crop=crop, grayscale=True).to_pil().convert("L")
-        if image.size != (width, bottom - top):
+        image = pdfium.render_region(page, scale, (0, top, width, bottom))
+        if image is None:
             return None
         seen = list(as_is.read_as_is(image, dpi).result.words)
         seen += faint_words(image, seen, engine, dpi)
