@@ -5,6 +5,11 @@ OCR never sees it. Here the grey-only ink (lighter than the text, darker than th
 away from dark strokes and their anti-aliased edges) is found on a reduced copy; only the bands
 of rows that hold it are read again, with the grey stretched to black. Words that the first
 reading already has are not added twice.
+
+How much grey is faint print: past a share of the whole page, every band that holds grey; below
+it, a band that holds the grey of a short word on its own (a faint name of a few letters on a
+full page of dark print is a thousandth of the page's pixels, under any share of the page a
+page of grain stays under).
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ from PIL import Image
 from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import OcrEngine, normalise_contrast
 
-MIN_GREY_SHARE = 0.0004  # of the page's pixels: below this, grey is edge noise or specks
+MIN_GREY_SHARE = 0.0004  # of the page's pixels: past this, every band of grey rows is read
+# grey in one band of rows, in square points: past this a band is read whatever the page's share
+# (a three-letter word in 8 pt faint print is about 45; a 10 pt "Ann Lee" about 130)
+MIN_BAND_GREY_PT2 = 30.0
 PAPER_MARGIN = 22  # grey levels under the paper that count as ink
 DARK = 110  # ink darker than this was read by the first pass
 BAND_PAD = 12  # pixels, at full resolution, around a band of grey rows
@@ -48,8 +56,9 @@ def block_min(pixels: np.ndarray, factor: int) -> np.ndarray:
     return out
 
 
-def grey_bands(gray: Image.Image) -> tuple[list[tuple[int, int]], int]:
-    """Row ranges (full-resolution pixels) holding grey-only ink, and the paper's grey level."""
+def grey_bands(gray: Image.Image, dpi: float = 300.0) -> tuple[list[tuple[int, int]], int]:
+    """Row ranges (full-resolution pixels) holding grey-only ink, and the paper's grey level;
+    ``dpi``: the image's resolution (how large its pixels are)."""
     factor = max(1, max(gray.size) // 1100)
     a = block_min(np.asarray(gray, dtype=np.uint8), factor)
     paper = int(np.percentile(a, 90))
@@ -66,9 +75,15 @@ def grey_bands(gray: Image.Image) -> tuple[list[tuple[int, int]], int]:
         if dy or dx
     )
     grey &= neighbours >= 2
-    if grey.sum() < MIN_GREY_SHARE * a.size:
+    per_row = grey.sum(axis=1)
+    # a reduced pixel's area in square points
+    pt2 = (72.0 * factor / dpi) ** 2 if dpi > 0 else 1.0
+    least = MIN_BAND_GREY_PT2 / pt2  # grey pixels a band needs on its own
+    whole = int(per_row.sum())
+    if whole < min(least, MIN_GREY_SHARE * a.size):
         return [], paper
-    rows = grey.sum(axis=1) >= 2
+    every = whole >= MIN_GREY_SHARE * a.size
+    rows = per_row >= 2
     bands: list[tuple[int, int]] = []
     y = 0
     while y < rows.size:
@@ -78,7 +93,7 @@ def grey_bands(gray: Image.Image) -> tuple[list[tuple[int, int]], int]:
         start = y
         while y < rows.size and (rows[y] or rows[min(y + 3, rows.size - 1)]):
             y += 1
-        if y - start >= 2:
+        if y - start >= 2 and (every or int(per_row[start:y].sum()) >= least):
             bands.append((start * factor, min(gray.height, y * factor)))
     merged: list[tuple[int, int]] = []
     for b in bands:
@@ -118,7 +133,7 @@ def faint_words(
 ) -> list[Word]:
     """Words in faint print that the first reading of the upright page did not have."""
     gray = normalise_contrast(upright)
-    bands, paper = grey_bands(gray)
+    bands, paper = grey_bands(gray, dpi)
     found: list[Word] = []
     for n, (y0, y1) in enumerate(bands):
         crop = _darken(gray.crop((0, y0, gray.width, y1)), paper)
