@@ -26,6 +26,7 @@ from pressroom.engines.pdfstr import text_of
 from pressroom.pipeline.textlayer import BLANK_GLYPH_MAP
 from pressroom.redact.fonttext import document_text
 from pressroom.redact.plan import ValueSearch, normalise, value_search
+from pressroom.redact.syntax import own_entry, syntax_name, xmp_pieces, xmp_stream
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +75,13 @@ def carries_value(text: str | None, values: Iterable[str]) -> bool:
     return bool(value_search(values).found_in(normalise(text)))
 
 
-def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
+def find_leaks(path: Path, values: Iterable[str], producer: str | None = None) -> list[Leak]:
     """Every reading's leaks. The values are normalised once and searched for through one
     search for the whole document (``plan.ValueSearch``): each text read costs its length
     (a few passes of it while the values are few), never its length times the values (a
-    long document has many of both)."""
+    long document has many of both). The file's own syntax is read past (``redact.syntax``:
+    standard PDF names, a parsed XMP's standard names, and ``producer``, the Producer this
+    output was written with, where it stands exactly as written)."""
     wanted = ValueSearch(values)
     if not wanted.values:
         return []
@@ -105,7 +108,12 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
                 # object stream's objects are walked one by one below, its raw bytes are PDF
                 # syntax — "/ToUnicode" is no leak of a name "Unicode")
                 data = _stream_bytes(obj)
-                if _is_cmap(data) and _identity_cmap(data):
+                pieces = xmp_pieces(data, producer) if xmp_stream(obj) else None
+                if pieces is not None:
+                    # an XMP packet that parses: its texts, values and names each on its own,
+                    # its standard names and wrapper passed over (anything else: its bytes)
+                    n = _hits_any((p.encode() for p in pieces), wanted, pieces)
+                elif _is_cmap(data) and _identity_cmap(data):
                     # code numbers mapped to themselves (our own text layer's map): read as
                     # text they spell digit runs, never text
                     n = 0
@@ -121,10 +129,10 @@ def find_leaks(path: Path, values: Iterable[str]) -> list[Leak]:
                         n = max(n, _cmap_hits(data, wanted))
                 if n:
                     leaks.append(Leak("pikepdf-walk", "stream", n))
-            n = _object_strings_hits(obj, wanted)
+            n = _object_strings_hits(obj, wanted, producer=producer)
             if n:
                 leaks.append(Leak("pikepdf-walk", "object", n))
-        n = _object_strings_hits(pdf.trailer, wanted)
+        n = _object_strings_hits(pdf.trailer, wanted, producer=producer)
         if n:
             leaks.append(Leak("pikepdf-walk", "trailer", n))
         # the third reading: every string operand decoded through its font, drawn or not
@@ -192,11 +200,13 @@ def _carries_bytes(stream: pikepdf.Stream) -> bool:
     )
 
 
-def _hits_any(spans: Iterable[bytes], wanted: ValueSearch) -> int:
+def _hits_any(spans: Iterable[bytes], wanted: ValueSearch, texts: Iterable[str] = ()) -> int:
     """How many values stand in any of ``spans``, each span read in every decoding on its
     own (never joined: the bytes between them are not searched, so joining would make values
-    out of pieces that are not side by side)."""
+    out of pieces that are not side by side), or in any of ``texts``, each on its own."""
     found: set[str] = set()
+    for text in texts:
+        found |= wanted.found_in(normalise(text))
     for data in spans:
         if data:
             for t in _decodings(data):
@@ -327,9 +337,12 @@ def name_text(name: str) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _object_strings_hits(obj: object, wanted: ValueSearch, depth: int = 0) -> int:
+def _object_strings_hits(
+    obj: object, wanted: ValueSearch, depth: int = 0, producer: str | None = None
+) -> int:
     """Strings and names held directly in an object, keys included (indirect children are
-    walked on their own)."""
+    walked on their own); a standard PDF name, and Pressroom's own Producer and Creator
+    (``producer``: this output's), are syntax, not text (``redact.syntax``)."""
     if depth > MAX_NESTING:
         return 1  # fail closed
     if isinstance(obj, pikepdf.String):
@@ -340,18 +353,25 @@ def _object_strings_hits(obj: object, wanted: ValueSearch, depth: int = 0) -> in
         return max(_hits(t, wanted) for t in (said, *spelt, *_decodings(raw)))
     if isinstance(obj, pikepdf.Name):
         named = name_text(text_of(obj))
+        if syntax_name(named):
+            return 0
         return max(_hits(t, wanted) for t in (named, urllib.parse.unquote(named)))
     items: Iterable[object]
     if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
-        keys = max((_hits(name_text(text_of(k)), wanted) for k in obj), default=0)
+        key_texts = [name_text(text_of(k)) for k in obj]
+        keys = max((_hits(k, wanted) for k in key_texts if not syntax_name(k)), default=0)
         if keys:
             return keys
-        items = [v for v in obj.values() if not getattr(v, "is_indirect", False)]
+        items = [
+            v
+            for k, v in obj.items()
+            if not getattr(v, "is_indirect", False) and not own_entry(k, v, producer)
+        ]
     elif isinstance(obj, pikepdf.Array):
         items = [v for v in obj if not getattr(v, "is_indirect", False)]
     else:
         return 0
-    return max((_object_strings_hits(v, wanted, depth + 1) for v in items), default=0)
+    return max((_object_strings_hits(v, wanted, depth + 1, producer) for v in items), default=0)
 
 
 def _content_strings_hits(stream: pikepdf.Stream, wanted: ValueSearch) -> int:
