@@ -214,10 +214,11 @@ def render_gray(doc: Any, index: int, dpi: float, budget: PixelBudget | None = N
 
 def render_region(page: Any, scale: float, region: tuple[int, int, int, int]) -> Image.Image | None:
     """The pixels ``region`` (left, top, right, bottom, past the last) of ``page`` rendered at
-    ``scale`` in grey, rendered alone: the same pixels as that part of the whole rendering
-    (PDFium shifts its matrix by whole pixels), at the cost of their area. None where the
-    region is not inside the rendering, or PDFium's crop does not land on it (the caller then
-    renders the whole page)."""
+    ``scale`` in grey, rendered alone, at the cost of their area: PDFium shifts its matrix by
+    whole pixels, so a picture drawn at its size or smaller, text and vectors come out as in
+    the whole rendering (not a tiling pattern, or a picture scaled up with interpolation, at
+    the region's edges). None where the region is not inside the rendering, or PDFium's crop
+    does not land on it (the caller then renders the whole page)."""
     width, height = bitmap_size(page, scale)
     left, top, right, bottom = region
     if not (0 <= left < right <= width and 0 <= top < bottom <= height):

@@ -153,66 +153,33 @@ def unsolid_boxes(
     budget: PixelBudget | None = None,
     bad_boxes: list[tuple[int, Box]] | None = None,
 ) -> int:
-    """Render each burned box of each rebuilt page at the page's own resolution and look
-    inside it; ``bad_boxes``: filled with (output page, box in the page's points) of each one
-    not solid (``_BoxLook``: each box's own pixels)."""
+    """Render each rebuilt page whole at its own resolution and look inside every burned box;
+    ``bad_boxes``: filled with (output page, box in the page's points) of each one not solid.
+
+    Whole, not each box alone: a region rendered alone is not always the same pixels (a tiling
+    pattern, an image scaled up with interpolation: review R5), and one whole rendering costs
+    less than a dozen regions of a colour image, which PDFium decodes again for each."""
     bad = 0
     budget = budget or PixelBudget(Limits())
     with pdfium.RecyclingDocument(output) as doc:
         for index, dpi, boxes in burned:
             page = doc[index]
             try:
-                look = _BoxLook(page, dpi / 72.0, budget, f"output page {index + 1}")
-                for b in boxes:
-                    if look.inked(_placed(placed, index, b, dpi / 72.0)):
-                        bad += 1
-                        if bad_boxes is not None:
-                            k = 72.0 / dpi
-                            bad_boxes.append((index, Box(b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k)))
+                budget.take(*pdfium.bitmap_size(page, dpi / 72.0), f"output page {index + 1}")
+                image = page.render(scale=dpi / 72.0, grayscale=True).to_pil().convert("L")
             finally:
                 page.close()
+            for b in boxes:
+                o = _placed(placed, index, b, dpi / 72.0)
+                inside = image.crop(
+                    (round(o.x0) + 2, round(o.y0) + 2, round(o.x1) - 2, round(o.y1) - 2)
+                )
+                if inside.width > 0 and inside.height > 0 and int(np.asarray(inside).max()) > 40:
+                    bad += 1
+                    if bad_boxes is not None:
+                        k = 72.0 / dpi
+                        bad_boxes.append((index, Box(b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k)))
     return bad
-
-
-class _BoxLook:
-    """What lies inside boxes of one page rendered at ``scale``: each box's pixels rendered
-    alone, a few pixels beyond it (the same pixels as the whole page's rendering, at the cost of
-    the box's area); the whole page, once, where PDFium cannot render a region alone. A box
-    burned twice is looked at once."""
-
-    def __init__(self, page: Any, scale: float, budget: PixelBudget, what: str) -> None:
-        self.page, self.scale, self.budget, self.what = page, scale, budget, what
-        self.whole: Image.Image | None = None
-        self.seen: dict[tuple[int, int, int, int], bool] = {}
-
-    def inked(self, o: Box) -> bool:
-        """Whether anything lighter than black shows inside ``o`` (pixels) but its 2-pixel
-        edge; a part off the page is no ink (as the whole page's rendering crops it)."""
-        inner = (round(o.x0) + 2, round(o.y0) + 2, round(o.x1) - 2, round(o.y1) - 2)
-        if inner[2] <= inner[0] or inner[3] <= inner[1]:
-            return False  # nothing inside the edges to look at
-        if inner not in self.seen:
-            inside = self._alone(inner) if self.whole is None else None
-            if inside is None:
-                if self.whole is None:
-                    self.budget.take(*pdfium.bitmap_size(self.page, self.scale), self.what)
-                    bitmap = self.page.render(scale=self.scale, grayscale=True)
-                    self.whole = bitmap.to_pil().convert("L")
-                inside = self.whole.crop(inner)
-            self.seen[inner] = int(np.asarray(inside).max()) > 40
-        return self.seen[inner]
-
-    def _alone(self, inner: tuple[int, int, int, int]) -> Image.Image | None:
-        width, height = pdfium.bitmap_size(self.page, self.scale)
-        x0, y0, x1, y1 = inner
-        grown = (max(0, x0 - 4), max(0, y0 - 4), min(width, x1 + 4), min(height, y1 + 4))
-        if grown[2] <= grown[0] or grown[3] <= grown[1]:
-            return None
-        self.budget.take(grown[2] - grown[0], grown[3] - grown[1], self.what)
-        image = pdfium.render_region(self.page, self.scale, grown)
-        if image is None:
-            return None
-        return image.crop((x0 - grown[0], y0 - grown[1], x1 - grown[0], y1 - grown[1]))
 
 
 def _placed(placed: Mapping[int, PageLayout] | None, index: int, box: Box, unit: float) -> Box:

@@ -1,7 +1,9 @@
-"""A region of a page rendered alone (``pdfium.render_region``) is exactly that part of the
-whole page's rendering: the box solidity check and the read-back's band reading look at those
-pixels instead of the whole page's, so any pixel that differed would be a check of other
-pixels than a reader sees."""
+"""A region of a page rendered alone (``pdfium.render_region``), as the read-back renders the
+rows around burned boxes, is exactly that part of the whole page's rendering for what a
+rebuilt page holds (its picture drawn at its size or smaller, grey or colour, JPEG or Flate,
+text and vector bands; turned or shifted pages): the rows read again are the pixels a reader
+sees. (Not in general: a tiling pattern, or a picture scaled up with interpolation, renders
+otherwise at a region's edge — review R5 — so the solid-box check renders the page whole.)"""
 
 from __future__ import annotations
 
@@ -72,9 +74,8 @@ def test_a_region_rendered_alone_is_that_part_of_the_whole_rendering(
 
 
 def test_the_solidity_check_sees_ink_at_any_box_s_edge(tmp_path: Path) -> None:
-    """Boxes looked at one by one: a box with a grey line just inside one edge, a box with one
-    light pixel, a box off the page's edge and a solid one — each judged as the whole page
-    shows it."""
+    """A box with a grey line just inside one edge, a box with one light pixel, a box off the
+    page's edge and a solid one: each judged as the whole page shows it."""
     page = draw_page(["Some words"], dpi=100, height_in=2.0).image
     draw = ImageDraw.Draw(page)
     for x in (100, 300, 500, 700):
