@@ -12,6 +12,7 @@ parser and how many, never the value.
 
 from __future__ import annotations
 
+import bisect
 import re
 import urllib.parse
 import warnings
@@ -75,17 +76,25 @@ def carries_value(text: str | None, values: Iterable[str]) -> bool:
     return bool(value_search(values).found_in(normalise(text)))
 
 
-def find_leaks(path: Path, values: Iterable[str], producer: str | None = None) -> list[Leak]:
+def find_leaks(
+    path: Path, values: Iterable[str], producer: str | None = None, chosen: Iterable[str] = ()
+) -> list[Leak]:
     """Every reading's leaks. The values are normalised once and searched for through one
     search for the whole document (``plan.ValueSearch``): each text read costs its length
     (a few passes of it while the values are few), never its length times the values (a
     long document has many of both). The file's own syntax is read past (``redact.syntax``:
     standard PDF names, a parsed XMP's standard names, and ``producer``, the Producer this
-    output was written with, where it stands exactly as written)."""
+    output was written with, where it stands exactly as written); the parts of that Producer
+    an operator chose (``chosen``: the template's name and version) are searched still, as
+    the metadata carries them."""
     wanted = ValueSearch(values)
     if not wanted.values:
         return []
     leaks: list[Leak] = []
+    if producer is not None:
+        n = max((_hits(t, wanted) for t in chosen if t in producer), default=0)
+        if n:
+            leaks.append(Leak("pikepdf-walk", "object", n))
     with pdfium.RecyclingDocument(path) as doc:
         for i in range(len(doc)):
             n = _hits(pdfium.page_text(doc, i), wanted)
@@ -353,13 +362,13 @@ def _object_strings_hits(
         return max(_hits(t, wanted) for t in (said, *spelt, *_decodings(raw)))
     if isinstance(obj, pikepdf.Name):
         named = name_text(text_of(obj))
-        if syntax_name(named):
+        if _syntax(named, wanted):
             return 0
         return max(_hits(t, wanted) for t in (named, urllib.parse.unquote(named)))
     items: Iterable[object]
     if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
         key_texts = [name_text(text_of(k)) for k in obj]
-        keys = max((_hits(k, wanted) for k in key_texts if not syntax_name(k)), default=0)
+        keys = max((_hits(k, wanted) for k in key_texts if not _syntax(k, wanted)), default=0)
         if keys:
             return keys
         items = [
@@ -372,6 +381,18 @@ def _object_strings_hits(
     else:
         return 0
     return max((_object_strings_hits(v, wanted, depth + 1, producer) for v in items), default=0)
+
+
+def _syntax(name: str, wanted: ValueSearch) -> bool:
+    """A standard PDF name (``syntax.syntax_name``) that is not itself a value searched for: a
+    value "Ada" inside ``/Metadata`` is the file's syntax, a value "Ruby" that is the whole
+    name ``/Ruby`` may be a person's, carried from the source as a resource or colour name
+    (review R5), and is searched."""
+    if not syntax_name(name):
+        return False
+    key = normalise(name)
+    at = bisect.bisect_left(wanted.values, key)
+    return not (at < len(wanted.values) and wanted.values[at] == key)
 
 
 def _content_strings_hits(stream: pikepdf.Stream, wanted: ValueSearch) -> int:

@@ -83,7 +83,12 @@ def read_back(
     with timer.stage(Stage.LEAK_CHECK):
         offset = built.assembly.offset
         frame = _Frame(placed, offset, _sizes(scans))
-        every = find_leaks(output, found_values, built.assembly.builder.producer)
+        every = find_leaks(
+            output,
+            found_values,
+            built.assembly.builder.producer,
+            (options.template.identity,),
+        )
         leaks = [leak for leak in every if not leak.unreadable]
         if leaks:
             summary = ", ".join(f"{leak.parser} {leak.where} x{leak.count}" for leak in leaks)

@@ -257,7 +257,8 @@ class _Refused(Exception):
 
 
 def xmp_pieces(data: bytes, producer: str | None = None) -> list[str] | None:
-    """The pieces of an XMP packet to search, each on its own: every element's text (its own
+    """The pieces of an XMP packet to search, each on its own and all of them joined in the
+    order they stand: every element's text (its own
     character data, joined across comments, instructions and children), every comment,
     every instruction but the standard xpacket ones, every attribute value but RDF's syntax
     and Pressroom's own Producer and Creator, every element, attribute or prefix name and
@@ -272,6 +273,11 @@ def xmp_pieces(data: bytes, producer: str | None = None) -> list[str] | None:
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     pieces: list[str] = []
     texts: list[list[str]] = [[]]  # each open element's own text (the first: outside the root)
+    # everything searched, in the order it stands (an element's text where it is written),
+    # searched joined too: text beside a comment, or a value beside an attribute, spells what
+    # it spells side by side, as the packet's bytes would (review R5)
+    order: list[str] = []
+    marks: list[int] = []  # where each open element's text starts in ``order``
 
     def refuse(*_: object) -> int:
         raise _Refused
@@ -281,6 +287,7 @@ def xmp_pieces(data: bytes, producer: str | None = None) -> list[str] | None:
             raise _Refused
 
     def start(name: str, attrs: dict[str, str]) -> None:
+        before = len(pieces)
         _name(name, pieces)
         for key, value in attrs.items():
             _name(key, pieces)
@@ -290,16 +297,30 @@ def xmp_pieces(data: bytes, producer: str | None = None) -> list[str] | None:
                 known = (key.rpartition(":")[2], value) in _SYNTAX_VALUES
             if not known and not ours(key, value, producer):
                 pieces.append(value)
+        order.extend(pieces[before:])
         texts.append([])
+        marks.append(len(order))
+
+    def text(data: str) -> None:
+        texts[-1].append(data)
+        order.append(data)
 
     def end(name: str) -> None:
         joined = "".join(texts.pop())
-        if not ours(name, joined, producer):
+        mark = marks.pop()
+        if ours(name, joined, producer):
+            del order[mark:]  # its own text only: Pressroom's Producer has no children
+        else:
             pieces.append(joined)
+
+    def comment(data: str) -> None:
+        pieces.append(data)
+        order.append(data)
 
     def instruction(target: str, data: str) -> None:
         if target != "xpacket" or data not in _XPACKETS:
             pieces.extend((target, data))
+            order.extend((target, data))
 
     parser.StartDoctypeDeclHandler = refuse
     parser.EntityDeclHandler = refuse
@@ -308,14 +329,15 @@ def xmp_pieces(data: bytes, producer: str | None = None) -> list[str] | None:
     parser.XmlDeclHandler = declared
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    parser.CharacterDataHandler = lambda text: texts[-1].append(text)
-    parser.CommentHandler = pieces.append
+    parser.CharacterDataHandler = text
+    parser.CommentHandler = comment
     parser.ProcessingInstructionHandler = instruction
     try:
         parser.Parse(data, True)
     except (expat.ExpatError, _Refused, ValueError):
         return None
     pieces.append("".join(texts[0]))  # what stands outside the root (whitespace)
+    pieces.append("".join(order))
     return [p for p in pieces if p]
 
 

@@ -1,5 +1,5 @@
-"""A value that stands inside the PDF's own vocabulary is no leak (issue 61); a value anywhere a
-source could put it still is.
+"""A value that stands inside the PDF's own vocabulary is no leak; a value anywhere a source
+could put it still is.
 
 "Ada" is in ``/Metadata`` and ``xmp:MetadataDate``, "Tess" in the Producer Pressroom writes
 ("...; tesseract-5.5.4; ..."), "Rod" and "Duc" in ``/Producer`` and ``pdf:Producer``, "Ren" in
@@ -188,9 +188,10 @@ def test_a_font_name_holds(tmp_path: Path) -> None:
 
 def test_a_standard_name_is_syntax_but_the_same_word_as_text_holds(tmp_path: Path) -> None:
     path = _letter(tmp_path / "name.pdf")
-    # "Meta", even "Metadata", inside the name /Metadata (and xmp:MetadataDate) is the
-    # file's syntax...
-    assert find_leaks(path, ["Meta", "Metadata"], PRODUCER) == []
+    # "Meta" inside the name /Metadata (and xmp:MetadataDate) is the file's syntax; a value
+    # that is the whole name is searched (review R5: a person called Ruby, below)...
+    assert find_leaks(path, ["Meta"], PRODUCER) == []
+    assert _held(find_leaks(path, ["Metadata"], PRODUCER), "object")
 
     def change(pdf: pikepdf.Pdf) -> None:
         pdf.docinfo.Title = "Metadata"
@@ -268,3 +269,59 @@ def test_a_stream_not_labelled_xmp_is_searched_whole(
         pdf.Root[Name("/Extra")] = stream
 
     assert _held(find_leaks(_letter(tmp_path / "s.pdf", change), ["Ada"], PRODUCER), "stream")
+
+
+# --- review R5: what the passing-over must not hide ---
+
+
+@pytest.mark.parametrize(
+    ("body", "value"),
+    [
+        (
+            b"<dc:title xmlns:dc='http://purl.org/dc/elements/1.1/'>Ann<!--Lee--></dc:title>",
+            "Ann Lee",
+        ),
+        (
+            b"<dc:format xmlns:dc='http://purl.org/dc/elements/1.1/' x='Ann'/><!--Lee-->",
+            "Ann Lee",
+        ),
+        (
+            b"<pdf:Keywords xmlns:pdf='http://ns.adobe.com/pdf/1.3/'>12345<!--678-->"
+            b"</pdf:Keywords>",
+            "12345678",
+        ),
+    ],
+    ids=["text-comment", "attribute-comment", "digits-comment"],
+)
+def test_a_value_split_across_xmp_pieces_holds(tmp_path: Path, body: bytes, value: str) -> None:
+    """Side by side in the packet, pieces spell what they spell joined (as its bytes did)."""
+    path = _letter(tmp_path / "x.pdf", _with_xmp(body))
+    assert _held(find_leaks(path, [value], PRODUCER), "stream")
+
+
+@pytest.mark.parametrize("word", ["Ruby", "Art", "Black", "Page", "Strong"])
+def test_a_standard_name_that_is_itself_the_value_holds(tmp_path: Path, word: str) -> None:
+    """ "Ada" inside ``/Metadata`` is syntax; a person called Ruby whose name stands whole as a
+    name carried from a source (a resource, a colour, a custom key) is not passed over."""
+
+    def change(pdf: pikepdf.Pdf) -> None:
+        pdf.docinfo[Name("/" + word)] = String("x")
+        pdf.Root.Colour = Name("/" + word)
+
+    assert _held(find_leaks(_letter(tmp_path / "n.pdf", change), [word], PRODUCER), "object")
+    # and a longer value is not found inside it: syntax still
+    longer = f"{word}ston Whitfield"
+    assert not _held(find_leaks(_letter(tmp_path / "m.pdf"), [longer], PRODUCER), "object")
+
+
+def test_the_template_an_operator_named_is_searched_in_our_producer(tmp_path: Path) -> None:
+    """Our Producer passes over as ours, but the template's name in it is the operator's: a
+    template named after a person holds that person's letters, as before."""
+    named = PRODUCER.replace("plain@1", "smith-letters@1")
+
+    def change(pdf: pikepdf.Pdf) -> None:
+        pdf.docinfo.Producer = named
+
+    path = _letter(tmp_path / "t.pdf", change)
+    assert _held(find_leaks(path, ["Smith"], named, ["smith-letters@1+1311843e0fb4"]), "object")
+    assert not find_leaks(path, ["Smith"], named, ["plain@1+1311843e0fb4"])
