@@ -36,7 +36,7 @@ from pressroom.pixels import PixelBudget
 from pressroom.redact.apply import Found
 from pressroom.redact.burn import black_and_white, burn, inked, page_pixels, scaled
 from pressroom.redact.context import RunContext
-from pressroom.redact.leaks import carries_value, name_text
+from pressroom.redact.leaks import carries_value, name_texts
 from pressroom.redact.plan import boxes_for, covered_words, normalise, visible_words
 from pressroom.redact.plan import remaining as remaining_words
 from pressroom.redact.scan import PageScan
@@ -196,10 +196,10 @@ def readings(text: str) -> list[str]:
     carrier is judged, and searched, in every one of them."""
     out = [text]
     for spelt in (
-        name_text(text),
+        *name_texts(text),
         urllib.parse.unquote(text),
         urllib.parse.unquote_plus(text),
-        urllib.parse.unquote(name_text(text)),
+        *map(urllib.parse.unquote, name_texts(text)),
     ):
         if spelt not in out:
             out.append(spelt)

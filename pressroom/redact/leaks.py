@@ -340,10 +340,17 @@ def _entropy_end(data: bytes, pos: int) -> int | None:
         return pos
 
 
-def name_text(name: str) -> str:
-    """A name as the text it spells: ``/Jane#20Whitfield`` is "Jane Whitfield"."""
-    raw = re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), name.encode())
-    return raw.decode("utf-8", errors="replace")
+def name_texts(name: str) -> tuple[str, ...]:
+    """A name as every text it may spell (``/Jane#20Whitfield`` is "Jane Whitfield"): its bytes
+    as UTF-8 and, where they are not all ASCII, as Latin-1 too (``/Jos#E9Ruiz`` is "JoséRuiz":
+    read as UTF-8 alone it was "Jos\ufffdRuiz", no value at all: review R5)."""
+    raw = _name_bytes(name)
+    utf8 = raw.decode("utf-8", errors="replace")
+    return (utf8,) if raw.isascii() else (utf8, raw.decode("latin-1"))
+
+
+def _name_bytes(name: str) -> bytes:
+    return re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), name.encode())
 
 
 def _object_strings_hits(
@@ -361,14 +368,10 @@ def _object_strings_hits(
         spelt = (urllib.parse.unquote(said), urllib.parse.unquote_plus(said))
         return max(_hits(t, wanted) for t in (said, *spelt, *_decodings(raw)))
     if isinstance(obj, pikepdf.Name):
-        named = name_text(text_of(obj))
-        if _syntax(named, wanted):
-            return 0
-        return max(_hits(t, wanted) for t in (named, urllib.parse.unquote(named)))
+        return _name_hits(text_of(obj), wanted)
     items: Iterable[object]
     if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
-        key_texts = [name_text(text_of(k)) for k in obj]
-        keys = max((_hits(k, wanted) for k in key_texts if not _syntax(k, wanted)), default=0)
+        keys = max((_name_hits(text_of(k), wanted) for k in obj), default=0)
         if keys:
             return keys
         items = [
@@ -381,6 +384,15 @@ def _object_strings_hits(
     else:
         return 0
     return max((_object_strings_hits(v, wanted, depth + 1, producer) for v in items), default=0)
+
+
+def _name_hits(name: str, wanted: ValueSearch) -> int:
+    """The values a name spells, in each of its readings (``name_texts``, and their ``%xx``
+    read), unless it is the file's syntax (``_syntax``)."""
+    texts = name_texts(name)
+    if _syntax(texts[0], wanted):
+        return 0
+    return max(_hits(t, wanted) for t in (*texts, *map(urllib.parse.unquote, texts)))
 
 
 def _syntax(name: str, wanted: ValueSearch) -> bool:
