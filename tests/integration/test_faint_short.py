@@ -41,7 +41,8 @@ def _page(faint_grey: int = 175, faint_pt: float = 8.0, text: str = NUMBER) -> I
 
 
 @pytest.mark.parametrize(
-    ("grey", "pt", "text"), [(175, 8, NUMBER), (195, 10, "Ann Lee"), (175, 8, "Lee")]
+    ("grey", "pt", "text"),
+    [(175, 8, NUMBER), (195, 10, "Ann Lee"), (175, 8, "Lee"), (200, 6, "Lee"), (215, 6, "Ivy Li")],
 )
 def test_a_short_faint_value_on_a_full_page_is_a_band_to_read(
     grey: int, pt: float, text: str
