@@ -9,12 +9,14 @@ from __future__ import annotations
 import datetime
 import io
 import os
+import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -33,6 +35,7 @@ from tests.helpers import small_scan
 from tests.hookservers import EndlessBody, Tarpit, receiving, wait_until
 
 HOLD = 40.0  # a deadline no test waits for: the tarpit stays connected while we look
+HANG = 30  # seconds before a wait is a hang: a bound on the test, never a speed claim
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -215,32 +218,122 @@ def test_the_next_job_completes_while_a_tarpit_webhook_is_still_connected(
     assert not worker.is_alive()
 
 
+@dataclass
+class _Span:
+    """One send (a ``post`` call) or one connection, on ``time.monotonic``: ``end`` None while
+    it is still open."""
+
+    who: str
+    start: float
+    end: float | None = None
+    outcome: Sent | None = None
+
+
+def _overlapping(spans: list[_Span]) -> list[tuple[_Span, _Span]]:
+    """Each pair of spans of which one began before the other had ended (an open one has not)."""
+    later = float("inf")
+    return [
+        (a, b)
+        for i, a in enumerate(spans)
+        for b in spans[i + 1 :]
+        if a.start < (b.end or later) and b.start < (a.end or later)
+    ]
+
+
+class _TimedTarpit(Tarpit):
+    """The tarpit, with when each connection was taken and when its client hung up."""
+
+    def __init__(self, every: float) -> None:
+        self.spans: list[_Span] = []
+        super().__init__(every)
+
+    def handle(self, conn: socket.socket) -> None:
+        span = _Span("endpoint", time.monotonic())
+        self.spans.append(span)
+        try:
+            super().handle(conn)
+        finally:
+            span.end = time.monotonic()
+
+
+@dataclass(frozen=True)
+class _TimedSender(WebhookSender):
+    """The real sender, with when each of its pool's sends began and ended, and how."""
+
+    pool: str = ""
+    spans: list[_Span] = field(default_factory=list)  # shared by the pools that share an outbox
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str], *, deadline: float) -> Sent:
+        span = _Span(self.pool, time.monotonic())
+        self.spans.append(span)
+        try:
+            span.outcome = WebhookSender.post(self, url, body, headers, deadline=deadline)
+            return span.outcome
+        finally:
+            span.end = time.monotonic()
+
+
 def test_a_lapsed_lease_never_starts_a_second_send_while_the_first_runs(
-    hooks: Services, tmp_path: Path, tarpit: Tarpit
+    hooks: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two processes' pools share one outbox; the lease is short and the tarpit never ends.
-    The first send must end (at its deadline) before its lease lapses, so the second pool,
-    looking the whole time, never starts another send of the same delivery."""
-    api = Api(hooks, tmp_path)
-    job_id = api.submit("acme", webhook_url=tarpit.url)
-    run_jobs(hooks)
+    The first send must end (at its deadline) before its lease lapses, so the other pool,
+    looking the whole time, never starts another send of the same delivery while it runs.
+
+    Both pools look before the delivery is due, so whichever claims it, the other was looking
+    from the first moment; the test waits for the first send to end (a signal, however late a
+    loaded machine makes it), then compares when sends and connections began and ended. A
+    later claim or send of the delivery is the outbox at work (the first's lease lapsed after
+    it ended, or its retry came due) and may come or not: what fails is the delivery handed
+    out again while its first send ran, or two sends or two connections at once."""
     config = DeliveryConfig(lease_s=3.0, lease_margin_s=1.0, deadline_s=1.5, poll_s=0.05)
-    first = DeliveryPool(hooks, config, owner="host-a")
-    first.start()
-    assert wait_until(lambda: tarpit.connections == 1, 10)
-    second = DeliveryPool(hooks, config, owner="host-b")
-    second.start()
-    try:
-        time.sleep(config.lease_s + 2.0)  # past the first claim's lease
-        assert tarpit.connections == 1
-        (row,) = hooks.store.outbox.deliveries(job_id)
-        assert (row["attempts"], row["last_error"]) == (1, "TIMEOUT")
-    finally:
-        first.stop(timeout=5)
-        second.stop(timeout=5)
+    sends: list[_Span] = []
+    claims: list[tuple[float, str]] = []  # when a claim of the one delivery returned, and whose
+    claim = hooks.store.outbox.claim_deliveries
 
+    def recorded_claim(owner: str, **how: Any) -> list[dict[str, Any]]:
+        rows = claim(owner, **how)
+        claims.extend((time.monotonic(), owner) for _ in rows)
+        return rows
 
-HANG = 30  # seconds before a wait is a hang: a bound on the test, never a speed claim
+    monkeypatch.setattr(hooks.store.outbox, "claim_deliveries", recorded_claim)
+    tarpit = _TimedTarpit(every=0.5)
+    with tarpit:
+        api = Api(hooks, tmp_path)
+        job_id = api.submit("acme", webhook_url=tarpit.url)
+        pools = [
+            DeliveryPool(
+                hooks,
+                config,
+                owner=owner,
+                sender=_TimedSender(allow_private=True, pool=owner, spans=sends),
+            )
+            for owner in ("host-a", "host-b")
+        ]
+        for pool in pools:
+            pool.start()
+        try:
+            run_jobs(hooks)  # the job completes and its delivery comes due, both pools looking
+            # the signal: the first send has returned and the endpoint saw its client hang up
+            # (a send that never ends fails here, at the bound)
+            assert wait_until(
+                lambda: bool(sends and sends[0].end and tarpit.spans and tarpit.spans[0].end),
+                HANG,
+            ), f"the first send never ended: sends {sends}, connections {tarpit.spans}"
+        finally:
+            for pool in pools:
+                pool.stop(timeout=5)  # joins every send, so the spans are complete
+    first = sends[0]
+    assert first.end is not None
+    # the first claim's lease covers its whole send: no one (its own pool neither) claims the
+    # delivery again before that send has ended
+    again = [c for c in sorted(claims)[1:] if c[0] < first.end]
+    assert again == [], f"handed out again while the first send ran: {claims}, {first}"
+    assert _overlapping(sends) == [], f"a second send while the first ran: {sends}"
+    assert _overlapping(tarpit.spans) == [], f"two connections at once: {tarpit.spans}"
+    assert first.outcome == Sent(False, "TIMEOUT")  # ended by its deadline, nothing else
+    (row,) = hooks.store.outbox.deliveries(job_id)
+    assert row["state"] == "pending"  # the tarpit never answers: not delivered, to be retried
 
 
 def _recorded(hooks: Services, job_id: str) -> bool:
@@ -265,6 +358,9 @@ def test_one_tenants_tarpit_takes_at_most_its_share_and_others_are_delivered(
             # stops a hang, it claims no speed
             assert wait_until(lambda: _recorded(hooks, other), HANG)
             assert len(receiver.received) == 1
+            # acme's sender may connect after globex's is recorded (a starved thread): waited
+            # for, then its share is one sender
+            assert wait_until(lambda: tarpit.open >= 1, HANG), "acme's webhook never went out"
             assert tarpit.open == 1 and tarpit.connections == 1  # acme's share is one sender
             assert {r["state"] for j in stuck for r in hooks.store.outbox.deliveries(j)} == {
                 "pending"
@@ -292,6 +388,7 @@ def test_a_burst_to_a_tarpit_does_not_hold_other_tenants_webhooks_behind_it(
             assert wait_until(lambda: _recorded(hooks, other), HANG)
             assert len(receiver.received) == 1
             assert len(hooks.store.outbox.deliveries(other)) == 1
+            assert wait_until(lambda: tarpit.open >= 1, HANG), "acme's webhook never went out"
             assert tarpit.open == 1  # acme holds its one sender, no more
             leased = [r for j in burst for r in hooks.store.outbox.deliveries(j) if r["attempts"]]
             assert len(leased) == 1  # the rest of the burst was never claimed, so never lost
