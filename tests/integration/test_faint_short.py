@@ -20,6 +20,7 @@ from pressroom.redact.faint import MIN_GREY_SHARE, grey_bands
 from pressroom.redact.policy import parse_policy
 from pressroom.synth import find_font, image_pdf, page_lines
 from pressroom.templates import resolve_template
+from tests.helpers import delivered
 
 pytestmark = pytest.mark.integration
 
@@ -63,12 +64,14 @@ def test_the_same_page_in_dark_print_only_makes_no_band() -> None:
 def test_a_faint_copy_of_a_found_number_is_burned(tmp_path: Path, engine: TesseractEngine) -> None:
     src = image_pdf([_page()], tmp_path / "scan.pdf", DPI)
     out = tmp_path / "out.pdf"
-    redact_document(
-        src,
-        out,
-        JobOptions(template=resolve_template(None)),
-        parse_policy("name,address,account-number", now=0),
-        engine,
+    delivered(
+        redact_document(
+            src,
+            out,
+            JobOptions(template=resolve_template(None)),
+            parse_policy("name,address,account-number", now=0),
+            engine,
+        )
     )
     doc = pdfium.PdfDocument(out)
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 import pikepdf
@@ -58,9 +57,9 @@ def test_a_document_type_is_refused_before_any_entity_is_expanded() -> None:
     laughs = b'<!DOCTYPE x [<!ENTITY a "lol">' + b"".join(
         b'<!ENTITY %c "%s">' % (ord("b") + i, b"&%c;" % (ord("a") + i) * 10) for i in range(9)
     )
-    started = time.monotonic()
     assert xmp_pieces(laughs + b"]><x>&j;</x>") is None
-    assert time.monotonic() - started < 1.0
+    # refused at the document type itself, with no entity to expand: nothing is ever expanded
+    assert xmp_pieces(b"<!DOCTYPE x><x>Ada</x>") is None
 
 
 def test_the_vocabulary_is_names_compared_whole() -> None:
