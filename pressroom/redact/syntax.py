@@ -29,7 +29,7 @@ import pikepdf
 from pressroom.engines.pdfstr import text_of
 
 # what ``pipeline.writing.describe`` writes as /Creator and xmp:CreatorTool
-PRESSROOM_CREATOR = "Pressroom"
+OUR_CREATOR = "Pressroom"
 
 # ISO 32000's keys and name values (a name of fewer than three letters or digits cannot hold a
 # value the check searches for, so few are listed), the standard Latin glyph names of
@@ -236,7 +236,7 @@ def ours(key: str, text: str, producer: str | None) -> bool:
     local = key.lstrip("/").rpartition(":")[2]
     if local == "Producer":
         return producer is not None and text == producer
-    return local in ("Creator", "CreatorTool") and text == PRESSROOM_CREATOR
+    return local in ("Creator", "CreatorTool") and text == OUR_CREATOR
 
 
 def own_entry(key: object, value: object, producer: str | None) -> bool:
