@@ -18,8 +18,9 @@ from pressroom.engines.pdfium import failing_as
 from pressroom.models import Box
 from pressroom.pipeline.geometry import PageLayout
 from pressroom.pixels import PixelBudget
+from pressroom.redact.kept import Kept
 from pressroom.redact.plan import PAD_PX
-from pressroom.redact.source import RedactionSource
+from pressroom.redact.source import RedactionSource, rendering
 from pressroom.settings import Limits
 
 BAND = 256  # rows at a time: a whole page of planes would be several bytes a pixel more
@@ -36,11 +37,15 @@ def page_pixels(
     """PDF page ``index`` as displayed, rendered once at ``dpi``: grey (as Pillow makes RGB
     grey) where no pixel shows colour, else RGB; and the size its rendering at the page's
     reading resolution (``src.dpi``) has, which its boxes and words are measured in. Its words
-    are not read again: the scan has them."""
+    are not read again: the scan has them. Pass one's grey rendering at ``dpi`` of a page that
+    shows no colour is those pixels (``RedactionSource.kept``): taken, not made again."""
     page = src.doc[index]
     try:
         full = pdfium.bitmap_size(page, src.dpi(index) / 72.0)
         budget.take(*pdfium.bitmap_size(page, dpi / 72.0), f"page {index + 1}")
+        kept = src.kept.get(rendering(index, dpi / 72.0))
+        if kept is not None and not kept[1]:
+            return kept[0], full
         with failing_as("a page cannot be rendered"):
             bitmap = page.render(scale=dpi / 72.0)
         try:
@@ -152,9 +157,11 @@ def unsolid_boxes(
     placed: Mapping[int, PageLayout] | None = None,
     budget: PixelBudget | None = None,
     bad_boxes: list[tuple[int, Box]] | None = None,
+    kept: Kept | None = None,
 ) -> int:
     """Render each rebuilt page whole at its own resolution and look inside every burned box;
-    ``bad_boxes``: filled with (output page, box in the page's points) of each one not solid.
+    ``bad_boxes``: filled with (output page, box in the page's points) of each one not solid;
+    ``kept``: given each rendering, by (output page, scale), for the read-back to read again.
 
     Whole, not each box alone: a region rendered alone is not always the same pixels (a tiling
     pattern, an image scaled up with interpolation: review R5), and one whole rendering costs
@@ -166,9 +173,11 @@ def unsolid_boxes(
             page = doc[index]
             try:
                 budget.take(*pdfium.bitmap_size(page, dpi / 72.0), f"output page {index + 1}")
-                image = page.render(scale=dpi / 72.0, grayscale=True).to_pil().convert("L")
+                image = pdfium.render_luma(page, dpi / 72.0)
             finally:
                 page.close()
+            if kept is not None:
+                kept.put(output_rendering(index, dpi / 72.0), image)
             for b in boxes:
                 o = _placed(placed, index, b, dpi / 72.0)
                 inside = image.crop(
@@ -180,6 +189,11 @@ def unsolid_boxes(
                         k = 72.0 / dpi
                         bad_boxes.append((index, Box(b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k)))
     return bad
+
+
+def output_rendering(index: int, scale: float) -> tuple[str, int, float]:
+    """The key of output page ``index``'s grey rendering at ``scale`` among the kept ones."""
+    return ("output", index, round(scale, 9))
 
 
 def _placed(placed: Mapping[int, PageLayout] | None, index: int, box: Box, unit: float) -> Box:

@@ -22,10 +22,11 @@ from pressroom.pixels import PixelBudget
 from pressroom.redact import reread
 from pressroom.redact.apply import Found
 from pressroom.redact.build import Built
-from pressroom.redact.burn import unsolid_boxes
+from pressroom.redact.burn import output_rendering, unsolid_boxes
 from pressroom.redact.context import RunContext
 from pressroom.redact.detect import Finding
 from pressroom.redact.detection import Hit, detect
+from pressroom.redact.kept import Kept
 from pressroom.redact.leaks import Leak, find_leaks
 from pressroom.redact.plan import covered_words, overlaps
 from pressroom.redact.scan import PageScan
@@ -165,7 +166,11 @@ def read_back(
                 frame.whole({s.info.index + offset for s in low}, "low-resolution"),
             )
         bad: list[tuple[int, Box]] = []
-        unsolid = unsolid_boxes(output, built.burned, placed, PixelBudget(options.limits), bad)
+        # the solid-box check's renderings, which re-detection reads again
+        renders = Kept()
+        unsolid = unsolid_boxes(
+            output, built.burned, placed, PixelBudget(options.limits), bad, renders
+        )
         if unsolid:
             raise held_at(
                 OutputCheckFailed(f"{unsolid} redaction box(es) are not solid in the output"),
@@ -176,7 +181,7 @@ def read_back(
                 ],
             )
     with timer.stage(Stage.REDETECT):
-        return _redetect(ctx, built, scans, found, frame, pages, where)
+        return _redetect(ctx, built, scans, found, frame, pages, where, renders)
 
 
 def text_under_drawn(
@@ -227,6 +232,7 @@ def _redetect(
     frame: _Frame,
     pages: set[int] | None = None,
     where: list[SheetFinding] | None = None,
+    kept: Kept | None = None,
 ) -> dict[int, list[Hit]]:
     """Detection once more, on the output as a reader gets it: its text, and OCR (faint print
     included) of the pixels the build changed — the rows of each burned box on a page rebuilt
@@ -268,12 +274,24 @@ def _redetect(
                 dpi, boxes = burned_on.get(i, (read_dpi, []))
                 on = [_onto(placed, i, _scaled(b, read_dpi / dpi), scale) for b in boxes]
                 what, read = f"output page {i + 1}", None
+                # the solid-box check's rendering of this page at this scale, where it made one
+                got = (
+                    kept.get(output_rendering(i, scale))
+                    if kept is not None and reading is not reread.Reading.TEXT
+                    else None
+                )
+                whole = got[0] if got is not None else None
                 if reading is reread.Reading.BANDS:
-                    read = reread.band_words(page, scale, read_dpi, on, ocr, engine, budget, what)
+                    read = reread.band_words(
+                        page, scale, read_dpi, on, ocr, engine, budget, what, whole
+                    )
                 if reading is reread.Reading.WHOLE or (
                     reading is reread.Reading.BANDS and read is None
                 ):
-                    read = reread.page_words(page, scale, read_dpi, ocr, engine, budget, what)
+                    read = reread.page_words(
+                        page, scale, read_dpi, ocr, engine, budget, what, whole
+                    )
+                del whole, got
             finally:
                 page.close()
             sources = [words]

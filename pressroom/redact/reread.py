@@ -39,6 +39,8 @@ from dataclasses import replace
 from enum import Enum
 from typing import Any
 
+from PIL import Image
+
 from pressroom.engines import pdfium
 from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
@@ -139,11 +141,15 @@ def page_words(
     engine: OcrEngine,
     budget: PixelBudget,
     what: str,
+    whole: Image.Image | None = None,
 ) -> list[Word]:
     """OCR (and faint print) of the whole of ``page`` rendered at ``scale``, read at ``dpi``:
-    the words in its pixel frame."""
-    budget.take(*pdfium.bitmap_size(page, scale), what)
-    gray = page.render(scale=scale, grayscale=True).to_pil().convert("L")
+    the words in its pixel frame. ``whole``: that rendering, made already (the solid-box
+    check's); else it is made here."""
+    size = pdfium.bitmap_size(page, scale)
+    budget.take(*size, what)
+    made = whole is not None and whole.size == size
+    gray = whole if made and whole is not None else pdfium.render_luma(page, scale)
     # read as it is: the words must stay where the output has them
     seen = list(replace(ocr, straighten_min=None).read_as_is(gray, dpi).result.words)
     return seen + faint_words(gray, seen, engine, dpi)
@@ -158,17 +164,25 @@ def band_words(
     engine: OcrEngine,
     budget: PixelBudget,
     what: str,
+    whole: Image.Image | None = None,
 ) -> list[Word] | None:
     """OCR (and faint print) of the rows around ``boxes`` (pixels of ``page``'s rendering at
-    ``scale``, read at ``dpi``), rendered from the page itself a band at a time, as words in
-    the whole page's pixel frame. None where a band cannot be rendered where it was asked for:
-    the caller reads the whole page instead."""
+    ``scale``, read at ``dpi``), as words in the whole page's pixel frame: cut from ``whole``,
+    that rendering made already (the solid-box check's), else rendered from the page itself a
+    band at a time. None where a band cannot be rendered where it was asked for: the caller
+    reads the whole page instead."""
     width, height = (math.ceil(v * scale) for v in page.get_size())
+    if whole is not None and whole.size != (width, height):
+        whole = None
     as_is = replace(ocr, straighten_min=None)
     out: list[Word] = []
     for n, (top, bottom, keep0, keep1) in enumerate(bands(boxes, height, scale)):
         budget.take(width, bottom - top, what)
-        image = pdfium.render_region(page, scale, (0, top, width, bottom))
+        image = (
+            whole.crop((0, top, width, bottom))
+            if whole is not None
+            else pdfium.render_region(page, scale, (0, top, width, bottom))
+        )
         if image is None:
             return None
         seen = list(as_is.read_as_is(image, dpi).result.words)

@@ -22,6 +22,7 @@ from pressroom.models import Box, DocumentInfo, SourceKind, Word
 from pressroom.pipeline.core import open_source_pdf
 from pressroom.pipeline.resolution import fitting_dpi
 from pressroom.pixels import PixelBudget
+from pressroom.redact.kept import Kept
 from pressroom.redact.text import extracted_words, page_to_pixels
 from pressroom.settings import Limits
 
@@ -41,6 +42,8 @@ class RedactionSource:
         self.single = len(info.pages) == 1
         self.pdf: pikepdf.Pdf | None = None
         self.cleaner: PageCleaner | None = None  # kept pages copied with only what they draw
+        # pass one's grey renderings, for the build to burn without rendering them again
+        self.kept = Kept()
         if self.kind is SourceKind.PDF:
             self.pdf = open_source_pdf(stack, path)
             self.cleaner = PageCleaner(self.pdf, scrub_images=True)
@@ -73,11 +76,20 @@ class RedactionSource:
         page = self.doc[index]
         try:
             budget.take(*pdfium.bitmap_size(page, scale), f"page {index + 1}")
-            image = pdfium.render_luma(page, scale) if grey else pdfium.render_colour(page, scale)
+            if grey:
+                image, coloured = pdfium.render_luma_seen(page, scale)
+                self.kept.put(rendering(index, scale), image.copy(), coloured)
+            else:
+                image = pdfium.render_colour(page, scale)
             words = extracted_words(page, scale)
         finally:
             page.close()
         return image, words
+
+
+def rendering(index: int, scale: float) -> tuple[str, int, float]:
+    """The key of page ``index``'s rendering at ``scale`` among a source's kept ones."""
+    return ("page", index, round(scale, 9))
 
 
 class OriginalText:
