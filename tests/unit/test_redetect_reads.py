@@ -19,6 +19,7 @@ from pressroom.errors import RedactionLeak
 from pressroom.models import Box, OcrResult, Word
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrStage
+from pressroom.pipeline.resolution import measure_text
 from pressroom.pixels import PixelBudget
 from pressroom.redact import reread
 from pressroom.redact.engine import redact_document
@@ -40,14 +41,17 @@ DPI = 300
 class PageReader:
     """Reads images of one scanned page — the page whole, or any band of full-width rows of it
     — as the words drawn on it, each where the image still shows it (a word under a burned box
-    is not read). ``missed``: words (by their place among the page's) a reading of the whole
-    page does not see, as OCR sometimes misses a word a reading of fewer lines gets. Every
-    call is counted, with the size of the image read and the phase it came in."""
+    is not read), at the page's scale or reduced (OCR reads print at the scale it needs).
+    ``missed``: words (by their place among the page's) a reading of the whole page does not
+    see, as OCR sometimes misses a word a reading of fewer lines gets. Every call is counted,
+    with the size of the image read (in the page's pixels), its scale and the phase it came
+    in."""
 
     scan: Scan
     missed: frozenset[int] = frozenset()
     phase: str = "scan"
     calls: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
+    scales: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -64,7 +68,13 @@ class PageReader:
         timeout: float | None = None,
         adaptive: bool = False,
     ) -> OcrResult:
+        k = image.width / self.scan.image.width
+        if abs(k - 1.0) > 1e-3:  # reduced: read in the page's pixels, answered in the image's
+            image = image.resize(
+                (self.scan.image.width, round(image.height / k)), Image.Resampling.NEAREST
+            )
         self.calls.append((self.phase, image.size))
+        self.scales.append((self.phase, k))
         pixels = np.asarray(image.convert("L"))
         page = self._rows()
         whole = image.height >= len(page) - 2
@@ -81,8 +91,10 @@ class PageReader:
             inside = pixels[y0 - top : y1 - top, x0:x1]
             if inside.size == 0 or inside.min() > 200 or inside.mean() < 60:
                 continue  # nothing shows there, or a burned box does
-            box = Box(x0, y0 - top, x1, y1 - top)
-            out.append(Word(text, 94.0, box, (x0, y1 - top), x1 - x0, y1 - y0, 0.0, line))
+            box = Box(x0 * k, (y0 - top) * k, x1 * k, (y1 - top) * k)
+            out.append(
+                Word(text, 94.0, box, (box.x0, box.y1), box.x1 - box.x0, box.y1 - box.y0, 0.0, line)
+            )
         alpha = sum(1 for w in out if sum(c.isalpha() for c in w.text) >= 3)
         return OcrResult(tuple(out), 94.0, alpha, alpha)
 
@@ -91,6 +103,9 @@ class PageReader:
 
     def read_back(self) -> list[tuple[int, int]]:
         return [size for phase, size in self.calls if phase == "read back"]
+
+    def read_back_scales(self) -> list[float]:
+        return [k for phase, k in self.scales if phase == "read back"]
 
 
 def _placed(scan: Scan) -> Iterator[tuple[str, int, tuple[int, int, int, int]]]:
@@ -113,8 +128,10 @@ LINES = (
 )
 
 
-def _scan(tmp: Path, lines: tuple[str, ...] = LINES) -> tuple[Scan, Path]:
-    scan = draw_page(lines, dpi=DPI, height_in=4.0)
+def _scan(
+    tmp: Path, lines: tuple[str, ...] = LINES, font_pt: float = 12.0, height_in: float = 4.0
+) -> tuple[Scan, Path]:
+    scan = draw_page(lines, dpi=DPI, height_in=height_in, font_pt=font_pt)
     return scan, image_pdf([scan.image], tmp / "scan.pdf", DPI, jpeg=False)
 
 
@@ -210,6 +227,39 @@ def test_a_value_pass_one_missed_on_the_line_below_a_box_is_found(
     outcome, _renders = _redact(src, tmp_path, reader, 0.0, monkeypatch)
     held_by(outcome, RedactionLeak)
     assert all(h < scan.image.height for _w, h in reader.read_back())
+
+
+def test_the_rows_are_read_at_the_scale_their_print_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 12 pt at 300 dpi, a 26 px x-height: read at 150 dpi, as a plain job reads it, with the
+    # value on the line below still found (the test above reads this print the same way)
+    scan, src = _scan(tmp_path)
+    reader = PageReader(scan)
+    outcome, _renders = _redact(src, tmp_path, reader, 0.0, monkeypatch)
+    delivered(outcome)
+    assert reader.read_back_scales()
+    assert all(k == pytest.approx(0.5, abs=0.01) for k in reader.read_back_scales())
+    # the audited share reads its pages whole at every pixel, as every page was read before
+    folder = tmp_path / "audited"
+    folder.mkdir()
+    reader = PageReader(scan)
+    outcome, _renders = _redact(src, folder, reader, 1.0, monkeypatch)
+    delivered(outcome)
+    assert reader.read_back_scales() and all(k == 1.0 for k in reader.read_back_scales())
+    # a page of 8 pt, a 17 px x-height: every pixel is read, in the bands and in a page read
+    # whole (a page this sparse in 8 pt measures as faint, which keeps its pixels too)
+    dense = (LINES[0], *(f"{LINES[1]} and then some more plain words, line {n}" for n in range(14)))
+    for share in (0.0, 1.0):
+        folder = tmp_path / f"small-{share}"
+        folder.mkdir()
+        scan, src = _scan(folder, dense, font_pt=8.0, height_in=5.0)
+        assert not measure_text(scan.image).faint
+        reader = PageReader(scan)
+        outcome, _renders = _redact(src, folder, reader, share, monkeypatch)
+        delivered(outcome)
+        assert reader.read_back_scales()
+        assert all(k == 1.0 for k in reader.read_back_scales())
 
 
 def test_the_audited_pages_are_drawn_from_the_output_and_its_page() -> None:
