@@ -15,6 +15,7 @@ from pathlib import Path
 
 from stdnum import iban, luhn
 
+from corpora.documents.scoring import _within
 from pressroom.engines import pdfium
 from pressroom.pipeline.core import JobOptions
 from pressroom.pipeline.ocr import OcrEngine
@@ -178,13 +179,15 @@ class Score:
         output_text: str,
         output_ocr: str,
     ) -> list[str]:
-        """Count one page; returns the values still readable (the leaks)."""
+        """Count one page; returns the values still readable (the leaks). A value OCR misreads
+        ("GBO6" for "GB06") is still readable to a person, and every reading of the same pixels
+        may misread it the same way: it counts as readable within an OCR slip or two."""
         self.pages += 1
         flat, seen = normalise(output_text), normalise(output_ocr)
         leaks = []
         for kind, vals in values.items():
             for v in vals:
-                gone = normalise(v) not in flat and normalise(v) not in seen
+                gone = not _within(flat, normalise(v)) and not _within(seen, normalise(v))
                 self.recall[kind][1] += 1
                 self.recall[kind][0] += gone
                 if not gone:

@@ -63,6 +63,47 @@ def test_a_malformed_iban_is_no_card_and_no_iban() -> None:
     assert accounts(f"IBAN {grouped(bad)}") == []
 
 
+def _misread(number: str, at: dict[int, str]) -> str:
+    return "".join(at.get(i, c) for i, c in enumerate(number))
+
+
+@pytest.mark.parametrize(
+    ("number", "at"),
+    [
+        (make_iban("DE", "370400440532013003"), {2: "O"}),  # DE08: check digit 0 read as O
+        (GB, {2: "B"}),  # a check digit 8 read as B
+        (DE, {6: "O", 17: "l"}),  # digits of the account part read as letters
+        (GB, {6: "5"}),  # a bank-code letter read as a digit (S as 5)
+        (FR, {8: "l", 12: "O"}),  # where the format has digits
+    ],
+)
+def test_an_iban_ocr_misread_is_found_as_written(number: str, at: dict[int, str]) -> None:
+    """What OCR reads for a digit (O for 0) leaves the value readable to a person; its format
+    says which characters are digits, and the checksum says it is the IBAN."""
+    misread = _misread(number, at)
+    assert iban_ok(number) and not iban_ok(misread)
+    assert accounts(f"IBAN {grouped(misread)}   Card") == [grouped(misread)]
+
+
+def test_an_iban_misread_beyond_its_format_or_checksum_is_not_one() -> None:
+    # four characters read again: some other code
+    assert accounts(f"IBAN {grouped(_misread(DE, {4: 'B', 5: 'I', 6: 'O', 7: 'Z'}))}") == []
+    # a letter read as another letter: no format can say which, and the checksum fails
+    assert accounts(f"IBAN {grouped(_misread(GB, {5: 'F'}))}") == []
+    # words in prose whose second pair is letter-shaped are no IBAN
+    assert accounts("Dollars Sold Total BOOK IS OLD GBOS DEBITS all paid") == []
+
+
+def test_a_card_ocr_misread_is_found_as_written() -> None:
+    card = "4299 7220 0332 2451"
+    assert luhn.is_valid(card.replace(" ", ""))
+    assert accounts("Card 4299 7220 O332 2451 expires") == ["4299 7220 O332 2451"]
+    assert accounts("Card 4299 722O O332 2451") == ["4299 722O O332 2451"]
+    # the Luhn check still decides, and a run of letters is no card
+    assert accounts("Card 4299 7220 O332 2452") == []
+    assert accounts("Card 4299 OOOO OOOO 2451") == []
+
+
 @pytest.mark.parametrize(
     "card",
     [

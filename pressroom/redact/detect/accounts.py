@@ -9,17 +9,35 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from functools import cache
 
-from stdnum import luhn
+from stdnum import luhn, numdb
 from stdnum.us import rtn
 
 from pressroom.redact.detect import Finding
 
 KIND = "account-number"
 _SEP = r"(?:[ \-\u00a0]|[ \t]*\n[ \t]*)?"
-# a run that may hold an IBAN: country, check digits, then up to 30 letters and digits in groups
-IBAN_RUN_RE = re.compile(r"(?i)(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:" + _SEP + r"[A-Z0-9]{1,4}){2,9}")
 CARD_RE = re.compile(r"(?<![\d-])\d(?:" + _SEP + r"\d){11,18}(?![\d-])")
+# What OCR reads for a digit, in the print of a scan: a letter of the same shape ("GBO6": O for
+# 0, "4299 7220 O332": the same), and the letter a digit is read for where a letter belongs.
+# A value misread so is still readable to a person, and every later reading may misread it the
+# same way: it is found by the digits (and letters) its format demands, and its checksum.
+DIGIT_OF = str.maketrans("OoQDIliZzSsGbBgq", "0000111225566899")
+LETTER_OF = str.maketrans("012568", "OIZSGB")
+_MISREAD = "OoQDIliZzSsGbBgq"
+_LIKE_DIGIT = "0-9" + _MISREAD
+# a run that may hold an IBAN: country, check digits, then up to 30 letters and digits in groups;
+# in capitals, one of the check digits may be misread ("GBO6 FDLP …")
+IBAN_RUN_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z]{2}\d{2}|[A-Z]{2}(?:\d[" + _MISREAD + r"]|[" + _MISREAD + r"]\d))"
+    r"(?:" + _SEP + r"[A-Za-z0-9]{1,4}){2,9}"
+)
+# a card-shaped run with one or two digits misread as letters ("4299 7220 O332 2451")
+CARD_MISREAD_RE = re.compile(
+    r"(?<![A-Za-z0-9-])\d(?:" + _SEP + r"[" + _LIKE_DIGIT + r"]){11,18}(?![A-Za-z0-9-])"
+)
+MISREAD_MAX = 3  # characters read again per value: more, and it is some other code
 ABA_RE = re.compile(
     r"(?<![\d-])\d{3}[ \-]?\d{3}[ \-]?\d{3}(?![\d-])|(?<![\d-])\d{4}-\d{4}-\d(?![\d-])"
 )
@@ -90,9 +108,46 @@ def iban_ok(candidate: str) -> bool:
     return int(digits) % 97 == 1
 
 
+@cache
+def _bban_shape(country: str) -> str | None:
+    """The registry's format of a country's account part, one letter a character ("4!a6!n8!n":
+    "aaaannnnnnnnnnnnnn"; n a digit, a a letter, c either); None where the registry has none."""
+    for _part, props in numdb.get("iban").info(country):
+        shape = props.get("bban")
+        if shape:
+            return "".join(kind * int(n) for n, kind in re.findall(r"(\d+)!([nac])", shape))
+    return None
+
+
+def iban_read_again(candidate: str) -> str | None:
+    """An IBAN whose digits (or letters) OCR misread, read as its format demands: the check
+    digits as digits, and each character of the account part as the registry's format for its
+    country has it; the IBAN so read when its checksum holds and at most ``MISREAD_MAX``
+    characters changed, else None. ``candidate``: letters and digits only."""
+    country = candidate[:2].upper()
+    shape = _bban_shape(country)
+    fixed = list(country + candidate[2:4].translate(DIGIT_OF))
+    for i, c in enumerate(candidate[4:]):
+        want = shape[i] if shape is not None and i < len(shape) else "c"
+        fixed.append(
+            c.translate(DIGIT_OF) if want == "n" else c.translate(LETTER_OF) if want == "a" else c
+        )
+    number = "".join(fixed).upper()
+    changed = sum(a != b for a, b in zip(number, candidate.upper(), strict=True))
+    if not 0 < changed <= MISREAD_MAX or not number[2:4].isdigit():
+        return None
+    if shape is not None and len(shape) == len(number) - 4:
+        for c, want in zip(number[4:], shape, strict=True):
+            if (want == "n" and not c.isdigit()) or (want == "a" and not c.isalpha()):
+                return None
+    return number if iban_ok(number) else None
+
+
 def _iban_candidates(text: str) -> list[tuple[int, int, bool]]:
     """IBAN-shaped runs cut to their country's length ("GB82 WEST 1234 5698 7654 32 REF": the
-    run stops before "REF"), and whether the checksum holds."""
+    run stops before "REF"), and whether the checksum holds, as written or as its format
+    reads it again (``iban_read_again``). A run whose check digits are not digits is kept only
+    where it is an IBAN so read."""
     spans: list[tuple[int, int, bool]] = []
     for m in IBAN_RUN_RE.finditer(text):
         want = IBAN_LENGTHS.get(m.group()[:2].upper())
@@ -108,8 +163,10 @@ def _iban_candidates(text: str) -> list[tuple[int, int, bool]]:
                     break
         # glued to more letters or digits: a longer code, not this IBAN
         glued = end < len(text) and text[end].isalnum()
-        valid = count == want and not glued and iban_ok(_alnum(text[m.start() : end]))
-        spans.append((m.start(), end, valid))
+        number = _alnum(text[m.start() : end])
+        valid = count == want and not glued and (iban_ok(number) or bool(iban_read_again(number)))
+        if valid or text[m.start() + 2 : m.start() + 4].isdigit():
+            spans.append((m.start(), end, valid))
     return spans
 
 
@@ -134,6 +191,18 @@ class AccountNumberRecognizer:
             if _inside_code(text, m.start(), m.end()):
                 continue
             number = _alnum(m.group())
+            cue = CARD_CUE_RE.search(text[max(0, m.start() - 40) : m.start()])
+            if (CARD_PREFIX_RE.match(number) or cue) and luhn.is_valid(number):
+                found.append(Finding(KIND, m.start(), m.end(), m.group(), "card-luhn"))
+        for m in CARD_MISREAD_RE.finditer(text):
+            # digits misread as letters: one to MISREAD_MAX of them, the rest digits
+            letters = sum(c.isalpha() for c in m.group())
+            if not 0 < letters <= MISREAD_MAX:
+                continue
+            before = bisect.bisect_left(starts, m.end())
+            if before and candidates[before - 1][1] > m.start():
+                continue
+            number = _alnum(m.group()).translate(DIGIT_OF)
             cue = CARD_CUE_RE.search(text[max(0, m.start() - 40) : m.start()])
             if (CARD_PREFIX_RE.match(number) or cue) and luhn.is_valid(number):
                 found.append(Finding(KIND, m.start(), m.end(), m.group(), "card-luhn"))
