@@ -331,3 +331,22 @@ def test_name_patterns_take_combining_marks() -> None:
     assert m is not None and m["name"] == "Marcel·lí Domènech"  # the Catalan l·l
     pairs = [m["pair"] for m in PAIR_RE.finditer("Present: " + _nfd("Émile Lefèvre") + " only")]
     assert _nfd("Émile Lefèvre") in pairs
+
+
+def test_a_capital_ocr_has_no_letter_for_is_read_again(detector: Detector) -> None:
+    """English Tesseract has no "Ø": a scanned form's emergency contact "Øystein Bråthen" came
+    out "@ystein Brathen", found by nobody, and was delivered with the given name readable
+    (issue 46's benchmark scans). Read as the plain capital, it is a name; the finding keeps
+    the text as written, so the word read "@ystein" is what is burned."""
+    for misread in ("@ystein", "0ystein"):
+        for text in (
+            f"Section 3: Emergency contact\nName {misread} Brathen\nRelationship Sister",
+            f"Emergency contact: {misread} Brathen (sister).",
+        ):
+            view = detection_text(text)
+            assert view.text == text.replace(misread, "Oystein") and len(view.text) == len(text)
+            names = [f.value for f in detector.find_all(text) if f.kind == "name"]
+            assert f"{misread} Brathen" in names
+    # an address, a handle's domain, a figure and a number stay as written
+    for kept in ("mail bob@example.com", "the 10th", "0.5 ml", "0x1f", "@pressroom.example"):
+        assert detection_text(kept).text == kept

@@ -103,7 +103,10 @@ class DetectionText:
     def back(self, found: Iterable[Finding]) -> list[Finding]:
         """Findings on ``text`` as findings on ``source`` (the value as the source writes it)."""
         if self.spans is None:
-            return list(found)
+            if self.text is self.source:
+                return list(found)
+            # the same offsets (a misread letter read again, one for one)
+            return [replace(f, value=self.source[f.start : f.end]) for f in found]
         out: list[Finding] = []
         for f in found:
             start, end = self.span(f.start, f.end)
@@ -126,7 +129,8 @@ def detection_text(text: str) -> DetectionText:
     of one check."""
     text = valid_text(text)
     if unicodedata.is_normalized("NFC", text) and not _MARK.search(text):
-        return DetectionText(text, text)
+        again = _MISREAD_CAPITAL.sub("O", text) if "@" in text or "0" in text else text
+        return DetectionText(text, text) if again == text else DetectionText(again, text)
     out: list[str] = []
     spans: list[tuple[int, int]] = []
     i, n = 0, len(text)
@@ -165,7 +169,14 @@ def detection_text(text: str) -> DetectionText:
                 out.append(c)
                 spans.append((i, j))
         i = j
-    return DetectionText("".join(out), text, tuple(spans))
+    return DetectionText(_MISREAD_CAPITAL.sub("O", "".join(out)), text, tuple(spans))
+
+
+# What OCR reads for a capital its language has no letter for, at the start of a word: "Øystein"
+# read "@ystein" or "0ystein" by English Tesseract. Read as the plain capital (one character
+# for one, the value kept as written), a name so misread is a name to every recogniser. Not an
+# address's "@" (a letter or a dot before it) nor a figure ("10th": a digit before it).
+_MISREAD_CAPITAL = re.compile(r"(?<![\w@.\-])[@0](?=[a-z\u00e0-\u00ff]{2,}(?![\w@.]))")
 
 
 # Latin letters with no accent to take off: the plain letter a reader of English would write
