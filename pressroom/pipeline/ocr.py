@@ -490,11 +490,17 @@ class OcrStage:
         return replace(best, attempts=attempts, turn_unsure=unsure, levelling_s=levelling)
 
     def read_as_is(
-        self, image: Image.Image, dpi: float, *, timeout: float | None = None
+        self,
+        image: Image.Image,
+        dpi: float,
+        *,
+        timeout: float | None = None,
+        fit: TextSize | None = None,
     ) -> PageReading:
-        """Read without turning the page (its own text already says which way is up)."""
+        """Read without turning the page (its own text already says which way is up); ``fit``:
+        the size of its print (``measure_text``), read at the scale that print needs."""
         base = normalise_contrast(image)
-        return self._read(base, dpi, 0, timeout, unaltered=base is image)
+        return self._read(base, dpi, 0, timeout, unaltered=base is image, fit=fit)
 
     def _detect(self, base: Image.Image, dpi: float) -> Orientation | None:
         factor = max(1, round(dpi / self.osd_dpi))

@@ -16,8 +16,14 @@ Each output page is read one of three ways (``how``):
   as a reader gets it, of the rows each burned box lies in and the line above and below
   them. That is where the build changed pixels: a box's edge may leave part of a value
   readable, and a burn changes how OCR cuts the words around it. Elsewhere the page's pixels
-  are the source's (at most stored coarser or re-encoded), which pass one read.
-- ``WHOLE``: the whole page rendered and OCR'd again, as every page was before: a page the
+  are the source's (at most stored coarser or re-encoded), which pass one read. The rows are
+  cut from the solid-box check's rendering of the page and read at the scale the page's
+  print needs, as plain jobs read (``print_size``: the smallest commonest print decides,
+  print under a 20 px x-height and faint print keep every pixel, and ``faint_words`` reads
+  faint print again at every pixel): at 150 dpi, body text reads as well as at 300 (FIELD
+  NOTES: CER 0.17 % against 0.44 %) in two thirds of the time.
+- ``WHOLE``: the whole page rendered and OCR'd again at every pixel, as every page was
+  before: a page the
   content does not account for (a cover page); a page pass one OCR'd at other pixels than the
   output shows (an image file read at its own resolution, a page turned or levelled, content
   a template scales: a second OCR of other pixels reads what the first missed, review R2);
@@ -44,6 +50,7 @@ from PIL import Image
 from pressroom.engines import pdfium
 from pressroom.models import Box, Word
 from pressroom.pipeline.ocr import OcrEngine, OcrStage
+from pressroom.pipeline.resolution import TextSize, measure_text
 from pressroom.pixels import PixelBudget
 from pressroom.redact.faint import faint_words
 from pressroom.redact.scan import PageScan
@@ -133,6 +140,15 @@ def bands(boxes: Sequence[Box], height: int, scale: float) -> list[tuple[int, in
     return spans
 
 
+def print_size(gray: Image.Image) -> TextSize | None:
+    """The size of a whole output page's print, for OCR to read it again at the scale that
+    print needs, as plain jobs read (``resolution.choose_scale``: its smallest commonest print
+    decides; print under a 20 px x-height keeps every pixel, and so does faint print, which
+    ``faint_words`` reads again at every pixel besides). None: every pixel is read."""
+    size = measure_text(gray)
+    return None if size.faint else size
+
+
 def page_words(
     page: Any,
     scale: float,
@@ -150,7 +166,8 @@ def page_words(
     budget.take(*size, what)
     made = whole is not None and whole.size == size
     gray = whole if made and whole is not None else pdfium.render_luma(page, scale)
-    # read as it is: the words must stay where the output has them
+    # read as it is (the words must stay where the output has them), at every pixel: the
+    # audit reads as every page was read before
     seen = list(replace(ocr, straighten_min=None).read_as_is(gray, dpi).result.words)
     return seen + faint_words(gray, seen, engine, dpi)
 
@@ -175,6 +192,8 @@ def band_words(
     if whole is not None and whole.size != (width, height):
         whole = None
     as_is = replace(ocr, straighten_min=None)
+    # the page's print decides (a band is too few lines to measure); no page, no reduction
+    fit = print_size(whole) if whole is not None else None
     out: list[Word] = []
     for n, (top, bottom, keep0, keep1) in enumerate(bands(boxes, height, scale)):
         budget.take(width, bottom - top, what)
@@ -185,7 +204,7 @@ def band_words(
         )
         if image is None:
             return None
-        seen = list(as_is.read_as_is(image, dpi).result.words)
+        seen = list(as_is.read_as_is(image, dpi, fit=fit).result.words)
         seen += faint_words(image, seen, engine, dpi)
         del image
         for w in seen:
