@@ -426,7 +426,14 @@ class OcrStage:
         levelling = first.levelling_s
         # Garbage at the turn chosen. Other turns are compared on a band of a few lines each,
         # not read whole: a page in a script the languages do not read is garbage at every
-        # turn, and four whole readings of garbage cost seconds for nothing.
+        # turn, and four whole readings of garbage cost seconds for nothing. The bands are
+        # read at the scale the page's print needs even where the page is read at every pixel
+        # (a redaction's pass one): they choose a turn, and their words are kept nowhere (a
+        # bank statement of capitals and figures, garbage by its dictionary words, spent 0.9 s
+        # on four bands at every pixel).
+        if size is None:
+            size = measure_text(gray)
+        band_fit = size if fit is None and not size.faint else fit
         if not asked_engine:
             detected = self._detect(base, dpi)
         # the detector saw a script none of the languages reads: no turn can read better
@@ -434,7 +441,7 @@ class OcrStage:
         probes: dict[int, OcrResult] = {}
         if detected is None or not detected.foreign:
             probes = {
-                rotation: self._probe(base, dpi, rotation, timeout, fit=fit)
+                rotation: self._probe(base, dpi, rotation, timeout, fit=band_fit)
                 for rotation in ROTATIONS
             }
             winner = clear_winner(probes)
@@ -470,12 +477,12 @@ class OcrStage:
             # (a script the languages do not read is garbage with tiles too).
             gray = image if image.mode == "L" else image.convert("L")
             rotation = best.rotation
-            tiled = self._probe(gray, dpi, rotation, timeout, fit=fit, adaptive=True)
+            tiled = self._probe(gray, dpi, rotation, timeout, fit=band_fit, adaptive=True)
             # against the same band as the reading kept has it (the stretched page: a stretch
             # can be what spoilt it, and the tiles read the page unstretched)
             kept = probes.get(rotation)
             if kept is None:
-                kept = self._probe(base, dpi, rotation, timeout, fit=fit)
+                kept = self._probe(base, dpi, rotation, timeout, fit=band_fit)
             # where both bands read nothing at all the band may have missed the lines (it
             # starts at the first dark row: a tinted panel's edge, say): the whole page is
             # read again, as it was before bands

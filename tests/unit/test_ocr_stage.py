@@ -130,6 +130,27 @@ def test_unreadable_page_keeps_its_turn_after_cheap_probes_of_the_others() -> No
     assert len(engine.calls) == 1 + 4 + 1
 
 
+def test_a_page_read_at_every_pixel_compares_its_turns_on_bands_read_reduced() -> None:
+    """A redaction's pass one reads the page at every pixel (``fit_resolution`` off); where
+    that reading is garbage (a bank statement of capitals and figures), the turns are compared
+    on bands read at the scale the page's print needs, as a plain job compares them: the
+    bands choose a turn, and their words are kept nowhere. The page itself is read again, at
+    another turn, only at every pixel."""
+    engine = FakeOcrEngine(require_marker=True, orientation=None)
+    page = small_scan(dpi=300).image  # 12 pt print at 300 dpi; no marker: garbage
+    reading = OcrStage(engine)(page, 300)
+    assert is_garbage(reading.result) and reading.attempts == 1
+    whole, *bands = engine.calls
+    assert whole == page.size
+    assert len(bands) == 4 + 1 and all(w < page.width for w, _h in bands)
+    # a page that reads at another turn is read again there at every pixel
+    turned = FakeOcrEngine(require_marker=True, orientation=None)
+    marked = rotate_cw(_marker_only(), 180)
+    again = OcrStage(turned)(marked, 300)
+    assert again.rotation == 180 and not is_garbage(again.result)
+    assert turned.calls[0] == turned.calls[-1] == marked.size
+
+
 def test_a_sure_detector_turns_a_page_that_reads_as_garbage_at_every_turn() -> None:
     engine = FakeOcrEngine(require_marker=True, orientation=(180, 6.0))
     reading = OcrStage(engine)(small_scan(dpi=100).image, 100)
