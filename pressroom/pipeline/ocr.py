@@ -428,9 +428,8 @@ class OcrStage:
         # not read whole: a page in a script the languages do not read is garbage at every
         # turn, and four whole readings of garbage cost seconds for nothing. The bands are
         # read at the scale the page's print needs even where the page is read at every pixel
-        # (a redaction's pass one): they choose a turn, and their words are kept nowhere (a
-        # bank statement of capitals and figures, garbage by its dictionary words, spent 0.9 s
-        # on four bands at every pixel).
+        # (a redaction's pass one): they choose a turn, and their words are kept nowhere (four
+        # bands at every pixel cost about a whole reading of the page).
         if size is None:
             size = measure_text(gray)
         band_fit = size if fit is None and not size.faint else fit

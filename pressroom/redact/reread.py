@@ -23,10 +23,10 @@ Each output page is read one of three ways (``how``):
   faint print again at every pixel): at 150 dpi, body text reads as well as at 300 (FIELD
   NOTES: CER 0.17 % against 0.44 %) in two thirds of the time.
 - ``WHOLE``: the whole page rendered and OCR'd again at every pixel, as every page was
-  before: a page the
-  content does not account for (a cover page); a page pass one OCR'd at other pixels than the
-  output shows (an image file read at its own resolution, a page turned or levelled, content
-  a template scales: a second OCR of other pixels reads what the first missed, review R2);
+  before: a page the content does not account for (a cover page); a page pass one OCR'd at
+  other pixels than the output shows (an image file read at its own resolution, a page
+  turned or levelled, content a template scales: a second OCR of other pixels reads what the
+  first missed, review R2);
   and a share of the OCR-read pages, kept or rebuilt (``PRESSROOM_REDETECT_SAMPLE``, chosen
   by the source's digest and the page, so the same document is read the same way each time;
   1: every one, as before): the audit of the claim above.

@@ -23,9 +23,9 @@ CARD_RE = re.compile(r"(?<![\d-])\d(?:" + _SEP + r"\d){11,18}(?![\d-])")
 # 0, "4299 7220 O332": the same), and the letter a digit is read for where a letter belongs.
 # A value misread so is still readable to a person, and every later reading may misread it the
 # same way: it is found by the digits (and letters) its format demands, and its checksum.
-DIGIT_OF = str.maketrans("OoQDIliZzSsGbBgq", "0000111225566899")
-LETTER_OF = str.maketrans("012568", "OIZSGB")
 _MISREAD = "OoQDIliZzSsGbBgq"
+DIGIT_OF = str.maketrans(_MISREAD, "0000111225566899")
+LETTER_OF = str.maketrans("012568", "OIZSGB")
 _LIKE_DIGIT = "0-9" + _MISREAD
 # a run that may hold an IBAN: country, check digits, then up to 30 letters and digits in groups;
 # in capitals, one of the check digits may be misread ("GBO6 FDLP …")
