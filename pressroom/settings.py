@@ -1008,10 +1008,8 @@ VARIABLES: tuple[Var, ...] = (
         "below, beside the output's text (a page with nothing burned: its text alone). Which "
         "pages: drawn from the source's digest, so the same document is read the same way. "
         "1 reads every such page whole, as before; a page read at other pixels than the "
-        "output shows (an image file at its own resolution, a page kept as it was but "
-        "turned or levelled, a page scaled by a template) is always read whole, and one read "
-        "from its own text never; a page rebuilt from its pixels is turned and levelled in "
-        "them as pass one read it.",
+        "output shows (an image file at its own resolution, a page turned, levelled or "
+        "scaled by a template) is always read whole, and one read from its own text never.",
     ),
     _V(
         "PRESSROOM_REDACT_THREADS",

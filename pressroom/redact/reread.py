@@ -11,26 +11,25 @@ Each output page is read one of three ways (``how``):
   turned, levelled or scaled) — pass one read them, detected and found nothing to burn in,
   and its text layer is what pass one read or the page's own text.
 - ``BANDS``: a page rebuilt from pixels with boxes burned, from a page pass one OCR'd at the
-  pixels the output shows (``same_pixels``; a page pass one turned or levelled is rebuilt
-  turned and levelled in its pixels by the same steps, so it shows them too): its text layer
-  (the words that stay, exactly as written) and an independent OCR, of the output as a reader
-  gets it, of the rows each burned box lies in and the line above and below them. That is
-  where the build changed pixels: a box's edge may leave part of a value readable, and a burn
-  changes how OCR cuts the words around it. Elsewhere the page's pixels are the source's (at
-  most stored coarser or re-encoded), which pass one read. The rows are cut from the solid-box
-  check's rendering of the page and read at the scale the page's print needs, as plain jobs
-  read (``print_size``: the smallest commonest print decides, print under a 20 px x-height and
-  faint print keep every pixel, and ``faint_words`` reads faint print again at every pixel):
-  at 150 dpi, body text reads as well as at 300 (FIELD NOTES: CER 0.17 % against 0.44 %) in
-  two thirds of the time.
-- ``WHOLE``: the whole page rendered and OCR'd again at every pixel, as every page was before:
-  a page the content does not account for (a cover page); a page pass one OCR'd at other
-  pixels than the output shows (an image file read at its own resolution, a page kept as it
-  was that pass one turned or levelled, content a template scales: a second OCR of other
-  pixels reads what the first missed, review R2); and a share of the OCR-read pages, kept or
-  rebuilt (``PRESSROOM_REDETECT_SAMPLE``, chosen by the source's digest and the page, so the
-  same document is read the same way each time; 1: every one, as before): the audit of the
-  claim above.
+  pixels the output shows (``same_pixels``): its
+  text layer (the words that stay, exactly as written) and an independent OCR, of the output
+  as a reader gets it, of the rows each burned box lies in and the line above and below
+  them. That is where the build changed pixels: a box's edge may leave part of a value
+  readable, and a burn changes how OCR cuts the words around it. Elsewhere the page's pixels
+  are the source's (at most stored coarser or re-encoded), which pass one read. The rows are
+  cut from the solid-box check's rendering of the page and read at the scale the page's
+  print needs, as plain jobs read (``print_size``: the smallest commonest print decides,
+  print under a 20 px x-height and faint print keep every pixel, and ``faint_words`` reads
+  faint print again at every pixel): at 150 dpi, body text reads as well as at 300 (FIELD
+  NOTES: CER 0.17 % against 0.44 %) in two thirds of the time.
+- ``WHOLE``: the whole page rendered and OCR'd again at every pixel, as every page was
+  before: a page the content does not account for (a cover page); a page pass one OCR'd at
+  other pixels than the output shows (an image file read at its own resolution, a page
+  turned or levelled, content a template scales: a second OCR of other pixels reads what the
+  first missed, review R2);
+  and a share of the OCR-read pages, kept or rebuilt (``PRESSROOM_REDETECT_SAMPLE``, chosen
+  by the source's digest and the page, so the same document is read the same way each time;
+  1: every one, as before): the audit of the claim above.
 
 Still fail-closed: every pixel the build changed is read again independently; a page whose
 pixels it did not change was read by pass one, whose findings are what was burned; and what
@@ -86,28 +85,21 @@ def how(scan: PageScan | None, rebuilt: bool, sampled: bool, dpi: float) -> Read
         return Reading.WHOLE
     if scan.from_text:
         return Reading.TEXT
-    if sampled or not same_pixels(scan, dpi, rebuilt):
+    if sampled or not same_pixels(scan, dpi):
         return Reading.WHOLE
     return Reading.BANDS if rebuilt else Reading.TEXT
 
 
-def same_pixels(scan: PageScan, dpi: float, rebuilt: bool = False) -> bool:
+def same_pixels(scan: PageScan, dpi: float) -> bool:
     """Whether the output, read at ``dpi``, shows the pixels pass one OCR'd of ``scan``'s page
     (but where the build burned): read at the same resolution (an image file is read at its
-    own, which is seldom the read-back's), and placed on its page as it was (a template that
-    scales the content into margins resamples every pixel). A page kept as it was must be
-    neither turned nor levelled either: the output turns it by placement, and a reader's
-    rendering resamples every pixel. A page ``rebuilt`` from pixels is turned and levelled in
-    them, by the very steps pass one's reading took (``build``: ``level(rotate_cw(raster,
-    rotation), level)`` of pass one's own rendering), so its output shows what pass one read:
-    measured on OCRmyPDF's ``skew.pdf`` and ``rotated_skew.pdf``, the output's rendering
-    differs from pass one's levelled image by 2.2-2.3 grey levels on average outside the
-    boxes (0.3 % of pixels by more than 48), no more than an upright page's does (``epson.pdf``:
-    2.6, 2 %)."""
+    own, which is seldom the read-back's), neither turned nor levelled, and placed on its page
+    as it was (a template that scales the content into margins resamples every pixel)."""
     scale, left, top = scan.placement
     return (
         abs(scan.dpi - dpi) <= 0.5
-        and (rebuilt or (scan.rotation == 0 and scan.level == 0.0))
+        and scan.rotation == 0
+        and scan.level == 0.0
         and abs(scale - 1.0) < 1e-6
         and abs(left) < 1e-3
         and abs(top) < 1e-3

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pikepdf
@@ -18,7 +17,7 @@ from pressroom.pipeline.core import JobOptions
 from pressroom.redact.engine import redact_document
 from pressroom.redact.leaks import find_leaks
 from pressroom.redact.policy import parse_policy
-from pressroom.synth import distort, draw_page, image_pdf, text_pdf
+from pressroom.synth import draw_page, image_pdf, text_pdf
 from pressroom.templates import resolve_template
 from tests.helpers import delivered, held_by, output_text
 
@@ -419,57 +418,6 @@ def test_rotated_pages_are_redacted_where_the_value_is_shown(
     doc.close()
     assert ACCOUNT not in squashed(seen.text)
     assert "rotated" in seen.text
-
-
-@pytest.mark.parametrize(("skew", "turn"), [(1.5, 0), (-2.0, 90)], ids=["levelled", "turned"])
-def test_a_levelled_or_turned_scan_is_read_again_only_around_its_box(
-    tmp_path: Path, engine: TesseractEngine, monkeypatch: pytest.MonkeyPatch, skew: float, turn: int
-) -> None:
-    """A scan pass one turned and levelled is rebuilt turned and levelled in its pixels, by the
-    same steps its reading took: the output shows what pass one read, so the read-back reads
-    the rows around the burned box (issue 46; real scans were read whole again, a second OCR
-    of every page), and the value is gone from every reading."""
-    from pressroom.pipeline.ocr import OcrStage
-    from pressroom.redact import run as redaction
-
-    lines = [
-        "Please pay the balance into the account below.",
-        f"Account number: {ACCOUNT}",
-        "Signed copies are kept for seven years.",
-        "The club keeps no other records of members.",
-        "Questions go to the office on weekdays only.",
-        "Nothing else on this page is private at all.",
-    ]
-    scan = draw_page(lines, height_in=5.0)
-    src = image_pdf([distort(scan.image, skew=skew, rotate=turn)], tmp_path / "scan.pdf", 300)
-    heights: list[int] = []
-    real, real_read_back = OcrStage.read_as_is, redaction.read_back
-    phase = {"read back": False}
-
-    def read_as_is(self: OcrStage, image: Any, dpi: float, **kwargs: Any) -> Any:
-        if phase["read back"]:
-            heights.append(image.height)
-        return real(self, image, dpi, **kwargs)
-
-    def read_back(*args: Any, **kwargs: Any) -> Any:
-        phase["read back"] = True
-        try:
-            return real_read_back(*args, **kwargs)
-        finally:
-            phase["read back"] = False
-
-    monkeypatch.setattr(OcrStage, "read_as_is", read_as_is)
-    monkeypatch.setattr(redaction, "read_back", read_back)
-    monkeypatch.setenv("PRESSROOM_REDETECT_SAMPLE", "0")
-    out = run(src, tmp_path, engine)
-    assert find_leaks(out, [ACCOUNT]) == []
-    assert "kept for seven years" in output_text(out)
-    doc = pypdfium2.PdfDocument(str(out))
-    page = doc[0].render(scale=300 / 72).to_pil().convert("L")
-    doc.close()
-    assert heights and all(h < max(page.size) / 2 for h in heights), heights
-    seen = engine.recognize(page, dpi=300).text
-    assert ACCOUNT not in squashed(seen) and "seven years" in seen
 
 
 NAME = "Olusegun Adebayo"

@@ -387,16 +387,11 @@ def test_a_page_read_at_other_pixels_than_the_output_shows_is_read_whole() -> No
     for changed in ({"rotation": 90}, {"level": 0.8}, {"placement": (0.9, 30.0, 40.0)}):
         scan = _scan_at(300.0, **changed)
         assert how(scan, rebuilt=False, sampled=False, dpi=300.0) is Reading.WHOLE, changed
-    # a page rebuilt from pixels is turned and levelled in them as pass one read it: its
-    # output shows what pass one read (a template's scaling still resamples every pixel)
-    for changed in ({"rotation": 90}, {"level": 0.8}, {"rotation": 180, "level": -1.2}):
-        scan = _scan_at(300.0, **changed)
-        assert how(scan, rebuilt=True, sampled=False, dpi=300.0) is Reading.BANDS, changed
-    scaled = _scan_at(300.0, level=0.8, placement=(0.9, 30.0, 40.0))
-    assert how(scaled, rebuilt=True, sampled=False, dpi=300.0) is Reading.WHOLE
-    assert how(_scan_at(200.0, level=0.8), rebuilt=True, sampled=False, dpi=300.0) is (
-        Reading.WHOLE
-    )
+        # rebuilt too: a turned or levelled page is rebuilt from the very pixels pass one read,
+        # yet reading it again by bands alone was tried and let a name through that the whole
+        # reading holds (issue 46: redaction_bench's held-out interview at 150 dpi, delivered
+        # with "Ragnhildur Þórsdóttir" readable instead of held REDACTION_LEAK)
+        assert how(scan, rebuilt=True, sampled=False, dpi=300.0) is Reading.WHOLE, changed
     # a page read from its own text is what its text says, wherever it stands
     assert how(_scan_at(200.0, from_text=True), False, True, 300.0) is Reading.TEXT
 
